@@ -1,0 +1,60 @@
+/* dsh-sandbox.c — the dsh-sandbox command: dispatches to one subcommand per file.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <locale.h>
+
+#include "dsh-cli.h"
+
+typedef struct {
+  const char *name;
+  DshCommandFunc func;
+  const char *summary;
+} DshCommand;
+
+static const DshCommand commands[] = {
+  { "probe", dsh_cmd_probe, "show the backend candidates and the one this host selects" },
+  { "confine", dsh_cmd_confine, "print the confined argv for ARGV as JSON" },
+  { "exec", dsh_cmd_exec, "run ARGV confined, streaming stdio and passing the exit status" },
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: dsh-sandbox COMMAND [OPTIONS...]\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun \"dsh-sandbox COMMAND --help\" for a command's options.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return dsh_cli_fail ("no command given");
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+      g_str_equal (argv[1], "help"))
+    {
+      print_usage (stdout);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("dsh-sandbox %s\n", DSH_VERSION);
+      return 0;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      if (g_str_equal (argv[1], commands[i].name))
+        return commands[i].func (argc - 1, argv + 1);
+    }
+
+  return dsh_cli_fail ("unknown command \"%s\"; run \"dsh-sandbox --help\"",
+                       g_utf8_validate (argv[1], -1, NULL) ? argv[1] : "(not UTF-8)");
+}

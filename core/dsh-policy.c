@@ -1,0 +1,41 @@
+/* dsh-policy.c — the boxed per-call execution policy.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-policy.h"
+
+/* GLib's boxed-type macro converts to a transparent union, which -Wpedantic rejects. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+G_DEFINE_BOXED_TYPE (DshSandboxPolicy, dsh_sandbox_policy, dsh_sandbox_policy_copy,
+                     dsh_sandbox_policy_free)
+#pragma GCC diagnostic pop
+
+DshSandboxPolicy *
+dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const char *session_id)
+{
+  DshSandboxPolicy *policy = g_new0 (DshSandboxPolicy, 1);
+
+  g_return_val_if_fail (workspace_root != NULL, NULL);
+
+  policy->mode = mode;
+  policy->workspace_root = g_strdup (workspace_root);
+  policy->session_id = g_strdup (session_id);
+  return policy;
+}
+
+DshSandboxPolicy *
+dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
+{
+  return dsh_sandbox_policy_new (policy->mode, policy->workspace_root, policy->session_id);
+}
+
+void
+dsh_sandbox_policy_free (DshSandboxPolicy *policy)
+{
+  if (policy == NULL)
+    return;
+  g_free (policy->workspace_root);
+  g_free (policy->session_id);
+  g_free (policy);
+}

@@ -1,0 +1,33 @@
+/* dsh-policy.h — the per-call execution policy: mode, canonical workspace root, session id.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include "dsh-mode.h"
+
+G_BEGIN_DECLS
+
+/* Carried per call, never fixed on a provider. A confined policy has a confined mode. */
+typedef struct {
+  DshSandboxMode mode;
+  /* Absolute; canonical when it came from dsh_workspace_root(). */
+  char *workspace_root;
+  /* Opaque session identity, or NULL for agentless calls. */
+  char *session_id;
+} DshSandboxPolicy;
+
+#define DSH_TYPE_SANDBOX_POLICY (dsh_sandbox_policy_get_type ())
+
+GType             dsh_sandbox_policy_get_type (void) G_GNUC_CONST;
+DshSandboxPolicy *dsh_sandbox_policy_new      (DshSandboxMode          mode,
+                                               const char             *workspace_root,
+                                               const char             *session_id);
+DshSandboxPolicy *dsh_sandbox_policy_copy     (const DshSandboxPolicy *policy);
+void              dsh_sandbox_policy_free     (DshSandboxPolicy       *policy);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshSandboxPolicy, dsh_sandbox_policy_free)
+
+G_END_DECLS

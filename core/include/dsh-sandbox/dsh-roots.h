@@ -1,0 +1,27 @@
+/* dsh-roots.h — canonical paths, the workspace root and the writable roots of a policy.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "dsh-policy.h"
+
+G_BEGIN_DECLS
+
+/* Filesystem identity first (the kernel's own component-by-component lookup), lexical
+ * normalisation after. When resolution fails the spelling is returned as-is: a missing root
+ * matches nothing until it exists. Never returns NULL. */
+char  *dsh_canonical_path  (const char             *path);
+
+/* canonical(session_cwd) or, without one, canonical(fallback_root), made absolute and lexically
+ * normalised only after the filesystem lookup. */
+char  *dsh_workspace_root  (const char             *session_cwd,
+                            const char             *fallback_root);
+
+/* Empty unless workspace-write; else [workspace root, /tmp, temp dir], each canonical,
+ * de-duplicated, in that order. The one source for the fence and for profile generation. */
+GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
+
+G_END_DECLS

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs everything dsh-sandbox needs to build, test and benchmark on Debian 12.
+# Run as root (or with sudo); safe to run again.
+set -eu
+
+packages="
+  build-essential pkg-config meson ninja-build
+  libglib2.0-dev libglib2.0-bin libjson-glib-dev
+  bubblewrap
+  python3 python3-jsonschema
+  clang
+  util-linux
+"
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+
+if [ -n "$missing" ]; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
