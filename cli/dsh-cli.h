@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <stdio.h>
+
 #include <dsh-sandbox.h>
 
 G_BEGIN_DECLS
@@ -24,11 +26,30 @@ int                dsh_cli_fail_error       (const GError *error);
  * the installed libdir/libexecdir. */
 DshLocalProvider  *dsh_cli_new_provider     (void);
 
-/* Parse argv with entries; leaves the operands after "--" (if any) in *rest. */
-gboolean           dsh_cli_parse            (GOptionContext *context,
-                                             int            *argc,
-                                             char         ***argv,
+/* Cuts argv at the first "--": returns what follows it (NULL without one) and leaves the
+ * options part in argv[0..*argc). */
+char             **dsh_cli_split_command    (int            *argc,
+                                             char          **argv);
+
+/* Parses the options part; any leftover operand is an error naming it. */
+gboolean           dsh_cli_parse_options    (GOptionContext *context,
+                                             int             argc,
+                                             char          **argv,
                                              GError        **error);
+
+/* --mode (default read-only) and --workspace (default the current directory, else an existing
+ * absolute UTF-8 directory), made canonical. */
+DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
+                                             const char     *workspace,
+                                             GError        **error);
+
+/* Runs argv with stdin/stdout inherited and stderr streamed through, a copy appended to
+ * captured_stderr. *exit_code is the exit status, 128+N for signal N (then *term_signal is N). */
+gboolean           dsh_cli_spawn_streaming  (const char *const *argv,
+                                             int               *exit_code,
+                                             int               *term_signal,
+                                             GString           *captured_stderr,
+                                             GError           **error);
 
 /* Prints a JSON node, pretty, with a trailing newline, to stdout. */
 void               dsh_cli_print_json       (JsonNode       *node);

@@ -5,6 +5,7 @@
 #include <locale.h>
 
 #include "dsh-cli.h"
+#include "dsh-config.h"
 
 typedef struct {
   const char *name;

@@ -9,3 +9,7 @@
 #include "dsh-policy.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
+#include "dsh-confined-argv.h"
+#include "dsh-sandbox-provider.h"
+#include "dsh-local-provider.h"
+#include "dsh-classify.h"

@@ -1,0 +1,116 @@
+/* dsh-cli-common.c — what every subcommand shares: error lines, option parsing around "--",
+ * JSON printing, and finding the backend modules of this very build.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "dsh-cli-config.h"
+
+int
+dsh_cli_fail (const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *valid = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  /* One line, always: the text is what other programs match on. */
+  valid = g_utf8_make_valid (message, -1);
+  g_strdelimit (valid, "\n", ' ');
+  fprintf (stderr, "dsh-sandbox: %s\n", valid);
+  fflush (stderr);
+  return DSH_EXIT_NOT_RUN;
+}
+
+int
+dsh_cli_fail_error (const GError *error)
+{
+  return dsh_cli_fail ("%s", error->message);
+}
+
+char **
+dsh_cli_split_command (int *argc, char **argv)
+{
+  for (int i = 1; i < *argc; i++)
+    {
+      if (strcmp (argv[i], "--") == 0)
+        {
+          char **command = argv + i + 1;
+
+          argv[i] = NULL;
+          *argc = i;
+          return command;
+        }
+    }
+  return NULL;
+}
+
+gboolean
+dsh_cli_parse_options (GOptionContext *context, int argc, char **argv, GError **error)
+{
+  /* parse_strv() frees what it consumes, so it gets its own copy. */
+  g_auto (GStrv) parsed = g_new0 (char *, argc + 1);
+
+  for (int i = 0; i < argc; i++)
+    parsed[i] = g_strdup (argv[i]);
+  if (!g_option_context_parse_strv (context, &parsed, error))
+    return FALSE;
+  if (g_strv_length (parsed) > 1)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "unexpected argument \"%s\"; put the command after \"--\"",
+                   g_utf8_validate (parsed[1], -1, NULL) ? parsed[1] : "(not UTF-8)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+dsh_cli_print_json (JsonNode *node)
+{
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+static gboolean
+running_uninstalled (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *exe_dir = NULL;
+  g_autofree char *build_dir = NULL;
+
+  if (exe == NULL)
+    return FALSE;
+  exe_dir = g_path_get_dirname (exe);
+  build_dir = g_canonicalize_filename (DSH_BUILD_CLI_DIR, NULL);
+  return g_str_equal (exe_dir, build_dir);
+}
+
+DshLocalProvider *
+dsh_cli_new_provider (void)
+{
+  g_auto (GStrv) backend_dirs = NULL;
+  g_auto (GStrv) helper_dirs = NULL;
+
+  if (!running_uninstalled ())
+    return dsh_local_provider_new ();
+
+  /* An uninstalled build finds the modules and helpers it was built with. */
+  backend_dirs = g_strsplit (DSH_BUILD_BACKEND_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
+  helper_dirs = g_strsplit (DSH_BUILD_HELPER_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
+  return dsh_local_provider_new_for_dirs ((const char *const *) backend_dirs,
+                                          (const char *const *) helper_dirs);
+}

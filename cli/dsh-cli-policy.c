@@ -1,0 +1,54 @@
+/* dsh-cli-policy.c — turning --mode and --workspace into a per-call policy, refusing anything
+ * malformed with a clear message instead of guessing.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-cli.h"
+
+DshSandboxPolicy *
+dsh_cli_resolve_policy (const char *mode_text, const char *workspace, GError **error)
+{
+  DshSandboxMode mode = DSH_SANDBOX_MODE_DEFAULT;
+  g_autofree char *cwd = NULL;
+  g_autofree char *root = NULL;
+
+  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
+    return NULL;
+
+  if (workspace == NULL)
+    workspace = cwd = g_get_current_dir ();
+  else if (!g_utf8_validate (workspace, -1, NULL))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the workspace path is not valid UTF-8");
+      return NULL;
+    }
+  else if (!g_path_is_absolute (workspace))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the workspace \"%s\" is not an absolute path", workspace);
+      return NULL;
+    }
+
+  if (!g_utf8_validate (workspace, -1, NULL))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the workspace path is not valid UTF-8");
+      return NULL;
+    }
+  if (!g_file_test (workspace, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the workspace \"%s\" is not an existing directory", workspace);
+      return NULL;
+    }
+
+  root = dsh_workspace_root (NULL, workspace);
+  if (!g_utf8_validate (root, -1, NULL))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the canonical workspace path is not valid UTF-8");
+      return NULL;
+    }
+  return dsh_sandbox_policy_new (mode, root, NULL);
+}

@@ -1,0 +1,36 @@
+/* dsh-exec-report.h — what "exec --report FILE" records about one execution.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <dsh-sandbox.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  DshOutcome outcome;
+  gboolean command_ran;
+  int exit_code;
+  int term_signal;
+  /* The mode this command ran (or would have run) under. */
+  DshSandboxMode mode;
+  /* The standing mode before any approved escalation. */
+  DshSandboxMode standing_mode;
+  /* A requested escalation target, or NULL. */
+  const char *requested_mode;
+  const char *workspace_root;
+  const char *session_id;
+  /* NULL when nothing was confined (danger-full-access or never ran). */
+  DshConfinedArgv *confined;
+  /* Marker lines printed after the command's own stderr. */
+  GPtrArray *markers;
+  /* The runner's fatal line or the refusal text. */
+  char *detail;
+} DshExecReport;
+
+void      dsh_exec_report_init    (DshExecReport *report);
+void      dsh_exec_report_clear   (DshExecReport *report);
+JsonNode *dsh_exec_report_to_json (const DshExecReport *report);
+
+G_END_DECLS

@@ -1,0 +1,43 @@
+/* dsh-backend-host-private.h — one call into a backend module: the host table the module sees
+ * and everything it reports back during that call.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "dsh-backend.h"
+#include "dsh-mode.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  /* First member: modules receive &call->host. */
+  DshBackendHost host;
+
+  const char *const *helper_dirs;
+  GPtrArray *argv;
+  char *error;
+  DshEnforcement enforcement;
+  GPtrArray *reasons;
+  /* Strings handed to the module stay alive until the call is cleared. */
+  GPtrArray *strings;
+} DshBackendCall;
+
+void  dsh_backend_call_init   (DshBackendCall     *call,
+                               const char *const  *helper_dirs);
+void  dsh_backend_call_clear  (DshBackendCall     *call);
+
+/* A program from the system directories first, then PATH; NULL when absent. */
+char    *dsh_backend_find_program (const char *name);
+
+/* Runs argv with stdin and stdout on /dev/null, stderr captured, killed after timeout_ms.
+ * Returns FALSE when it could not start; else *exit_code is its status (128+N for a signal). */
+gboolean dsh_backend_run_probe (const char *const *argv,
+                                guint              timeout_ms,
+                                int               *exit_code,
+                                char             **stderr_text,
+                                GError           **error);
+
+G_END_DECLS

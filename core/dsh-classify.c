@@ -1,0 +1,144 @@
+/* dsh-classify.c — runner failure first (exit gate, informational exclusions, a fatal
+ * signature on one remaining line), then denial (a dialect signature), else completed.
+ * Exit status alone never proves a runner failure.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-classify.h"
+
+#include <string.h>
+
+const char *
+dsh_outcome_to_string (DshOutcome outcome)
+{
+  switch (outcome)
+    {
+    case DSH_OUTCOME_COMPLETED:
+      return "completed";
+    case DSH_OUTCOME_DENIED:
+      return "denied";
+    case DSH_OUTCOME_RUNNER_FAILURE:
+      return "runner-failure";
+    case DSH_OUTCOME_UNAVAILABLE:
+      return "unavailable";
+    case DSH_OUTCOME_ESCALATION_REFUSED:
+      return "escalation-refused";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+/* Case-insensitive substring search on bytes; stderr need not be UTF-8. */
+static gboolean
+contains_ignore_case (const char *haystack, gsize haystack_len, const char *needle)
+{
+  gsize needle_len = strlen (needle);
+
+  if (needle_len == 0)
+    return FALSE;
+  for (gsize i = 0; i + needle_len <= haystack_len; i++)
+    {
+      if (g_ascii_strncasecmp (haystack + i, needle, needle_len) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+is_informational (const DshRunnerFailureRule *rule, const char *line, gsize len)
+{
+  for (gsize i = 0; rule->informational_lines != NULL && rule->informational_lines[i]; i++)
+    {
+      const char *info = rule->informational_lines[i];
+
+      if (strlen (info) == len && g_ascii_strncasecmp (info, line, len) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+exit_code_allowed (const DshRunnerFailureRule *rule, int exit_code)
+{
+  if (exit_code == 0)
+    return FALSE;
+  if (rule->allowed_exit_codes == NULL || rule->allowed_exit_codes->len == 0)
+    return TRUE;
+  for (guint i = 0; i < rule->allowed_exit_codes->len; i++)
+    {
+      if (g_array_index (rule->allowed_exit_codes, int, i) == exit_code)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
+                                 int exit_code,
+                                 const char *stderr_text,
+                                 char **detail)
+{
+  const char *line = stderr_text;
+
+  if (!exit_code_allowed (rule, exit_code) || stderr_text == NULL)
+    return FALSE;
+
+  while (*line != '\0')
+    {
+      const char *end = strchr (line, '\n');
+      gsize len = end != NULL ? (gsize) (end - line) : strlen (line);
+      gsize trimmed = len;
+
+      /* A CRLF line is the same line. */
+      if (trimmed > 0 && line[trimmed - 1] == '\r')
+        trimmed--;
+
+      if (!is_informational (rule, line, trimmed))
+        {
+          for (gsize i = 0; rule->fatal_signatures != NULL && rule->fatal_signatures[i]; i++)
+            {
+              if (contains_ignore_case (line, trimmed, rule->fatal_signatures[i]))
+                {
+                  if (detail != NULL)
+                    *detail = g_utf8_make_valid (line, trimmed);
+                  return TRUE;
+                }
+            }
+        }
+
+      if (end == NULL)
+        break;
+      line = end + 1;
+    }
+  return FALSE;
+}
+
+DshOutcome
+dsh_classify_result (DshConfinedArgv *confined,
+                     int exit_code,
+                     const char *stderr_text,
+                     char **detail)
+{
+  GPtrArray *rules;
+  const char *const *signatures;
+
+  g_return_val_if_fail (DSH_IS_CONFINED_ARGV (confined), DSH_OUTCOME_COMPLETED);
+
+  if (exit_code == 0 || stderr_text == NULL)
+    return DSH_OUTCOME_COMPLETED;
+
+  rules = dsh_confined_argv_get_runner_failure_rules (confined);
+  for (guint i = 0; i < rules->len; i++)
+    {
+      if (dsh_runner_failure_rule_matches (rules->pdata[i], exit_code, stderr_text, detail))
+        return DSH_OUTCOME_RUNNER_FAILURE;
+    }
+
+  signatures = dsh_confined_argv_get_denial_signatures (confined);
+  for (gsize i = 0; signatures[i] != NULL; i++)
+    {
+      if (contains_ignore_case (stderr_text, strlen (stderr_text), signatures[i]))
+        return DSH_OUTCOME_DENIED;
+    }
+  return DSH_OUTCOME_COMPLETED;
+}

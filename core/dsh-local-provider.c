@@ -1,0 +1,639 @@
+/* dsh-local-provider.c — selects one backend per provider lifetime: load this host's modules,
+ * order them by priority, probe a chain of several functionally (really run the runner on a
+ * trivial command), take a sole candidate without a probe, and fail closed when nothing is left.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-local-provider.h"
+
+#include <string.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
+#include <unistd.h>
+
+#include "dsh-backend-host-private.h"
+#include "dsh-config.h"
+#include "dsh-error.h"
+#include "dsh-module-loader-private.h"
+#include "dsh-roots.h"
+#include "dsh-texts.h"
+
+#define PROBE_TIMEOUT_MS 10000
+
+typedef enum {
+  PROBE_NOT_RUN,
+  PROBE_SKIPPED,
+  PROBE_PASSED,
+  PROBE_FAILED,
+} ProbeState;
+
+typedef struct {
+  /* Borrowed from the provider's modules array. */
+  DshBackendModule *module;
+  ProbeState probe;
+  char *probe_detail;
+} Candidate;
+
+struct _DshLocalProvider {
+  DshSandboxProvider parent_instance;
+
+  GStrv backend_dirs;
+  GStrv helper_dirs;
+  char *backend_override;
+  gboolean backend_dir_ignored;
+
+  GMutex lock;
+  gboolean selection_done;
+  GPtrArray *modules;
+  GPtrArray *candidates;
+  Candidate *selected;
+  char *selection_failure;
+};
+
+G_DEFINE_FINAL_TYPE (DshLocalProvider, dsh_local_provider, DSH_TYPE_SANDBOX_PROVIDER)
+
+static void
+candidate_free (Candidate *candidate)
+{
+  g_free (candidate->probe_detail);
+  g_free (candidate);
+}
+
+static gboolean
+is_privileged_process (void)
+{
+#ifdef __linux__
+  return getauxval (AT_SECURE) != 0;
+#elif !defined(G_OS_WIN32)
+  return getuid () != geteuid () || getgid () != getegid ();
+#else
+  return FALSE;
+#endif
+}
+
+static int
+compare_priority (gconstpointer a, gconstpointer b)
+{
+  const Candidate *ca = *(Candidate *const *) a;
+  const Candidate *cb = *(Candidate *const *) b;
+
+  if (ca->module->priority != cb->module->priority)
+    return ca->module->priority > cb->module->priority ? -1 : 1;
+  return strcmp (ca->module->name, cb->module->name);
+}
+
+static void
+print_backend_help (DshLocalProvider *self)
+{
+  g_printerr ("Supported arguments for the DSH_SANDBOX_BACKEND environment variable:\n");
+  for (guint i = 0; i < self->candidates->len; i++)
+    {
+      const Candidate *c = self->candidates->pdata[i];
+
+      g_printerr ("  %s - %s\n", c->module->name, c->module->description);
+    }
+}
+
+/* Called with the lock held. */
+static void
+scan_modules (DshLocalProvider *self)
+{
+  if (self->modules != NULL)
+    return;
+
+  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs);
+  self->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      DshBackendModule *module = self->modules->pdata[i];
+      Candidate *candidate;
+
+      if (module->refused_reason != NULL)
+        continue;
+      candidate = g_new0 (Candidate, 1);
+      candidate->module = module;
+      g_ptr_array_add (self->candidates, candidate);
+    }
+  g_ptr_array_sort (self->candidates, compare_priority);
+}
+
+static gboolean
+is_excluded (DshLocalProvider *self, const Candidate *candidate)
+{
+  return self->backend_override != NULL && !g_str_equal (self->backend_override, "help") &&
+         !g_str_equal (self->backend_override, candidate->module->name);
+}
+
+/* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
+static gboolean
+call_confine (DshLocalProvider *self,
+              DshBackendModule *module,
+              const char *const *argv,
+              const DshSandboxPolicy *policy,
+              DshBackendCall *call,
+              GError **error)
+{
+  g_auto (GStrv) roots = dsh_writable_roots (policy);
+  DshBackendPolicy backend_policy = { 0 };
+  guint n_argv = g_strv_length ((char **) argv);
+  int rc;
+
+  backend_policy.mode = policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE
+                          ? DSH_BACKEND_MODE_WORKSPACE_WRITE
+                          : DSH_BACKEND_MODE_READ_ONLY;
+  backend_policy.workspace_root = policy->workspace_root;
+  backend_policy.session_id = policy->session_id;
+  backend_policy.writable_roots = (const char *const *) roots;
+
+  dsh_backend_call_init (call, (const char *const *) self->helper_dirs);
+  rc = module->descriptor->confine (&call->host, &backend_policy, argv);
+  if (rc != 0 || call->error != NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" could not confine the command: %s", module->name,
+                   call->error != NULL ? call->error : "no reason given");
+      return FALSE;
+    }
+
+  /* The caller's argv must come last, after at least the runner itself. */
+  if (call->argv->len <= n_argv)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" returned an argv that does not wrap the command",
+                   module->name);
+      return FALSE;
+    }
+  for (guint i = 0; i < n_argv; i++)
+    {
+      if (g_strcmp0 (call->argv->pdata[call->argv->len - n_argv + i], argv[i]) != 0)
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                       "backend \"%s\" returned an argv that does not end with the command",
+                       module->name);
+          return FALSE;
+        }
+    }
+  if (call->enforcement == DSH_ENFORCEMENT_PARTIAL && call->reasons->len == 0)
+    g_ptr_array_add (call->reasons,
+                     g_strdup ("the backend reported partial enforcement without a reason"));
+  g_ptr_array_add (call->argv, NULL);
+  g_ptr_array_add (call->reasons, NULL);
+  return TRUE;
+}
+
+static gboolean
+run_check (DshLocalProvider *self, Candidate *candidate)
+{
+  DshBackendCall call;
+  int rc;
+
+  if (candidate->module->descriptor->check == NULL)
+    return TRUE;
+
+  dsh_backend_call_init (&call, (const char *const *) self->helper_dirs);
+  rc = candidate->module->descriptor->check (&call.host);
+  if (rc != 0 || call.error != NULL)
+    {
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup (call.error != NULL ? call.error
+                                                             : "the backend's check failed");
+    }
+  dsh_backend_call_clear (&call);
+  return candidate->probe != PROBE_FAILED;
+}
+
+/* Really runs the runner on a trivial command under read-only. */
+static void
+run_functional_probe (DshLocalProvider *self, Candidate *candidate)
+{
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autofree char *true_path = dsh_backend_find_program ("true");
+  const char *argv[] = { true_path != NULL ? true_path : "/bin/true", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *stderr_text = NULL;
+  DshBackendCall call;
+  int exit_code = -1;
+
+  if (!call_confine (self, candidate->module, argv, policy, &call, &error) ||
+      !dsh_backend_run_probe ((const char *const *) call.argv->pdata, PROBE_TIMEOUT_MS,
+                              &exit_code, &stderr_text, &error))
+    {
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup (error->message);
+    }
+  else if (exit_code != 0)
+    {
+      g_auto (GStrv) lines = g_strsplit (stderr_text, "\n", 2);
+
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup_printf ("the probe command exited with status %d%s%s",
+                                                 exit_code, lines[0] && lines[0][0] ? ": " : "",
+                                                 lines[0] ? lines[0] : "");
+    }
+  else
+    {
+      candidate->probe = PROBE_PASSED;
+    }
+  dsh_backend_call_clear (&call);
+}
+
+/* Called with the lock held; runs once per provider lifetime. */
+static void
+select_backend (DshLocalProvider *self)
+{
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+
+  if (self->selection_done)
+    return;
+  self->selection_done = TRUE;
+
+  scan_modules (self);
+  if (g_strcmp0 (self->backend_override, "help") == 0)
+    print_backend_help (self);
+
+  for (guint i = 0; i < self->candidates->len; i++)
+    {
+      if (!is_excluded (self, self->candidates->pdata[i]))
+        g_ptr_array_add (chain, self->candidates->pdata[i]);
+    }
+
+  if (chain->len == 0)
+    {
+      self->selection_failure =
+        self->backend_override != NULL && !g_str_equal (self->backend_override, "help")
+          ? g_strdup_printf ("DSH_SANDBOX_BACKEND=%s names no usable backend module",
+                             self->backend_override)
+          : g_strdup ("no backend module for this host could be loaded");
+      return;
+    }
+
+  /* A sole candidate is taken without a functional probe: its own refusal at run time is the
+   * fail-closed end. Its cheap static check still runs. */
+  if (chain->len == 1)
+    {
+      Candidate *only = chain->pdata[0];
+
+      if (run_check (self, only))
+        {
+          only->probe = PROBE_SKIPPED;
+          self->selected = only;
+        }
+      else
+        self->selection_failure = g_strdup_printf ("backend \"%s\": %s", only->module->name,
+                                                   only->probe_detail);
+      return;
+    }
+
+  for (guint i = 0; i < chain->len; i++)
+    {
+      Candidate *candidate = chain->pdata[i];
+
+      if (run_check (self, candidate))
+        run_functional_probe (self, candidate);
+      if (candidate->probe == PROBE_PASSED)
+        {
+          self->selected = candidate;
+          return;
+        }
+    }
+  self->selection_failure = g_strdup ("every backend candidate failed its probe");
+}
+
+static Candidate *
+ensure_selected (DshLocalProvider *self, const char *mode, GError **error)
+{
+  Candidate *selected;
+
+  g_mutex_lock (&self->lock);
+  select_backend (self);
+  selected = self->selected;
+  g_mutex_unlock (&self->lock);
+
+  if (selected == NULL)
+    {
+      g_autofree char *text = dsh_text_unavailable (mode);
+
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
+    }
+  return selected;
+}
+
+static GPtrArray *
+failure_rules_of (const DshBackendDescriptor *desc)
+{
+  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_runner_failure_rule_free);
+
+  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
+    {
+      const DshBackendFailureRule *r = &desc->runner_failure_rules[i];
+
+      g_ptr_array_add (rules, dsh_runner_failure_rule_new (r->allowed_exit_codes,
+                                                          r->n_allowed_exit_codes,
+                                                          r->fatal_signatures,
+                                                          r->informational_lines));
+    }
+  return rules;
+}
+
+static DshConfinedArgv *
+dsh_local_provider_confine (DshSandboxProvider *provider,
+                            const char *const *argv,
+                            const DshSandboxPolicy *policy,
+                            GError **error)
+{
+  DshLocalProvider *self = DSH_LOCAL_PROVIDER (provider);
+  const char *mode = dsh_sandbox_mode_to_string (policy->mode);
+  g_autoptr (GError) local_error = NULL;
+  g_autoptr (GPtrArray) rules = NULL;
+  DshConfinedArgv *confined;
+  Candidate *selected;
+  DshBackendCall call;
+
+  selected = ensure_selected (self, mode, error);
+  if (selected == NULL)
+    return NULL;
+
+  if (!call_confine (self, selected->module, argv, policy, &call, &local_error))
+    {
+      g_autofree char *text = dsh_text_unavailable (mode);
+
+      g_debug ("%s", local_error->message);
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
+      dsh_backend_call_clear (&call);
+      return NULL;
+    }
+
+  rules = failure_rules_of (selected->module->descriptor);
+  confined = dsh_confined_argv_new ((const char *const *) call.argv->pdata,
+                                    selected->module->name, call.enforcement,
+                                    (const char *const *) call.reasons->pdata,
+                                    selected->module->descriptor->denial_signatures, rules);
+  dsh_backend_call_clear (&call);
+  return confined;
+}
+
+const char *
+dsh_local_provider_get_selected (DshLocalProvider *self, GError **error)
+{
+  Candidate *selected;
+
+  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
+
+  selected = ensure_selected (self, "read-only", error);
+  return selected != NULL ? selected->module->name : NULL;
+}
+
+GStrv
+dsh_local_provider_list_backends (DshLocalProvider *self)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  scan_modules (self);
+  for (guint i = 0; i < self->candidates->len; i++)
+    g_strv_builder_add (builder, ((Candidate *) self->candidates->pdata[i])->module->name);
+  g_mutex_unlock (&self->lock);
+  return g_strv_builder_end (builder);
+}
+
+static const char *
+probe_state_to_string (ProbeState state)
+{
+  switch (state)
+    {
+    case PROBE_SKIPPED:
+      return "skipped";
+    case PROBE_PASSED:
+      return "passed";
+    case PROBE_FAILED:
+      return "failed";
+    case PROBE_NOT_RUN:
+    default:
+      return "not-run";
+    }
+}
+
+static Candidate *
+candidate_of (DshLocalProvider *self, DshBackendModule *module)
+{
+  for (guint i = 0; i < self->candidates->len; i++)
+    {
+      Candidate *c = self->candidates->pdata[i];
+
+      if (c->module == module)
+        return c;
+    }
+  return NULL;
+}
+
+static void
+add_string_member (JsonBuilder *builder, const char *name, const char *value)
+{
+  json_builder_set_member_name (builder, name);
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+static void
+add_string_array (JsonBuilder *builder, const char *name, const char *const *values)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (gsize i = 0; values != NULL && values[i] != NULL; i++)
+    json_builder_add_string_value (builder, values[i]);
+  json_builder_end_array (builder);
+}
+
+static void
+add_candidate (DshLocalProvider *self, JsonBuilder *builder, DshBackendModule *module)
+{
+  Candidate *candidate = candidate_of (self, module);
+  const char *status;
+  const char *reason = NULL;
+
+  if (module->refused_reason != NULL)
+    {
+      status = "refused";
+      reason = module->refused_reason;
+    }
+  else if (candidate == self->selected)
+    status = "selected";
+  else if (is_excluded (self, candidate))
+    {
+      status = "excluded";
+      reason = "not named by DSH_SANDBOX_BACKEND";
+    }
+  else if (candidate->probe == PROBE_FAILED)
+    {
+      status = "unusable";
+      reason = candidate->probe_detail;
+    }
+  else
+    status = "not-needed";
+
+  json_builder_begin_object (builder);
+  add_string_member (builder, "name", module->name);
+  add_string_member (builder, "path", module->path);
+  add_string_member (builder, "status", status);
+  if (reason != NULL)
+    add_string_member (builder, "reason", reason);
+  if (candidate != NULL)
+    {
+      json_builder_set_member_name (builder, "priority");
+      json_builder_add_int_value (builder, module->priority);
+      add_string_member (builder, "description", module->description);
+      add_string_member (builder, "probe", probe_state_to_string (candidate->probe));
+    }
+  json_builder_end_object (builder);
+}
+
+/* Describes the selected backend for a read-only and a workspace-write confine, since a backend
+ * may enforce the two differently. Called with the lock held. */
+static void
+add_selected (DshLocalProvider *self, JsonBuilder *builder)
+{
+  const char *modes[] = { "read-only", "workspace-write" };
+  g_autofree char *cwd = g_get_current_dir ();
+
+  json_builder_set_member_name (builder, "enforcement");
+  json_builder_begin_object (builder);
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_autoptr (DshSandboxPolicy) policy = NULL;
+      g_autoptr (GError) error = NULL;
+      const char *argv[] = { "true", NULL };
+      DshBackendCall call;
+
+      policy = dsh_sandbox_policy_new (i == 0 ? DSH_SANDBOX_MODE_READ_ONLY
+                                              : DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                       cwd, NULL);
+      json_builder_set_member_name (builder, modes[i]);
+      json_builder_begin_object (builder);
+      if (call_confine (self, self->selected->module, argv, policy, &call, &error))
+        {
+          add_string_member (builder, "enforcement", dsh_enforcement_to_string (call.enforcement));
+          add_string_array (builder, "reasons", (const char *const *) call.reasons->pdata);
+        }
+      else
+        add_string_member (builder, "error", error->message);
+      json_builder_end_object (builder);
+      dsh_backend_call_clear (&call);
+    }
+  json_builder_end_object (builder);
+}
+
+JsonNode *
+dsh_local_provider_describe (DshLocalProvider *self)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  select_backend (self);
+
+  json_builder_begin_object (builder);
+  add_string_member (builder, "os", DSH_HOST_OS);
+  add_string_array (builder, "backendDirs", (const char *const *) self->backend_dirs);
+  add_string_member (builder, "backendOverride", self->backend_override);
+  json_builder_set_member_name (builder, "backendDirOverrideIgnored");
+  json_builder_add_boolean_value (builder, self->backend_dir_ignored);
+
+  json_builder_set_member_name (builder, "candidates");
+  json_builder_begin_array (builder);
+  /* Usable candidates in the order they are tried, then refused files. */
+  for (guint i = 0; i < self->candidates->len; i++)
+    add_candidate (self, builder, ((Candidate *) self->candidates->pdata[i])->module);
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      DshBackendModule *module = self->modules->pdata[i];
+
+      if (module->refused_reason != NULL)
+        add_candidate (self, builder, module);
+    }
+  json_builder_end_array (builder);
+
+  add_string_member (builder, "selected",
+                     self->selected != NULL ? self->selected->module->name : NULL);
+  if (self->selected != NULL)
+    add_selected (self, builder);
+  else
+    add_string_member (builder, "error", self->selection_failure);
+  json_builder_end_object (builder);
+  g_mutex_unlock (&self->lock);
+
+  return json_builder_get_root (builder);
+}
+
+static void
+dsh_local_provider_finalize (GObject *object)
+{
+  DshLocalProvider *self = DSH_LOCAL_PROVIDER (object);
+
+  /* Candidates borrow modules, so they go first; closing the modules comes last. */
+  g_clear_pointer (&self->candidates, g_ptr_array_unref);
+  g_clear_pointer (&self->modules, g_ptr_array_unref);
+  g_strfreev (self->backend_dirs);
+  g_strfreev (self->helper_dirs);
+  g_free (self->backend_override);
+  g_free (self->selection_failure);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (dsh_local_provider_parent_class)->finalize (object);
+}
+
+static void
+dsh_local_provider_class_init (DshLocalProviderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = dsh_local_provider_finalize;
+  DSH_SANDBOX_PROVIDER_CLASS (klass)->confine = dsh_local_provider_confine;
+}
+
+static void
+dsh_local_provider_init (DshLocalProvider *self)
+{
+  g_mutex_init (&self->lock);
+}
+
+DshLocalProvider *
+dsh_local_provider_new_for_dirs (const char *const *backend_dirs, const char *const *helper_dirs)
+{
+  DshLocalProvider *self = g_object_new (DSH_TYPE_LOCAL_PROVIDER, NULL);
+  const char *dir_override = g_getenv ("DSH_SANDBOX_BACKEND_DIR");
+  const char *backend = g_getenv ("DSH_SANDBOX_BACKEND");
+
+  if (dir_override != NULL && dir_override[0] != '\0' && is_privileged_process ())
+    {
+      /* A setuid caller must not let its invoker choose the code it loads. */
+      self->backend_dir_ignored = TRUE;
+      dir_override = NULL;
+    }
+  if (dir_override != NULL && dir_override[0] != '\0')
+    {
+      const char *dirs[] = { dir_override, NULL };
+
+      self->backend_dirs = g_strdupv ((char **) dirs);
+    }
+  else
+    self->backend_dirs = g_strdupv ((char **) backend_dirs);
+
+  self->helper_dirs = g_strdupv ((char **) helper_dirs);
+  if (backend != NULL && backend[0] != '\0')
+    self->backend_override = g_strdup (backend);
+  return self;
+}
+
+DshLocalProvider *
+dsh_local_provider_new (void)
+{
+  const char *backend_dirs[] = { DSH_BACKEND_DIR, NULL };
+  const char *helper_dirs[] = { DSH_HELPER_DIR, NULL };
+
+  return dsh_local_provider_new_for_dirs (backend_dirs, helper_dirs);
+}

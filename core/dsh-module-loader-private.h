@@ -1,0 +1,36 @@
+/* dsh-module-loader-private.h — finding, vetting and opening backend modules.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gmodule.h>
+
+#include "dsh-backend.h"
+
+G_BEGIN_DECLS
+
+/* One module file seen during a scan, loaded or refused. */
+typedef struct {
+  char *path;
+  /* The descriptor's name once loaded, else the name the file name suggests. */
+  char *name;
+  char *description;
+  int priority;
+  /* Open while the descriptor is in use; NULL when refused. */
+  GModule *module;
+  const DshBackendDescriptor *descriptor;
+  /* Why this module was refused, or NULL. */
+  char *refused_reason;
+} DshBackendModule;
+
+void       dsh_backend_module_free   (DshBackendModule   *module);
+
+/* Scans each directory for module files in name order and returns every one seen (element type
+ * DshBackendModule), loaded or refused with a reason; a name seen twice is refused the second
+ * time. Modules for another OS are refused too. */
+GPtrArray *dsh_module_loader_scan    (const char *const  *dirs);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendModule, dsh_backend_module_free)
+
+G_END_DECLS

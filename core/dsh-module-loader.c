@@ -1,0 +1,263 @@
+/* dsh-module-loader.c — finds backend modules, refuses any the current user could not trust
+ * (wrong owner, writable by others), opens them lazily and locally, and checks the descriptor's
+ * ABI before anything else in it is touched.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-module-loader-private.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsh-config.h"
+
+#define MODULE_PREFIX "libdsh-backend-"
+
+void
+dsh_backend_module_free (DshBackendModule *module)
+{
+  if (module == NULL)
+    return;
+  /* Modules hold no GTypes, so closing is safe once no descriptor pointer is in use. */
+  if (module->module != NULL)
+    g_module_close (module->module);
+  g_free (module->path);
+  g_free (module->name);
+  g_free (module->description);
+  g_free (module->refused_reason);
+  g_free (module);
+}
+
+static DshBackendOs
+host_backend_os (void)
+{
+#if defined(__linux__)
+  return DSH_BACKEND_OS_LINUX;
+#elif defined(__APPLE__)
+  return DSH_BACKEND_OS_MACOS;
+#elif defined(_WIN32)
+  return DSH_BACKEND_OS_WINDOWS;
+#else
+  return 0;
+#endif
+}
+
+static const char *
+backend_os_name (DshBackendOs os)
+{
+  switch (os)
+    {
+    case DSH_BACKEND_OS_LINUX:
+      return "linux";
+    case DSH_BACKEND_OS_MACOS:
+      return "macos";
+    case DSH_BACKEND_OS_WINDOWS:
+      return "windows";
+    default:
+      return "an unknown OS";
+    }
+}
+
+/* "libdsh-backend-foo-bar.so" -> "foo-bar"; NULL for files that are not backend modules. */
+static char *
+name_from_file (const char *basename)
+{
+  g_autofree char *suffix = g_strconcat (".", G_MODULE_SUFFIX, NULL);
+
+  if (!g_str_has_prefix (basename, MODULE_PREFIX) || !g_str_has_suffix (basename, suffix))
+    return NULL;
+  return g_strndup (basename + strlen (MODULE_PREFIX),
+                    strlen (basename) - strlen (MODULE_PREFIX) - strlen (suffix));
+}
+
+static gboolean
+is_valid_name (const char *name)
+{
+  if (name == NULL || name[0] == '\0' || strlen (name) > 64)
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    {
+      if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p) && *p != '-')
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+check_trusted (const char *path)
+{
+#ifndef G_OS_WIN32
+  g_autofree char *dir = g_path_get_dirname (path);
+  struct stat file_st, dir_st;
+  uid_t me = getuid ();
+
+  if (stat (path, &file_st) != 0)
+    return g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
+  if (!S_ISREG (file_st.st_mode))
+    return g_strdup ("the module is not a regular file");
+  if (file_st.st_uid != 0 && file_st.st_uid != me)
+    return g_strdup_printf ("the module file is owned by uid %u, neither root nor the current "
+                            "user", (guint) file_st.st_uid);
+  if ((file_st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return g_strdup_printf ("the module file is writable by %s (mode %04o)",
+                            (file_st.st_mode & S_IWOTH) ? "others" : "its group",
+                            (guint) (file_st.st_mode & 07777));
+  /* Whoever can write the directory can swap the file for another one. */
+  if (stat (dir, &dir_st) != 0)
+    return g_strdup_printf ("cannot stat the module directory: %s", g_strerror (errno));
+  if (dir_st.st_uid != 0 && dir_st.st_uid != me)
+    return g_strdup_printf ("the module directory is owned by uid %u, neither root nor the "
+                            "current user", (guint) dir_st.st_uid);
+  if ((dir_st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return g_strdup_printf ("the module directory is writable by %s (mode %04o)",
+                            (dir_st.st_mode & S_IWOTH) ? "others" : "its group",
+                            (guint) (dir_st.st_mode & 07777));
+#endif
+  return NULL;
+}
+
+static char *
+check_descriptor (const DshBackendDescriptor *desc)
+{
+  if (desc == NULL)
+    return g_strdup ("the entry point returned no descriptor");
+  if (desc->abi_major != DSH_BACKEND_ABI_MAJOR)
+    return g_strdup_printf ("backend ABI %u.%u is incompatible with the core's ABI %u.%u "
+                            "(major version differs)",
+                            desc->abi_major, desc->abi_minor,
+                            DSH_BACKEND_ABI_MAJOR, DSH_BACKEND_ABI_MINOR);
+  if (desc->abi_minor > DSH_BACKEND_ABI_MINOR)
+    return g_strdup_printf ("backend ABI %u.%u is newer than the core's ABI %u.%u",
+                            desc->abi_major, desc->abi_minor,
+                            DSH_BACKEND_ABI_MAJOR, DSH_BACKEND_ABI_MINOR);
+  if (!is_valid_name (desc->name))
+    return g_strdup ("the descriptor's name is missing or not made of [a-z0-9-]");
+  if (desc->confine == NULL)
+    return g_strdup ("the descriptor has no confine function");
+  if (desc->denial_signatures == NULL || desc->denial_signatures[0] == NULL)
+    return g_strdup ("the descriptor has no denial signatures");
+  if (desc->runner_failure_rules == NULL || desc->n_runner_failure_rules == 0)
+    return g_strdup ("the descriptor has no runner-failure rules");
+  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
+    {
+      const char *const *fatal = desc->runner_failure_rules[i].fatal_signatures;
+
+      if (fatal == NULL || fatal[0] == NULL)
+        return g_strdup_printf ("runner-failure rule %zu has no fatal signatures", i);
+      for (size_t j = 0; fatal[j] != NULL; j++)
+        {
+          if (fatal[j][0] == '\0')
+            return g_strdup_printf ("runner-failure rule %zu has an empty fatal signature", i);
+        }
+    }
+  if (desc->os != host_backend_os ())
+    return g_strdup_printf ("the backend is for %s, not this host", backend_os_name (desc->os));
+  return NULL;
+}
+
+static void
+load_module (DshBackendModule *module)
+{
+  g_autofree char *specific = NULL;
+  DshBackendDescribeFunc describe = NULL;
+  const DshBackendDescriptor *desc;
+  GModule *handle;
+
+  module->refused_reason = check_trusted (module->path);
+  if (module->refused_reason != NULL)
+    return;
+
+  handle = g_module_open (module->path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  if (handle == NULL)
+    {
+      module->refused_reason = g_strdup_printf ("cannot open the module: %s", g_module_error ());
+      return;
+    }
+
+  if (module->name != NULL)
+    {
+      specific = g_strdup_printf ("dsh_backend_%s_describe", module->name);
+      g_strdelimit (specific, "-", '_');
+    }
+  if ((specific == NULL || !g_module_symbol (handle, specific, (gpointer *) &describe)) &&
+      !g_module_symbol (handle, "dsh_backend_describe", (gpointer *) &describe))
+    describe = NULL;
+  if (describe == NULL)
+    {
+      module->refused_reason = g_strdup_printf ("the module exports neither %s nor "
+                                                "dsh_backend_describe",
+                                                specific != NULL ? specific
+                                                                 : "dsh_backend_<name>_describe");
+      g_module_close (handle);
+      return;
+    }
+
+  desc = describe ();
+  module->refused_reason = check_descriptor (desc);
+  if (module->refused_reason != NULL)
+    {
+      g_module_close (handle);
+      return;
+    }
+
+  g_free (module->name);
+  module->name = g_strdup (desc->name);
+  module->description = g_utf8_make_valid (desc->description != NULL ? desc->description : "", -1);
+  module->priority = desc->priority;
+  module->descriptor = desc;
+  module->module = handle;
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+dsh_module_loader_scan (const char *const *dirs)
+{
+  GPtrArray *modules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_backend_module_free);
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
+    {
+      g_autoptr (GDir) dir = g_dir_open (dirs[d], 0, NULL);
+      g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+      const char *entry;
+
+      if (dir == NULL)
+        continue;
+      while ((entry = g_dir_read_name (dir)) != NULL)
+        g_ptr_array_add (files, g_strdup (entry));
+      g_ptr_array_sort (files, compare_strings);
+
+      for (guint i = 0; i < files->len; i++)
+        {
+          g_autofree char *file_name = name_from_file (files->pdata[i]);
+          DshBackendModule *module;
+
+          if (file_name == NULL)
+            continue;
+          module = g_new0 (DshBackendModule, 1);
+          module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
+          module->name = g_steal_pointer (&file_name);
+          load_module (module);
+
+          if (module->refused_reason == NULL && g_hash_table_contains (names, module->name))
+            {
+              module->refused_reason = g_strdup_printf ("a backend named \"%s\" was already "
+                                                        "loaded from an earlier file",
+                                                        module->name);
+              g_clear_pointer (&module->module, g_module_close);
+              module->descriptor = NULL;
+            }
+          if (module->refused_reason == NULL)
+            g_hash_table_add (names, module->name);
+          g_ptr_array_add (modules, module);
+        }
+    }
+  return modules;
+}

@@ -1,0 +1,71 @@
+/* dsh-sandbox-provider.c — the abstract provider and the checks every implementation gets for
+ * free: a confined mode, a non-empty argv, and a result or an error, never neither.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-sandbox-provider.h"
+
+#include "dsh-error.h"
+
+G_DEFINE_ABSTRACT_TYPE (DshSandboxProvider, dsh_sandbox_provider, G_TYPE_OBJECT)
+
+static void
+dsh_sandbox_provider_class_init (DshSandboxProviderClass *klass)
+{
+}
+
+static void
+dsh_sandbox_provider_init (DshSandboxProvider *self)
+{
+}
+
+DshConfinedArgv *
+dsh_sandbox_provider_confine (DshSandboxProvider *self,
+                              const char *const *argv,
+                              const DshSandboxPolicy *policy,
+                              GError **error)
+{
+  DshSandboxProviderClass *klass;
+  DshConfinedArgv *confined;
+  g_autoptr (GError) local_error = NULL;
+
+  g_return_val_if_fail (DSH_IS_SANDBOX_PROVIDER (self), NULL);
+  g_return_val_if_fail (policy != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (argv == NULL || argv[0] == NULL || argv[0][0] == '\0')
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the command to confine is empty");
+      return NULL;
+    }
+  if (!dsh_sandbox_mode_is_confined (policy->mode))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "sandbox mode \"%s\" is not a confined mode: run the command directly "
+                   "instead of asking a provider",
+                   dsh_sandbox_mode_to_string (policy->mode));
+      return NULL;
+    }
+  if (policy->workspace_root == NULL || !g_path_is_absolute (policy->workspace_root))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the workspace root must be an absolute path");
+      return NULL;
+    }
+
+  klass = DSH_SANDBOX_PROVIDER_GET_CLASS (self);
+  confined = klass->confine (self, argv, policy, &local_error);
+
+  /* A provider that neither confines nor explains must still fail closed. */
+  if (confined == NULL && local_error == NULL)
+    g_set_error_literal (&local_error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                         "the sandbox provider returned no confined argv and no error");
+  if (local_error != NULL)
+    {
+      g_clear_object (&confined);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return confined;
+}

@@ -1,0 +1,38 @@
+/* dsh-classify.h — telling "the sandbox denied it" from "the sandbox runner itself failed" from
+ * the command's own result, using only the exit status and stderr (SPEC §8).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "dsh-confined-argv.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  DSH_OUTCOME_COMPLETED,
+  DSH_OUTCOME_DENIED,
+  DSH_OUTCOME_RUNNER_FAILURE,
+  /* These two happen before anything runs. */
+  DSH_OUTCOME_UNAVAILABLE,
+  DSH_OUTCOME_ESCALATION_REFUSED,
+} DshOutcome;
+
+const char  *dsh_outcome_to_string       (DshOutcome                  outcome);
+
+/* Does this rule identify a runner failure? On a match *detail (if given) is the matched line. */
+gboolean     dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
+                                              int                         exit_code,
+                                              const char                 *stderr_text,
+                                              char                      **detail);
+
+/* exit_code is the process's exit status, 128+N for a signal. Runner failure is checked first,
+ * then denial; stderr is never rewritten. *detail receives the matched fatal line. */
+DshOutcome   dsh_classify_result         (DshConfinedArgv            *confined,
+                                          int                         exit_code,
+                                          const char                 *stderr_text,
+                                          char                      **detail);
+
+G_END_DECLS

@@ -1,0 +1,59 @@
+/* dsh-confined-argv.h — what confine() hands back: the argv to spawn instead of the caller's,
+ * the enforcement facts, and this backend's two stderr classifiers.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+#include "dsh-mode.h"
+
+G_BEGIN_DECLS
+
+/* Evidence that a runner failed before it ran the command (SPEC §8). */
+typedef struct {
+  /* Exit codes the rule may match on, or NULL for any nonzero exit. */
+  GArray *allowed_exit_codes;
+  /* Non-empty; case-insensitive substrings of one stderr line. */
+  GStrv fatal_signatures;
+  /* Benign lines removed first by case-insensitive whole-line equality; may be NULL. */
+  GStrv informational_lines;
+} DshRunnerFailureRule;
+
+#define DSH_TYPE_RUNNER_FAILURE_RULE (dsh_runner_failure_rule_get_type ())
+
+GType                 dsh_runner_failure_rule_get_type (void) G_GNUC_CONST;
+DshRunnerFailureRule *dsh_runner_failure_rule_new      (const int            *allowed_exit_codes,
+                                                        gsize                 n_allowed_exit_codes,
+                                                        const char *const    *fatal_signatures,
+                                                        const char *const    *informational_lines);
+DshRunnerFailureRule *dsh_runner_failure_rule_copy     (const DshRunnerFailureRule *rule);
+void                  dsh_runner_failure_rule_free     (DshRunnerFailureRule *rule);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshRunnerFailureRule, dsh_runner_failure_rule_free)
+
+#define DSH_TYPE_CONFINED_ARGV (dsh_confined_argv_get_type ())
+G_DECLARE_FINAL_TYPE (DshConfinedArgv, dsh_confined_argv, DSH, CONFINED_ARGV, GObject)
+
+/* Takes ownership of nothing; every argument is copied. */
+DshConfinedArgv     *dsh_confined_argv_new                    (const char *const *argv,
+                                                               const char        *backend,
+                                                               DshEnforcement     enforcement,
+                                                               const char *const *reasons,
+                                                               const char *const *denial_signatures,
+                                                               GPtrArray         *runner_failure_rules);
+
+const char *const   *dsh_confined_argv_get_argv               (DshConfinedArgv *self);
+const char          *dsh_confined_argv_get_backend            (DshConfinedArgv *self);
+DshEnforcement       dsh_confined_argv_get_enforcement        (DshConfinedArgv *self);
+const char *const   *dsh_confined_argv_get_reasons            (DshConfinedArgv *self);
+const char *const   *dsh_confined_argv_get_denial_signatures  (DshConfinedArgv *self);
+/* Element type DshRunnerFailureRule. */
+GPtrArray           *dsh_confined_argv_get_runner_failure_rules (DshConfinedArgv *self);
+
+/* The ConfinedArgv JSON document (schemas/confined-argv.schema.json). */
+JsonNode            *dsh_confined_argv_to_json                (DshConfinedArgv *self);
+
+G_END_DECLS

@@ -1,0 +1,38 @@
+/* dsh-local-provider.h — the provider that loads this host's backend modules, probes a chain of
+ * candidates in priority order and caches its choice for its own lifetime.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "dsh-sandbox-provider.h"
+
+G_BEGIN_DECLS
+
+#define DSH_TYPE_LOCAL_PROVIDER (dsh_local_provider_get_type ())
+G_DECLARE_FINAL_TYPE (DshLocalProvider, dsh_local_provider, DSH, LOCAL_PROVIDER,
+                      DshSandboxProvider)
+
+/* Modules from the installed backend directory, helpers from the installed helper directory.
+ * DSH_SANDBOX_BACKEND_DIR replaces the module directories unless the process is setuid/setgid;
+ * DSH_SANDBOX_BACKEND=name restricts the chain to that backend ("help" lists them). A provider
+ * lifetime is the unit of hot reload: a new provider rescans and re-probes. */
+DshLocalProvider *dsh_local_provider_new           (void);
+DshLocalProvider *dsh_local_provider_new_for_dirs  (const char *const *backend_dirs,
+                                                    const char *const *helper_dirs);
+
+/* Selects (once, thread-safely) and returns the chosen backend's name; on failure sets
+ * DSH_SANDBOX_ERROR_UNAVAILABLE and returns NULL. */
+const char       *dsh_local_provider_get_selected  (DshLocalProvider  *self,
+                                                    GError           **error);
+
+/* The names of the loaded, usable-looking backends for this host, in priority order. */
+GStrv             dsh_local_provider_list_backends (DshLocalProvider  *self);
+
+/* The probe document (schemas/probe.schema.json): every candidate, refused ones with their
+ * reason, each probe result, and the chosen backend with its enforcement and reasons. */
+JsonNode         *dsh_local_provider_describe      (DshLocalProvider  *self);
+
+G_END_DECLS
