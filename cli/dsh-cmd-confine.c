@@ -11,7 +11,7 @@ dsh_cmd_confine (int argc, char **argv)
   g_autofree char *mode = NULL;
   g_autofree char *workspace = NULL;
   const GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "Sandbox mode (default read-only)", "MODE" },
+    { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode, "Sandbox mode (default read-only)", "MODE" },
     { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace, "Workspace root", "DIR" },
     { NULL }
   };

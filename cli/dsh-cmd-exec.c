@@ -101,7 +101,12 @@ run_unconfined (ExecOptions *options, DshExecReport *report)
 
   if (!dsh_cli_spawn_streaming ((const char *const *) options->command, &report->exit_code,
                                 &report->term_signal, captured, &error))
-    return refuse (options, report, DSH_OUTCOME_COMPLETED, error->message);
+    {
+      /* Without a runner, dsh-sandbox is the one that failed to start the command. */
+      g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
+
+      return refuse (options, report, DSH_OUTCOME_RUNNER_FAILURE, text);
+    }
 
   report->command_ran = TRUE;
   report->outcome = DSH_OUTCOME_COMPLETED;
@@ -172,7 +177,7 @@ dsh_cmd_exec (int argc, char **argv)
 {
   ExecOptions options = { .report_fd = -1 };
   const GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &options.mode,
+    { "mode", 0, 0, G_OPTION_ARG_FILENAME, &options.mode,
       "Sandbox mode: read-only (default), workspace-write or danger-full-access", "MODE" },
     { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &options.workspace,
       "Workspace root (default: the current directory)", "DIR" },

@@ -1,0 +1,95 @@
+/* fake-backend.c — a test-only backend steered by the environment, built several times under
+ * different names and priorities to exercise selection without a real runner.
+ *
+ * Its "runner" is /bin/sh: it fails like a real runner (exit 71 and one fatal line) when
+ * DSH_FAKE_<NAME>_BROKEN=1 at run time, logs every run to $DSH_FAKE_LOG, then executes the
+ * command unconfined. It is never installed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+
+#include "dsh-backend.h"
+
+/* Kept when FAKE_NO_RULES leaves it out of the descriptor. */
+#define G_GNUC_UNUSED_FALLBACK __attribute__ ((unused))
+
+#ifndef FAKE_NAME
+#error "FAKE_NAME must be defined"
+#endif
+#ifndef FAKE_ABI_MAJOR
+#define FAKE_ABI_MAJOR DSH_BACKEND_ABI_MAJOR
+#endif
+#ifndef FAKE_ABI_MINOR
+#define FAKE_ABI_MINOR DSH_BACKEND_ABI_MINOR
+#endif
+
+#define FAKE_PASTE2(a, b, c) a##b##c
+#define FAKE_PASTE(a, b, c) FAKE_PASTE2 (a, b, c)
+#define FAKE_DESCRIBE FAKE_PASTE (dsh_backend_fake_, FAKE_SYMBOL, _describe)
+
+DSH_BACKEND_EXPORT const DshBackendDescriptor *FAKE_DESCRIBE (void);
+
+static const char *const denial_signatures[] = { "fake: denied by policy", NULL };
+static const char *const fatal_signatures[] = { "fake-" FAKE_NAME ": fatal:", NULL };
+static const char *const informational_lines[] = { "fake-" FAKE_NAME ": starting", NULL };
+static const int fatal_exit_codes[] = { 71 };
+
+G_GNUC_UNUSED_FALLBACK static const DshBackendFailureRule failure_rules[] = {
+  {
+    .allowed_exit_codes = fatal_exit_codes,
+    .n_allowed_exit_codes = 1,
+    .fatal_signatures = fatal_signatures,
+    .informational_lines = informational_lines,
+  },
+};
+
+static int
+fake_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *const *argv)
+{
+#ifdef FAKE_ALWAYS_BROKEN
+  static const char script[] =
+    "echo 'fake-" FAKE_NAME ": fatal: this runner never works' >&2; exit 71";
+#else
+  static const char script[] =
+    "if [ \"$DSH_FAKE_" FAKE_ENV "_BROKEN\" = 1 ]; then "
+    "echo 'fake-" FAKE_NAME ": fatal: broken by the environment' >&2; exit 71; fi; "
+    "if [ -n \"$DSH_FAKE_LOG\" ]; then echo " FAKE_NAME " >> \"$DSH_FAKE_LOG\"; fi; "
+    "exec \"$@\"";
+#endif
+
+  host->push_arg (host, "/bin/sh");
+  host->push_arg (host, "-c");
+  host->push_arg (host, script);
+  host->push_arg (host, "fake-" FAKE_NAME);
+  for (size_t i = 0; argv[i] != NULL; i++)
+    host->push_arg (host, argv[i]);
+
+  if (policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE)
+    {
+      host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
+      host->add_reason (host, "the fake backend enforces nothing");
+    }
+  return 0;
+}
+
+static const DshBackendDescriptor descriptor = {
+  .abi_major = FAKE_ABI_MAJOR,
+  .abi_minor = FAKE_ABI_MINOR,
+  .name = "fake-" FAKE_NAME,
+  .description = "test-only fake backend " FAKE_NAME,
+  .os = DSH_BACKEND_OS_LINUX,
+  .priority = FAKE_PRIORITY,
+  .confine = fake_confine,
+  .denial_signatures = denial_signatures,
+#ifndef FAKE_NO_RULES
+  .runner_failure_rules = failure_rules,
+  .n_runner_failure_rules = 1,
+#endif
+};
+
+const DshBackendDescriptor *
+FAKE_DESCRIBE (void)
+{
+  return &descriptor;
+}

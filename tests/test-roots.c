@@ -1,0 +1,254 @@
+/* test-roots.c — canonical paths resolve the way chdir does (symlinks before ".."), missing
+ * roots stay as spelled, and writable roots are exactly [workspace, /tmp, tmpdir] de-duplicated.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "dsh-test-util.h"
+
+static char *
+real_tmp_dir (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+
+  return realpath (dir, NULL);
+}
+
+static void
+make_dirs (const char *root, const char *const *relative)
+{
+  for (gsize i = 0; relative[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (root, relative[i], NULL);
+
+      g_assert_cmpint (g_mkdir_with_parents (path, 0755), ==, 0);
+    }
+}
+
+static void
+test_canonical_follows_symlinks (void)
+{
+  g_autofree char *root = real_tmp_dir ();
+  g_autofree char *real = g_build_filename (root, "real", NULL);
+  g_autofree char *link = g_build_filename (root, "link", NULL);
+  g_autofree char *canonical = NULL;
+  const char *dirs[] = { "real", NULL };
+
+  make_dirs (root, dirs);
+  g_assert_cmpint (symlink (real, link), ==, 0);
+  canonical = dsh_canonical_path (link);
+  g_assert_cmpstr (canonical, ==, real);
+}
+
+static void
+test_canonical_dotdot_after_symlink (void)
+{
+  /* root/a/link -> root/x/y, so root/a/link/../b is root/x/b for chdir, not lexical root/a/b. */
+  g_autofree char *root = real_tmp_dir ();
+  const char *dirs[] = { "a/b", "x/y", "x/b", NULL };
+  g_autofree char *target = g_build_filename (root, "x", "y", NULL);
+  g_autofree char *link = g_build_filename (root, "a", "link", NULL);
+  g_autofree char *spelled = g_build_filename (root, "a", "link", "..", "b", NULL);
+  g_autofree char *expected = g_build_filename (root, "x", "b", NULL);
+  g_autofree char *canonical = NULL;
+  g_autofree char *workspace = NULL;
+  g_autofree char *chdir_lands = NULL;
+  g_autofree char *saved_cwd = g_get_current_dir ();
+
+  make_dirs (root, dirs);
+  g_assert_cmpint (symlink (target, link), ==, 0);
+
+  canonical = dsh_canonical_path (spelled);
+  g_assert_cmpstr (canonical, ==, expected);
+  workspace = dsh_workspace_root (spelled, "/");
+  g_assert_cmpstr (workspace, ==, expected);
+
+  /* And that is where the kernel's own chdir lands. */
+  g_assert_cmpint (chdir (spelled), ==, 0);
+  chdir_lands = g_get_current_dir ();
+  g_assert_cmpint (chdir (saved_cwd), ==, 0);
+  g_assert_cmpstr (chdir_lands, ==, expected);
+}
+
+static void
+test_canonical_missing_kept_as_spelled (void)
+{
+  const char *spelled = "/nonexistent-dsh-root/x/../y";
+  g_autofree char *canonical = dsh_canonical_path (spelled);
+  g_autofree char *workspace = dsh_workspace_root (spelled, "/");
+
+  g_assert_cmpstr (canonical, ==, spelled);
+  /* The workspace root is made absolute and lexically normalised only after the lookup. */
+  g_assert_cmpstr (workspace, ==, "/nonexistent-dsh-root/y");
+}
+
+static void
+test_workspace_root_fallback (void)
+{
+  g_autofree char *root = real_tmp_dir ();
+  g_autofree char *from_fallback = dsh_workspace_root (NULL, root);
+  g_autofree char *from_session = dsh_workspace_root ("/", root);
+
+  g_assert_cmpstr (from_fallback, ==, root);
+  g_assert_cmpstr (from_session, ==, "/");
+}
+
+static GStrv
+roots_for (DshSandboxMode mode, const char *workspace)
+{
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (mode, workspace, NULL);
+
+  return dsh_writable_roots (policy);
+}
+
+static void
+test_writable_roots_by_mode (void)
+{
+  g_autofree char *root = real_tmp_dir ();
+  g_auto (GStrv) ro = roots_for (DSH_SANDBOX_MODE_READ_ONLY, root);
+  g_auto (GStrv) dfa = roots_for (DSH_SANDBOX_MODE_DANGER_FULL_ACCESS, root);
+  g_auto (GStrv) ww = roots_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root);
+  g_autofree char *tmp = dsh_canonical_path ("/tmp");
+  g_autofree char *tmpdir = dsh_canonical_path (g_get_tmp_dir ());
+
+  g_assert_cmpuint (g_strv_length (ro), ==, 0);
+  g_assert_cmpuint (g_strv_length (dfa), ==, 0);
+  g_assert_cmpstr (ww[0], ==, root);
+  g_assert_cmpstr (ww[1], ==, tmp);
+  if (g_str_equal (tmp, tmpdir))
+    g_assert_null (ww[2]);
+  else
+    {
+      g_assert_cmpstr (ww[2], ==, tmpdir);
+      g_assert_null (ww[3]);
+    }
+}
+
+/* Each case runs in a subprocess, since the temp directory is read once per process. */
+static void
+run_with_tmpdir (const char *tmpdir, const char *workspace, const char *const *expected)
+{
+  if (g_test_subprocess ())
+    {
+      g_auto (GStrv) roots = roots_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                        g_getenv ("DSH_TEST_WORKSPACE"));
+      g_autofree char *joined = g_strjoinv ("|", roots);
+
+      g_print ("%s", joined);
+      return;
+    }
+
+  g_setenv ("TMPDIR", tmpdir, TRUE);
+  g_setenv ("DSH_TEST_WORKSPACE", workspace, TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("TMPDIR");
+  g_test_trap_assert_passed ();
+  {
+    g_autofree char *want = g_strjoinv ("|", (char **) expected);
+
+    g_test_trap_assert_stdout (want);
+  }
+}
+
+static void
+test_writable_roots_tmpdir_is_tmp (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *tmp = dsh_canonical_path ("/tmp");
+  const char *expected[3];
+
+  if (g_test_subprocess ())
+    {
+      run_with_tmpdir (NULL, NULL, NULL);
+      return;
+    }
+  root = real_tmp_dir ();
+  expected[0] = root;
+  expected[1] = tmp;
+  expected[2] = NULL;
+  run_with_tmpdir ("/tmp", root, expected);
+}
+
+static void
+test_writable_roots_tmpdir_symlink_to_tmp (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *tmp = dsh_canonical_path ("/tmp");
+  const char *expected[3];
+
+  if (g_test_subprocess ())
+    {
+      run_with_tmpdir (NULL, NULL, NULL);
+      return;
+    }
+  root = real_tmp_dir ();
+  link = g_build_filename (root, "tmp-link", NULL);
+  g_assert_cmpint (symlink ("/tmp", link), ==, 0);
+  expected[0] = root;
+  expected[1] = tmp;
+  expected[2] = NULL;
+  run_with_tmpdir (link, root, expected);
+}
+
+static void
+test_writable_roots_workspace_is_tmp (void)
+{
+  g_autofree char *tmp = dsh_canonical_path ("/tmp");
+  g_autofree char *root = NULL;
+  g_autofree char *tmpdir = NULL;
+  const char *expected[3];
+
+  if (g_test_subprocess ())
+    {
+      run_with_tmpdir (NULL, NULL, NULL);
+      return;
+    }
+  root = real_tmp_dir ();
+  tmpdir = g_build_filename (root, "own-tmp", NULL);
+  g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
+  expected[0] = tmp;
+  expected[1] = tmpdir;
+  expected[2] = NULL;
+  /* Workspace /tmp and /tmp itself are one root. */
+  run_with_tmpdir (tmpdir, "/tmp", expected);
+}
+
+static void
+test_writable_roots_missing_tmpdir (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *tmp = dsh_canonical_path ("/tmp");
+  const char *expected[4];
+
+  if (g_test_subprocess ())
+    {
+      run_with_tmpdir (NULL, NULL, NULL);
+      return;
+    }
+  root = real_tmp_dir ();
+  expected[0] = root;
+  expected[1] = tmp;
+  expected[2] = "/nonexistent-dsh-tmpdir";
+  expected[3] = NULL;
+  run_with_tmpdir ("/nonexistent-dsh-tmpdir", root, expected);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/roots/canonical/symlink", test_canonical_follows_symlinks);
+  g_test_add_func ("/roots/canonical/dotdot-after-symlink", test_canonical_dotdot_after_symlink);
+  g_test_add_func ("/roots/canonical/missing", test_canonical_missing_kept_as_spelled);
+  g_test_add_func ("/roots/workspace/fallback", test_workspace_root_fallback);
+  g_test_add_func ("/roots/writable/by-mode", test_writable_roots_by_mode);
+  g_test_add_func ("/roots/writable/tmpdir-is-tmp", test_writable_roots_tmpdir_is_tmp);
+  g_test_add_func ("/roots/writable/tmpdir-symlink-to-tmp",
+                   test_writable_roots_tmpdir_symlink_to_tmp);
+  g_test_add_func ("/roots/writable/workspace-is-tmp", test_writable_roots_workspace_is_tmp);
+  g_test_add_func ("/roots/writable/missing-tmpdir", test_writable_roots_missing_tmpdir);
+  return g_test_run ();
+}

@@ -1,0 +1,388 @@
+/* test-selection.c — backend selection with test-only fake backends steered by the environment:
+ * a sole candidate is taken without a probe, a chain is probed in priority order, the choice is
+ * cached per provider (also across threads), overrides narrow the chain, and when nothing is
+ * usable confine() fails closed with the exact unavailable text.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+
+#include "dsh-test-util.h"
+
+typedef struct {
+  char *modules_dir;
+  char *log_path;
+  char *workspace;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  const char *const *names = data;
+
+  f->modules_dir = dsh_test_make_tmp_dir ();
+  f->workspace = dsh_test_make_tmp_dir ();
+  f->log_path = g_build_filename (f->workspace, "probe.log", NULL);
+  for (gsize i = 0; names != NULL && names[i] != NULL; i++)
+    {
+      g_autofree char *module = dsh_test_module_path (names[i]);
+      g_autofree char *copy = dsh_test_copy_module (module, f->modules_dir);
+    }
+  g_setenv ("DSH_FAKE_LOG", f->log_path, TRUE);
+  g_unsetenv ("DSH_SANDBOX_BACKEND");
+  g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
+  g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
+  g_unsetenv ("DSH_FAKE_BETA_BROKEN");
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_unsetenv ("DSH_FAKE_LOG");
+  g_unsetenv ("DSH_SANDBOX_BACKEND");
+  g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
+  g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
+  g_unsetenv ("DSH_FAKE_BETA_BROKEN");
+  g_free (f->modules_dir);
+  g_free (f->log_path);
+  g_free (f->workspace);
+}
+
+static DshLocalProvider *
+new_provider (Fixture *f)
+{
+  const char *dirs[] = { f->modules_dir, NULL };
+
+  return dsh_local_provider_new_for_dirs (dirs, NULL);
+}
+
+/* Lines the fake runners appended: one per run, probes included. */
+static char *
+runs_logged (Fixture *f)
+{
+  char *contents = dsh_test_read_file (f->log_path);
+
+  return contents != NULL ? contents : g_strdup ("");
+}
+
+static JsonObject *
+candidate_named (JsonNode *report, const char *name)
+{
+  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
+                                                        "candidates");
+
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    {
+      JsonObject *c = json_array_get_object_element (candidates, i);
+
+      if (g_str_equal (json_object_get_string_member (c, "name"), name))
+        return c;
+    }
+  g_assert_not_reached ();
+}
+
+static const char *alpha_only[] = { "fake-alpha", NULL };
+static const char *alpha_beta[] = { "fake-alpha", "fake-beta", NULL };
+
+static void
+test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  g_autofree char *log = NULL;
+
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, &error), ==, "fake-alpha");
+  g_assert_no_error (error);
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "");
+
+  report = dsh_local_provider_describe (provider);
+  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-alpha"), "probe"),
+                   ==, "skipped");
+}
+
+static void
+test_chain_probed_in_priority_order (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (JsonNode) report = NULL;
+  g_autofree char *log = NULL;
+  g_auto (GStrv) names = dsh_local_provider_list_backends (provider);
+
+  g_assert_cmpstr (names[0], ==, "fake-alpha");
+  g_assert_cmpstr (names[1], ==, "fake-beta");
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  /* The first usable candidate ends the chain: beta is never run. */
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "alpha\n");
+
+  report = dsh_local_provider_describe (provider);
+  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-alpha"), "probe"),
+                   ==, "passed");
+  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-beta"), "probe"),
+                   ==, "not-run");
+}
+
+static void
+test_failing_probe_falls_through (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  g_autofree char *log = NULL;
+  JsonObject *alpha;
+
+  g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
+  provider = new_provider (f);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "beta\n");
+
+  report = dsh_local_provider_describe (provider);
+  alpha = candidate_named (report, "fake-alpha");
+  g_assert_cmpstr (json_object_get_string_member (alpha, "status"), ==, "unusable");
+  g_assert_cmpstr (json_object_get_string_member (alpha, "probe"), ==, "failed");
+  g_assert_nonnull (strstr (json_object_get_string_member (alpha, "reason"),
+                            "fake-alpha: fatal: broken by the environment"));
+}
+
+static void
+test_nothing_usable_fails_closed (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expected = dsh_text_unavailable ("workspace-write");
+  const char *argv[] = { "true", NULL };
+
+  g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
+  g_setenv ("DSH_FAKE_BETA_BROKEN", "1", TRUE);
+  provider = new_provider (f);
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, f->workspace, NULL);
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_assert_null (confined);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_empty_dir_fails_closed (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expected = dsh_text_unavailable ("read-only");
+  const char *argv[] = { "true", NULL };
+  g_autoptr (DshConfinedArgv) confined = NULL;
+
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, f->workspace, NULL);
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_assert_null (confined);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_override_restricts_chain (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  g_autofree char *log = NULL;
+
+  g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
+  provider = new_provider (f);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
+  /* A chain of one is taken without a probe. */
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "");
+  report = dsh_local_provider_describe (provider);
+  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-alpha"),
+                                                  "status"),
+                   ==, "excluded");
+}
+
+static void
+test_override_unknown_name (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) report = NULL;
+
+  g_setenv ("DSH_SANDBOX_BACKEND", "no-such-backend", TRUE);
+  provider = new_provider (f);
+  g_assert_null (dsh_local_provider_get_selected (provider, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  report = dsh_local_provider_describe (provider);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "error"), ==,
+                   "DSH_SANDBOX_BACKEND=no-such-backend names no usable backend module");
+}
+
+static void
+test_override_help (Fixture *f, gconstpointer data)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (DshLocalProvider) provider = NULL;
+
+      g_setenv ("DSH_SANDBOX_BACKEND", "help", TRUE);
+      provider = new_provider (f);
+      /* help lists the choices, then the normal chain applies. */
+      g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*DSH_SANDBOX_BACKEND*fake-alpha - test-only fake backend alpha*"
+                             "fake-beta - test-only fake backend beta*");
+}
+
+static void
+test_backend_dir_env_replaces_dirs (Fixture *f, gconstpointer data)
+{
+  const char *dirs[] = { "/nonexistent-dsh-modules", NULL };
+  g_autoptr (DshLocalProvider) provider = NULL;
+
+  g_setenv ("DSH_SANDBOX_BACKEND_DIR", f->modules_dir, TRUE);
+  provider = dsh_local_provider_new_for_dirs (dirs, NULL);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+}
+
+static void
+test_selection_cached_per_provider (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) reloaded = NULL;
+  g_autofree char *log = NULL;
+
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
+  /* The same provider keeps its choice and probes nothing more... */
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "alpha\n");
+  /* ...while a new provider lifetime rescans and re-probes. */
+  reloaded = new_provider (f);
+  g_assert_cmpstr (dsh_local_provider_get_selected (reloaded, NULL), ==, "fake-beta");
+}
+
+static gpointer
+confine_in_thread (gpointer data)
+{
+  DshLocalProvider *provider = data;
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  const char *argv[] = { "true", NULL };
+  DshConfinedArgv *confined;
+
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, NULL);
+  return confined;
+}
+
+static void
+test_selection_thread_safe (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  GThread *threads[8];
+  g_autofree char *log = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("confine", confine_in_thread, provider);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    {
+      g_autoptr (DshConfinedArgv) confined = g_thread_join (threads[i]);
+
+      g_assert_nonnull (confined);
+      g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, "fake-alpha");
+    }
+  /* Eight concurrent first calls, one probe. */
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "alpha\n");
+}
+
+static void
+test_confined_argv_outlives_provider (Fixture *f, gconstpointer data)
+{
+  DshLocalProvider *provider = new_provider (f);
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshConfinedArgv) confined = NULL;
+  const char *argv[] = { "echo", "hello", NULL };
+  const char *const *wrapped;
+  guint n;
+
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, f->workspace, NULL);
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, NULL);
+  g_assert_nonnull (confined);
+  /* Dropping the provider closes the module; the result copied everything it needs. */
+  g_object_unref (provider);
+
+  wrapped = dsh_confined_argv_get_argv (confined);
+  n = g_strv_length ((char **) wrapped);
+  g_assert_cmpuint (n, >, 2);
+  g_assert_cmpstr (wrapped[0], ==, "/bin/sh");
+  g_assert_cmpstr (wrapped[n - 2], ==, "echo");
+  g_assert_cmpstr (wrapped[n - 1], ==, "hello");
+  g_assert_cmpint (dsh_confined_argv_get_enforcement (confined), ==, DSH_ENFORCEMENT_PARTIAL);
+  g_assert_cmpstr (dsh_confined_argv_get_reasons (confined)[0], ==,
+                   "the fake backend enforces nothing");
+  g_assert_cmpstr (dsh_confined_argv_get_denial_signatures (confined)[0], ==,
+                   "fake: denied by policy");
+  g_assert_cmpuint (dsh_confined_argv_get_runner_failure_rules (confined)->len, ==, 1);
+}
+
+static void
+test_refuses_unconfined_requests (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshSandboxPolicy) danger = NULL;
+  g_autoptr (DshSandboxPolicy) relative = NULL;
+  g_autoptr (DshSandboxPolicy) ro = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+  const char *empty[] = { NULL };
+  const char *empty_program[] = { "", NULL };
+
+  danger = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_DANGER_FULL_ACCESS, f->workspace, NULL);
+  g_assert_null (dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, danger,
+                                               &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  ro = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, f->workspace, NULL);
+  g_assert_null (dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), empty, ro,
+                                               &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), empty_program,
+                                               ro, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  relative = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "relative/dir", NULL);
+  g_assert_null (dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, relative,
+                                               &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+}
+
+#define ADD(path, names, func) \
+  g_test_add (path, Fixture, names, fixture_set_up, func, fixture_tear_down)
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  ADD ("/selection/sole-candidate-not-probed", alpha_only, test_sole_candidate_not_probed);
+  ADD ("/selection/chain-in-priority-order", alpha_beta, test_chain_probed_in_priority_order);
+  ADD ("/selection/failing-probe-falls-through", alpha_beta, test_failing_probe_falls_through);
+  ADD ("/selection/nothing-usable", alpha_beta, test_nothing_usable_fails_closed);
+  ADD ("/selection/empty-dir", NULL, test_empty_dir_fails_closed);
+  ADD ("/selection/override/restricts", alpha_beta, test_override_restricts_chain);
+  ADD ("/selection/override/unknown", alpha_beta, test_override_unknown_name);
+  ADD ("/selection/override/help", alpha_beta, test_override_help);
+  ADD ("/selection/override/backend-dir", alpha_only, test_backend_dir_env_replaces_dirs);
+  ADD ("/selection/cached-per-provider", alpha_beta, test_selection_cached_per_provider);
+  ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
+  ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
+  ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);
+  return g_test_run ();
+}
