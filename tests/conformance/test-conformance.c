@@ -1,0 +1,926 @@
+/* test-conformance.c — one suite that every Linux backend must pass, run unchanged once per backend
+ * (DSH_SANDBOX_BACKEND=bwrap, =landlock) through the real `dsh-sandbox exec` on this kernel.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every case asserts what the kernel did to the files, the exit status, the report's outcome and
+ * the denial marker with the backend's own dialect. Where the backends honestly differ (bwrap's
+ * private /tmp, /dev and PID namespace; Landlock's host /tmp and visible processes) the table
+ * below says so and a case pins each side; linux/README-backends.md explains the differences.
+ */
+#define _GNU_SOURCE
+
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsh-test-support.h"
+
+/* The exact text of SPEC §5; compared verbatim. */
+#define UNAVAILABLE_TEXT(mode) \
+  "sandbox mode \"" mode "\" is requested but no sandbox backend is usable on this host; " \
+  "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing " \
+  "kernel (Linux), ensure sandbox-exec is usable (macOS), or ensure the ACL restricted-token " \
+  "runner can start (Windows) \u2014 otherwise switch the consumer to danger-full-access."
+
+/* What a backend is, as far as this suite can observe it. */
+typedef struct {
+  const char *name;
+  /* Denial dialect: the strerror text a refused write produces. */
+  const char *dialect;
+  /* How dsh-test-deny-syscalls makes the runner itself fail for real. */
+  const char *deny_errno;
+  const char *deny_syscalls;
+  /* The runner's fatal line (the runner-failure detail) starts with this. */
+  const char *fatal_prefix;
+  /* Exit codes the runner-failure rule allows. */
+  int fatal_exit;
+  /* A line that matches a fatal signature (blamed on the runner only with the right status). */
+  const char *fatal_sample;
+  /* A line the runner prints for the command's own failure; not a runner failure. */
+  const char *lookalike_line;
+  int lookalike_exit;
+  /* The status for a command that cannot be executed. */
+  int missing_command_exit;
+  const char *enforcement;
+  /* Honest differences, each pinned by a case. */
+  gboolean private_tmp;
+  gboolean private_dev;
+  gboolean hides_host_processes;
+  gboolean kills_background_children;
+  gboolean governs_metadata;
+  gboolean reports_signal;
+} Backend;
+
+static const Backend backends[] = {
+  {
+    .name = "bwrap",
+    .dialect = "Read-only file system",
+    .deny_errno = "EPERM",
+    .deny_syscalls = "clone",
+    .fatal_prefix = "bwrap: ",
+    .fatal_exit = 1,
+    .fatal_sample = "bwrap: Can't find source path /dsh-conformance: No such file or directory",
+    .lookalike_line = "bwrap: execvp dsh-conformance-tool: No such file or directory",
+    .lookalike_exit = 1,
+    .missing_command_exit = 1,
+    .enforcement = "full",
+    .private_tmp = TRUE,
+    .private_dev = TRUE,
+    .hides_host_processes = TRUE,
+    .kills_background_children = TRUE,
+    .governs_metadata = TRUE,
+    /* bwrap turns the command's death by signal N into its own exit 128+N. */
+    .reports_signal = FALSE,
+  },
+  {
+    .name = "landlock",
+    .dialect = "Permission denied",
+    .deny_errno = "ENOSYS",
+    .deny_syscalls = "landlock_add_rule,landlock_restrict_self",
+    .fatal_prefix = "dsh-landlock-exec: fatal: ",
+    .fatal_exit = 125,
+    .fatal_sample = "dsh-landlock-exec: fatal: printed by the command itself",
+    .lookalike_line = "dsh-landlock-exec: cannot execute 'dsh-conformance-tool': No such file or "
+                      "directory",
+    .lookalike_exit = 125,
+    .missing_command_exit = 127,
+    .enforcement = "partial",
+    .private_tmp = FALSE,
+    .private_dev = FALSE,
+    .hides_host_processes = FALSE,
+    .kills_background_children = FALSE,
+    .governs_metadata = FALSE,
+    .reports_signal = TRUE,
+  },
+};
+
+static const Backend *backend;
+
+static gboolean backend_works (void);
+
+typedef struct {
+  char *base;
+  char *ws;
+  char *home;
+  char *outside;
+  char *tmpdir;
+  char *report_path;
+  char *ws_file;
+  char *home_file;
+  char *outside_file;
+  JsonNode *report;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  const char *tmpdir_env = g_getenv ("TMPDIR");
+
+  (void) data;
+  f->base = dsh_test_scratch_dir (backend->name);
+  /* "Outside" must be outside every writable root, and those include /tmp and TMPDIR. */
+  g_assert_false (g_str_has_prefix (f->base, "/tmp/"));
+  g_assert_true (tmpdir_env == NULL || !g_str_has_prefix (f->base, tmpdir_env));
+
+  f->ws = g_build_filename (f->base, "ws", NULL);
+  f->home = g_build_filename (f->base, "home", NULL);
+  f->outside = g_build_filename (f->base, "outside", NULL);
+  f->tmpdir = g_build_filename (f->base, "tmpdir", NULL);
+  f->report_path = g_build_filename (f->base, "report.json", NULL);
+  f->ws_file = g_build_filename (f->ws, "file", NULL);
+  f->home_file = g_build_filename (f->home, "file", NULL);
+  f->outside_file = g_build_filename (f->outside, "file", NULL);
+  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (f->home, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (f->tmpdir, 0755), ==, 0);
+  dsh_test_write_file (f->ws_file, "inside\n");
+  dsh_test_write_file (f->home_file, "original\n");
+  dsh_test_write_file (f->outside_file, "original\n");
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  dsh_test_remove_tree (f->base);
+  g_free (f->base);
+  g_free (f->ws);
+  g_free (f->home);
+  g_free (f->outside);
+  g_free (f->tmpdir);
+  g_free (f->report_path);
+  g_free (f->ws_file);
+  g_free (f->home_file);
+  g_free (f->outside_file);
+  g_clear_pointer (&f->report, json_node_unref);
+}
+
+static gboolean
+require_backend (void)
+{
+  static int usable = -1;
+
+  if (usable < 0)
+    usable = backend_works ();
+  return dsh_test_require (usable, "the backend is not usable on this host");
+}
+
+static const char *
+fileop (void)
+{
+  return dsh_test_getenv_required ("DSH_TEST_FILEOP");
+}
+
+/* `dsh-sandbox exec --mode MODE --workspace WS --report R -- ARGV` from inside the workspace,
+ * optionally wrapped in dsh-test-deny-syscalls. Loads the report into f->report. */
+static void
+cli_exec_wrapped (Fixture *f,
+                  gboolean deny,
+                  const char *mode,
+                  const char *const *command,
+                  const char *stdin_text,
+                  DshTestRun *run)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *home_env = g_strdup_printf ("HOME=%s", f->home);
+  g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", f->tmpdir);
+  g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
+  const char *env[] = { home_env, tmpdir_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  g_autofree char *report_text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (deny)
+    {
+      g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"));
+      g_ptr_array_add (argv, (char *) "--errno");
+      g_ptr_array_add (argv, (char *) backend->deny_errno);
+      g_ptr_array_add (argv, (char *) "--syscall");
+      g_ptr_array_add (argv, (char *) backend->deny_syscalls);
+      g_ptr_array_add (argv, (char *) "--");
+    }
+  g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_SANDBOX_CLI"));
+  g_ptr_array_add (argv, (char *) "exec");
+  g_ptr_array_add (argv, (char *) "--mode");
+  g_ptr_array_add (argv, (char *) mode);
+  g_ptr_array_add (argv, (char *) "--workspace");
+  g_ptr_array_add (argv, f->ws);
+  g_ptr_array_add (argv, (char *) "--report");
+  g_ptr_array_add (argv, f->report_path);
+  g_ptr_array_add (argv, (char *) "--");
+  for (gsize i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) command[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_unlink (f->report_path);
+  g_clear_pointer (&f->report, json_node_unref);
+  dsh_test_run (f->ws, (const char *const *) argv->pdata, env, stdin_text, -1, run);
+
+  report_text = dsh_test_read_file (f->report_path);
+  g_assert_nonnull (report_text);
+  f->report = json_from_string (report_text, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (f->report), "backend"),
+                   ==, backend->name);
+}
+
+static void
+cli_exec (Fixture *f, const char *mode, const char *const *command, DshTestRun *run)
+{
+  cli_exec_wrapped (f, FALSE, mode, command, NULL, run);
+}
+
+static JsonObject *
+report (Fixture *f)
+{
+  return json_node_get_object (f->report);
+}
+
+static const char *
+report_outcome (Fixture *f)
+{
+  return json_object_get_string_member (report (f), "outcome");
+}
+
+static void
+assert_file_is (const char *path, const char *expected)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+
+  g_assert_cmpstr (contents, ==, expected);
+}
+
+static int
+line_index (const char *text, const char *needle)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (int i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], needle) != NULL)
+      return i;
+  return -1;
+}
+
+/* The sandbox refused a file effect and said so in its own words, then the marker followed. */
+static void
+assert_denied (Fixture *f, const DshTestRun *run, const char *mode)
+{
+  g_autofree char *marker = g_strdup_printf ("[sandbox: file access denied under %s mode]", mode);
+  JsonArray *markers = json_object_get_array_member (report (f), "markers");
+  int dialect_at = line_index (run->err, backend->dialect);
+  int marker_at = line_index (run->err, marker);
+
+  g_assert_cmpint (run->status, !=, 0);
+  g_assert_cmpint (run->status, !=, 125);
+  g_assert_cmpstr (report_outcome (f), ==, "denied");
+  g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
+  g_assert_cmpint (json_object_get_int_member (report (f), "exitCode"), ==, run->status);
+  g_assert_cmpint (dialect_at, >=, 0);
+  g_assert_cmpint (marker_at, >, dialect_at);
+  g_assert_cmpuint (json_array_get_length (markers), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (markers, 0), ==, marker);
+}
+
+static void
+assert_completed (Fixture *f, const DshTestRun *run, int status)
+{
+  g_assert_cmpint (run->status, ==, status);
+  g_assert_cmpstr (report_outcome (f), ==, "completed");
+  g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
+  g_assert_null (strstr (run->err, "[sandbox:"));
+  g_assert_null (strstr (run->err, "dsh-sandbox:"));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void
+test_read_only_denies_workspace (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) op = { 0 };
+  g_autofree char *new_file = g_build_filename (f->ws, "new", NULL);
+  const char *shell[] = { "sh", "-c", "echo changed > file", NULL };
+  const char *create[] = { fileop (), "write", new_file, NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "read-only", shell, &run);
+  assert_denied (f, &run, "read-only");
+  assert_file_is (f->ws_file, "inside\n");
+  g_assert_cmpstr (json_object_get_string_member (report (f), "enforcement"), ==,
+                   backend->enforcement);
+
+  cli_exec (f, "read-only", create, &op);
+  assert_denied (f, &op, "read-only");
+  g_assert_false (g_file_test (new_file, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_read_only_denies_temp (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) tmp_run = { 0 };
+  g_autofree char *in_tmpdir = g_build_filename (f->tmpdir, "x", NULL);
+  g_autofree char *in_tmp = g_strdup_printf ("/tmp/dsh-conformance-ro-%s-%d", backend->name,
+                                             (int) getpid ());
+  const char *command[] = { fileop (), "write", in_tmpdir, NULL };
+  const char *tmp_command[] = { fileop (), "write", in_tmp, NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "read-only", command, &run);
+  assert_denied (f, &run, "read-only");
+  g_assert_false (g_file_test (in_tmpdir, G_FILE_TEST_EXISTS));
+
+  cli_exec (f, "read-only", tmp_command, &tmp_run);
+  assert_denied (f, &tmp_run, "read-only");
+  g_assert_false (g_file_test (in_tmp, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_read_only_allows_sinks (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "sh", "-c", "echo x > /dev/null && echo sink-ok", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "read-only", command, &run);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (run.out, ==, "sink-ok\n");
+}
+
+static void
+test_workspace_write_allows_workspace (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = {
+    "sh", "-c", "echo written > file && mkdir -p sub/dir && mv file sub/dir/moved && cat sub/dir/moved",
+    NULL,
+  };
+  g_autofree char *moved = g_build_filename (f->ws, "sub", "dir", "moved", NULL);
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (run.out, ==, "written\n");
+  assert_file_is (moved, "written\n");
+}
+
+/* TMPDIR is a writable root on every backend, and lands on the host. */
+static void
+test_workspace_write_allows_tmpdir (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *in_tmpdir = g_build_filename (f->tmpdir, "x", NULL);
+  const char *command[] = { fileop (), "write", in_tmpdir, "temp\n", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+  assert_file_is (in_tmpdir, "temp\n");
+}
+
+/* Pinned difference: /tmp is writable on both, but only Landlock's writes reach the host. */
+static void
+test_workspace_write_tmp_area (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *name = g_strdup_printf ("/tmp/dsh-conformance-%s-%d", backend->name,
+                                           (int) getpid ());
+  g_autofree char *script = g_strdup_printf ("echo temp > %s && cat %s", name, name);
+  const char *command[] = { "sh", "-c", script, NULL };
+
+  if (!require_backend ())
+    return;
+
+  g_unlink (name);
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (run.out, ==, "temp\n");
+  if (backend->private_tmp)
+    g_assert_false (g_file_test (name, G_FILE_TEST_EXISTS));
+  else
+    assert_file_is (name, "temp\n");
+  g_unlink (name);
+}
+
+static void
+test_workspace_write_denies_home (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "sh", "-c", "echo changed > \"$HOME/file\"", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_denied (f, &run, "workspace-write");
+  assert_file_is (f->home_file, "original\n");
+}
+
+static void
+test_workspace_write_denies_etc (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *name = g_strdup_printf ("/etc/dsh-conformance-%d", (int) getpid ());
+  const char *command[] = { fileop (), "write", name, NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_denied (f, &run, "workspace-write");
+  g_assert_false (g_file_test (name, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_workspace_write_denies_symlink_escape (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) dir_run = { 0 };
+  g_auto (DshTestRun) file_run = { 0 };
+  g_autofree char *dir_link = g_build_filename (f->ws, "escape", NULL);
+  g_autofree char *file_link = g_build_filename (f->ws, "file-link", NULL);
+  const char *through_dir[] = { fileop (), "write", "escape/file", NULL };
+  const char *through_file[] = { "sh", "-c", "echo changed > file-link", NULL };
+
+  if (!require_backend ())
+    return;
+
+  g_assert_cmpint (symlink (f->outside, dir_link), ==, 0);
+  g_assert_cmpint (symlink (f->outside_file, file_link), ==, 0);
+
+  cli_exec (f, "workspace-write", through_dir, &dir_run);
+  assert_denied (f, &dir_run, "workspace-write");
+  cli_exec (f, "workspace-write", through_file, &file_run);
+  assert_denied (f, &file_run, "workspace-write");
+  assert_file_is (f->outside_file, "original\n");
+}
+
+static void
+test_workspace_write_denies_dotdot_escape (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { fileop (), "write", "../outside/file", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_denied (f, &run, "workspace-write");
+  assert_file_is (f->outside_file, "original\n");
+}
+
+/* Moving or linking a file out of the workspace fails, whichever errno the backend's kernel
+ * mechanism gives (EXDEV across bwrap's mounts or Landlock's reparenting rule, EROFS/EACCES). */
+static void
+test_rename_link_out_of_workspace (Fixture *f, gconstpointer data)
+{
+  g_autofree char *target = g_build_filename (f->outside, "escaped", NULL);
+  g_autofree char *pulled = g_build_filename (f->ws, "pulled", NULL);
+  const char *rename_out[] = { fileop (), "rename", f->ws_file, target, NULL };
+  const char *link_out[] = { fileop (), "link", f->ws_file, target, NULL };
+  const char *rename_in[] = { fileop (), "rename", f->outside_file, pulled, NULL };
+  const char *const *commands[] = { rename_out, link_out, rename_in };
+
+  if (!require_backend ())
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+
+      cli_exec (f, "workspace-write", commands[i], &run);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n") ||
+                     g_str_equal (run.out, "EROFS\n"));
+      g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
+      g_assert_cmpstr (report_outcome (f), !=, "runner-failure");
+    }
+  assert_file_is (f->ws_file, "inside\n");
+  assert_file_is (f->outside_file, "original\n");
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (pulled, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_truncate_outside_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { fileop (), "truncate", f->outside_file, NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  /* Pinned: below Landlock ABI 3 truncation is ungoverned (reported as partial enforcement). */
+  if (g_str_equal (backend->name, "landlock") && dsh_test_landlock_abi () < 3)
+    {
+      assert_completed (f, &run, 0);
+      return;
+    }
+  assert_denied (f, &run, "workspace-write");
+  assert_file_is (f->outside_file, "original\n");
+}
+
+static void
+test_proc_self_fd_reopen_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { fileop (), "procfd-write", f->outside_file, NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_denied (f, &run, "workspace-write");
+  assert_file_is (f->outside_file, "original\n");
+}
+
+/* The host's /dev/shm never changes. Pinned difference: bwrap's /dev is its own (the write
+ * succeeds there and vanishes), Landlock refuses it. */
+static void
+test_dev_shm (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *name = g_strdup_printf ("/dev/shm/dsh-conformance-%s-%d", backend->name,
+                                           (int) getpid ());
+  const char *command[] = { fileop (), "write", name, NULL };
+
+  if (!require_backend ())
+    return;
+  if (!dsh_test_require (g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR), "no /dev/shm"))
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  if (backend->private_dev)
+    assert_completed (f, &run, 0);
+  else
+    assert_denied (f, &run, "workspace-write");
+  g_assert_false (g_file_test (name, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_fifo_socket_outside_denied (Fixture *f, gconstpointer data)
+{
+  g_autofree char *fifo_out = g_build_filename (f->outside, "fifo", NULL);
+  g_autofree char *sock_out = g_build_filename (f->outside, "sock", NULL);
+  g_autofree char *fifo_in = g_build_filename (f->ws, "fifo", NULL);
+  g_autofree char *sock_in = g_build_filename (f->ws, "sock", NULL);
+  const char *fifo_cmd[] = { fileop (), "mkfifo", fifo_out, NULL };
+  const char *sock_cmd[] = { fileop (), "bind", sock_out, NULL };
+  const char *fifo_ok[] = { fileop (), "mkfifo", fifo_in, NULL };
+  const char *sock_ok[] = { fileop (), "bind", sock_in, NULL };
+  g_auto (DshTestRun) r1 = { 0 };
+  g_auto (DshTestRun) r2 = { 0 };
+  g_auto (DshTestRun) r3 = { 0 };
+  g_auto (DshTestRun) r4 = { 0 };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", fifo_cmd, &r1);
+  assert_denied (f, &r1, "workspace-write");
+  g_assert_false (g_file_test (fifo_out, G_FILE_TEST_EXISTS));
+  cli_exec (f, "workspace-write", sock_cmd, &r2);
+  assert_denied (f, &r2, "workspace-write");
+  g_assert_false (g_file_test (sock_out, G_FILE_TEST_EXISTS));
+
+  cli_exec (f, "workspace-write", fifo_ok, &r3);
+  assert_completed (f, &r3, 0);
+  cli_exec (f, "workspace-write", sock_ok, &r4);
+  assert_completed (f, &r4, 0);
+}
+
+/* Pinned difference: metadata. bwrap's read-only mounts refuse chmod; Landlock has no right for
+ * it, which is why it reports partial enforcement with that reason. */
+static void
+test_metadata_outside (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { fileop (), "chmod", f->outside_file, "600", NULL };
+  JsonArray *reasons;
+  struct stat st;
+
+  if (!require_backend ())
+    return;
+
+  g_assert_cmpint (g_chmod (f->outside_file, 0644), ==, 0);
+  cli_exec (f, "workspace-write", command, &run);
+  g_assert_cmpint (g_stat (f->outside_file, &st), ==, 0);
+  reasons = json_object_get_array_member (report (f), "enforcementReasons");
+  g_assert_cmpstr (json_object_get_string_member (report (f), "enforcement"), ==,
+                   backend->enforcement);
+  if (backend->governs_metadata)
+    {
+      assert_denied (f, &run, "workspace-write");
+      g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+    }
+  else
+    {
+      assert_completed (f, &run, 0);
+      g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+      g_assert_cmpuint (json_array_get_length (reasons), >=, 1);
+      g_assert_nonnull (strstr (json_array_get_string_element (reasons, 0), "metadata"));
+    }
+}
+
+static void
+test_exit_status_passes_through (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "sh", "-c", "exit 42", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "read-only", command, &run);
+  assert_completed (f, &run, 42);
+  g_assert_cmpint (json_object_get_int_member (report (f), "exitCode"), ==, 42);
+}
+
+static void
+test_signal_passes_through (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "sh", "-c", "kill -TERM $$", NULL };
+  JsonNode *signal_node;
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "read-only", command, &run);
+  assert_completed (f, &run, 128 + SIGTERM);
+  signal_node = json_object_get_member (report (f), "signal");
+  if (backend->reports_signal)
+    g_assert_cmpint (json_node_get_int (signal_node), ==, SIGTERM);
+  else
+    g_assert_true (JSON_NODE_HOLDS_NULL (signal_node));
+}
+
+static void
+test_stdin_passes_through (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "sh", "-c", "read line; echo \"got:$line\"", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec_wrapped (f, FALSE, "read-only", command, "hello\n", &run);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (run.out, ==, "got:hello\n");
+}
+
+static gboolean
+wait_for_file (const char *path, guint ms)
+{
+  for (guint waited = 0; waited < ms; waited += 50)
+    {
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return TRUE;
+      g_usleep (50 * 1000);
+    }
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* Pinned difference: bwrap's PID namespace dies with the command, taking a background child
+ * along; under Landlock the child outlives the command — but stays confined. */
+static void
+test_background_child (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *late = g_build_filename (f->ws, "late", NULL);
+  g_autofree char *late_outside = g_build_filename (f->outside, "late", NULL);
+  const char *command[] = {
+    "sh", "-c",
+    "(sleep 0.5; echo x > \"$2\"; echo late > \"$1.tmp\" && mv \"$1.tmp\" \"$1\") "
+    "</dev/null >/dev/null 2>&1 & exit 0",
+    "sh", late, late_outside, NULL,
+  };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+  if (backend->kills_background_children)
+    {
+      g_usleep (1500 * 1000);
+      g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
+    }
+  else
+    {
+      g_assert_true (wait_for_file (late, 5000));
+      assert_file_is (late, "late\n");
+    }
+  g_assert_false (g_file_test (late_outside, G_FILE_TEST_EXISTS));
+}
+
+/* /proc magic links do not reach around the sandbox: not through PID 1's root, not through a
+ * descriptor the (unconfined) test process holds open for writing. */
+static void
+test_proc_magic_links (Fixture *f, gconstpointer data)
+{
+  g_autofree char *via_init = g_strdup_printf ("/proc/1/root%s", f->outside_file);
+  g_autofree char *via_fd = NULL;
+  g_autofree char *visible = g_strdup_printf ("test -e /proc/%d && echo visible || echo hidden",
+                                              (int) getpid ());
+  const char *init_cmd[] = { fileop (), "append", via_init, NULL };
+  const char *fd_cmd[] = { fileop (), "append", NULL, NULL };
+  const char *visible_cmd[] = { "sh", "-c", visible, NULL };
+  g_auto (DshTestRun) r1 = { 0 };
+  g_auto (DshTestRun) r2 = { 0 };
+  g_auto (DshTestRun) r3 = { 0 };
+  int fd;
+
+  if (!require_backend ())
+    return;
+
+  fd = open (f->outside_file, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  via_fd = g_strdup_printf ("/proc/%d/fd/%d", (int) getpid (), fd);
+  fd_cmd[2] = via_fd;
+
+  cli_exec (f, "workspace-write", init_cmd, &r1);
+  g_assert_cmpint (r1.status, ==, 1);
+  cli_exec (f, "workspace-write", fd_cmd, &r2);
+  g_assert_cmpint (r2.status, ==, 1);
+  assert_file_is (f->outside_file, "original\n");
+  close (fd);
+
+  /* Pinned difference: process visibility is not governed by Landlock. */
+  cli_exec (f, "read-only", visible_cmd, &r3);
+  assert_completed (f, &r3, 0);
+  g_assert_cmpstr (r3.out, ==, backend->hides_host_processes ? "hidden\n" : "visible\n");
+}
+
+/* The runner itself fails for real (the kernel refuses it what it needs): 125, the unavailable
+ * text with the runner's own fatal line as detail, and the command never ran. */
+static void
+test_runner_failure (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *marker = g_build_filename (f->ws, "ran", NULL);
+  const char *command[] = { fileop (), "write", marker, NULL };
+  const char *prefix = "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write") " Runner failure: ";
+  g_auto (GStrv) lines = NULL;
+  const char *last = NULL;
+  const char *detail;
+
+  if (!require_backend ())
+    return;
+
+  cli_exec_wrapped (f, TRUE, "workspace-write", command, NULL, &run);
+  g_assert_cmpint (run.status, ==, 125);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (report_outcome (f), ==, "runner-failure");
+  g_assert_false (json_object_get_boolean_member (report (f), "commandRan"));
+  g_assert_null (strstr (run.err, "[sandbox:"));
+
+  /* The last stderr line is ours; its detail is the runner's own line, printed above it. */
+  lines = g_strsplit (run.err, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      last = lines[i];
+  g_assert_nonnull (last);
+  g_assert_true (g_str_has_prefix (last, prefix));
+  detail = last + strlen (prefix);
+  g_assert_true (g_str_has_prefix (detail, backend->fatal_prefix));
+  g_assert_cmpint (line_index (run.err, detail), ==, 0);
+  g_assert_cmpuint (dsh_test_count_lines_with (run.err, "dsh-sandbox:"), ==, 1);
+  g_assert_nonnull (strstr (json_object_get_string_member (report (f), "detail"), detail));
+}
+
+/* A confined command that exits like the runner or prints something like its lines is still
+ * the command: without the full fatal-signature match nothing is blamed on the runner. */
+static void
+test_lookalikes_not_runner_failure (Fixture *f, gconstpointer data)
+{
+  g_autofree char *lookalike_exit = g_strdup_printf ("%d", backend->lookalike_exit);
+  g_autofree char *fatal_exit = g_strdup_printf ("%d", backend->fatal_exit);
+  const char *script = "echo \"$1\" >&2; exit \"$2\"";
+  struct {
+    const char *line;
+    const char *exit_code;
+  } cases[] = {
+    /* The runner's exit status with an unrelated fatal-sounding line. */
+    { "fatal: the command's own failure", "125" },
+    { "fatal: the command's own failure", fatal_exit },
+    /* The runner's own wording for the command's failure. */
+    { backend->lookalike_line, lookalike_exit },
+    /* A real fatal signature, but an exit status the rule does not allow. */
+    { backend->fatal_sample, "3" },
+  };
+
+  if (!require_backend ())
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+      const char *command[] = { "sh", "-c", script, "sh", cases[i].line, cases[i].exit_code,
+                                NULL };
+
+      cli_exec (f, "workspace-write", command, &run);
+      assert_completed (f, &run, atoi (cases[i].exit_code));
+      g_assert_nonnull (strstr (run.err, cases[i].line));
+    }
+}
+
+/* A command that cannot be executed is the command's failure on every backend. */
+static void
+test_missing_command (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "dsh-conformance-no-such-command", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "read-only", command, &run);
+  assert_completed (f, &run, backend->missing_command_exit);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* A sole candidate is selected without a functional probe, so run a trivial command through the
+ * real CLI once: an unusable runner then skips (or, in CI, fails) case by case. */
+static gboolean
+backend_works (void)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
+  const char *env[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_SANDBOX_CLI"), "exec", "--mode", "read-only", "--workspace",
+    "/", "--", "true", NULL,
+  };
+
+  dsh_test_run ("/", argv, env, NULL, -1, &run);
+  return run.status == 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *name;
+
+  g_test_init (&argc, &argv, NULL);
+
+  name = dsh_test_getenv_required ("DSH_SANDBOX_BACKEND");
+  for (gsize i = 0; i < G_N_ELEMENTS (backends); i++)
+    if (g_str_equal (backends[i].name, name))
+      backend = &backends[i];
+  if (backend == NULL)
+    g_error ("no conformance expectations for backend \"%s\"", name);
+
+#define ADD(path, fn) \
+  do \
+    { \
+      g_autofree char *full = g_strdup_printf ("/conformance/%s/%s", name, path); \
+      g_test_add (full, Fixture, NULL, fixture_set_up, fn, fixture_tear_down); \
+    } \
+  while (0)
+  ADD ("read-only/denies-workspace", test_read_only_denies_workspace);
+  ADD ("read-only/denies-temp", test_read_only_denies_temp);
+  ADD ("read-only/allows-sinks", test_read_only_allows_sinks);
+  ADD ("workspace-write/allows-workspace", test_workspace_write_allows_workspace);
+  ADD ("workspace-write/allows-tmpdir", test_workspace_write_allows_tmpdir);
+  ADD ("workspace-write/tmp-area", test_workspace_write_tmp_area);
+  ADD ("workspace-write/denies-home", test_workspace_write_denies_home);
+  ADD ("workspace-write/denies-etc", test_workspace_write_denies_etc);
+  ADD ("workspace-write/denies-symlink-escape", test_workspace_write_denies_symlink_escape);
+  ADD ("workspace-write/denies-dotdot-escape", test_workspace_write_denies_dotdot_escape);
+  ADD ("escape/rename-link-out", test_rename_link_out_of_workspace);
+  ADD ("escape/truncate-outside", test_truncate_outside_denied);
+  ADD ("escape/proc-self-fd-reopen", test_proc_self_fd_reopen_denied);
+  ADD ("escape/dev-shm", test_dev_shm);
+  ADD ("escape/fifo-socket-outside", test_fifo_socket_outside_denied);
+  ADD ("escape/proc-magic-links", test_proc_magic_links);
+  ADD ("difference/metadata-outside", test_metadata_outside);
+  ADD ("difference/background-child", test_background_child);
+  ADD ("passthrough/exit-status", test_exit_status_passes_through);
+  ADD ("passthrough/signal", test_signal_passes_through);
+  ADD ("passthrough/stdin", test_stdin_passes_through);
+  ADD ("classification/runner-failure", test_runner_failure);
+  ADD ("classification/lookalikes", test_lookalikes_not_runner_failure);
+  ADD ("classification/missing-command", test_missing_command);
+#undef ADD
+
+  return g_test_run ();
+}

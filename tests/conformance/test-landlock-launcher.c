@@ -1,0 +1,576 @@
+/* test-landlock-launcher.c — runs the real dsh-landlock-exec on this kernel and asserts what the
+ * kernel did to the files, without the core or the command line in between.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsh-test-support.h"
+
+#define FATAL_PREFIX "dsh-landlock-exec: fatal: "
+
+typedef struct {
+  char *base;
+  /* The one --write root. */
+  char *ws;
+  /* A sibling directory no rule makes writable. */
+  char *outside;
+  char *outside_file;
+  char *inside_file;
+} Fixture;
+
+static gboolean
+require_landlock (void)
+{
+  return dsh_test_require (dsh_test_landlock_abi () >= 1,
+                           "the kernel does not enforce Landlock");
+}
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  f->base = dsh_test_scratch_dir ("landlock-launcher");
+  f->ws = g_build_filename (f->base, "ws", NULL);
+  f->outside = g_build_filename (f->base, "outside", NULL);
+  f->outside_file = g_build_filename (f->outside, "file", NULL);
+  f->inside_file = g_build_filename (f->ws, "file", NULL);
+  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
+  dsh_test_write_file (f->outside_file, "original\n");
+  dsh_test_write_file (f->inside_file, "inside\n");
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  dsh_test_remove_tree (f->base);
+  g_free (f->base);
+  g_free (f->ws);
+  g_free (f->outside);
+  g_free (f->outside_file);
+  g_free (f->inside_file);
+}
+
+/* dsh-landlock-exec --write WS -- dsh-test-fileop OP A [B] */
+static void
+run_fileop (Fixture *f, const char *op, const char *a, const char *b, DshTestRun *run)
+{
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--write", f->ws, "--",
+    dsh_test_getenv_required ("DSH_TEST_FILEOP"), op, a, b, NULL,
+  };
+
+  dsh_test_run (NULL, argv, NULL, NULL, -1, run);
+}
+
+static void
+assert_denied (const DshTestRun *run, const char *errno_name)
+{
+  g_assert_cmpint (run->status, ==, 1);
+  g_assert_cmpstr (run->out, ==, errno_name);
+}
+
+static void
+assert_ok (const DshTestRun *run)
+{
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_cmpstr (run->out, ==, "ok\n");
+}
+
+static void
+assert_file_is (const char *path, const char *expected)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+
+  g_assert_cmpstr (contents, ==, expected);
+}
+
+static void
+test_write_outside_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) shell = { 0 };
+  g_autofree char *new_file = g_build_filename (f->outside, "new", NULL);
+  g_autofree char *script = g_strdup_printf ("echo changed > '%s'", f->outside_file);
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--write", f->ws, "--", "sh", "-c", script,
+    NULL,
+  };
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "write", f->outside_file, NULL, &run);
+  assert_denied (&run, "EACCES\n");
+  assert_file_is (f->outside_file, "original\n");
+  g_assert_true (strstr (run.err, "Permission denied") != NULL);
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "write", new_file, NULL, &run);
+  assert_denied (&run, "EACCES\n");
+  g_assert_false (g_file_test (new_file, G_FILE_TEST_EXISTS));
+
+  /* A real shell shows the dialect the module publishes. */
+  dsh_test_run (NULL, argv, NULL, NULL, -1, &shell);
+  g_assert_cmpint (shell.status, !=, 0);
+  g_assert_true (strstr (shell.err, "Permission denied") != NULL);
+  assert_file_is (f->outside_file, "original\n");
+}
+
+static void
+test_write_beneath_allowed (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *sub = g_build_filename (f->ws, "sub", NULL);
+  g_autofree char *moved = g_build_filename (sub, "moved", NULL);
+  g_autofree char *linked = g_build_filename (sub, "linked", NULL);
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "write", f->inside_file, "written\n", &run);
+  assert_ok (&run);
+  assert_file_is (f->inside_file, "written\n");
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "mkdir", sub, NULL, &run);
+  assert_ok (&run);
+
+  /* Reparenting inside the root needs REFER, granted from ABI 2 on. */
+  dsh_test_run_clear (&run);
+  run_fileop (f, "link", f->inside_file, linked, &run);
+  if (dsh_test_landlock_abi () >= 2)
+    {
+      assert_ok (&run);
+      dsh_test_run_clear (&run);
+      run_fileop (f, "rename", f->inside_file, moved, &run);
+      assert_ok (&run);
+      assert_file_is (moved, "written\n");
+
+      dsh_test_run_clear (&run);
+      run_fileop (f, "truncate", linked, NULL, &run);
+      assert_ok (&run);
+      assert_file_is (moved, "");
+    }
+  else
+    assert_denied (&run, "EXDEV\n");
+}
+
+static void
+test_truncate_outside_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "truncate", f->outside_file, NULL, &run);
+  if (dsh_test_landlock_abi () >= 3)
+    {
+      assert_denied (&run, "EACCES\n");
+      assert_file_is (f->outside_file, "original\n");
+    }
+  else
+    {
+      /* Pinned: below ABI 3 truncation is not governed, which the module reports as partial. */
+      assert_ok (&run);
+    }
+}
+
+static void
+test_rename_link_out_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *out_target = g_build_filename (f->outside, "escaped", NULL);
+  g_autofree char *in_target = g_build_filename (f->ws, "pulled-in", NULL);
+
+  if (!require_landlock ())
+    return;
+
+  /* Out of the writable root: EXDEV when reparenting is refused, EACCES when making the new
+   * entry is; either way nothing moves. */
+  run_fileop (f, "rename", f->inside_file, out_target, &run);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
+  assert_file_is (f->inside_file, "inside\n");
+  g_assert_false (g_file_test (out_target, G_FILE_TEST_EXISTS));
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "link", f->inside_file, out_target, &run);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
+  g_assert_false (g_file_test (out_target, G_FILE_TEST_EXISTS));
+
+  /* Pulling an outside file in would remove it from a directory the command cannot write. */
+  dsh_test_run_clear (&run);
+  run_fileop (f, "rename", f->outside_file, in_target, &run);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
+  assert_file_is (f->outside_file, "original\n");
+
+  /* A hard link from outside into the root would let the command write the outside inode. */
+  dsh_test_run_clear (&run);
+  run_fileop (f, "link", f->outside_file, in_target, &run);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
+  g_assert_false (g_file_test (in_target, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_fifo_socket_outside_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *fifo_out = g_build_filename (f->outside, "fifo", NULL);
+  g_autofree char *sock_out = g_build_filename (f->outside, "sock", NULL);
+  g_autofree char *fifo_in = g_build_filename (f->ws, "fifo", NULL);
+  g_autofree char *sock_in = g_build_filename (f->ws, "sock", NULL);
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "mkfifo", fifo_out, NULL, &run);
+  assert_denied (&run, "EACCES\n");
+  g_assert_false (g_file_test (fifo_out, G_FILE_TEST_EXISTS));
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "bind", sock_out, NULL, &run);
+  assert_denied (&run, "EACCES\n");
+  g_assert_false (g_file_test (sock_out, G_FILE_TEST_EXISTS));
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "mkfifo", fifo_in, NULL, &run);
+  assert_ok (&run);
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "bind", sock_in, NULL, &run);
+  assert_ok (&run);
+}
+
+static void
+test_required_sinks_writable (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--", "sh", "-c",
+    "echo x > /dev/null && echo x > /dev/zero && echo sink-ok", NULL,
+  };
+
+  if (!require_landlock ())
+    return;
+
+  /* Read-only: no --write at all. */
+  dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.out, ==, "sink-ok\n");
+
+  /* /dev/full opens for writing; its ENOSPC is the device's answer, not a denial. */
+  dsh_test_run_clear (&run);
+  run_fileop (f, "append", "/dev/full", NULL, &run);
+  assert_denied (&run, "ENOSPC\n");
+}
+
+static void
+test_proc_self_fd_reopen_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "procfd-write", f->outside_file, NULL, &run);
+  assert_denied (&run, "EACCES\n");
+  assert_file_is (f->outside_file, "original\n");
+
+  /* The same trick inside the root works: the magic link resolves to a writable path. */
+  dsh_test_run_clear (&run);
+  run_fileop (f, "procfd-write", f->inside_file, NULL, &run);
+  assert_ok (&run);
+  assert_file_is (f->inside_file, "inside\nchanged\n");
+}
+
+static void
+test_dev_shm_denied (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *name = g_strdup_printf ("/dev/shm/dsh-landlock-test-%d", (int) getpid ());
+
+  if (!require_landlock ())
+    return;
+  if (!dsh_test_require (g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR), "no /dev/shm"))
+    return;
+
+  run_fileop (f, "write", name, NULL, &run);
+  assert_denied (&run, "EACCES\n");
+  g_assert_false (g_file_test (name, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_missing_root_still_enforces (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *missing = g_build_filename (f->base, "not-yet", NULL);
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--write", missing, "--",
+    dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", f->inside_file, NULL,
+  };
+
+  if (!require_landlock ())
+    return;
+
+  dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+  assert_denied (&run, "EACCES\n");
+  assert_file_is (f->inside_file, "inside\n");
+}
+
+/* Pins the reason the module reports partial enforcement on every ABI so far: metadata changes
+ * are not Landlock rights. If a future ABI governs them, this test says to update the module. */
+static void
+test_metadata_not_governed (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  struct stat st;
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "chmod", f->outside_file, "600", &run);
+  assert_ok (&run);
+  g_assert_cmpint (g_stat (f->outside_file, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+
+  dsh_test_run_clear (&run);
+  run_fileop (f, "utime", f->outside_file, NULL, &run);
+  assert_ok (&run);
+  assert_file_is (f->outside_file, "original\n");
+}
+
+/* A caller running as root could otherwise create a disk's device node inside the workspace and
+ * write the host through it; the launcher withholds MAKE_CHAR and MAKE_BLOCK. */
+static void
+test_no_device_nodes_in_root (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *node = g_build_filename (f->ws, "null", NULL);
+
+  if (!require_landlock ())
+    return;
+
+  run_fileop (f, "mknod-null", node, NULL, &run);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_equal (run.out, "EACCES\n") || g_str_equal (run.out, "EPERM\n"));
+  g_assert_false (g_file_test (node, G_FILE_TEST_EXISTS));
+}
+
+static void
+become_terminal_session (gpointer user_data)
+{
+  int fd;
+
+  setsid ();
+  /* A session leader without a terminal acquires the first one it opens. */
+  fd = open (user_data, O_RDWR);
+  if (fd >= 0 && fd != 3)
+    {
+      dup2 (fd, 3);
+      close (fd);
+    }
+}
+
+/* Runs `dsh-test-fileop tiocsti 3` (under the launcher or not) in a new session whose controlling
+ * terminal is the pty `slave_path`, handed over as descriptor 3: the position of a command the
+ * caller's interactive shell started. */
+static void
+run_tiocsti (const char *slave_path, gboolean confined, DshTestRun *run)
+{
+  g_autoptr (GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--",
+    dsh_test_getenv_required ("DSH_TEST_FILEOP"), "tiocsti", "3", NULL,
+  };
+
+  g_subprocess_launcher_set_child_setup (launcher, become_terminal_session, (gpointer) slave_path,
+                                         NULL);
+  proc = g_subprocess_launcher_spawnv (launcher, confined ? argv : argv + 2, &error);
+  g_assert_no_error (error);
+  memset (run, 0, sizeof *run);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &run->out, &run->err, &error);
+  g_assert_no_error (error);
+  run->status = g_subprocess_get_exit_status (proc);
+}
+
+/* The command shares the caller's terminal; it must not be able to type into it (the typed text
+ * would run unconfined in the caller's shell once the command exits). */
+static void
+test_terminal_injection_refused (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) baseline = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  int master;
+
+  if (!require_landlock ())
+    return;
+
+  master = posix_openpt (O_RDWR | O_NOCTTY);
+  if (!dsh_test_require (master >= 0, "no pseudo-terminals"))
+    return;
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+
+  /* Unconfined, the kernel lets a process type into its own terminal unless the
+   * dev.tty.legacy_tiocsti sysctl is off (then EIO). */
+  run_tiocsti (ptsname (master), FALSE, &baseline);
+  g_test_message ("unconfined TIOCSTI: %s", baseline.out);
+  g_assert_true (g_str_equal (baseline.out, "ok\n") || g_str_equal (baseline.out, "EIO\n"));
+
+  run_tiocsti (ptsname (master), TRUE, &run);
+  assert_denied (&run, "EPERM\n");
+  close (master);
+}
+
+static void
+assert_runner_failure (const DshTestRun *run, const char *what)
+{
+  g_assert_cmpint (run->status, ==, 125);
+  g_assert_true (g_str_has_prefix (run->err, FATAL_PREFIX));
+  /* Exactly one line. */
+  g_assert_true (strchr (run->err, '\n') == run->err + strlen (run->err) - 1);
+  g_assert_true (strstr (run->err, what) != NULL);
+}
+
+/* The kernel refuses the Landlock calls for real (seccomp ENOSYS): the launcher must not run the
+ * command, and must say so the way the module's failure rule expects. */
+static void
+test_runner_failure_without_landlock (Fixture *f, gconstpointer data)
+{
+  struct {
+    const char *syscalls;
+    const char *err;
+    const char *what;
+  } cases[] = {
+    { "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self", "ENOSYS",
+      "Landlock is not available" },
+    { "landlock_add_rule", "ENOSYS", "landlock_add_rule failed" },
+    { "landlock_restrict_self", "EPERM", "landlock_restrict_self failed" },
+  };
+  g_autofree char *marker = g_build_filename (f->ws, "ran", NULL);
+
+  if (!require_landlock ())
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+      const char *argv[] = {
+        dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno", cases[i].err,
+        "--syscall", cases[i].syscalls, "--",
+        dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--write", f->ws, "--",
+        dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", marker, NULL,
+      };
+
+      dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+      assert_runner_failure (&run, cases[i].what);
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+}
+
+static void
+test_usage_errors (Fixture *f, gconstpointer data)
+{
+  const char *launcher = dsh_test_getenv_required ("DSH_LANDLOCK_EXEC");
+  const char *no_separator[] = { launcher, "--write", f->ws, "true", NULL };
+  const char *no_command[] = { launcher, "--write", f->ws, "--", NULL };
+  const char *relative_root[] = { launcher, "--write", "ws", "--", "true", NULL };
+  const char *unknown_option[] = { launcher, "--read", f->ws, "--", "true", NULL };
+  const char *const *cases[] = { no_separator, no_command, relative_root, unknown_option };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_run (NULL, cases[i], NULL, NULL, -1, &run);
+      assert_runner_failure (&run, "usage:");
+    }
+}
+
+/* A command that cannot be executed is the command's failure (126/127), not the runner's. */
+static void
+test_missing_command_not_runner_failure (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *argv[] = {
+    dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--", "dsh-no-such-command-anywhere", NULL,
+  };
+
+  if (!require_landlock ())
+    return;
+
+  dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+  g_assert_cmpint (run.status, ==, 127);
+  g_assert_true (strstr (run.err, "cannot execute") != NULL);
+  g_assert_null (strstr (run.err, "fatal"));
+}
+
+static void
+test_status_and_stdin_pass_through (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) sig = { 0 };
+  const char *launcher = dsh_test_getenv_required ("DSH_LANDLOCK_EXEC");
+  const char *exit_argv[] = { launcher, "--", "sh", "-c", "read line; echo \"got $line\"; exit 7",
+                              NULL };
+  const char *kill_argv[] = { launcher, "--", "sh", "-c", "kill -TERM $$", NULL };
+
+  if (!require_landlock ())
+    return;
+
+  dsh_test_run (NULL, exit_argv, NULL, "hello\n", -1, &run);
+  g_assert_cmpint (run.status, ==, 7);
+  g_assert_cmpstr (run.out, ==, "got hello\n");
+
+  /* The launcher execs, so the command's own death is what the caller sees. */
+  dsh_test_run (NULL, kill_argv, NULL, NULL, -1, &sig);
+  g_assert_cmpint (sig.term_signal, ==, SIGTERM);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, fn) \
+  g_test_add ("/landlock-launcher/" path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD ("write-outside-denied", test_write_outside_denied);
+  ADD ("write-beneath-allowed", test_write_beneath_allowed);
+  ADD ("truncate-outside-denied", test_truncate_outside_denied);
+  ADD ("rename-link-out-denied", test_rename_link_out_denied);
+  ADD ("fifo-socket-outside-denied", test_fifo_socket_outside_denied);
+  ADD ("required-sinks-writable", test_required_sinks_writable);
+  ADD ("proc-self-fd-reopen-denied", test_proc_self_fd_reopen_denied);
+  ADD ("dev-shm-denied", test_dev_shm_denied);
+  ADD ("missing-root-still-enforces", test_missing_root_still_enforces);
+  ADD ("metadata-not-governed", test_metadata_not_governed);
+  ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
+  ADD ("terminal-injection-refused", test_terminal_injection_refused);
+  ADD ("runner-failure-without-landlock", test_runner_failure_without_landlock);
+  ADD ("usage-errors", test_usage_errors);
+  ADD ("missing-command-not-runner-failure", test_missing_command_not_runner_failure);
+  ADD ("status-and-stdin-pass-through", test_status_and_stdin_pass_through);
+#undef ADD
+
+  return g_test_run ();
+}

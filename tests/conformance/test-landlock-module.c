@@ -1,0 +1,265 @@
+/* test-landlock-module.c — the Landlock backend module through a fake host table: its descriptor,
+ * the argv it builds, its refusals, and that its failure rule and dialect match what the real
+ * launcher and kernel print.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <gmodule.h>
+#include <string.h>
+
+#include "dsh-backend.h"
+#include "dsh-test-support.h"
+
+typedef struct {
+  DshBackendHost host;
+  const char *helper;
+  GPtrArray *argv;
+  GPtrArray *reasons;
+  char *error;
+  DshBackendEnforcement enforcement;
+  gboolean enforcement_set;
+} FakeHost;
+
+static FakeHost *
+fake_of (DshBackendHost *host)
+{
+  return host->host_data;
+}
+
+static void
+fake_push_arg (DshBackendHost *host, const char *arg)
+{
+  g_ptr_array_add (fake_of (host)->argv, g_strdup (arg));
+}
+
+static void
+fake_set_error (DshBackendHost *host, const char *message)
+{
+  g_free (fake_of (host)->error);
+  fake_of (host)->error = g_strdup (message);
+}
+
+static void
+fake_set_enforcement (DshBackendHost *host, DshBackendEnforcement enforcement)
+{
+  fake_of (host)->enforcement = enforcement;
+  fake_of (host)->enforcement_set = TRUE;
+}
+
+static void
+fake_add_reason (DshBackendHost *host, const char *reason)
+{
+  g_ptr_array_add (fake_of (host)->reasons, g_strdup (reason));
+}
+
+static const char *
+fake_find_helper (DshBackendHost *host, const char *name)
+{
+  return g_str_equal (name, "dsh-landlock-exec") ? fake_of (host)->helper : NULL;
+}
+
+static const char *
+fake_find_nothing (DshBackendHost *host, const char *name)
+{
+  return NULL;
+}
+
+static void
+fake_init (FakeHost *fake, const char *helper)
+{
+  memset (fake, 0, sizeof *fake);
+  fake->host.abi_major = DSH_BACKEND_ABI_MAJOR;
+  fake->host.abi_minor = DSH_BACKEND_ABI_MINOR;
+  fake->host.host_data = fake;
+  fake->host.push_arg = fake_push_arg;
+  fake->host.set_error = fake_set_error;
+  fake->host.set_enforcement = fake_set_enforcement;
+  fake->host.add_reason = fake_add_reason;
+  fake->host.find_program = fake_find_nothing;
+  fake->host.find_helper = fake_find_helper;
+  fake->host.get_env = fake_find_nothing;
+  fake->helper = helper;
+  fake->argv = g_ptr_array_new_with_free_func (g_free);
+  fake->reasons = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+fake_clear (FakeHost *fake)
+{
+  g_ptr_array_unref (fake->argv);
+  g_ptr_array_unref (fake->reasons);
+  g_free (fake->error);
+}
+
+static const DshBackendDescriptor *
+describe (void)
+{
+  static GModule *module;
+  static const DshBackendDescriptor *desc;
+  DshBackendDescribeFunc func = NULL;
+
+  if (desc != NULL)
+    return desc;
+  module = g_module_open (dsh_test_getenv_required ("DSH_LANDLOCK_MODULE"),
+                          G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  g_assert_nonnull (module);
+  g_assert_true (g_module_symbol (module, "dsh_backend_landlock_describe", (gpointer *) &func));
+  g_assert_false (g_module_symbol (module, "dsh_backend_describe", &(gpointer){ NULL }));
+  desc = func ();
+  return desc;
+}
+
+static void
+test_descriptor (void)
+{
+  const DshBackendDescriptor *desc = describe ();
+  const DshBackendFailureRule *rule;
+
+  g_assert_cmpuint (desc->abi_major, ==, DSH_BACKEND_ABI_MAJOR);
+  g_assert_cmpuint (desc->abi_minor, <=, DSH_BACKEND_ABI_MINOR);
+  g_assert_cmpstr (desc->name, ==, "landlock");
+  g_assert_cmpint (desc->os, ==, DSH_BACKEND_OS_LINUX);
+  /* Below bwrap's 100: Linux prefers a working bwrap. */
+  g_assert_cmpint (desc->priority, ==, 50);
+  g_assert_nonnull (desc->confine);
+  g_assert_nonnull (desc->check);
+
+  g_assert_cmpstr (desc->denial_signatures[0], ==, "Permission denied");
+  g_assert_null (desc->denial_signatures[1]);
+
+  g_assert_cmpuint (desc->n_runner_failure_rules, ==, 1);
+  rule = &desc->runner_failure_rules[0];
+  g_assert_cmpuint (rule->n_allowed_exit_codes, ==, 1);
+  g_assert_cmpint (rule->allowed_exit_codes[0], ==, 125);
+  g_assert_cmpstr (rule->fatal_signatures[0], ==, "dsh-landlock-exec: fatal: ");
+  g_assert_null (rule->fatal_signatures[1]);
+}
+
+static void
+test_confine_workspace_write (void)
+{
+  const char *roots[] = { "/work/ws", "/tmp", "/var/tmp/t", NULL };
+  const char *argv[] = { "sh", "-c", "echo hi", NULL };
+  const char *expected[] = { "/opt/launcher", "--write", "/work/ws", "--write", "/tmp", "--write",
+                             "/var/tmp/t", "--", "sh", "-c", "echo hi" };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                              .workspace_root = "/work/ws", .writable_roots = roots };
+  FakeHost fake;
+
+  if (!dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock"))
+    return;
+
+  fake_init (&fake, "/opt/launcher");
+  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), ==, 0);
+  g_assert_null (fake.error);
+  g_assert_cmpuint (fake.argv->len, ==, G_N_ELEMENTS (expected));
+  for (gsize i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpstr (fake.argv->pdata[i], ==, expected[i]);
+
+  /* Partial on every ABI so far, with the metadata reason first; truncate below ABI 3. */
+  g_assert_true (fake.enforcement_set);
+  g_assert_cmpint (fake.enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
+  g_assert_cmpuint (fake.reasons->len, >=, 1);
+  g_assert_nonnull (strstr (fake.reasons->pdata[0], "metadata"));
+  g_assert_cmpuint (fake.reasons->len, ==,
+                    1 + (dsh_test_landlock_abi () < 2) + (dsh_test_landlock_abi () < 3));
+  fake_clear (&fake);
+}
+
+/* Read-only grants no roots, even if a caller passes some. */
+static void
+test_confine_read_only (void)
+{
+  const char *roots[] = { "/work/ws", NULL };
+  const char *argv[] = { "true", NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_READ_ONLY, .workspace_root = "/work/ws",
+                              .writable_roots = roots };
+  FakeHost fake;
+
+  if (!dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock"))
+    return;
+
+  fake_init (&fake, "/opt/launcher");
+  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), ==, 0);
+  g_assert_cmpuint (fake.argv->len, ==, 3);
+  g_assert_cmpstr (fake.argv->pdata[0], ==, "/opt/launcher");
+  g_assert_cmpstr (fake.argv->pdata[1], ==, "--");
+  g_assert_cmpstr (fake.argv->pdata[2], ==, "true");
+  fake_clear (&fake);
+}
+
+static void
+test_refusals (void)
+{
+  const char *relative[] = { "ws", NULL };
+  const char *argv[] = { "true", NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = "ws",
+                              .writable_roots = relative };
+  FakeHost fake;
+
+  /* No launcher: both the check and confine refuse, with a reason. */
+  fake_init (&fake, NULL);
+  g_assert_cmpint (describe ()->check (&fake.host), !=, 0);
+  g_assert_nonnull (strstr (fake.error, "dsh-landlock-exec"));
+  g_clear_pointer (&fake.error, g_free);
+  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), !=, 0);
+  g_assert_nonnull (fake.error);
+  fake_clear (&fake);
+
+  if (!dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock"))
+    return;
+
+  /* A relative root would be resolved against the command's directory: refuse it. */
+  fake_init (&fake, "/opt/launcher");
+  g_assert_cmpint (describe ()->check (&fake.host), ==, 0);
+  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), !=, 0);
+  g_assert_nonnull (fake.error);
+  fake_clear (&fake);
+}
+
+/* Without Landlock in the kernel (seccomp ENOSYS in a child), the check refuses with a reason. */
+static void
+test_check_without_landlock (void)
+{
+  if (g_test_subprocess ())
+    {
+      FakeHost fake;
+
+      fake_init (&fake, "/opt/launcher");
+      g_assert_cmpint (describe ()->check (&fake.host), !=, 0);
+      g_printerr ("%s\n", fake.error);
+      fake_clear (&fake);
+      return;
+    }
+
+  /* Re-run this one case under the deny helper. */
+  {
+    g_auto (DshTestRun) run = { 0 };
+    g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+    const char *argv[] = { dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno",
+                           "ENOSYS", "--syscall", "landlock_create_ruleset", "--", self, "-p",
+                           "/landlock-module/check-without-landlock", "--GTestSubprocess",
+                           NULL };
+
+    dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_nonnull (strstr (run.err, "this kernel does not enforce Landlock"));
+    g_assert_nonnull (strstr (run.err, "Function not implemented"));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/landlock-module/descriptor", test_descriptor);
+  g_test_add_func ("/landlock-module/confine-workspace-write", test_confine_workspace_write);
+  g_test_add_func ("/landlock-module/confine-read-only", test_confine_read_only);
+  g_test_add_func ("/landlock-module/refusals", test_refusals);
+  g_test_add_func ("/landlock-module/check-without-landlock", test_check_without_landlock);
+
+  return g_test_run ();
+}

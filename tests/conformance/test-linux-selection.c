@@ -1,0 +1,265 @@
+/* test-linux-selection.c — which Linux backend the real `dsh-sandbox` picks: a working bwrap first,
+ * Landlock when bwrap is missing or fails its probe, Landlock when forced, and nothing (fail
+ * closed) when neither works. The runners are made to fail for real with seccomp.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "dsh-test-support.h"
+
+#define UNAVAILABLE_TEXT(mode) \
+  "sandbox mode \"" mode "\" is requested but no sandbox backend is usable on this host; " \
+  "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing " \
+  "kernel (Linux), ensure sandbox-exec is usable (macOS), or ensure the ACL restricted-token " \
+  "runner can start (Windows) \u2014 otherwise switch the consumer to danger-full-access."
+
+/* Ways to break a runner for real. */
+#define BREAK_BWRAP "EPERM", "clone"
+#define BREAK_LANDLOCK "ENOSYS", "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self"
+
+static gboolean
+require_both_backends (void)
+{
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+
+  return dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock") &&
+         dsh_test_require (bwrap != NULL, "bwrap is not installed");
+}
+
+/* Runs the CLI with `args`, optionally under dsh-test-deny-syscalls with each errno/syscalls
+ * pair in `deny` (NULL-terminated pairs). The cross-process probe cache is off unless `cache`
+ * names its file. */
+static void
+run_cli_cached (const char *backend_override,
+                const char *cache,
+                const char *const *deny,
+                const char *const *args,
+                DshTestRun *run)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (NULL);
+  g_autofree char *override_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s",
+                                                   backend_override ? backend_override : "");
+  g_autofree char *cache_env = g_strdup_printf ("DSH_SANDBOX_PROBE_CACHE=%s",
+                                                cache ? cache : "off");
+  const char *env[] = { backend_override ? override_env : "DSH_SANDBOX_BACKEND", cache_env,
+                        NULL };
+
+  for (gsize i = 0; deny != NULL && deny[i] != NULL; i += 2)
+    {
+      g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"));
+      g_ptr_array_add (argv, (char *) "--errno");
+      g_ptr_array_add (argv, (char *) deny[i]);
+      g_ptr_array_add (argv, (char *) "--syscall");
+      g_ptr_array_add (argv, (char *) deny[i + 1]);
+      g_ptr_array_add (argv, (char *) "--");
+    }
+  g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_SANDBOX_CLI"));
+  for (gsize i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run ("/", (const char *const *) argv->pdata, env, NULL, -1, run);
+}
+
+static void
+run_cli (const char *backend_override,
+         const char *const *deny,
+         const char *const *args,
+         DshTestRun *run)
+{
+  run_cli_cached (backend_override, NULL, deny, args, run);
+}
+
+static JsonNode *
+probe (const char *backend_override, const char *const *deny)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *args[] = { "probe", "--json", NULL };
+  g_autoptr (GError) error = NULL;
+  JsonNode *node;
+
+  run_cli (backend_override, deny, args, &run);
+  node = json_from_string (run.out, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return node;
+}
+
+static JsonObject *
+candidate (JsonNode *probe_node, const char *name)
+{
+  JsonArray *candidates = json_object_get_array_member (json_node_get_object (probe_node),
+                                                        "candidates");
+
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    {
+      JsonObject *c = json_array_get_object_element (candidates, i);
+
+      if (g_str_equal (json_object_get_string_member (c, "name"), name))
+        return c;
+    }
+  g_assert_not_reached ();
+}
+
+static const char *
+selected (JsonNode *probe_node)
+{
+  return json_object_get_string_member_with_default (json_node_get_object (probe_node),
+                                                     "selected", NULL);
+}
+
+static void
+test_prefers_bwrap (void)
+{
+  g_autoptr (JsonNode) node = NULL;
+
+  if (!require_both_backends ())
+    return;
+
+  node = probe (NULL, NULL);
+  g_assert_cmpstr (selected (node), ==, "bwrap");
+  g_assert_cmpstr (json_object_get_string_member (candidate (node, "landlock"), "status"), ==,
+                   "not-needed");
+}
+
+static void
+test_falls_back_to_landlock (void)
+{
+  const char *deny[] = { BREAK_BWRAP, NULL };
+  g_autoptr (JsonNode) node = NULL;
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *ws = dsh_test_scratch_dir ("selection");
+  g_autofree char *file = g_build_filename (ws, "file", NULL);
+  const char *args[] = { "exec", "--mode", "read-only", "--workspace", ws, "--",
+                         dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", file, NULL };
+  JsonObject *bwrap;
+
+  if (!require_both_backends ())
+    return;
+
+  node = probe (NULL, deny);
+  g_assert_cmpstr (selected (node), ==, "landlock");
+  bwrap = candidate (node, "bwrap");
+  g_assert_cmpstr (json_object_get_string_member (bwrap, "status"), ==, "unusable");
+  g_assert_cmpstr (json_object_get_string_member (bwrap, "probe"), ==, "failed");
+  g_assert_nonnull (strstr (json_object_get_string_member (bwrap, "reason"), "bwrap: "));
+  g_assert_cmpstr (json_object_get_string_member (candidate (node, "landlock"), "probe"), ==,
+                   "passed");
+
+  /* And it really confines with Landlock, in Landlock's dialect. */
+  run_cli (NULL, deny, args, &run);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_nonnull (strstr (run.err, "Permission denied"));
+  g_assert_nonnull (strstr (run.err, "[sandbox: file access denied under read-only mode]"));
+  g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (ws);
+}
+
+static void
+test_forced_landlock (void)
+{
+  g_autoptr (JsonNode) node = NULL;
+  JsonObject *enforcement;
+
+  if (!require_both_backends ())
+    return;
+
+  node = probe ("landlock", NULL);
+  g_assert_cmpstr (selected (node), ==, "landlock");
+  g_assert_cmpstr (json_object_get_string_member (candidate (node, "bwrap"), "status"), ==,
+                   "excluded");
+  enforcement = json_object_get_object_member (json_node_get_object (node), "enforcement");
+  for (int i = 0; i < 2; i++)
+    {
+      JsonObject *mode = json_object_get_object_member (enforcement,
+                                                        i ? "workspace-write" : "read-only");
+
+      g_assert_cmpstr (json_object_get_string_member (mode, "enforcement"), ==, "partial");
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (mode, "reasons")),
+                        >=, 1);
+    }
+}
+
+/* Without Landlock in the kernel, forcing it is "unavailable" up front — the module's check
+ * refuses — not a runner failure, and nothing runs. */
+static void
+test_no_landlock_is_unavailable (void)
+{
+  const char *deny[] = { BREAK_LANDLOCK, NULL };
+  const char *both[] = { BREAK_LANDLOCK, BREAK_BWRAP, NULL };
+  g_autofree char *ws = dsh_test_scratch_dir ("selection");
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--",
+                         dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", marker, NULL };
+  g_autoptr (JsonNode) node = NULL;
+
+  if (!require_both_backends ())
+    return;
+
+  node = probe ("landlock", deny);
+  g_assert_null (selected (node));
+  g_assert_nonnull (strstr (json_object_get_string_member (candidate (node, "landlock"), "reason"),
+                            "does not enforce Landlock"));
+
+  for (int i = 0; i < 2; i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+
+      /* Forced Landlock, then the whole chain with both runners broken. */
+      run_cli (i == 0 ? "landlock" : NULL, i == 0 ? deny : both, args, &run);
+      g_assert_cmpint (run.status, ==, 125);
+      g_assert_cmpstr (run.err, ==, "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write") "\n");
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+  dsh_test_remove_tree (ws);
+}
+
+/* A cached selection that has gone stale can at worst end in a runner failure: bwrap passed its
+ * probe and was cached, then stops working; the command must not run at all. */
+static void
+test_stale_probe_cache (void)
+{
+  const char *deny[] = { BREAK_BWRAP, NULL };
+  g_autofree char *dir = dsh_test_scratch_dir ("selection");
+  g_autofree char *cache = g_build_filename (dir, "probe-cache.json", NULL);
+  g_autofree char *marker = g_build_filename (dir, "ran", NULL);
+  const char *probe_args[] = { "probe", "--json", NULL };
+  const char *exec_args[] = { "exec", "--mode", "workspace-write", "--workspace", dir, "--",
+                              dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", marker,
+                              NULL };
+  g_auto (DshTestRun) first = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_both_backends ())
+    return;
+
+  run_cli_cached (NULL, cache, NULL, probe_args, &first);
+  g_assert_cmpint (first.status, ==, 0);
+  g_assert_true (g_file_test (cache, G_FILE_TEST_EXISTS));
+
+  run_cli_cached (NULL, cache, deny, exec_args, &run);
+  g_assert_cmpint (run.status, ==, 125);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (run.err, "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write")
+                                     " Runner failure: bwrap: "));
+  dsh_test_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/linux-selection/prefers-bwrap", test_prefers_bwrap);
+  g_test_add_func ("/linux-selection/falls-back-to-landlock", test_falls_back_to_landlock);
+  g_test_add_func ("/linux-selection/forced-landlock", test_forced_landlock);
+  g_test_add_func ("/linux-selection/no-landlock-is-unavailable", test_no_landlock_is_unavailable);
+  g_test_add_func ("/linux-selection/stale-probe-cache", test_stale_probe_cache);
+
+  return g_test_run ();
+}
