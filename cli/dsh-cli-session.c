@@ -1,0 +1,77 @@
+/* dsh-cli-session.c — deployment configuration, session loading and policy JSON for the
+ * session-aware subcommands.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-cli-session.h"
+
+DshPermissionPresets *
+dsh_cli_load_presets (GError **error)
+{
+  const char *path = g_getenv ("DSH_SANDBOX_CONFIG");
+
+  if (path == NULL || *path == '\0')
+    return dsh_permission_presets_new ();
+  return dsh_permission_presets_new_from_file (path, error);
+}
+
+DshPolicyService *
+dsh_cli_new_policy_service (DshPermissionPresets *presets)
+{
+  return dsh_policy_service_new (dsh_permission_presets_get_default_mode (presets), NULL);
+}
+
+DshSessionLog *
+dsh_cli_load_session (const char *path, GError **error)
+{
+  return dsh_session_log_load (path, error);
+}
+
+JsonNode *
+dsh_cli_policy_to_json (const DshSandboxPolicy *policy)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "mode");
+  json_builder_add_string_value (builder, dsh_sandbox_mode_to_string (policy->mode));
+  json_builder_set_member_name (builder, "workspaceRoot");
+  json_builder_add_string_value (builder, policy->workspace_root);
+  if (policy->session_id != NULL)
+    {
+      json_builder_set_member_name (builder, "sessionId");
+      json_builder_add_string_value (builder, policy->session_id);
+    }
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+gboolean
+dsh_cli_parse_with_operands (GOptionContext *context, int argc, char **argv,
+                             GStrv *out_operands, GError **error)
+{
+  /* parse_strv() frees what it consumes, so it gets its own copy. */
+  g_auto (GStrv) parsed = g_new0 (char *, argc + 1);
+  g_autoptr (GStrvBuilder) builder = NULL;
+
+  for (int i = 0; i < argc; i++)
+    parsed[i] = g_strdup (argv[i]);
+  g_option_context_set_help_enabled (context, TRUE);
+  if (!g_option_context_parse_strv (context, &parsed, error))
+    return FALSE;
+  /* parsed[0] is the subcommand's own name; a "--" left behind only separates operands. */
+  builder = g_strv_builder_new ();
+  for (guint i = 1; parsed[0] != NULL && parsed[i] != NULL; i++)
+    {
+      if (!g_str_equal (parsed[i], "--"))
+        g_strv_builder_add (builder, parsed[i]);
+    }
+  *out_operands = g_strv_builder_end (builder);
+  return TRUE;
+}
+
+const char *
+dsh_cli_printable (const char *text)
+{
+  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
+}

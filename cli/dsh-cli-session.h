@@ -1,0 +1,38 @@
+/* dsh-cli-session.h — what the session-aware subcommands (session, policy, and exec/describe
+ * with --session) share: the deployment configuration, loading a session, policy JSON.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dsh-cli.h"
+
+G_BEGIN_DECLS
+
+/* The deployment configuration (preset table, default mode/approval policy/preset): the JSON
+ * file named by $DSH_SANDBOX_CONFIG (schemas/config.schema.json), else the built-in defaults. */
+DshPermissionPresets *dsh_cli_load_presets          (GError               **error);
+
+/* The policy service for this deployment: default mode from the configuration, fallback root
+ * the current directory. */
+DshPolicyService     *dsh_cli_new_policy_service    (DshPermissionPresets  *presets);
+
+/* Loads an existing session log (the file must exist; crash tails are repaired in memory). */
+DshSessionLog        *dsh_cli_load_session          (const char            *path,
+                                                     GError               **error);
+
+/* {"mode", "workspaceRoot", "sessionId"?} — schemas/policy-resolve.schema.json. */
+JsonNode             *dsh_cli_policy_to_json        (const DshSandboxPolicy *policy);
+
+/* Parses options and returns the remaining operands (argv[0], the subcommand, excluded) in
+ * *out_operands; an unknown option is an error. */
+gboolean              dsh_cli_parse_with_operands   (GOptionContext        *context,
+                                                     int                    argc,
+                                                     char                 **argv,
+                                                     GStrv                 *out_operands,
+                                                     GError               **error);
+
+/* A path or word from argv, safe to put in a one-line error message. */
+const char           *dsh_cli_printable             (const char            *text);
+
+G_END_DECLS

@@ -1,0 +1,101 @@
+/* dsh-cmd-policy.c — `dsh-sandbox policy`: the resolved execution policy of a call and the
+ * model-facing policy context.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-cli-session.h"
+
+static const char usage[] =
+  "Usage:\n"
+  "  dsh-sandbox policy resolve [--session FILE] [--mode MODE] [--json]\n"
+  "  dsh-sandbox policy context [--session FILE]\n";
+
+static int
+cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
+{
+  g_autofree char *session_path = NULL;
+  g_autofree char *mode_text = NULL;
+  gboolean as_json = FALSE;
+  const GOptionEntry resolve_entries[] = {
+    { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path, "The session log", "FILE" },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode_text, "An explicit, approved mode", "MODE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
+    { NULL }
+  };
+  const GOptionEntry context_entries[] = {
+    { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path, "The session log", "FILE" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_auto (GStrv) operands = NULL;
+  DshSandboxMode mode;
+
+  g_option_context_add_main_entries (context, context_text ? context_entries : resolve_entries,
+                                     NULL);
+  if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
+    return dsh_cli_fail_error (error);
+  if (operands[0] != NULL)
+    return dsh_cli_fail ("unexpected argument \"%s\"", dsh_cli_printable (operands[0]));
+  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, &error))
+    return dsh_cli_fail_error (error);
+
+  presets = dsh_cli_load_presets (&error);
+  if (presets == NULL)
+    return dsh_cli_fail_error (error);
+  if (session_path != NULL)
+    {
+      session = dsh_cli_load_session (session_path, &error);
+      if (session == NULL)
+        return dsh_cli_fail_error (error);
+    }
+  service = dsh_cli_new_policy_service (presets);
+
+  if (context_text)
+    {
+      g_autofree char *text = dsh_policy_service_render_context (service, session);
+
+      printf ("%s\n", text);
+      return 0;
+    }
+
+  policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
+                             : dsh_policy_service_resolve (service, session);
+  if (as_json)
+    {
+      g_autoptr (JsonNode) json = dsh_cli_policy_to_json (policy);
+
+      dsh_cli_print_json (json);
+      return 0;
+    }
+  printf ("mode: %s\n", dsh_sandbox_mode_to_string (policy->mode));
+  printf ("workspace root: %s\n", policy->workspace_root);
+  if (policy->session_id != NULL)
+    printf ("session id: %s\n", policy->session_id);
+  return 0;
+}
+
+int
+dsh_cmd_policy (int argc, char **argv)
+{
+  const char *sub = argc >= 2 ? argv[1] : NULL;
+
+  /* One "dsh-sandbox:" line and nothing else on a usage error: other programs parse it. */
+  if (sub == NULL)
+    return dsh_cli_fail ("policy: no subcommand given; run \"dsh-sandbox policy --help\"");
+  if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
+    {
+      fputs (usage, stdout);
+      return 0;
+    }
+  if (g_str_equal (sub, "resolve"))
+    return cmd_resolve_or_context (argc - 1, argv + 1, FALSE);
+  if (g_str_equal (sub, "context"))
+    return cmd_resolve_or_context (argc - 1, argv + 1, TRUE);
+  return dsh_cli_fail ("policy: unknown subcommand \"%s\"; run \"dsh-sandbox policy --help\"",
+                       dsh_cli_printable (sub));
+}

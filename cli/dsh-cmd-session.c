@@ -1,0 +1,258 @@
+/* dsh-cmd-session.c — `dsh-sandbox session`: create a session log, switch its mode, approval
+ * policy or preset (each switch is its event), and show what its events fold to.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-cli-session.h"
+
+#include <string.h>
+
+static const char usage[] =
+  "Usage:\n"
+  "  dsh-sandbox session new FILE [--cwd DIR] [--preset NAME]\n"
+  "  dsh-sandbox session set-mode FILE MODE\n"
+  "  dsh-sandbox session set-approval FILE ask|never\n"
+  "  dsh-sandbox session set-preset FILE NAME\n"
+  "  dsh-sandbox session show FILE [--json]\n";
+
+static int
+expect_operands (GStrv operands, guint count, const char *synopsis)
+{
+  if (g_strv_length (operands) == count)
+    return 0;
+  return dsh_cli_fail ("expected %s", synopsis);
+}
+
+static int
+cmd_new (int argc, char **argv)
+{
+  g_autofree char *cwd = NULL;
+  g_autofree char *preset = NULL;
+  const GOptionEntry entries[] = {
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      "The session's working directory (default: the current directory)", "DIR" },
+    { "preset", 0, 0, G_OPTION_ARG_STRING, &preset,
+      "The permission preset to start with (default: the configured one)", "NAME" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_auto (GStrv) operands = NULL;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
+    return dsh_cli_fail_error (error);
+  if (expect_operands (operands, 1, "session new FILE [--cwd DIR] [--preset NAME]") != 0)
+    return DSH_EXIT_NOT_RUN;
+
+  if (cwd == NULL)
+    cwd = g_get_current_dir ();
+  if (!g_utf8_validate (cwd, -1, NULL))
+    return dsh_cli_fail ("the session cwd is not valid UTF-8");
+  /* A typo here would pin a workspace that matches nothing: refuse it up front. */
+  if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
+    return dsh_cli_fail ("the session cwd \"%s\" is not an existing directory", cwd);
+
+  presets = dsh_cli_load_presets (&error);
+  if (presets == NULL)
+    return dsh_cli_fail_error (error);
+  session = dsh_permission_presets_create_session (presets, operands[0], cwd, preset, &error);
+  if (session == NULL)
+    return dsh_cli_fail_error (error);
+
+  printf ("%s\n", dsh_session_log_get_id (session));
+  return 0;
+}
+
+/* set-mode, set-approval and set-preset: FILE VALUE, one switch, its events appended. */
+typedef enum {
+  SWITCH_MODE,
+  SWITCH_APPROVAL,
+  SWITCH_PRESET,
+} SwitchKind;
+
+static int
+cmd_switch (int argc, char **argv, SwitchKind kind)
+{
+  static const char *const synopses[] = {
+    [SWITCH_MODE] = "session set-mode FILE MODE",
+    [SWITCH_APPROVAL] = "session set-approval FILE ask|never",
+    [SWITCH_PRESET] = "session set-preset FILE NAME",
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE VALUE");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_auto (GStrv) operands = NULL;
+  gboolean ok = FALSE;
+
+  if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
+    return dsh_cli_fail_error (error);
+  if (expect_operands (operands, 2, synopses[kind]) != 0)
+    return DSH_EXIT_NOT_RUN;
+
+  /* Validate the value before touching the file. */
+  presets = dsh_cli_load_presets (&error);
+  if (presets == NULL)
+    return dsh_cli_fail_error (error);
+  session = dsh_cli_load_session (operands[0], &error);
+  if (session == NULL)
+    return dsh_cli_fail_error (error);
+
+  switch (kind)
+    {
+    case SWITCH_MODE:
+      {
+        g_autoptr (DshPolicyService) service = dsh_cli_new_policy_service (presets);
+        DshSandboxMode mode;
+
+        ok = dsh_sandbox_mode_from_string (operands[1], &mode, &error) &&
+             dsh_policy_service_set_mode (service, session, mode, &error);
+      }
+      break;
+    case SWITCH_APPROVAL:
+      {
+        g_autoptr (DshApprovalService) approval = dsh_approval_service_new ();
+        g_autofree char *notice = NULL;
+        DshApprovalPolicy policy;
+
+        /* Through the approval service: one event, and the notice the host injects for the
+         * model when the effective policy changed (printed on stdout). */
+        dsh_approval_service_set_default_policy (
+          approval, dsh_permission_presets_get_default_approval_policy (presets));
+        ok = dsh_approval_policy_from_string (operands[1], &policy, &error) &&
+             dsh_approval_service_set_policy (approval, session, policy, &notice, &error);
+        if (ok && notice != NULL)
+          printf ("%s\n", notice);
+      }
+      break;
+    case SWITCH_PRESET:
+    default:
+      ok = dsh_permission_presets_set (presets, session, operands[1], &error);
+      break;
+    }
+  return ok ? 0 : dsh_cli_fail_error (error);
+}
+
+static JsonNode *
+show_json (DshSessionLog *session, DshPermissionPresets *presets, DshSandboxPolicy *policy,
+           GPtrArray *events)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autofree char *preset = dsh_permission_presets_current (presets, events);
+  const char *recorded = dsh_session_events_last_preset (events);
+  DshApprovalPolicy approval = dsh_permission_presets_effective_approval_policy (presets, events);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "header");
+  json_builder_add_value (builder, dsh_session_log_header_to_json (session));
+  json_builder_set_member_name (builder, "policy");
+  json_builder_add_value (builder, dsh_cli_policy_to_json (policy));
+  json_builder_set_member_name (builder, "approvalPolicy");
+  json_builder_add_string_value (builder, dsh_approval_policy_to_string (approval));
+  json_builder_set_member_name (builder, "preset");
+  json_builder_add_string_value (builder, preset);
+  json_builder_set_member_name (builder, "recordedPreset");
+  if (recorded != NULL)
+    json_builder_add_string_value (builder, recorded);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "openTurn");
+  json_builder_add_boolean_value (builder, dsh_session_events_has_open_turn (events));
+  json_builder_set_member_name (builder, "droppedLines");
+  json_builder_add_int_value (builder, dsh_session_log_get_dropped_count (session));
+  json_builder_set_member_name (builder, "events");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < events->len; i++)
+    json_builder_add_value (builder, dsh_session_event_to_json (g_ptr_array_index (events, i)));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+static int
+cmd_show (int argc, char **argv)
+{
+  gboolean as_json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *preset = NULL;
+  g_auto (GStrv) operands = NULL;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
+    return dsh_cli_fail_error (error);
+  if (expect_operands (operands, 1, "session show FILE [--json]") != 0)
+    return DSH_EXIT_NOT_RUN;
+
+  presets = dsh_cli_load_presets (&error);
+  if (presets == NULL)
+    return dsh_cli_fail_error (error);
+  session = dsh_cli_load_session (operands[0], &error);
+  if (session == NULL)
+    return dsh_cli_fail_error (error);
+  service = dsh_cli_new_policy_service (presets);
+  policy = dsh_policy_service_resolve (service, session);
+  events = dsh_session_log_dup_events (session);
+
+  if (as_json)
+    {
+      g_autoptr (JsonNode) json = show_json (session, presets, policy, events);
+
+      dsh_cli_print_json (json);
+      return 0;
+    }
+
+  preset = dsh_permission_presets_current (presets, events);
+  printf ("id: %s\n", dsh_session_log_get_id (session));
+  printf ("cwd: %s\n", dsh_session_log_get_cwd (session));
+  printf ("created: %s\n", dsh_session_log_get_created (session));
+  printf ("mode: %s\n", dsh_sandbox_mode_to_string (policy->mode));
+  printf ("workspace root: %s\n", policy->workspace_root);
+  printf ("approval policy: %s\n",
+          dsh_approval_policy_to_string (
+            dsh_permission_presets_effective_approval_policy (presets, events)));
+  printf ("preset: %s\n", preset);
+  printf ("open turn: %s\n", dsh_session_events_has_open_turn (events) ? "yes" : "no");
+  printf ("events: %u\n", events->len);
+  printf ("dropped lines: %u\n", dsh_session_log_get_dropped_count (session));
+  return 0;
+}
+
+int
+dsh_cmd_session (int argc, char **argv)
+{
+  const char *sub = argc >= 2 ? argv[1] : NULL;
+
+  /* One "dsh-sandbox:" line and nothing else on a usage error: other programs parse it. */
+  if (sub == NULL)
+    return dsh_cli_fail ("session: no subcommand given; run \"dsh-sandbox session --help\"");
+  if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
+    {
+      fputs (usage, stdout);
+      return 0;
+    }
+  if (g_str_equal (sub, "new"))
+    return cmd_new (argc - 1, argv + 1);
+  if (g_str_equal (sub, "set-mode"))
+    return cmd_switch (argc - 1, argv + 1, SWITCH_MODE);
+  if (g_str_equal (sub, "set-approval"))
+    return cmd_switch (argc - 1, argv + 1, SWITCH_APPROVAL);
+  if (g_str_equal (sub, "set-preset"))
+    return cmd_switch (argc - 1, argv + 1, SWITCH_PRESET);
+  if (g_str_equal (sub, "show"))
+    return cmd_show (argc - 1, argv + 1);
+  return dsh_cli_fail ("session: unknown subcommand \"%s\"; run \"dsh-sandbox session --help\"",
+                       dsh_cli_printable (sub));
+}

@@ -1,0 +1,76 @@
+/* dsh-approval-vocabulary.c — strict parsing of the approval policy and outcome vocabularies:
+ * a misspelling is an error, never a default.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-approval-vocabulary.h"
+
+#include "dsh-error.h"
+
+static const char *const policy_names[] = {
+  [DSH_APPROVAL_POLICY_ASK] = "ask",
+  [DSH_APPROVAL_POLICY_NEVER] = "never",
+};
+
+static const char *const outcome_names[] = {
+  [DSH_APPROVAL_OUTCOME_ALLOWED_ONCE] = "allowed-once",
+  [DSH_APPROVAL_OUTCOME_REJECTED] = "rejected",
+  [DSH_APPROVAL_OUTCOME_CANCELLED] = "cancelled",
+  [DSH_APPROVAL_OUTCOME_UNAVAILABLE] = "unavailable",
+};
+
+static const char *
+printable (const char *text)
+{
+  if (text == NULL)
+    return "";
+  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
+}
+
+gboolean
+dsh_approval_policy_from_string (const char *text, DshApprovalPolicy *policy, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (policy_names); i++)
+    {
+      if (g_strcmp0 (text, policy_names[i]) == 0)
+        {
+          *policy = (DshApprovalPolicy) i;
+          return TRUE;
+        }
+    }
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+               "unknown approval policy \"%s\": expected one of ask, never", printable (text));
+  return FALSE;
+}
+
+const char *
+dsh_approval_policy_to_string (DshApprovalPolicy policy)
+{
+  g_return_val_if_fail ((guint) policy < G_N_ELEMENTS (policy_names), NULL);
+  return policy_names[policy];
+}
+
+gboolean
+dsh_approval_outcome_from_string (const char *text, DshApprovalOutcome *outcome, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (outcome_names); i++)
+    {
+      if (g_strcmp0 (text, outcome_names[i]) == 0)
+        {
+          *outcome = (DshApprovalOutcome) i;
+          return TRUE;
+        }
+    }
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+               "unknown approval outcome \"%s\": expected one of allowed-once, rejected, "
+               "cancelled, unavailable",
+               printable (text));
+  return FALSE;
+}
+
+const char *
+dsh_approval_outcome_to_string (DshApprovalOutcome outcome)
+{
+  g_return_val_if_fail ((guint) outcome < G_N_ELEMENTS (outcome_names), NULL);
+  return outcome_names[outcome];
+}

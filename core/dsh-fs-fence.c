@@ -1,0 +1,576 @@
+/* dsh-fs-fence.c — opens and mutates paths only beneath the writable roots of a policy, with the
+ * kernel doing the containment (openat2 RESOLVE_BENEATH from a root descriptor), so there is no
+ * window between a check and the use for a swapped-in symlink to slip through.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE /* O_PATH, O_TMPFILE */
+
+#include "dsh-fs-fence.h"
+#include "dsh-fs-fence-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
+
+#include "dsh-error.h"
+#include "dsh-roots.h"
+#include "dsh-texts.h"
+
+/* Descriptors used only to anchor *at calls: O_PATH needs no read permission on Linux. */
+#ifdef O_PATH
+#define DIR_ANCHOR_FLAGS (O_PATH | O_DIRECTORY)
+#else
+#define DIR_ANCHOR_FLAGS (O_RDONLY | O_DIRECTORY)
+#endif
+
+static gboolean force_portable_walk;
+
+void
+dsh_fs_fence_set_portable_walk_for_testing (gboolean enabled)
+{
+  force_portable_walk = enabled;
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+static const char *
+printable (const char *path)
+{
+  return g_utf8_validate (path, -1, NULL) ? path : "(path not UTF-8)";
+}
+
+static void
+set_denied (GError **error, const DshSandboxPolicy *policy, const char *path, const char *why)
+{
+  g_autofree char *marker = dsh_text_denial_marker (policy->mode);
+
+  /* The same marker bash reports, so the model recognises a policy denial the same way from
+   * either enforcing family. */
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED, "%s %s: %s", marker,
+               printable (path), why);
+}
+
+static void
+set_io_error (GError **error, int saved_errno, const char *what, const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "cannot %s %s: %s", what,
+               printable (path), g_strerror (saved_errno));
+}
+
+/* ---- resolution beneath one root --------------------------------------------------------- */
+
+/* Outcome of trying one root. DENIED: the path escapes this root (another root may contain
+ * it); FAILED: a real error (errno saved) that no other root would change. */
+typedef enum {
+  BENEATH_OK,
+  BENEATH_DENIED,
+  BENEATH_FAILED,
+} BeneathResult;
+
+#ifdef __linux__
+static int
+sys_openat2 (int dirfd, const char *path, int flags, mode_t mode, guint64 resolve)
+{
+  struct open_how how = { 0 };
+
+  how.flags = (guint64) (unsigned) flags;
+  /* openat2 refuses a mode without O_CREAT / O_TMPFILE. */
+  if ((flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE)
+    how.mode = mode;
+  how.resolve = resolve;
+  return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+}
+#endif
+
+/* Without openat2 (old kernels, or forced by tests): walk one component at a time from the
+ * root descriptor, refusing every symlink and every "..". Stricter than openat2, still free of
+ * check-then-use windows because each step is relative to the descriptor of the previous one. */
+static BeneathResult
+walk_beneath (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd)
+{
+  g_auto (GStrv) parts = g_strsplit (rest, "/", -1);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  int dir_fd;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (*parts[i] == '\0' || g_str_equal (parts[i], "."))
+        continue;
+      if (g_str_equal (parts[i], ".."))
+        return BENEATH_DENIED;
+      g_ptr_array_add (names, parts[i]);
+    }
+
+  dir_fd = fcntl (root_fd, F_DUPFD_CLOEXEC, 0);
+  if (dir_fd < 0)
+    return BENEATH_FAILED;
+
+  if (names->len == 0)
+    {
+      *out_fd = openat (dir_fd, ".", flags | O_CLOEXEC, mode);
+      close (dir_fd);
+      return *out_fd >= 0 ? BENEATH_OK : BENEATH_FAILED;
+    }
+
+  for (guint i = 0; i + 1 < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      struct stat st;
+      int next = openat (dir_fd, name, DIR_ANCHOR_FLAGS | O_NOFOLLOW | O_CLOEXEC);
+
+      if (next < 0)
+        {
+          int saved_errno = errno;
+          gboolean is_link = fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                             S_ISLNK (st.st_mode);
+
+          close (dir_fd);
+          if (is_link || saved_errno == ELOOP)
+            return BENEATH_DENIED;
+          errno = saved_errno;
+          return BENEATH_FAILED;
+        }
+      close (dir_fd);
+      dir_fd = next;
+    }
+
+  *out_fd = openat (dir_fd, g_ptr_array_index (names, names->len - 1),
+                    flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (*out_fd >= 0)
+    {
+      close (dir_fd);
+      return BENEATH_OK;
+    }
+  {
+    int saved_errno = errno;
+    struct stat st;
+    /* O_NOFOLLOW reports a final symlink as ELOOP, or as ENOTDIR with O_DIRECTORY. */
+    gboolean is_link = saved_errno == ELOOP ||
+                       (fstatat (dir_fd, g_ptr_array_index (names, names->len - 1), &st,
+                                 AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode));
+
+    close (dir_fd);
+    errno = saved_errno;
+    return is_link ? BENEATH_DENIED : BENEATH_FAILED;
+  }
+}
+
+static BeneathResult
+open_beneath (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd)
+{
+#ifdef __linux__
+  if (!force_portable_walk)
+    {
+      *out_fd = sys_openat2 (root_fd, rest, flags | O_CLOEXEC, mode,
+                             RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+      if (*out_fd >= 0)
+        return BENEATH_OK;
+      /* EXDEV: an escape ("..", absolute or symlink target outside); ELOOP: a magic link (or a
+       * symlink loop, or O_NOFOLLOW on a link) — refused either way. */
+      if (errno == EXDEV || errno == ELOOP)
+        return BENEATH_DENIED;
+      /* Only when the kernel lacks openat2 (or a seccomp filter hides it) do we walk. */
+      if (errno != ENOSYS && errno != EPERM)
+        return BENEATH_FAILED;
+    }
+#endif
+  return walk_beneath (root_fd, rest, flags, mode, out_fd);
+}
+
+/* Opens a writable root itself; the root is canonical, so it must resolve without following
+ * any symlink — if one appeared since canonicalisation, this root matches nothing. */
+static int
+open_root (const char *root)
+{
+#ifdef __linux__
+  if (!force_portable_walk)
+    {
+      int fd = sys_openat2 (AT_FDCWD, root, DIR_ANCHOR_FLAGS | O_CLOEXEC, 0,
+                            RESOLVE_NO_SYMLINKS);
+
+      if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        return fd;
+    }
+#endif
+  return open (root, DIR_ANCHOR_FLAGS | O_CLOEXEC);
+}
+
+/* ---- choosing the roots ------------------------------------------------------------------ */
+
+static char *
+absolute_path (const char *path)
+{
+  g_autofree char *here = NULL;
+
+  if (g_path_is_absolute (path))
+    return g_strdup (path);
+  here = g_get_current_dir ();
+  return g_build_filename (here, path, NULL);
+}
+
+/* The part of path below root, or NULL when root does not lexically contain path. Purely a
+ * routing decision: containment itself is enforced by the kernel relative to the root fd. */
+static const char *
+below_root (const char *path, const char *root)
+{
+  gsize n = strlen (root);
+
+  if (g_str_equal (root, "/"))
+    n = 0;
+  else if (strncmp (path, root, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+    return NULL;
+  path += n;
+  while (*path == '/')
+    path++;
+  return path;
+}
+
+typedef struct {
+  const char *root;
+  char *rest;
+} Route;
+
+static void
+route_clear (gpointer data)
+{
+  g_free (((Route *) data)->rest);
+}
+
+static gint
+inner_root_first (gconstpointer a, gconstpointer b)
+{
+  return (gint) strlen (((const Route *) b)->root) - (gint) strlen (((const Route *) a)->root);
+}
+
+static void
+add_routes (GArray *routes, GStrv roots, const char *path)
+{
+  guint first = routes->len;
+
+  for (guint i = 0; roots[i] != NULL; i++)
+    {
+      const char *rest = below_root (path, roots[i]);
+      Route r;
+
+      if (rest == NULL)
+        continue;
+      r.root = roots[i];
+      r.rest = g_strdup (*rest != '\0' ? rest : ".");
+      g_array_append_val (routes, r);
+    }
+  /* Nested roots (a workspace under /tmp): the innermost first. */
+  if (routes->len > first + 1)
+    g_array_sort (routes, inner_root_first);
+}
+
+/* Routes path to the roots that may contain it: first as spelled, then with its parent
+ * canonicalised (callers spell paths through symlinked directories, and a symlink inside one
+ * root may lead into another). The realpath may race, but a route only chooses a root and
+ * never grants: every open is still made beneath the root by the kernel. */
+static GArray *
+route (GStrv roots, const char *path)
+{
+  GArray *routes = g_array_new (FALSE, FALSE, sizeof (Route));
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *real = realpath (dir, NULL);
+
+  g_array_set_clear_func (routes, route_clear);
+  add_routes (routes, roots, path);
+  if (real != NULL)
+    {
+      g_autofree char *canonical = g_build_filename (real, base, NULL);
+
+      if (!g_str_equal (canonical, path))
+        {
+          g_autoptr (GArray) more = g_array_new (FALSE, FALSE, sizeof (Route));
+
+          add_routes (more, roots, canonical);
+          g_array_append_vals (routes, more->data, more->len);
+        }
+    }
+  return routes;
+}
+
+typedef BeneathResult (*BeneathOp) (int root_fd, const char *rest, gpointer data);
+
+/* Runs op beneath each route of path until one succeeds. */
+static gboolean
+fenced (const DshSandboxPolicy *policy, const char *path, const char *what, BeneathOp op,
+        gpointer data, GError **error)
+{
+  g_auto (GStrv) roots = NULL;
+  g_autoptr (GArray) routes = NULL;
+  g_autofree char *absolute = NULL;
+
+  if (policy->mode == DSH_SANDBOX_MODE_READ_ONLY)
+    {
+      set_denied (error, policy, path, "no file is writable under read-only mode");
+      return FALSE;
+    }
+
+  roots = dsh_writable_roots (policy);
+  absolute = absolute_path (path);
+  routes = route (roots, absolute);
+  if (routes->len == 0)
+    {
+      set_denied (error, policy, path, "outside the writable roots");
+      return FALSE;
+    }
+
+  for (guint i = 0; i < routes->len; i++)
+    {
+      const Route *r = &g_array_index (routes, Route, i);
+      int root_fd = open_root (r->root);
+      BeneathResult result;
+      int saved_errno;
+
+      /* A missing root matches nothing until it exists. */
+      if (root_fd < 0)
+        continue;
+      result = op (root_fd, r->rest, data);
+      saved_errno = errno;
+      close (root_fd);
+
+      if (result == BENEATH_OK)
+        return TRUE;
+      if (result == BENEATH_FAILED)
+        {
+          set_io_error (error, saved_errno, what, path);
+          return FALSE;
+        }
+    }
+  set_denied (error, policy, path,
+              "resolves outside the writable roots (symlink, \"..\" or magic link escape)");
+  return FALSE;
+}
+
+/* ---- operations ---------------------------------------------------------------------------- */
+
+typedef struct {
+  int flags;
+  mode_t mode;
+  int fd;
+} OpenData;
+
+static BeneathResult
+open_op (int root_fd, const char *rest, gpointer data)
+{
+  OpenData *d = data;
+
+  return open_beneath (root_fd, rest, d->flags, d->mode, &d->fd);
+}
+
+int
+dsh_fs_fence_open (const DshSandboxPolicy *policy, const char *path, int flags, mode_t mode,
+                   GError **error)
+{
+  OpenData data = { flags, mode, -1 };
+
+  g_return_val_if_fail (policy != NULL, -1);
+  g_return_val_if_fail (path != NULL, -1);
+
+  if (policy->mode == DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
+    {
+      int fd = open (path, flags | O_CLOEXEC, mode);
+
+      if (fd < 0)
+        set_io_error (error, errno, "open", path);
+      return fd;
+    }
+  if (!fenced (policy, path, "open", open_op, &data, error))
+    return -1;
+  return data.fd;
+}
+
+/* Splits rest into the directory to open beneath the root and the entry to act on there. The
+ * entry is one plain name, so the *at call that uses it cannot follow anything. */
+static gboolean
+split_leaf (const char *rest, char **out_dir, char **out_leaf)
+{
+  g_autofree char *trimmed = g_strdup (rest);
+  gsize len = strlen (trimmed);
+  char *slash;
+
+  while (len > 0 && trimmed[len - 1] == '/')
+    trimmed[--len] = '\0';
+  slash = strrchr (trimmed, '/');
+  *out_leaf = g_strdup (slash != NULL ? slash + 1 : trimmed);
+  *out_dir = slash != NULL ? g_strndup (trimmed, (gsize) (slash - trimmed)) : g_strdup (".");
+  if (**out_dir == '\0')
+    {
+      g_free (*out_dir);
+      *out_dir = g_strdup (".");
+    }
+  return **out_leaf != '\0' && !g_str_equal (*out_leaf, ".") && !g_str_equal (*out_leaf, "..");
+}
+
+typedef enum {
+  ENTRY_MKDIR,
+  ENTRY_UNLINK,
+  ENTRY_RMDIR,
+} EntryAction;
+
+typedef struct {
+  EntryAction action;
+  mode_t mode;
+} EntryData;
+
+static BeneathResult
+parent_beneath (int root_fd, const char *rest, int *out_parent, char **out_leaf)
+{
+  g_autofree char *dir = NULL;
+
+  if (!split_leaf (rest, &dir, out_leaf))
+    {
+      /* The root itself, ".", "..": never an entry a write tool may create or remove. */
+      return BENEATH_DENIED;
+    }
+  return open_beneath (root_fd, dir, DIR_ANCHOR_FLAGS, 0, out_parent);
+}
+
+static BeneathResult
+entry_op (int root_fd, const char *rest, gpointer data)
+{
+  EntryData *d = data;
+  g_autofree char *leaf = NULL;
+  BeneathResult result;
+  int parent = -1;
+  int rc;
+
+  result = parent_beneath (root_fd, rest, &parent, &leaf);
+  if (result != BENEATH_OK)
+    return result;
+  switch (d->action)
+    {
+    case ENTRY_MKDIR:
+      rc = mkdirat (parent, leaf, d->mode);
+      break;
+    case ENTRY_UNLINK:
+      rc = unlinkat (parent, leaf, 0);
+      break;
+    case ENTRY_RMDIR:
+    default:
+      rc = unlinkat (parent, leaf, AT_REMOVEDIR);
+      break;
+    }
+  {
+    int saved_errno = errno;
+
+    close (parent);
+    errno = saved_errno;
+  }
+  return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
+}
+
+gboolean
+dsh_fs_fence_mkdir (const DshSandboxPolicy *policy, const char *path, mode_t mode,
+                    GError **error)
+{
+  EntryData data = { ENTRY_MKDIR, mode };
+
+  g_return_val_if_fail (policy != NULL && path != NULL, FALSE);
+
+  if (policy->mode == DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
+    {
+      if (mkdir (path, mode) == 0)
+        return TRUE;
+      set_io_error (error, errno, "create directory", path);
+      return FALSE;
+    }
+  return fenced (policy, path, "create directory", entry_op, &data, error);
+}
+
+gboolean
+dsh_fs_fence_unlink (const DshSandboxPolicy *policy, const char *path, gboolean remove_dir,
+                     GError **error)
+{
+  EntryData data = { remove_dir ? ENTRY_RMDIR : ENTRY_UNLINK, 0 };
+
+  g_return_val_if_fail (policy != NULL && path != NULL, FALSE);
+
+  if (policy->mode == DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
+    {
+      if ((remove_dir ? rmdir (path) : unlink (path)) == 0)
+        return TRUE;
+      set_io_error (error, errno, "remove", path);
+      return FALSE;
+    }
+  return fenced (policy, path, "remove", entry_op, &data, error);
+}
+
+/* rename needs two fenced parents; the source's is resolved first and kept open while the
+ * destination is fenced in its own right. */
+typedef struct {
+  int from_parent;
+  char *from_leaf;
+} RenameData;
+
+static BeneathResult
+rename_from_op (int root_fd, const char *rest, gpointer data)
+{
+  RenameData *d = data;
+
+  g_clear_pointer (&d->from_leaf, g_free);
+  return parent_beneath (root_fd, rest, &d->from_parent, &d->from_leaf);
+}
+
+static BeneathResult
+rename_to_op (int root_fd, const char *rest, gpointer data)
+{
+  RenameData *d = data;
+  g_autofree char *leaf = NULL;
+  BeneathResult result;
+  int parent = -1;
+  int rc;
+
+  result = parent_beneath (root_fd, rest, &parent, &leaf);
+  if (result != BENEATH_OK)
+    return result;
+  rc = renameat (d->from_parent, d->from_leaf, parent, leaf);
+  {
+    int saved_errno = errno;
+
+    close (parent);
+    errno = saved_errno;
+  }
+  return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
+}
+
+gboolean
+dsh_fs_fence_rename (const DshSandboxPolicy *policy, const char *from, const char *to,
+                     GError **error)
+{
+  RenameData data = { -1, NULL };
+  gboolean ok;
+
+  g_return_val_if_fail (policy != NULL && from != NULL && to != NULL, FALSE);
+
+  if (policy->mode == DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
+    {
+      if (rename (from, to) == 0)
+        return TRUE;
+      set_io_error (error, errno, "rename", from);
+      return FALSE;
+    }
+  if (!fenced (policy, from, "rename", rename_from_op, &data, error))
+    {
+      g_free (data.from_leaf);
+      return FALSE;
+    }
+  ok = fenced (policy, to, "rename", rename_to_op, &data, error);
+  close (data.from_parent);
+  g_free (data.from_leaf);
+  return ok;
+}

@@ -1,0 +1,535 @@
+/* dsh-permission-presets.c — the config-driven preset table, preset selection as log events and
+ * the derived current preset.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-permission-presets.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "dsh-error.h"
+#include "dsh-vocabulary-private.h"
+#include "dsh-json-strict-private.h"
+
+typedef struct {
+  char *name;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+} PresetEntry;
+
+struct _DshPermissionPresets {
+  GObject parent_instance;
+
+  /* Configuration: built before the object is shared, read-only afterwards. */
+  GPtrArray *entries;
+  DshSandboxMode default_mode;
+  DshApprovalPolicy default_policy;
+  char *default_preset;
+};
+
+G_DEFINE_FINAL_TYPE (DshPermissionPresets, dsh_permission_presets, G_TYPE_OBJECT)
+
+static void
+preset_entry_free (PresetEntry *entry)
+{
+  g_free (entry->name);
+  g_free (entry);
+}
+
+static void
+dsh_permission_presets_finalize (GObject *object)
+{
+  DshPermissionPresets *self = DSH_PERMISSION_PRESETS (object);
+
+  g_ptr_array_unref (self->entries);
+  g_free (self->default_preset);
+  G_OBJECT_CLASS (dsh_permission_presets_parent_class)->finalize (object);
+}
+
+static void
+dsh_permission_presets_class_init (DshPermissionPresetsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = dsh_permission_presets_finalize;
+}
+
+static void
+dsh_permission_presets_init (DshPermissionPresets *self)
+{
+  self->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) preset_entry_free);
+  self->default_mode = DSH_SANDBOX_MODE_DEFAULT;
+  self->default_policy = DSH_APPROVAL_POLICY_DEFAULT;
+}
+
+DshPermissionPresets *
+dsh_permission_presets_new_empty (void)
+{
+  return g_object_new (DSH_TYPE_PERMISSION_PRESETS, NULL);
+}
+
+static void
+add_default_table (DshPermissionPresets *self)
+{
+  dsh_permission_presets_add (self, "workspace-write", DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                              DSH_APPROVAL_POLICY_ASK, NULL);
+  dsh_permission_presets_add (self, "danger-full-access", DSH_SANDBOX_MODE_DANGER_FULL_ACCESS,
+                              DSH_APPROVAL_POLICY_NEVER, NULL);
+}
+
+DshPermissionPresets *
+dsh_permission_presets_new (void)
+{
+  DshPermissionPresets *self = dsh_permission_presets_new_empty ();
+
+  add_default_table (self);
+  return self;
+}
+
+static const PresetEntry *
+find_entry (DshPermissionPresets *self, const char *name)
+{
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      const PresetEntry *entry = g_ptr_array_index (self->entries, i);
+
+      if (g_strcmp0 (entry->name, name) == 0)
+        return entry;
+    }
+  return NULL;
+}
+
+static const char *
+printable (const char *text)
+{
+  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
+}
+
+gboolean
+dsh_permission_presets_add (DshPermissionPresets *self, const char *name, DshSandboxMode mode,
+                            DshApprovalPolicy policy, GError **error)
+{
+  PresetEntry *entry;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (*name == '\0' || !g_utf8_validate (name, -1, NULL))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "a preset name must be a non-empty UTF-8 string");
+      return FALSE;
+    }
+  if (g_str_equal (name, DSH_PERMISSION_PRESET_CUSTOM))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the preset name \"custom\" is reserved for the derived non-preset state");
+      return FALSE;
+    }
+  if (find_entry (self, name) != NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the preset \"%s\" is defined twice", name);
+      return FALSE;
+    }
+  if (!dsh_sandbox_mode_is_valid (mode) || !dsh_approval_policy_is_valid (policy))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the preset \"%s\" has a knob outside its vocabulary", name);
+      return FALSE;
+    }
+
+  entry = g_new0 (PresetEntry, 1);
+  entry->name = g_strdup (name);
+  entry->mode = mode;
+  entry->policy = policy;
+  g_ptr_array_add (self->entries, entry);
+  return TRUE;
+}
+
+gboolean
+dsh_permission_presets_lookup (DshPermissionPresets *self, const char *name,
+                               DshSandboxMode *out_mode, DshApprovalPolicy *out_policy)
+{
+  const PresetEntry *entry;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
+
+  entry = find_entry (self, name);
+  if (entry == NULL)
+    return FALSE;
+  if (out_mode != NULL)
+    *out_mode = entry->mode;
+  if (out_policy != NULL)
+    *out_policy = entry->policy;
+  return TRUE;
+}
+
+GStrv
+dsh_permission_presets_dup_names (DshPermissionPresets *self)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), NULL);
+  for (guint i = 0; i < self->entries->len; i++)
+    g_strv_builder_add (builder, ((PresetEntry *) g_ptr_array_index (self->entries, i))->name);
+  return g_strv_builder_end (builder);
+}
+
+DshSandboxMode
+dsh_permission_presets_get_default_mode (DshPermissionPresets *self)
+{
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), DSH_SANDBOX_MODE_DEFAULT);
+  return self->default_mode;
+}
+
+void
+dsh_permission_presets_set_default_mode (DshPermissionPresets *self, DshSandboxMode mode)
+{
+  g_return_if_fail (DSH_IS_PERMISSION_PRESETS (self));
+  g_return_if_fail (dsh_sandbox_mode_is_valid (mode));
+  self->default_mode = mode;
+}
+
+DshApprovalPolicy
+dsh_permission_presets_get_default_approval_policy (DshPermissionPresets *self)
+{
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), DSH_APPROVAL_POLICY_DEFAULT);
+  return self->default_policy;
+}
+
+void
+dsh_permission_presets_set_default_approval_policy (DshPermissionPresets *self,
+                                                    DshApprovalPolicy policy)
+{
+  g_return_if_fail (DSH_IS_PERMISSION_PRESETS (self));
+  g_return_if_fail (dsh_approval_policy_is_valid (policy));
+  self->default_policy = policy;
+}
+
+const char *
+dsh_permission_presets_get_default_preset (DshPermissionPresets *self)
+{
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), NULL);
+  return self->default_preset;
+}
+
+static gboolean
+check_selectable (DshPermissionPresets *self, const char *name, GError **error)
+{
+  if (g_strcmp0 (name, DSH_PERMISSION_PRESET_CUSTOM) == 0)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the preset \"custom\" is derived from the knobs and cannot be selected");
+      return FALSE;
+    }
+  if (name == NULL || find_entry (self, name) == NULL)
+    {
+      g_autofree char *names = NULL;
+      g_auto (GStrv) list = dsh_permission_presets_dup_names (self);
+
+      names = g_strjoinv (", ", list);
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "unknown preset \"%s\": expected one of %s", printable (name ? name : ""),
+                   *names != '\0' ? names : "(none configured)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+dsh_permission_presets_set_default_preset (DshPermissionPresets *self, const char *name,
+                                           GError **error)
+{
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
+
+  if (name != NULL && !check_selectable (self, name, error))
+    return FALSE;
+  g_free (self->default_preset);
+  self->default_preset = g_strdup (name);
+  return TRUE;
+}
+
+/* ---- configuration file ------------------------------------------------------------------ */
+
+static gboolean
+only_members (JsonObject *object, const char *const *allowed, const char *where, GError **error)
+{
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *node;
+
+  /* Unknown keys are refused: a misspelt key must not silently fall back to a default. */
+  json_object_iter_init (&iter, object);
+  while (json_object_iter_next (&iter, &member, &node))
+    {
+      if (!g_strv_contains (allowed, member))
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                       "%s: unknown member \"%s\"", where, member);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static const char *
+string_member (JsonObject *object, const char *member, const char *where, GError **error)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "%s: \"%s\" must be a string", where, member);
+      return NULL;
+    }
+  return json_node_get_string (node);
+}
+
+static gboolean
+load_table (DshPermissionPresets *self, JsonNode *presets, GError **error)
+{
+  static const char *const entry_members[] = { "name", "mode", "approvalPolicy", NULL };
+  JsonArray *array;
+
+  if (!JSON_NODE_HOLDS_ARRAY (presets))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "\"presets\" must be an array");
+      return FALSE;
+    }
+  array = json_node_get_array (presets);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *node = json_array_get_element (array, i);
+      g_autofree char *where = g_strdup_printf ("presets[%u]", i);
+      JsonObject *entry;
+      const char *name, *mode_text, *policy_text;
+      DshSandboxMode mode;
+      DshApprovalPolicy policy;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                       "%s must be an object", where);
+          return FALSE;
+        }
+      entry = json_node_get_object (node);
+      if (!only_members (entry, entry_members, where, error) ||
+          (name = string_member (entry, "name", where, error)) == NULL ||
+          (mode_text = string_member (entry, "mode", where, error)) == NULL ||
+          (policy_text = string_member (entry, "approvalPolicy", where, error)) == NULL)
+        return FALSE;
+      if (!dsh_sandbox_mode_from_string (mode_text, &mode, error) ||
+          !dsh_approval_policy_from_string (policy_text, &policy, error) ||
+          !dsh_permission_presets_add (self, name, mode, policy, error))
+        {
+          g_prefix_error (error, "%s: ", where);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+DshPermissionPresets *
+dsh_permission_presets_new_from_json (const char *json, gssize length, GError **error)
+{
+  static const char *const members[] = {
+    "defaultMode", "defaultApprovalPolicy", "defaultPreset", "presets", NULL
+  };
+  g_autoptr (DshPermissionPresets) self = dsh_permission_presets_new_empty ();
+  g_autoptr (JsonNode) node = NULL;
+  JsonObject *config;
+  gboolean syntax_error;
+  gsize size;
+
+  g_return_val_if_fail (json != NULL, NULL);
+  size = length < 0 ? strlen (json) : (gsize) length;
+
+  node = dsh_json_strict_parse (json, size, &syntax_error, error);
+  if (node == NULL)
+    {
+      g_prefix_error (error, "permission presets configuration: ");
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "permission presets configuration: the document must be an object");
+      return NULL;
+    }
+  config = json_node_get_object (node);
+  if (!only_members (config, members, "permission presets configuration", error))
+    return NULL;
+
+  if (json_object_has_member (config, "presets"))
+    {
+      if (!load_table (self, json_object_get_member (config, "presets"), error))
+        {
+          g_prefix_error (error, "permission presets configuration: ");
+          return NULL;
+        }
+    }
+  else
+    add_default_table (self);
+
+  if (json_object_has_member (config, "defaultMode"))
+    {
+      const char *text = string_member (config, "defaultMode", "configuration", error);
+
+      if (text == NULL || !dsh_sandbox_mode_from_string (text, &self->default_mode, error))
+        {
+          g_prefix_error (error, "permission presets configuration: defaultMode: ");
+          return NULL;
+        }
+    }
+  if (json_object_has_member (config, "defaultApprovalPolicy"))
+    {
+      const char *text = string_member (config, "defaultApprovalPolicy", "configuration", error);
+
+      if (text == NULL || !dsh_approval_policy_from_string (text, &self->default_policy, error))
+        {
+          g_prefix_error (error, "permission presets configuration: defaultApprovalPolicy: ");
+          return NULL;
+        }
+    }
+  if (json_object_has_member (config, "defaultPreset"))
+    {
+      const char *text = string_member (config, "defaultPreset", "configuration", error);
+
+      if (text == NULL || !dsh_permission_presets_set_default_preset (self, text, error))
+        {
+          g_prefix_error (error, "permission presets configuration: defaultPreset: ");
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&self);
+}
+
+DshPermissionPresets *
+dsh_permission_presets_new_from_file (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+  gsize length;
+  DshPermissionPresets *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!g_file_get_contents (path, &contents, &length, error))
+    return NULL;
+  self = dsh_permission_presets_new_from_json (contents, (gssize) length, error);
+  if (self == NULL)
+    g_prefix_error (error, "%s: ", path);
+  return self;
+}
+
+/* ---- folds and selection ----------------------------------------------------------------- */
+
+DshSandboxMode
+dsh_permission_presets_effective_mode (DshPermissionPresets *self, GPtrArray *events)
+{
+  DshSandboxMode mode = self->default_mode;
+
+  dsh_session_events_last_mode (events, &mode);
+  return mode;
+}
+
+DshApprovalPolicy
+dsh_permission_presets_effective_approval_policy (DshPermissionPresets *self, GPtrArray *events)
+{
+  DshApprovalPolicy policy = self->default_policy;
+
+  dsh_session_events_last_approval_policy (events, &policy);
+  return policy;
+}
+
+char *
+dsh_permission_presets_current (DshPermissionPresets *self, GPtrArray *events)
+{
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+  const PresetEntry *recorded;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), NULL);
+  g_return_val_if_fail (events != NULL, NULL);
+
+  mode = dsh_permission_presets_effective_mode (self, events);
+  policy = dsh_permission_presets_effective_approval_policy (self, events);
+
+  /* The recorded selection keeps the user's intent when two presets share a bundle. */
+  recorded = find_entry (self, dsh_session_events_last_preset (events));
+  if (recorded != NULL && recorded->mode == mode && recorded->policy == policy)
+    return g_strdup (recorded->name);
+
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      const PresetEntry *entry = g_ptr_array_index (self->entries, i);
+
+      if (entry->mode == mode && entry->policy == policy)
+        return g_strdup (entry->name);
+    }
+  return g_strdup (DSH_PERMISSION_PRESET_CUSTOM);
+}
+
+gboolean
+dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, const char *name,
+                            GError **error)
+{
+  g_autoptr (GPtrArray) events = NULL;
+  const PresetEntry *entry;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
+
+  if (!check_selectable (self, name, error))
+    return FALSE;
+  entry = find_entry (self, name);
+  events = dsh_session_log_dup_events (session);
+
+  /* Intent first, then mechanism; each only when it changes, so re-selecting is a no-op. */
+  if (g_strcmp0 (dsh_session_events_last_preset (events), name) != 0 &&
+      !dsh_session_log_append_preset (session, name, error))
+    return FALSE;
+  if (dsh_permission_presets_effective_mode (self, events) != entry->mode &&
+      !dsh_session_log_append_mode (session, entry->mode, error))
+    return FALSE;
+  if (dsh_permission_presets_effective_approval_policy (self, events) != entry->policy &&
+      !dsh_session_log_append_approval_policy (session, entry->policy, error))
+    return FALSE;
+  return TRUE;
+}
+
+DshSessionLog *
+dsh_permission_presets_create_session (DshPermissionPresets *self, const char *path,
+                                       const char *cwd, const char *preset, GError **error)
+{
+  g_autoptr (DshSessionLog) session = NULL;
+  const char *name = preset != NULL ? preset : self->default_preset;
+  DshSandboxMode mode = self->default_mode;
+  DshApprovalPolicy policy = self->default_policy;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), NULL);
+
+  if (name != NULL)
+    {
+      if (!check_selectable (self, name, error))
+        return NULL;
+      dsh_permission_presets_lookup (self, name, &mode, &policy);
+    }
+
+  session = dsh_session_log_create (path, cwd, error);
+  if (session == NULL)
+    return NULL;
+
+  /* Pinned unconditionally: the session keeps these even when the defaults change later. */
+  if ((name != NULL && !dsh_session_log_append_preset (session, name, error)) ||
+      !dsh_session_log_append_mode (session, mode, error) ||
+      !dsh_session_log_append_approval_policy (session, policy, error))
+    {
+      /* A half-pinned session would later follow changed defaults: remove it, fail closed. */
+      g_unlink (path);
+      return NULL;
+    }
+  return g_steal_pointer (&session);
+}

@@ -1,0 +1,387 @@
+/* test-session-cli.c — `dsh-sandbox session` and `dsh-sandbox policy`: every JSON they print
+ * and every line they write validated against schemas/, bad input refused with exit 125 and
+ * one "dsh-sandbox:" line, switches appended as events, presets from $DSH_SANDBOX_CONFIG.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dsh-test-util.h"
+
+static void
+cli (DshTestRun *run, const char *const *env, const char *first, ...) G_GNUC_NULL_TERMINATED;
+
+static void
+cli (DshTestRun *run, const char *const *env, const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  va_list args;
+
+  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
+  va_start (args, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run_clear (run);
+  dsh_test_run (run, (const char *const *) argv->pdata, env, NULL, NULL);
+}
+
+static void
+assert_ok (DshTestRun *run)
+{
+  if (run->exit_code != 0)
+    g_error ("exit %d\nstdout: %s\nstderr: %s", run->exit_code, run->out, run->err);
+  g_assert_cmpstr (run->err, ==, "");
+}
+
+/* Exit 125 and exactly one "dsh-sandbox: ..." line on stderr containing `needle`. */
+static void
+assert_refused (DshTestRun *run, const char *needle)
+{
+  g_assert_cmpint (run->exit_code, ==, 125);
+  g_assert_true (g_str_has_prefix (run->err, "dsh-sandbox: "));
+  g_assert_true (g_str_has_suffix (run->err, "\n"));
+  g_assert_null (memchr (run->err, '\n', strlen (run->err) - 1));
+  if (needle != NULL && strstr (run->err, needle) == NULL)
+    g_error ("stderr lacks \"%s\": %s", needle, run->err);
+}
+
+/* Every line of a session file validates: the header, then each event. */
+static void
+assert_log_valid (const char *path)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+  g_auto (GStrv) lines = NULL;
+
+  g_assert_nonnull (contents);
+  g_assert_true (g_str_has_suffix (contents, "\n"));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && *lines[i] != '\0'; i++)
+    dsh_test_assert_valid_json (lines[i], i == 0 ? "session-header.schema.json"
+                                                 : "session-event.schema.json");
+}
+
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+  guint n = 0;
+
+  for (const char *p = contents; *p != '\0'; p++)
+    n += *p == '\n';
+  return n;
+}
+
+static JsonObject *
+show_json (DshTestRun *run, const char *path)
+{
+  g_autoptr (JsonNode) node = NULL;
+
+  cli (run, NULL, "session", "show", path, "--json", NULL);
+  assert_ok (run);
+  dsh_test_assert_valid_json (run->out, "session-show.schema.json");
+  node = dsh_test_parse_json (run->out);
+  return json_object_ref (json_node_get_object (node));
+}
+
+static void
+test_session_lifecycle (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *canonical_dir = dsh_canonical_path (dir);
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonObject) shown = NULL;
+  g_autofree char *id = NULL;
+  JsonObject *policy;
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, "--preset", "workspace-write", NULL);
+  assert_ok (&run);
+  id = g_strstrip (g_strdup (run.out));
+  g_assert_true (g_uuid_string_is_valid (id));
+  assert_log_valid (path);
+  g_assert_cmpuint (count_lines (path), ==, 4);
+
+  shown = show_json (&run, path);
+  policy = json_object_get_object_member (shown, "policy");
+  g_assert_cmpstr (json_object_get_string_member (policy, "mode"), ==, "workspace-write");
+  g_assert_cmpstr (json_object_get_string_member (policy, "workspaceRoot"), ==, canonical_dir);
+  g_assert_cmpstr (json_object_get_string_member (policy, "sessionId"), ==, id);
+  g_assert_cmpstr (json_object_get_string_member (shown, "preset"), ==, "workspace-write");
+  g_assert_cmpstr (json_object_get_string_member (shown, "approvalPolicy"), ==, "ask");
+  g_assert_false (json_object_get_boolean_member (shown, "openTurn"));
+  g_clear_pointer (&shown, json_object_unref);
+
+  /* Each switch is exactly its event. */
+  cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
+  assert_ok (&run);
+  g_assert_cmpuint (count_lines (path), ==, 5);
+  cli (&run, NULL, "session", "set-approval", path, "never", NULL);
+  assert_ok (&run);
+  g_assert_cmpuint (count_lines (path), ==, 6);
+  {
+    g_autofree char *notice = dsh_text_approval_policy_changed ("ask", "never");
+    g_autofree char *line = g_strconcat (notice, "\n", NULL);
+
+    /* The notice the host injects for the model. */
+    g_assert_cmpstr (run.out, ==, line);
+  }
+  cli (&run, NULL, "session", "set-approval", path, "never", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==, "");
+  g_assert_cmpuint (count_lines (path), ==, 7);
+  shown = show_json (&run, path);
+  g_assert_cmpstr (json_object_get_string_member (shown, "preset"), ==, "custom");
+  g_assert_cmpstr (json_object_get_string_member (shown, "recordedPreset"), ==,
+                   "workspace-write");
+  g_clear_pointer (&shown, json_object_unref);
+
+  cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  g_assert_cmpuint (count_lines (path), ==, 9); /* preset + mode; policy was already never */
+  cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  g_assert_cmpuint (count_lines (path), ==, 9); /* net zero */
+  assert_log_valid (path);
+
+  cli (&run, NULL, "session", "show", path, NULL);
+  assert_ok (&run);
+  g_assert_nonnull (strstr (run.out, "mode: danger-full-access\n"));
+  g_assert_nonnull (strstr (run.out, "preset: danger-full-access\n"));
+}
+
+static void
+test_policy_resolve_and_context (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *canonical_dir = dsh_canonical_path (dir);
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonNode) node = NULL;
+  g_autofree char *expected_context = NULL;
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
+  assert_ok (&run);
+
+  cli (&run, NULL, "policy", "resolve", "--session", path, "--json", NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
+  node = dsh_test_parse_json (run.out);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "mode"), ==,
+                   "read-only");
+  g_clear_pointer (&node, json_node_unref);
+
+  cli (&run, NULL, "policy", "resolve", "--session", path, "--mode", "workspace-write", "--json",
+       NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
+  node = dsh_test_parse_json (run.out);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "mode"), ==,
+                   "workspace-write");
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Agentless: no sessionId. */
+  cli (&run, NULL, "policy", "resolve", "--json", NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
+  node = dsh_test_parse_json (run.out);
+  g_assert_false (json_object_has_member (json_node_get_object (node), "sessionId"));
+
+  cli (&run, NULL, "policy", "context", "--session", path, NULL);
+  assert_ok (&run);
+  expected_context = dsh_text_policy_context (DSH_SANDBOX_MODE_READ_ONLY, canonical_dir);
+  g_assert_true (g_str_has_prefix (run.out, expected_context));
+  g_assert_cmpstr (run.out + strlen (expected_context), ==, "\n");
+
+  cli (&run, NULL, "session", "set-mode", path, "workspace-write", NULL);
+  assert_ok (&run);
+  cli (&run, NULL, "policy", "context", "--session", path, NULL);
+  assert_ok (&run);
+  g_free (expected_context);
+  expected_context = dsh_text_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, canonical_dir);
+  g_assert_true (g_str_has_prefix (run.out, expected_context));
+}
+
+static void
+test_bad_input (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *forged = g_build_filename (dir, "forged.jsonl", NULL);
+  g_autofree char *missing_cwd = g_build_filename (dir, "nope", NULL);
+  g_auto (DshTestRun) run = { 0 };
+  guint lines;
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
+  assert_ok (&run);
+  lines = count_lines (path);
+
+  cli (&run, NULL, "session", NULL);
+  assert_refused (&run, "no subcommand");
+  cli (&run, NULL, "session", "frobnicate", NULL);
+  assert_refused (&run, "unknown subcommand");
+  cli (&run, NULL, "session", "new", path, NULL);
+  assert_refused (&run, "File exists");
+  cli (&run, NULL, "session", "new", forged, "--cwd", missing_cwd, NULL);
+  assert_refused (&run, "not an existing directory");
+  cli (&run, NULL, "session", "new", forged, "--preset", "custom", NULL);
+  assert_refused (&run, "custom");
+  g_assert_false (g_file_test (forged, G_FILE_TEST_EXISTS));
+  cli (&run, NULL, "session", "set-mode", path, "root-access", NULL);
+  assert_refused (&run, "unknown sandbox mode \"root-access\"");
+  cli (&run, NULL, "session", "set-mode", path, NULL);
+  assert_refused (&run, "expected session set-mode FILE MODE");
+  cli (&run, NULL, "session", "set-approval", path, "always", NULL);
+  assert_refused (&run, "unknown approval policy");
+  cli (&run, NULL, "session", "set-preset", path, "custom", NULL);
+  assert_refused (&run, "cannot be selected");
+  cli (&run, NULL, "session", "set-preset", path, "nope", NULL);
+  assert_refused (&run, "unknown preset");
+  cli (&run, NULL, "session", "show", path, "--bogus", NULL);
+  assert_refused (&run, NULL);
+  cli (&run, NULL, "policy", "resolve", "--mode", "rw", NULL);
+  assert_refused (&run, "unknown sandbox mode");
+  cli (&run, NULL, "policy", "resolve", "extra", NULL);
+  assert_refused (&run, "unexpected argument");
+  cli (&run, NULL, "policy", NULL);
+  assert_refused (&run, "no subcommand");
+  g_assert_cmpuint (count_lines (path), ==, lines);
+
+  /* A forged event in the file: every command refuses the session, naming the line. */
+  g_assert_true (g_file_set_contents (forged,
+    "{\"id\":\"x\",\"cwd\":\"/\",\"created\":\"2025-01-01T00:00:00Z\"}\n"
+    "{\"type\":\"sandbox/mode\",\"data\":{\"mode\":\"everything\"},"
+    "\"time\":\"2025-01-01T00:00:00Z\"}\n", -1, NULL));
+  cli (&run, NULL, "session", "show", forged, NULL);
+  assert_refused (&run, "forged.jsonl:2:");
+  cli (&run, NULL, "policy", "resolve", "--session", forged, NULL);
+  assert_refused (&run, "forged.jsonl:2:");
+  cli (&run, NULL, "session", "set-mode", forged, "read-only", NULL);
+  assert_refused (&run, "forged.jsonl:2:");
+}
+
+static void
+test_config_defaults_and_pinning (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *bad_config = g_build_filename (dir, "bad.json", NULL);
+  g_autofree char *old_path = g_build_filename (dir, "old.jsonl", NULL);
+  g_autofree char *new_path = g_build_filename (dir, "new.jsonl", NULL);
+  g_autofree char *env_config = NULL;
+  g_autofree char *env_bad = NULL;
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonObject) old_shown = NULL;
+  g_autoptr (JsonObject) new_shown = NULL;
+  const char *env[2] = { NULL, NULL };
+
+  /* A session made under the built-in defaults... */
+  cli (&run, NULL, "session", "new", old_path, "--cwd", dir, NULL);
+  assert_ok (&run);
+
+  /* ...then the operator changes the defaults. */
+  g_assert_true (g_file_set_contents (config,
+    "{\"defaultMode\":\"workspace-write\",\"defaultPreset\":\"build\",\"presets\":["
+    "{\"name\":\"build\",\"mode\":\"workspace-write\",\"approvalPolicy\":\"never\"},"
+    "{\"name\":\"review\",\"mode\":\"read-only\",\"approvalPolicy\":\"ask\"}]}", -1, NULL));
+  {
+    g_autofree char *text = dsh_test_read_file (config);
+
+    dsh_test_assert_valid_json (text, "config.schema.json");
+  }
+  env_config = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", config);
+  env[0] = env_config;
+
+  cli (&run, env, "session", "new", new_path, "--cwd", dir, NULL);
+  assert_ok (&run);
+  assert_log_valid (new_path);
+
+  cli (&run, env, "session", "show", old_path, "--json", NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "session-show.schema.json");
+  {
+    g_autoptr (JsonNode) node = dsh_test_parse_json (run.out);
+
+    old_shown = json_object_ref (json_node_get_object (node));
+  }
+  cli (&run, env, "session", "show", new_path, "--json", NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "session-show.schema.json");
+  {
+    g_autoptr (JsonNode) node = dsh_test_parse_json (run.out);
+
+    new_shown = json_object_ref (json_node_get_object (node));
+  }
+
+  /* The old session kept its pinned read-only/ask; the new one starts as "build". */
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (old_shown, "policy"), "mode"), ==,
+                   "read-only");
+  g_assert_cmpstr (json_object_get_string_member (old_shown, "approvalPolicy"), ==, "ask");
+  g_assert_cmpstr (json_object_get_string_member (old_shown, "preset"), ==, "review");
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (new_shown, "policy"), "mode"), ==,
+                   "workspace-write");
+  g_assert_cmpstr (json_object_get_string_member (new_shown, "approvalPolicy"), ==, "never");
+  g_assert_cmpstr (json_object_get_string_member (new_shown, "preset"), ==, "build");
+
+  /* The agentless default follows the configuration. */
+  cli (&run, env, "policy", "resolve", "--json", NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
+  g_assert_nonnull (strstr (run.out, "\"workspace-write\""));
+
+  /* A broken configuration is an error, never a silent fallback to defaults. */
+  g_assert_true (g_file_set_contents (bad_config, "{\"defaultMode\":\"everything\"}", -1, NULL));
+  env_bad = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", bad_config);
+  env[0] = env_bad;
+  cli (&run, env, "policy", "resolve", NULL);
+  assert_refused (&run, "defaultMode");
+}
+
+static void
+test_crash_tail_via_cli (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonObject) shown = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, "--preset", "workspace-write", NULL);
+  assert_ok (&run);
+  cli (&run, NULL, "session", "set-mode", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  contents = dsh_test_read_file (path);
+  length = strlen (contents);
+  /* Tear the last append. */
+  g_assert_cmpint (truncate (path, (off_t) (length - 10)), ==, 0);
+
+  shown = show_json (&run, path);
+  g_assert_cmpint (json_object_get_int_member (shown, "droppedLines"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (shown, "policy"), "mode"), ==,
+                   "workspace-write");
+
+  cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
+  assert_ok (&run);
+  assert_log_valid (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/session-cli/lifecycle", test_session_lifecycle);
+  g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
+  g_test_add_func ("/session-cli/bad-input", test_bad_input);
+  g_test_add_func ("/session-cli/config-defaults-and-pinning", test_config_defaults_and_pinning);
+  g_test_add_func ("/session-cli/crash-tail", test_crash_tail_via_cli);
+
+  return g_test_run ();
+}

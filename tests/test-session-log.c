@@ -1,0 +1,892 @@
+/* test-session-log.c — the session log: replay equality, crash-tail repair on real torn files,
+ * forged out-of-vocabulary events, turn scoping, strict lines, failed and concurrent appends.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE /* unshare, CLONE_NEWNS */
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "dsh-test-util.h"
+
+/* g_test_expect_message() does not see structured log messages in GLib 2.74, so expected
+ * warnings are captured by this writer; anything else goes to the default (fatal) writer. */
+static GPtrArray *expected_warnings;
+static guint matched_warnings;
+
+static GLogWriterOutput
+capture_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+  if (expected_warnings != NULL && (level & G_LOG_LEVEL_WARNING) != 0)
+    {
+      for (gsize i = 0; i < n_fields; i++)
+        {
+          if (!g_str_equal (fields[i].key, "MESSAGE"))
+            continue;
+          for (guint j = 0; j < expected_warnings->len; j++)
+            {
+              if (g_pattern_match_simple (g_ptr_array_index (expected_warnings, j),
+                                          fields[i].value))
+                {
+                  matched_warnings++;
+                  return G_LOG_WRITER_HANDLED;
+                }
+            }
+        }
+    }
+  return g_log_writer_default (level, fields, n_fields, data);
+}
+
+static char *
+new_log_path (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+
+  return g_build_filename (dir, "session.jsonl", NULL);
+}
+
+static DshSessionLog *
+create_log (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cwd = g_path_get_dirname (path);
+  DshSessionLog *log = dsh_session_log_create (path, cwd, &error);
+
+  g_assert_no_error (error);
+  return log;
+}
+
+static DshSessionLog *
+load_ok (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  DshSessionLog *log = dsh_session_log_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (log);
+  return log;
+}
+
+static void
+write_file (const char *path, const char *contents)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+}
+
+static gsize
+file_size (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return (gsize) st.st_size;
+}
+
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+  guint n = 0;
+
+  for (const char *p = contents; *p != '\0'; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* Serialises the events the way they would be replayed: type, data and time of each. */
+static char *
+events_fingerprint (DshSessionLog *log)
+{
+  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (log);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      g_autoptr (JsonNode) node = dsh_session_event_to_json (g_ptr_array_index (events, i));
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      g_string_append_printf (out, "%s\n", text);
+    }
+  return g_string_free (out, FALSE);
+}
+
+#define HEADER "{\"id\":\"s-1\",\"cwd\":\"/w\",\"created\":\"2025-01-01T00:00:00.000Z\"}\n"
+#define EV(type, data) "{\"type\":\"" type "\",\"data\":" data ",\"time\":\"2025-01-01T00:00:01.000Z\"}\n"
+
+/* ---- basics and replay ------------------------------------------------------------------- */
+
+static void
+test_create_and_replay (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) reloaded = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *turn = NULL;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+
+  g_assert_true (g_uuid_string_is_valid (dsh_session_log_get_id (log)));
+  g_assert_false (dsh_session_log_last_mode (log, &mode));
+
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_WORKSPACE_WRITE, &error));
+  g_assert_true (dsh_session_log_append_approval_policy (log, DSH_APPROVAL_POLICY_NEVER, &error));
+  g_assert_true (dsh_session_log_append_preset (log, "workspace-write", &error));
+  turn = dsh_session_log_begin_turn (log, &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_session_log_has_open_turn (log));
+  g_assert_true (dsh_session_log_append_approval_asked (log, "req-1", "bash", "escalate", NULL,
+                                                        &error));
+  g_assert_true (dsh_session_log_append_approval_decided (log, "req-1",
+                                                          DSH_APPROVAL_OUTCOME_REJECTED, &error));
+  g_assert_true (dsh_session_log_end_turn (log, turn, &error));
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_lines (path), ==, 9);
+
+  /* Restart: a new object from the file folds to the same answers. */
+  reloaded = load_ok (path);
+  before = events_fingerprint (log);
+  after = events_fingerprint (reloaded);
+  g_assert_cmpstr (before, ==, after);
+  g_assert_cmpstr (dsh_session_log_get_id (reloaded), ==, dsh_session_log_get_id (log));
+  g_assert_cmpstr (dsh_session_log_get_cwd (reloaded), ==, dsh_session_log_get_cwd (log));
+  g_assert_cmpstr (dsh_session_log_get_created (reloaded), ==, dsh_session_log_get_created (log));
+  g_assert_true (dsh_session_log_last_mode (reloaded, &mode));
+  g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
+  g_assert_true (dsh_session_log_last_approval_policy (reloaded, &policy));
+  g_assert_cmpint (policy, ==, DSH_APPROVAL_POLICY_NEVER);
+  g_assert_false (dsh_session_log_has_open_turn (reloaded));
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (reloaded), ==, 0);
+  {
+    g_autofree char *preset = dsh_session_log_dup_last_preset (reloaded);
+
+    g_assert_cmpstr (preset, ==, "workspace-write");
+  }
+}
+
+static void
+test_create_refuses_existing (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) again = NULL;
+  g_autoptr (GError) error = NULL;
+
+  again = dsh_session_log_create (path, "/", &error);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+  g_assert_null (again);
+}
+
+static void
+test_relative_cwd_made_absolute_not_normalised (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshSessionLog) log = dsh_session_log_create (path, "a/link/../b", &error);
+  g_autofree char *here = g_get_current_dir ();
+  g_autofree char *expected = g_build_filename (here, "a/link/../b", NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (dsh_session_log_get_cwd (log), ==, expected);
+}
+
+/* ---- crash-tail repair ------------------------------------------------------------------- */
+
+static void
+test_torn_tail_truncated_mid_line (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) reloaded = NULL;
+  g_autoptr (DshSessionLog) final = NULL;
+  g_autoptr (GError) error = NULL;
+  DshSandboxMode mode;
+  gsize committed;
+
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_WORKSPACE_WRITE, &error));
+  committed = file_size (path);
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_DANGER_FULL_ACCESS, &error));
+  g_assert_no_error (error);
+
+  /* A crash in the middle of the second append: cut the real file mid-line. */
+  g_assert_cmpint (truncate (path, (off_t) (committed + 20)), ==, 0);
+
+  reloaded = load_ok (path);
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (reloaded), ==, 1);
+  g_assert_true (dsh_session_log_last_mode (reloaded, &mode));
+  g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+  /* Loading never writes. */
+  g_assert_cmpuint (file_size (path), ==, committed + 20);
+
+  /* The next append starts on a fresh line: the torn bytes are cut first. */
+  g_assert_true (dsh_session_log_append_mode (reloaded, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_no_error (error);
+  final = load_ok (path);
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (final), ==, 0);
+  g_assert_cmpuint (count_lines (path), ==, 3);
+  g_assert_true (dsh_session_log_last_mode (final, &mode));
+  g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
+}
+
+static void
+test_torn_tail_every_cut (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autofree char *copy = g_strconcat (path, ".cut", NULL);
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *contents = NULL;
+  gsize header_end, last_start, length;
+
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_WORKSPACE_WRITE, &error));
+  last_start = file_size (path);
+  g_assert_true (dsh_session_log_append_approval_policy (log, DSH_APPROVAL_POLICY_NEVER, &error));
+  contents = dsh_test_read_file (path);
+  length = strlen (contents);
+  header_end = (gsize) (strchr (contents, '\n') - contents) + 1;
+  g_assert_cmpuint (header_end, <, last_start);
+
+  /* Every possible crash point inside the last line: always exactly that line is dropped. */
+  for (gsize cut = last_start + 1; cut < length; cut++)
+    {
+      g_autoptr (DshSessionLog) torn = NULL;
+      DshApprovalPolicy policy;
+      DshSandboxMode mode;
+
+      g_assert_true (g_file_set_contents (copy, contents, (gssize) cut, NULL));
+      torn = load_ok (copy);
+      g_assert_cmpuint (dsh_session_log_get_dropped_count (torn), ==, 1);
+      g_assert_false (dsh_session_log_last_approval_policy (torn, &policy));
+      g_assert_true (dsh_session_log_last_mode (torn, &mode));
+    }
+
+  /* A torn header is no session at all. */
+  for (gsize cut = 0; cut < header_end; cut++)
+    {
+      g_autoptr (DshSessionLog) torn = NULL;
+      g_autoptr (GError) load_error = NULL;
+
+      g_assert_true (g_file_set_contents (copy, contents, (gssize) cut, NULL));
+      torn = dsh_session_log_load (copy, &load_error);
+      g_assert_error (load_error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+      g_assert_null (torn);
+    }
+}
+
+static void
+test_unparsable_last_line_dropped (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *zeroes = g_malloc0 (40);
+  FILE *f;
+
+  /* What some filesystems leave after a crash: the size grew, the data is zeroes. */
+  write_file (path, HEADER EV ("sandbox/mode", "{\"mode\":\"workspace-write\"}"));
+  f = fopen (path, "ab");
+  g_assert_nonnull (f);
+  fwrite (zeroes, 1, 40, f);
+  fputc ('\n', f);
+  fclose (f);
+
+  log = load_ok (path);
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (log), ==, 1);
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_no_error (error);
+  g_clear_object (&log);
+  log = load_ok (path);
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (log), ==, 0);
+  g_assert_cmpuint (count_lines (path), ==, 3);
+}
+
+static void
+test_malformed_middle_line_is_an_error (void)
+{
+  static const char *const bad_middles[] = {
+    "{\"type\":\"sandbox/mode\",\"data\":{\"mode\":\"read-only\"}\n", /* unterminated */
+    "not json at all\n",
+    "\n",
+    "[1,2,3]\n",
+    "{\"type\":\"sandbox/mode\",\"data\":[],\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"sandbox/mode\",\"data\":{\"mode\":\"read-only\"},\"time\":\"yesterday\"}\n",
+    "{\"type\":\"turn/end\",\"data\":{},\"time\":\"2025-W01-1T00:00:00Z\"}\n",
+    "{\"type\":\"turn/end\",\"data\":{},\"time\":\"2025-01-01T00:00:00\"}\n",
+    "{\"type\":\"turn/end\",\"data\":{},\"time\":\"2025-13-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"n\":99999999999999999999},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"n\":1e22},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"\",\"data\":{},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{},\"data\":{},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{/* c */\"type\":\"x\",\"data\":{},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{'type':'x','data':{},'time':'2025-01-01T00:00:00Z'}\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad_middles); i++)
+    {
+      g_autofree char *path = new_log_path ();
+      g_autofree char *contents = g_strconcat (HEADER, bad_middles[i],
+                                               EV ("turn/start", "{}"), NULL);
+      g_autoptr (DshSessionLog) log = NULL;
+      g_autoptr (GError) error = NULL;
+
+      write_file (path, contents);
+      log = dsh_session_log_load (path, &error);
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+      g_assert_null (log);
+      /* The error names the line. */
+      g_assert_nonnull (strstr (error->message, "session.jsonl:2:"));
+    }
+}
+
+/* ---- the invariant ----------------------------------------------------------------------- */
+
+static void
+test_forged_events_refused_on_load (void)
+{
+  static const char *const forged[] = {
+    EV ("sandbox/mode", "{\"mode\":\"root-access\"}"),
+    EV ("sandbox/mode", "{\"mode\":\"Read-Only\"}"),
+    EV ("sandbox/mode", "{\"mode\":1}"),
+    EV ("sandbox/mode", "{}"),
+    EV ("approval/policy", "{\"policy\":\"always\"}"),
+    EV ("approval/policy", "{\"policy\":null}"),
+    EV ("permissionPresets/preset", "{\"preset\":\"custom\"}"),
+    EV ("approval/decided", "{\"id\":\"r\",\"outcome\":\"allowed-always\"}"),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (forged); i++)
+    {
+      /* In the middle and as the last (well-formed, so not torn) line: refused either way. */
+      for (guint last = 0; last < 2; last++)
+        {
+          g_autofree char *path = new_log_path ();
+          g_autofree char *contents = g_strconcat (HEADER, EV ("turn/start", "{}"), forged[i],
+                                                   last ? "" : EV ("turn/end", "{}"), NULL);
+          g_autoptr (DshSessionLog) log = NULL;
+          g_autoptr (GError) error = NULL;
+
+          write_file (path, contents);
+          log = dsh_session_log_load (path, &error);
+          g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+          g_assert_nonnull (strstr (error->message, ":3:"));
+          g_assert_null (log);
+        }
+    }
+}
+
+static void
+test_forged_events_refused_on_append (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  gsize size = file_size (path);
+  static const struct {
+    const char *type;
+    const char *member;
+    const char *value;
+  } forged[] = {
+    { "sandbox/mode", "mode", "root-access" },
+    { "sandbox/mode", "mode", "" },
+    { "approval/policy", "policy", "always" },
+    { "permissionPresets/preset", "preset", "custom" },
+    { "permissionPresets/preset", "preset", "" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (forged); i++)
+    {
+      g_autoptr (JsonObject) data = json_object_new ();
+      g_autoptr (GError) error = NULL;
+
+      json_object_set_string_member (data, forged[i].member, forged[i].value);
+      g_assert_false (dsh_session_log_append (log, forged[i].type, data, &error));
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+    }
+  {
+    g_autoptr (GError) error = NULL;
+
+    g_assert_false (dsh_session_log_append_mode (log, (DshSandboxMode) 7, &error));
+    g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  }
+  {
+    /* A value json-glib can generate but no strict reader accepts never reaches the file. */
+    g_autoptr (JsonObject) data = json_object_new ();
+    g_autoptr (GError) error = NULL;
+
+    json_object_set_double_member (data, "x", NAN);
+    g_assert_false (dsh_session_log_append (log, "harness/metric", data, &error));
+    g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  }
+  g_assert_cmpuint (file_size (path), ==, size);
+}
+
+/* ---- turns ------------------------------------------------------------------------------- */
+
+static void
+test_out_of_turn_residue_dropped_with_warning (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+
+  write_file (path, HEADER
+              EV ("sandbox/mode", "{\"mode\":\"workspace-write\"}")
+              EV ("turn/start", "{\"id\":\"t1\"}")
+              EV ("approval/asked", "{\"id\":\"a\",\"toolName\":\"bash\",\"reason\":\"r\"}")
+              EV ("approval/decided", "{\"id\":\"a\",\"outcome\":\"allowed-once\"}")
+              EV ("turn/end", "{\"id\":\"t1\"}")
+              EV ("approval/decided", "{\"id\":\"late\",\"outcome\":\"rejected\"}")
+              EV ("turn/end", "{\"id\":\"t9\"}")
+              EV ("sandbox/mode", "{\"mode\":\"read-only\"}"));
+
+  expected_warnings = g_ptr_array_new ();
+  g_ptr_array_add (expected_warnings, (gpointer) "*:7: dropping \"approval/decided\"*");
+  g_ptr_array_add (expected_warnings, (gpointer) "*:8: dropping \"turn/end\"*");
+  matched_warnings = 0;
+  log = load_ok (path);
+  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
+  g_assert_cmpuint (matched_warnings, ==, 2);
+
+  events = dsh_session_log_dup_events (log);
+  g_assert_cmpuint (events->len, ==, 6);
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (log), ==, 2);
+  /* Nothing else was dropped: the mode switch after the residue still counts. */
+  {
+    DshSandboxMode mode;
+
+    g_assert_true (dsh_session_log_last_mode (log, &mode));
+    g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
+  }
+}
+
+static void
+test_turn_scoped_append_needs_open_turn (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *turn = NULL;
+  gsize size = file_size (path);
+
+  g_assert_false (dsh_session_log_has_open_turn (log));
+  g_assert_false (dsh_session_log_append_approval_asked (log, "r", "bash", "why", NULL, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (dsh_session_log_append_approval_decided (log, "r", DSH_APPROVAL_OUTCOME_REJECTED,
+                                                           &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (dsh_session_log_end_turn (log, "nope", &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpuint (file_size (path), ==, size);
+
+  turn = dsh_session_log_begin_turn (log, &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_session_log_turn_is_open (log, turn));
+  g_assert_false (dsh_session_log_turn_is_open (log, "other"));
+  {
+    /* Extras are kept, but never override the audited fields. */
+    g_autoptr (JsonObject) extra = json_object_new ();
+    g_autoptr (GPtrArray) events = NULL;
+    DshSessionEvent *asked;
+
+    json_object_set_string_member (extra, "callId", "c-1");
+    json_object_set_string_member (extra, "toolName", "forged");
+    g_assert_true (dsh_session_log_append_approval_asked (log, "r", "bash", "why", extra,
+                                                          &error));
+    events = dsh_session_log_dup_events (log);
+    asked = g_ptr_array_index (events, events->len - 1);
+    g_assert_cmpint (dsh_session_event_get_kind (asked), ==, DSH_SESSION_EVENT_APPROVAL_ASKED);
+    g_assert_cmpstr (dsh_session_event_get_string (asked, "toolName"), ==, "bash");
+    g_assert_cmpstr (dsh_session_event_get_string (asked, "callId"), ==, "c-1");
+  }
+  g_assert_true (dsh_session_log_append_approval_decided (log, "r",
+                                                          DSH_APPROVAL_OUTCOME_ALLOWED_ONCE,
+                                                          &error));
+  g_assert_true (dsh_session_log_end_turn (log, turn, &error));
+  g_assert_no_error (error);
+  g_assert_false (dsh_session_log_has_open_turn (log));
+}
+
+/* ---- strict lines ------------------------------------------------------------------------ */
+
+static void
+test_foreign_events_kept (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autoptr (GError) error = NULL;
+  DshSandboxMode mode;
+
+  /* A harness sharing the file writes its own types; a look-alike never folds as a mode. */
+  write_file (path, HEADER
+              EV ("message/user", "{\"text\":\"hi\",\"nested\":{\"a\":[1,2.5,true,null]}}")
+              EV ("sandbox/mode ", "{\"mode\":\"danger-full-access\"}")
+              EV ("Sandbox/Mode", "{\"mode\":\"danger-full-access\"}"));
+  log = load_ok (path);
+  events = dsh_session_log_dup_events (log);
+  g_assert_cmpuint (events->len, ==, 3);
+  for (guint i = 0; i < events->len; i++)
+    g_assert_cmpint (dsh_session_event_get_kind (g_ptr_array_index (events, i)), ==,
+                     DSH_SESSION_EVENT_FOREIGN);
+  g_assert_false (dsh_session_log_last_mode (log, &mode));
+
+  g_assert_true (dsh_session_log_append (log, "message/assistant", NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_strict_json (void)
+{
+  static const char *const refused[] = {
+    /* escaped NUL, lone surrogates, raw control character, duplicate member, trailing data */
+    "{\"type\":\"x\",\"data\":{\"a\":\"\\u0000\"},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"a\":\"\\ud800\"},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"a\":\"\\udc00x\"},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"a\":\"\t\"},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"sandbox/mode\",\"data\":{\"mode\":\"read-only\",\"mode\":\"danger-full-access\"},"
+    "\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{},\"time\":\"2025-01-01T00:00:00Z\"} {}\n",
+    "{\"type\":\"x\",\"data\":{\"n\":01},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"n\":NaN},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"n\":[1,]},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"s\":\"\xff\"},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+  };
+  g_autoptr (GString) deep = g_string_new ("{\"type\":\"x\",\"data\":{\"d\":");
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autofree char *contents = g_strconcat (HEADER, refused[i], EV ("turn/start", "{}"), NULL);
+      g_autoptr (DshSessionLog) log = NULL;
+      g_autoptr (GError) error = NULL;
+
+      log = dsh_session_log_parse ("mem", contents, strlen (contents), &error);
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+      g_assert_null (log);
+    }
+
+  /* Deep nesting is refused before any recursive parser sees it. */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  g_string_append (deep, "\n");
+  {
+    g_autofree char *contents = g_strconcat (HEADER, deep->str, EV ("turn/start", "{}"), NULL);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (DshSessionLog) log = dsh_session_log_parse ("mem", contents, strlen (contents),
+                                                           &error);
+
+    g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+    g_assert_nonnull (strstr (error->message, "nesting too deep"));
+  }
+}
+
+static void
+test_bad_headers (void)
+{
+  static const char *const headers[] = {
+    "",
+    "{}\n",
+    "{\"id\":\"\",\"cwd\":\"/w\",\"created\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"id\":\"a\",\"cwd\":\"relative\",\"created\":\"2025-01-01T00:00:00Z\"}\n",
+    "{\"id\":\"a\",\"cwd\":\"/w\",\"created\":\"2025-01-01\"}\n",
+    "{\"id\":\"a\",\"cwd\":\"/w\"}\n",
+    "[]\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (headers); i++)
+    {
+      g_autofree char *contents = g_strconcat (headers[i], EV ("turn/start", "{}"), NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DshSessionLog) log = dsh_session_log_parse ("mem", contents, strlen (contents),
+                                                             &error);
+
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+      g_assert_null (log);
+    }
+}
+
+static void
+test_not_a_regular_file (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshSessionLog) log = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  log = dsh_session_log_load (fifo, &error);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+  g_clear_error (&error);
+  g_assert_null (dsh_session_log_load (dir, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+}
+
+/* ---- failed appends ---------------------------------------------------------------------- */
+
+static void
+assert_failed_append_leaves_no_trace (const char *path)
+{
+  g_autoptr (DshSessionLog) log = load_ok (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) reason = g_string_new (NULL);
+  gsize size = file_size (path);
+  g_autofree char *turn = NULL;
+  gboolean failed = FALSE;
+
+  turn = dsh_session_log_begin_turn (log, &error);
+  g_assert_no_error (error);
+  size = file_size (path);
+  /* Grow the lines until the filesystem refuses one. */
+  for (guint i = 0; i < 64 && !failed; i++)
+    {
+      g_string_append (reason, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+      if (!dsh_session_log_append_approval_asked (log, "r", "bash", reason->str, NULL, &error))
+        failed = TRUE;
+      else
+        size = file_size (path);
+    }
+  g_assert_true (failed);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+  /* The failed event is not part of the log, on disk or in memory. */
+  g_assert_cmpuint (file_size (path), ==, size);
+  {
+    g_autoptr (DshSessionLog) reloaded = load_ok (path);
+    g_autofree char *a = events_fingerprint (log);
+    g_autofree char *b = events_fingerprint (reloaded);
+
+    g_assert_cmpuint (dsh_session_log_get_dropped_count (reloaded), ==, 0);
+    g_assert_cmpstr (a, ==, b);
+  }
+}
+
+static void
+test_failed_append_file_size_limit (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *path = new_log_path ();
+      struct rlimit limit = { 2048, 2048 };
+      g_autoptr (DshSessionLog) log = create_log (path);
+
+      g_clear_object (&log);
+      /* EFBIG instead of a SIGXFSZ kill: the write fails like a full disk would. */
+      signal (SIGXFSZ, SIG_IGN);
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
+      assert_failed_append_leaves_no_trace (path);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* Whether this process may make a private mount namespace and mount a tmpfs there (root, or
+ * a container that allows it); probed in a throwaway child so nothing here changes. */
+static gboolean
+can_mount_private_tmpfs (const char *dir)
+{
+  int status = 0;
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      gboolean ok = unshare (CLONE_NEWNS) == 0 &&
+                    mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                    mount ("tmpfs", dir, "tmpfs", 0, "size=8k") == 0;
+
+      _exit (ok ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+static void
+test_failed_append_full_tmpfs (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = dsh_test_make_tmp_dir ();
+      g_autofree char *path = g_build_filename (dir, "session.jsonl", NULL);
+      g_autoptr (DshSessionLog) log = NULL;
+
+      /* A private mount namespace and an 8 KiB tmpfs: a real ENOSPC. */
+      g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+      g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+      g_assert_cmpint (mount ("tmpfs", dir, "tmpfs", 0, "size=8k"), ==, 0);
+      log = create_log (path);
+      g_clear_object (&log);
+      assert_failed_append_leaves_no_trace (path);
+      umount (dir);
+      return;
+    }
+
+  {
+    g_autofree char *probe_dir = dsh_test_make_tmp_dir ();
+
+    if (!can_mount_private_tmpfs (probe_dir))
+      {
+        /* The file-size-limit test covers a failed append everywhere; in CI this must run too. */
+        dsh_test_require (FALSE, "a tmpfs in a private mount namespace");
+        return;
+      }
+  }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* ---- several writers --------------------------------------------------------------------- */
+
+static void
+test_two_writers_interleave (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) a = create_log (path);
+  g_autoptr (DshSessionLog) b = load_ok (path);
+  g_autoptr (DshSessionLog) final = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *turn = NULL;
+  DshSandboxMode mode;
+
+  /* b's turn is visible to a only through the file: a's append catches up first. */
+  turn = dsh_session_log_begin_turn (b, &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_session_log_append_approval_asked (a, "r", "bash", "why", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (dsh_session_log_append_mode (b, DSH_SANDBOX_MODE_WORKSPACE_WRITE, &error));
+  g_assert_true (dsh_session_log_last_mode (b, &mode));
+  g_assert_true (dsh_session_log_end_turn (a, turn, &error));
+  g_assert_no_error (error);
+  g_assert_true (dsh_session_log_last_mode (a, &mode));
+  g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+
+  final = load_ok (path);
+  {
+    g_autofree char *fa = events_fingerprint (a);
+    g_autofree char *ff = events_fingerprint (final);
+
+    g_assert_cmpstr (fa, ==, ff);
+  }
+  g_assert_cmpuint (count_lines (path), ==, 5);
+}
+
+static void
+test_replaced_file_refused (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autofree char *other = g_strconcat (path, ".other", NULL);
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) impostor = create_log (other);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_rename (other, path), ==, 0);
+  g_assert_false (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+}
+
+static void
+test_shrunk_file_refused (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (GError) error = NULL;
+  gsize size = file_size (path);
+
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_cmpint (truncate (path, (off_t) size), ==, 0);
+  g_assert_false (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+}
+
+typedef struct {
+  DshSessionLog *log;
+  guint count;
+} AppendJob;
+
+static gpointer
+append_many (gpointer data)
+{
+  AppendJob *job = data;
+
+  for (guint i = 0; i < job->count; i++)
+    {
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (dsh_session_log_append (job->log, "harness/tick", NULL, &error));
+    }
+  return NULL;
+}
+
+static void
+test_threads_append (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) other = load_ok (path);
+  AppendJob jobs[4] = { { log, 25 }, { log, 25 }, { other, 25 }, { other, 25 } };
+  GThread *threads[4];
+  g_autoptr (DshSessionLog) final = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    threads[i] = g_thread_new ("append", append_many, &jobs[i]);
+  for (guint i = 0; i < 4; i++)
+    g_thread_join (threads[i]);
+
+  final = load_ok (path);
+  g_assert_cmpuint (count_lines (path), ==, 101);
+  {
+    g_autoptr (GPtrArray) events = dsh_session_log_dup_events (final);
+
+    g_assert_cmpuint (events->len, ==, 100);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_log_set_writer_func (capture_writer, NULL, NULL);
+
+  g_test_add_func ("/session-log/create-and-replay", test_create_and_replay);
+  g_test_add_func ("/session-log/create-refuses-existing", test_create_refuses_existing);
+  g_test_add_func ("/session-log/relative-cwd", test_relative_cwd_made_absolute_not_normalised);
+  g_test_add_func ("/session-log/torn/truncated-mid-line", test_torn_tail_truncated_mid_line);
+  g_test_add_func ("/session-log/torn/every-cut", test_torn_tail_every_cut);
+  g_test_add_func ("/session-log/torn/unparsable-last-line", test_unparsable_last_line_dropped);
+  g_test_add_func ("/session-log/malformed-middle-line", test_malformed_middle_line_is_an_error);
+  g_test_add_func ("/session-log/forged/on-load", test_forged_events_refused_on_load);
+  g_test_add_func ("/session-log/forged/on-append", test_forged_events_refused_on_append);
+  g_test_add_func ("/session-log/turns/residue-dropped",
+                   test_out_of_turn_residue_dropped_with_warning);
+  g_test_add_func ("/session-log/turns/append-needs-open-turn",
+                   test_turn_scoped_append_needs_open_turn);
+  g_test_add_func ("/session-log/foreign-events-kept", test_foreign_events_kept);
+  g_test_add_func ("/session-log/strict-json", test_strict_json);
+  g_test_add_func ("/session-log/bad-headers", test_bad_headers);
+  g_test_add_func ("/session-log/not-a-regular-file", test_not_a_regular_file);
+  g_test_add_func ("/session-log/failed-append/file-size-limit",
+                   test_failed_append_file_size_limit);
+  g_test_add_func ("/session-log/failed-append/full-tmpfs", test_failed_append_full_tmpfs);
+  g_test_add_func ("/session-log/writers/two-interleave", test_two_writers_interleave);
+  g_test_add_func ("/session-log/writers/replaced-file", test_replaced_file_refused);
+  g_test_add_func ("/session-log/writers/shrunk-file", test_shrunk_file_refused);
+  g_test_add_func ("/session-log/writers/threads", test_threads_append);
+
+  return g_test_run ();
+}
