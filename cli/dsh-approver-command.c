@@ -1,0 +1,414 @@
+/* dsh-approver-command.c — the --approver CMD answerer: the request goes to CMD's stdin as
+ * JSON, one outcome word comes back on its stdout, and anything else fails closed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-approver.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/* An outcome word is short; more output than this is not an answer. */
+#define ANSWER_LIMIT 256
+/* After the approver exits, a straggler still holding its stdout gets this long. */
+#define DRAIN_AFTER_EXIT_MS 200
+
+struct _DshCommandApprover {
+  GObject parent_instance;
+
+  char **argv;
+  guint timeout_seconds;
+};
+
+static void dsh_command_approver_answerer_init (DshApprovalAnswererInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (DshCommandApprover, dsh_command_approver, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (DSH_TYPE_APPROVAL_ANSWERER,
+                                                      dsh_command_approver_answerer_init))
+
+gboolean
+dsh_approver_timeout_from_env (guint *out_seconds, GError **error)
+{
+  const char *text = g_getenv (DSH_APPROVER_TIMEOUT_ENV);
+  guint64 value = 0;
+
+  if (text == NULL)
+    {
+      *out_seconds = DSH_APPROVER_DEFAULT_TIMEOUT;
+      return TRUE;
+    }
+  if (!g_ascii_string_to_unsigned (text, 10, 1, 86400, &value, NULL))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "%s must be a whole number of seconds between 1 and 86400",
+                   DSH_APPROVER_TIMEOUT_ENV);
+      return FALSE;
+    }
+  *out_seconds = (guint) value;
+  return TRUE;
+}
+
+/* ---- one run of the approver --------------------------------------------------------------- */
+
+typedef struct {
+  GSubprocess *process;
+  GInputStream *stdout_stream;
+  /* Stops the stdout reads: on a timeout, a cancellation, or a straggler after exit. */
+  GCancellable *stop;
+  GCancellable *cancellable;
+  gulong cancelled_id;
+  GSource *timeout_source;
+  GSource *drain_source;
+  GString *answer;
+  char buffer[128];
+  gboolean stdout_done;
+  gboolean exited;
+  gboolean timed_out;
+  gboolean too_long;
+  guint timeout_seconds;
+} ApproverRun;
+
+static void
+approver_run_free (gpointer data)
+{
+  ApproverRun *run = data;
+
+  if (run->cancelled_id != 0)
+    g_cancellable_disconnect (run->cancellable, run->cancelled_id);
+  g_clear_object (&run->cancellable);
+  if (run->timeout_source != NULL)
+    {
+      g_source_destroy (run->timeout_source);
+      g_source_unref (run->timeout_source);
+    }
+  if (run->drain_source != NULL)
+    {
+      g_source_destroy (run->drain_source);
+      g_source_unref (run->drain_source);
+    }
+  g_clear_object (&run->stop);
+  g_clear_object (&run->process);
+  if (run->answer != NULL)
+    g_string_free (run->answer, TRUE);
+  g_free (run);
+}
+
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static void
+finish_run (GTask *task)
+{
+  ApproverRun *run = g_task_get_task_data (task);
+  DshApprovalOutcome outcome;
+  g_autofree char *word = NULL;
+
+  if (!run->stdout_done || !run->exited)
+    return;
+  clear_source (&run->timeout_source);
+  clear_source (&run->drain_source);
+
+  if (run->timed_out)
+    {
+      g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                               "the approver did not answer within %u s", run->timeout_seconds);
+      return;
+    }
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               "the approval request was withdrawn");
+      return;
+    }
+  if (g_subprocess_get_if_signaled (run->process))
+    {
+      g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                               "the approver was killed by signal %d",
+                               g_subprocess_get_term_sig (run->process));
+      return;
+    }
+  if (g_subprocess_get_exit_status (run->process) != 0)
+    {
+      g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                               "the approver exited with status %d",
+                               g_subprocess_get_exit_status (run->process));
+      return;
+    }
+  if (run->too_long)
+    {
+      g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                               "the approver wrote more than one outcome word");
+      return;
+    }
+
+  /* Exactly one word, optionally surrounded by white space (a trailing newline). */
+  word = g_strstrip (g_strndup (run->answer->str, run->answer->len));
+  if (memchr (run->answer->str, '\0', run->answer->len) != NULL ||
+      !dsh_approval_outcome_from_string (word, &outcome, NULL))
+    {
+      g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                               "the approver's answer is not one of allowed-once, rejected, "
+                               "cancelled, unavailable");
+      return;
+    }
+  dsh_approval_task_return_outcome (task, outcome);
+}
+
+/* Ends the run early: the process is killed and its stdout no longer waited for. */
+static void
+stop_run (ApproverRun *run)
+{
+  if (!run->exited)
+    g_subprocess_force_exit (run->process);
+  g_cancellable_cancel (run->stop);
+}
+
+static void read_more (GTask *task);
+
+static void
+on_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  ApproverRun *run = g_task_get_task_data (task);
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+
+  if (n <= 0)
+    {
+      run->stdout_done = TRUE;
+      finish_run (task);
+      return;
+    }
+  if (run->answer->len + (gsize) n > ANSWER_LIMIT)
+    {
+      /* Keep draining so the approver is not blocked on a full pipe; the answer is void. */
+      run->too_long = TRUE;
+    }
+  else
+    g_string_append_len (run->answer, run->buffer, n);
+  read_more (task);
+}
+
+static void
+read_more (GTask *task)
+{
+  ApproverRun *run = g_task_get_task_data (task);
+
+  g_input_stream_read_async (run->stdout_stream, run->buffer, sizeof (run->buffer),
+                             G_PRIORITY_DEFAULT, run->stop, on_read, g_object_ref (task));
+}
+
+static gboolean
+on_drain_timeout (gpointer user_data)
+{
+  ApproverRun *run = g_task_get_task_data (G_TASK (user_data));
+
+  g_clear_pointer (&run->drain_source, g_source_unref);
+  g_cancellable_cancel (run->stop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_exited (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  ApproverRun *run = g_task_get_task_data (task);
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  run->exited = TRUE;
+  if (!run->stdout_done && run->drain_source == NULL)
+    {
+      run->drain_source = g_timeout_source_new (DRAIN_AFTER_EXIT_MS);
+      g_source_set_callback (run->drain_source, on_drain_timeout, task, NULL);
+      g_source_attach (run->drain_source, g_task_get_context (task));
+    }
+  finish_run (task);
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  ApproverRun *run = g_task_get_task_data (G_TASK (user_data));
+
+  g_clear_pointer (&run->timeout_source, g_source_unref);
+  run->timed_out = TRUE;
+  stop_run (run);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_cancelled (GCancellable *cancellable, gpointer user_data)
+{
+  ApproverRun *run = user_data;
+
+  /* The question is gone (decided, or withdrawn by the caller): stop asking. Safe from any
+   * thread: both calls are. */
+  if (!run->exited)
+    g_subprocess_force_exit (run->process);
+  g_cancellable_cancel (run->stop);
+}
+
+static void
+reset_sigpipe (gpointer user_data)
+{
+  /* The approver gets the default disposition whatever this process uses. */
+  signal (SIGPIPE, SIG_DFL);
+}
+
+/* The request as an unlinked private file: no pipe to write, so an approver that answers
+ * without reading its stdin can neither block us nor raise SIGPIPE here. */
+static int
+request_file (DshApprovalRequest *request, GError **error)
+{
+  g_autoptr (JsonNode) node = dsh_approval_request_to_json (request);
+  g_autofree char *json = json_to_string (node, FALSE);
+  g_autofree char *path = NULL;
+  g_autofree char *text = g_strconcat (json, "\n", NULL);
+  gsize length = strlen (text);
+  int fd = g_file_open_tmp ("dsh-approval-XXXXXX.json", &path, error);
+
+  if (fd < 0)
+    return -1;
+  g_unlink (path);
+  for (gsize done = 0; done < length;)
+    {
+      gssize n = write (fd, text + done, length - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "cannot write the approval request: %s", g_strerror (saved));
+          return -1;
+        }
+      done += (gsize) n;
+    }
+  if (lseek (fd, 0, SEEK_SET) != 0)
+    {
+      int saved = errno;
+
+      close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot rewind the approval request: %s", g_strerror (saved));
+      return -1;
+    }
+  return fd;
+}
+
+static void
+command_approver_answer_async (DshApprovalAnswerer *answerer,
+                               DshApprovalRequest *request,
+                               GCancellable *cancellable,
+                               GAsyncReadyCallback callback,
+                               gpointer user_data)
+{
+  DshCommandApprover *self = DSH_COMMAND_APPROVER (answerer);
+  g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GError) error = NULL;
+  ApproverRun *run;
+  int fd;
+
+  /* Cancellation is handled here (kill the approver, then finish), not by GTask. */
+  g_task_set_check_cancellable (task, FALSE);
+
+  fd = request_file (request, &error);
+  if (fd < 0)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_take_stdin_fd (launcher, fd);
+  g_subprocess_launcher_set_child_setup (launcher, reset_sigpipe, NULL, NULL);
+
+  run = g_new0 (ApproverRun, 1);
+  run->answer = g_string_new (NULL);
+  run->stop = g_cancellable_new ();
+  run->timeout_seconds = self->timeout_seconds;
+  run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : g_cancellable_new ();
+  g_task_set_task_data (task, run, approver_run_free);
+
+  run->process = g_subprocess_launcher_spawnv (launcher, (const char *const *) self->argv,
+                                               &error);
+  if (run->process == NULL)
+    {
+      g_prefix_error (&error, "cannot run the approver: ");
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  run->stdout_stream = g_subprocess_get_stdout_pipe (run->process);
+
+  run->timeout_source = g_timeout_source_new_seconds (self->timeout_seconds);
+  g_source_set_callback (run->timeout_source, on_timeout, task, NULL);
+  g_source_attach (run->timeout_source, g_task_get_context (task));
+
+  read_more (task);
+  g_subprocess_wait_async (run->process, NULL, on_exited, g_object_ref (task));
+  /* Connected last: if already cancelled this kills the process right away, and the reads
+   * and the wait above still finish the task. */
+  run->cancelled_id = g_cancellable_connect (run->cancellable, G_CALLBACK (on_cancelled), run,
+                                             NULL);
+}
+
+static void
+dsh_command_approver_answerer_init (DshApprovalAnswererInterface *iface)
+{
+  iface->answer_async = command_approver_answer_async;
+}
+
+static void
+dsh_command_approver_finalize (GObject *object)
+{
+  DshCommandApprover *self = DSH_COMMAND_APPROVER (object);
+
+  g_strfreev (self->argv);
+  G_OBJECT_CLASS (dsh_command_approver_parent_class)->finalize (object);
+}
+
+static void
+dsh_command_approver_class_init (DshCommandApproverClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = dsh_command_approver_finalize;
+}
+
+static void
+dsh_command_approver_init (DshCommandApprover *self)
+{
+}
+
+DshCommandApprover *
+dsh_command_approver_new (const char *command_line, guint timeout_seconds, GError **error)
+{
+  g_autoptr (DshCommandApprover) self = NULL;
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (GError) local_error = NULL;
+
+  if (command_line == NULL || !g_utf8_validate (command_line, -1, NULL) ||
+      !g_shell_parse_argv (command_line, NULL, &argv, &local_error))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "cannot parse the --approver command: %s",
+                   local_error != NULL ? local_error->message : "not valid UTF-8");
+      return NULL;
+    }
+
+  self = g_object_new (DSH_TYPE_COMMAND_APPROVER, NULL);
+  self->argv = g_steal_pointer (&argv);
+  self->timeout_seconds = timeout_seconds > 0 ? timeout_seconds : DSH_APPROVER_DEFAULT_TIMEOUT;
+  return g_steal_pointer (&self);
+}

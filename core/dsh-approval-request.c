@@ -1,0 +1,146 @@
+/* dsh-approval-request.c — the immutable, reference-counted approval request.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-approval-request.h"
+
+struct _DshApprovalRequest {
+  gatomicrefcount ref;
+  char *id;
+  char *tool_name;
+  char *reason;
+  char *session_id;
+  JsonObject *details;
+};
+
+/* GLib's boxed-type macro converts to a transparent union, which -Wpedantic rejects. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+G_DEFINE_BOXED_TYPE (DshApprovalRequest, dsh_approval_request, dsh_approval_request_ref,
+                     dsh_approval_request_unref)
+#pragma GCC diagnostic pop
+
+static JsonObject *
+copy_object (JsonObject *object)
+{
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr (JsonNode) copy = NULL;
+
+  json_node_set_object (node, object);
+  copy = json_node_copy (node);
+  return json_node_dup_object (copy);
+}
+
+DshApprovalRequest *
+dsh_approval_request_new (const char *id,
+                          const char *tool_name,
+                          const char *reason,
+                          const char *session_id,
+                          JsonObject *details)
+{
+  DshApprovalRequest *request;
+
+  g_return_val_if_fail (id != NULL && tool_name != NULL && reason != NULL, NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  request = g_new0 (DshApprovalRequest, 1);
+  g_atomic_ref_count_init (&request->ref);
+  request->id = g_strdup (id);
+  request->tool_name = g_strdup (tool_name);
+  request->reason = g_strdup (reason);
+  request->session_id = g_strdup (session_id);
+  /* A private deep copy: the caller may keep changing its object, answerers see a snapshot. */
+  if (details != NULL)
+    request->details = copy_object (details);
+  return request;
+}
+
+DshApprovalRequest *
+dsh_approval_request_ref (DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  g_atomic_ref_count_inc (&request->ref);
+  return request;
+}
+
+void
+dsh_approval_request_unref (DshApprovalRequest *request)
+{
+  g_return_if_fail (request != NULL);
+  if (!g_atomic_ref_count_dec (&request->ref))
+    return;
+  g_free (request->id);
+  g_free (request->tool_name);
+  g_free (request->reason);
+  g_free (request->session_id);
+  g_clear_pointer (&request->details, json_object_unref);
+  g_free (request);
+}
+
+const char *
+dsh_approval_request_get_id (const DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  return request->id;
+}
+
+const char *
+dsh_approval_request_get_tool_name (const DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  return request->tool_name;
+}
+
+const char *
+dsh_approval_request_get_reason (const DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  return request->reason;
+}
+
+const char *
+dsh_approval_request_get_session_id (const DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  return request->session_id;
+}
+
+JsonObject *
+dsh_approval_request_get_details (const DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  return request->details;
+}
+
+JsonNode *
+dsh_approval_request_to_json (const DshApprovalRequest *request)
+{
+  JsonObject *object;
+  JsonNode *node;
+
+  g_return_val_if_fail (request != NULL, NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "id", request->id);
+  json_object_set_string_member (object, "toolName", request->tool_name);
+  json_object_set_string_member (object, "reason", request->reason);
+  json_object_set_string_member (object, "sessionId", request->session_id);
+  if (request->details != NULL)
+    {
+      JsonObjectIter iter;
+      const char *member;
+      JsonNode *value;
+
+      json_object_iter_init (&iter, request->details);
+      while (json_object_iter_next (&iter, &member, &value))
+        {
+          /* A tool's extra facts can never pose as the audited fields. */
+          if (!json_object_has_member (object, member))
+            json_object_set_member (object, member, json_node_copy (value));
+        }
+    }
+
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, object);
+  return node;
+}

@@ -1,0 +1,1393 @@
+/* test-approval-cli.c — "dsh-sandbox exec" approval and escalation end to end, against the
+ * real bwrap backend: a scenario matrix (approval policy x standing mode x requested mode x
+ * answer) asserting what ran, the exit status, the exact stderr and the audit pair in the
+ * session log; the hint rules; approver failure modes; a session log on a full tmpfs in a
+ * private mount namespace; and the interactive prompt answered through a pseudo-terminal.
+ *
+ * Every run is in a new session without a controlling terminal unless the test gives it one,
+ * so nothing here can ever wait on the developer's terminal.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dsh-test-util.h"
+
+#define RO DSH_SANDBOX_MODE_READ_ONLY
+#define WW DSH_SANDBOX_MODE_WORKSPACE_WRITE
+#define DFA DSH_SANDBOX_MODE_DANGER_FULL_ACCESS
+
+#define JUSTIFICATION "the build writes its output here"
+
+/* ---- scratch space ------------------------------------------------------------------------- */
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+remove_tree_notify (gpointer path)
+{
+  remove_tree (path);
+  g_free (path);
+}
+
+/* Scratch space outside every writable root of workspace-write (so writes there are denied
+ * unless the mode is danger-full-access): the build directory, not /tmp. */
+typedef struct {
+  char *dir;
+  char *ws;
+  char *out;
+  char *session;
+  char *approver;
+  char *request;
+  char *report;
+} Scratch;
+
+static void
+scratch_clear (Scratch *s)
+{
+  g_free (s->dir);
+  g_free (s->ws);
+  g_free (s->out);
+  g_free (s->session);
+  g_free (s->approver);
+  g_free (s->request);
+  g_free (s->report);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scratch, scratch_clear)
+
+/* A format (the request path goes in): a macro, so it stays a literal for -Wformat. */
+#define APPROVER_SCRIPT \
+  "#!/bin/sh\n" \
+  "# Test approver: keeps the request, answers $ANSWER.\n" \
+  "cat > '%s'\n" \
+  "case \"$ANSWER\" in\n" \
+  "  crash) kill -SEGV $$ ;;\n" \
+  "  garbage) echo maybe ;;\n" \
+  "  two-words) printf 'allowed-once\\nallowed-once\\n' ;;\n" \
+  "  nonzero) echo allowed-once; exit 3 ;;\n" \
+  "  hang) exec sleep 60 ;;\n" \
+  "  *) echo \"$ANSWER\" ;;\n" \
+  "esac\n"
+
+static void
+scratch_init (Scratch *s)
+{
+  const char *base = g_test_get_dir (G_TEST_BUILT);
+  g_autofree char *template = NULL;
+  g_autofree char *script = NULL;
+
+  /* /tmp is a writable root (and a private tmpfs under bwrap): never put "outside" there. */
+  if (g_str_has_prefix (base, "/tmp/") || g_str_has_prefix (base, g_get_tmp_dir ()))
+    base = "/var/tmp";
+  template = g_build_filename (base, "approval-cli-XXXXXX", NULL);
+  g_assert_nonnull (g_mkdtemp_full (template, 0755));
+  s->dir = g_steal_pointer (&template);
+  g_test_queue_destroy (remove_tree_notify, g_strdup (s->dir));
+
+  s->ws = g_build_filename (s->dir, "ws", NULL);
+  s->out = g_build_filename (s->dir, "out", NULL);
+  s->session = g_build_filename (s->dir, "session.jsonl", NULL);
+  s->approver = g_build_filename (s->dir, "approver.sh", NULL);
+  s->request = g_build_filename (s->dir, "request.json", NULL);
+  s->report = g_build_filename (s->dir, "report.json", NULL);
+  g_assert_cmpint (g_mkdir (s->ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (s->out, 0755), ==, 0);
+
+  script = g_strdup_printf (APPROVER_SCRIPT, s->request);
+  g_assert_true (g_file_set_contents (s->approver, script, -1, NULL));
+}
+
+/* A session whose cwd is the workspace, pinned to a standing mode and approval policy. */
+static void
+make_session (Scratch *s, DshSandboxMode mode, DshApprovalPolicy policy)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshSessionLog) log = dsh_session_log_create (s->session, s->ws, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (dsh_session_log_append_mode (log, mode, &error));
+  g_assert_true (dsh_session_log_append_approval_policy (log, policy, &error));
+  g_assert_no_error (error);
+}
+
+/* ---- running the command ------------------------------------------------------------------- */
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_free (run->out);
+  g_free (run->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+detach_from_terminal (gpointer user_data)
+{
+  /* A new session has no controlling terminal: /dev/tty cannot be opened. */
+  setsid ();
+}
+
+static void
+set_common_env (GSubprocessLauncher *launcher)
+{
+  /* One backend, so the stderr dialect is known; no probe cache shared with other runs. */
+  g_subprocess_launcher_setenv (launcher, "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
+  g_subprocess_launcher_setenv (launcher, "DSH_SANDBOX_PROBE_CACHE", "off", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "DSH_SANDBOX_CONFIG");
+  g_subprocess_launcher_unsetenv (launcher, "DSH_SANDBOX_APPROVER_TIMEOUT");
+}
+
+static char *
+bytes_to_string (GBytes *bytes)
+{
+  gsize size = 0;
+  const char *data = g_bytes_get_data (bytes, &size);
+
+  return size > 0 ? g_strndup (data, size) : g_strdup ("");
+}
+
+/* Runs argv (NULL-terminated) with env additions "NAME=value". */
+static void
+run_argv (Run *run, const char *const *argv, const char *const *env)
+{
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GSubprocess) process = NULL;
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (GBytes) err = NULL;
+  g_autoptr (GError) error = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, detach_from_terminal, NULL, NULL);
+  set_common_env (launcher);
+  for (gsize i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
+
+      g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+    }
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate (process, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  run->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process)
+                                                     : 128 + g_subprocess_get_term_sig (process);
+  run->out = bytes_to_string (out);
+  run->err = bytes_to_string (err);
+  g_test_message ("exit %d, stderr:\n%s", run->status, run->err);
+}
+
+/* "dsh-sandbox exec" with options (a GStrv-style list), then "--", then command. */
+static void
+run_exec (Run *run, const char *const *options, const char *const *command,
+          const char *const *env)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
+  g_ptr_array_add (argv, (gpointer) "exec");
+  for (gsize i = 0; options[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) options[i]);
+  g_ptr_array_add (argv, (gpointer) "--");
+  for (gsize i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) command[i]);
+  g_ptr_array_add (argv, NULL);
+  run_argv (run, (const char *const *) argv->pdata, env);
+}
+
+static gboolean
+bwrap_works (void)
+{
+  const char *argv[] = { "bwrap", "--ro-bind", "/", "/", "--unshare-user", "true", NULL };
+  int status = -1;
+
+  return g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH |
+                       G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                       NULL, NULL, NULL, NULL, &status, NULL) &&
+         g_spawn_check_wait_status (status, NULL);
+}
+
+/* ---- reading the session log --------------------------------------------------------------- */
+
+typedef struct {
+  guint turns_started;
+  guint turns_ended;
+  guint asked;
+  guint decided;
+  char *asked_id;
+  char *reason;
+  char *outcome;
+  gboolean pair_inside_turn;
+  guint dropped;
+} LogFacts;
+
+static void
+log_facts_clear (LogFacts *facts)
+{
+  g_free (facts->asked_id);
+  g_free (facts->reason);
+  g_free (facts->outcome);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LogFacts, log_facts_clear)
+
+static void
+read_log (const char *path, LogFacts *facts)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshSessionLog) log = dsh_session_log_load (path, &error);
+  g_autoptr (GPtrArray) events = NULL;
+  gboolean open = FALSE;
+  gboolean asked_in_turn = FALSE;
+  gboolean decided_in_turn = FALSE;
+
+  g_assert_no_error (error);
+  facts->dropped = dsh_session_log_get_dropped_count (log);
+  events = dsh_session_log_dup_events (log);
+  for (guint i = 0; i < events->len; i++)
+    {
+      DshSessionEvent *event = events->pdata[i];
+
+      switch (dsh_session_event_get_kind (event))
+        {
+        case DSH_SESSION_EVENT_TURN_START:
+          facts->turns_started++;
+          open = TRUE;
+          break;
+        case DSH_SESSION_EVENT_TURN_END:
+          facts->turns_ended++;
+          open = FALSE;
+          break;
+        case DSH_SESSION_EVENT_APPROVAL_ASKED:
+          facts->asked++;
+          asked_in_turn = open;
+          g_free (facts->asked_id);
+          facts->asked_id = g_strdup (dsh_session_event_get_string (event, "id"));
+          g_free (facts->reason);
+          facts->reason = g_strdup (dsh_session_event_get_string (event, "reason"));
+          g_assert_cmpstr (dsh_session_event_get_string (event, "toolName"), ==, "bash");
+          break;
+        case DSH_SESSION_EVENT_APPROVAL_DECIDED:
+          facts->decided++;
+          decided_in_turn = open;
+          g_assert_cmpstr (dsh_session_event_get_string (event, "id"), ==, facts->asked_id);
+          g_free (facts->outcome);
+          facts->outcome = g_strdup (dsh_session_event_get_string (event, "outcome"));
+          break;
+        default:
+          break;
+        }
+    }
+  facts->pair_inside_turn = asked_in_turn && decided_in_turn;
+}
+
+static JsonObject *
+read_json_object (const char *path, const char *schema)
+{
+  g_autofree char *text = dsh_test_read_file (path);
+  g_autoptr (JsonNode) node = NULL;
+
+  g_assert_nonnull (text);
+  dsh_test_assert_valid_json (text, schema);
+  node = dsh_test_parse_json (text);
+  return json_object_ref (json_node_get_object (node));
+}
+
+static const char *
+nullable_string (JsonObject *object, const char *member)
+{
+  return json_object_get_null_member (object, member) ? NULL
+                                                      : json_object_get_string_member (object,
+                                                                                       member);
+}
+
+/* ---- expected texts (spelled out, not taken from the library) ------------------------------ */
+
+static const char *
+mode_name (DshSandboxMode mode)
+{
+  return mode == RO ? "read-only" : mode == WW ? "workspace-write" : "danger-full-access";
+}
+
+static gboolean
+strictly_wider (DshSandboxMode from, DshSandboxMode to)
+{
+  return (from == RO && (to == WW || to == DFA)) || (from == WW && to == DFA);
+}
+
+static char *
+expected_refusal (const char *outcome, DshSandboxMode requested)
+{
+  const char *m = mode_name (requested);
+
+  if (g_str_equal (outcome, "rejected"))
+    return g_strdup_printf ("dsh-sandbox: the user rejected escalating this command to \"%s\"\n",
+                            m);
+  if (g_str_equal (outcome, "cancelled"))
+    return g_strdup_printf ("dsh-sandbox: approval for escalating to \"%s\" was cancelled\n", m);
+  return g_strdup_printf ("dsh-sandbox: sandbox escalation to \"%s\" requires approval, but no "
+                          "approval channel is available\n",
+                          m);
+}
+
+#define HINT \
+  "[sandbox: escalation available \u2014 retry this exact command once with " \
+  "sandbox_permissions (the narrowest wider mode that suffices) + justification; the " \
+  "approval prompt asks the user]"
+
+/* ---- the matrix ---------------------------------------------------------------------------- */
+
+typedef enum {
+  POLICY_ASK,
+  POLICY_NEVER_SESSION,
+  POLICY_NEVER_FLAG,
+} PolicySource;
+
+typedef struct {
+  PolicySource policy;
+  DshSandboxMode standing;
+  DshSandboxMode requested;
+  const char *answer;
+} Scenario;
+
+static void
+test_matrix (gconstpointer data)
+{
+  const Scenario *sc = data;
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autoptr (JsonObject) report = NULL;
+  g_autofree char *approver = NULL;
+  g_autofree char *answer_env = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *expected_err = NULL;
+  g_autofree char *expected_reason = NULL;
+  const char *expected_outcome = NULL;
+  gboolean never = sc->policy != POLICY_ASK;
+  gboolean granted = FALSE;
+
+  if (!bwrap_works ())
+    {
+      dsh_test_require (FALSE, "a working bwrap");
+      return;
+    }
+  scratch_init (&s);
+  make_session (&s, sc->standing,
+                sc->policy == POLICY_NEVER_SESSION ? DSH_APPROVAL_POLICY_NEVER
+                                                   : DSH_APPROVAL_POLICY_ASK);
+  /* workspace-write is asked for a workspace write, danger-full-access for one outside. */
+  target = g_build_filename (sc->requested == WW ? s.ws : s.out, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  answer_env = g_strdup_printf ("ANSWER=%s", sc->answer);
+  {
+    const char *options[] = {
+      "--session", s.session, "--approver", approver,
+      "--sandbox-permissions", mode_name (sc->requested), "--justification", JUSTIFICATION,
+      "--report", s.report,
+      sc->policy == POLICY_NEVER_FLAG ? "--approval-policy" : NULL, "never", NULL
+    };
+    const char *command[] = { "/bin/sh", "-c", script, NULL };
+    const char *env[] = { answer_env, NULL };
+
+    run_exec (&run, options, command, env);
+  }
+
+  expected_reason = g_strdup_printf ("escalate sandbox to %s: %s", mode_name (sc->requested),
+                                     JUSTIFICATION);
+  if (!strictly_wider (sc->standing, sc->requested))
+    expected_err = g_strdup_printf ("dsh-sandbox: sandbox escalation to \"%s\" is not strictly "
+                                    "wider than this call's current \"%s\" mode\n",
+                                    mode_name (sc->requested), mode_name (sc->standing));
+  else if (never)
+    {
+      expected_outcome = "rejected";
+      expected_err = expected_refusal ("rejected", sc->requested);
+    }
+  else if (g_str_equal (sc->answer, "allowed-once"))
+    {
+      expected_outcome = "allowed-once";
+      granted = TRUE;
+      expected_err = g_strdup ("");
+    }
+  else
+    {
+      expected_outcome = g_str_equal (sc->answer, "rejected") || g_str_equal (sc->answer,
+                                                                               "cancelled")
+                           ? sc->answer
+                           : "unavailable";
+      expected_err = expected_refusal (expected_outcome, sc->requested);
+    }
+
+  /* What ran, the exit status and the exact stderr. */
+  g_assert_cmpstr (run.err, ==, expected_err);
+  g_assert_cmpint (run.status, ==, granted ? 0 : 125);
+  g_assert_cmpint (g_file_test (target, G_FILE_TEST_EXISTS), ==, granted);
+
+  /* The approver is reached only by a widening request under "ask". */
+  g_assert_cmpint (g_file_test (s.request, G_FILE_TEST_EXISTS), ==,
+                   strictly_wider (sc->standing, sc->requested) && !never);
+  if (g_file_test (s.request, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr (JsonObject) request = read_json_object (s.request,
+                                                         "approval-request.schema.json");
+      JsonArray *argv = json_object_get_array_member (request, "command");
+
+      g_assert_cmpstr (json_object_get_string_member (request, "reason"), ==, expected_reason);
+      g_assert_cmpstr (json_object_get_string_member (request, "standingMode"), ==,
+                       mode_name (sc->standing));
+      g_assert_cmpstr (json_object_get_string_member (request, "requestedMode"), ==,
+                       mode_name (sc->requested));
+      g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==,
+                       JUSTIFICATION);
+      g_assert_cmpuint (json_array_get_length (argv), ==, 3);
+      g_assert_cmpstr (json_array_get_string_element (argv, 2), ==, script);
+      read_log (s.session, &facts);
+      g_assert_cmpstr (json_object_get_string_member (request, "id"), ==, facts.asked_id);
+      log_facts_clear (&facts);
+      memset (&facts, 0, sizeof (facts));
+    }
+
+  /* The audit pair, inside this exec's turn; none for a request that never widened. */
+  read_log (s.session, &facts);
+  g_assert_cmpuint (facts.dropped, ==, 0);
+  g_assert_cmpuint (facts.turns_started, ==, 1);
+  g_assert_cmpuint (facts.turns_ended, ==, 1);
+  g_assert_cmpuint (facts.asked, ==, expected_outcome != NULL ? 1 : 0);
+  g_assert_cmpuint (facts.decided, ==, expected_outcome != NULL ? 1 : 0);
+  if (expected_outcome != NULL)
+    {
+      g_assert_true (facts.pair_inside_turn);
+      g_assert_cmpstr (facts.reason, ==, expected_reason);
+      g_assert_cmpstr (facts.outcome, ==, expected_outcome);
+    }
+
+  /* The report. */
+  report = read_json_object (s.report, "exec-report.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (report, "outcome"), ==,
+                   granted ? "completed" : "escalation-refused");
+  g_assert_cmpint (json_object_get_boolean_member (report, "commandRan"), ==, granted);
+  g_assert_cmpstr (json_object_get_string_member (report, "standingMode"), ==,
+                   mode_name (sc->standing));
+  g_assert_cmpstr (json_object_get_string_member (report, "requestedMode"), ==,
+                   mode_name (sc->requested));
+  g_assert_cmpstr (json_object_get_string_member (report, "mode"), ==,
+                   mode_name (granted ? sc->requested : sc->standing));
+  g_assert_cmpstr (nullable_string (report, "approvalOutcome"), ==, expected_outcome);
+  g_assert_cmpstr (nullable_string (report, "backend"), ==,
+                   granted && sc->requested == WW ? "bwrap" : NULL);
+}
+
+/* ---- the next command is back in the standing mode ----------------------------------------- */
+
+static void
+test_grant_is_one_shot (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) first = { 0 };
+  g_auto (Run) second = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autofree char *approver = NULL;
+  g_autofree char *f = NULL;
+  g_autofree char *g = NULL;
+  g_autofree char *write_f = NULL;
+  g_autofree char *write_g = NULL;
+  g_autofree char *expected_tail = NULL;
+
+  if (!bwrap_works ())
+    {
+      dsh_test_require (FALSE, "a working bwrap");
+      return;
+    }
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  f = g_build_filename (s.ws, "f", NULL);
+  g = g_build_filename (s.ws, "g", NULL);
+  write_f = g_strdup_printf ("echo ran > '%s'", f);
+  write_g = g_strdup_printf ("echo ran > '%s'", g);
+  {
+    const char *options[] = { "--session", s.session, "--approver", approver,
+                              "--sandbox-permissions", "workspace-write", "--justification",
+                              JUSTIFICATION, NULL };
+    const char *command[] = { "/bin/sh", "-c", write_f, NULL };
+    const char *env[] = { "ANSWER=allowed-once", NULL };
+
+    run_exec (&first, options, command, env);
+  }
+  g_assert_cmpint (first.status, ==, 0);
+  g_assert_true (g_file_test (f, G_FILE_TEST_EXISTS));
+
+  /* Same session, no escalation: read-only again, denied, with marker and hint. */
+  {
+    const char *options[] = { "--session", s.session, "--approver", approver, NULL };
+    const char *command[] = { "/bin/sh", "-c", write_g, NULL };
+    const char *env[] = { "ANSWER=allowed-once", NULL };
+
+    run_exec (&second, options, command, env);
+  }
+  g_assert_cmpint (second.status, !=, 0);
+  g_assert_cmpint (second.status, !=, 125);
+  g_assert_false (g_file_test (g, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (second.err, "Read-only file system"));
+  expected_tail = g_strdup ("\n[sandbox: file access denied under read-only mode]\n" HINT "\n");
+  g_assert_true (g_str_has_suffix (second.err, expected_tail));
+
+  read_log (s.session, &facts);
+  g_assert_cmpuint (facts.turns_started, ==, 2);
+  g_assert_cmpuint (facts.turns_ended, ==, 2);
+  g_assert_cmpuint (facts.asked, ==, 1);
+  g_assert_cmpstr (facts.outcome, ==, "allowed-once");
+}
+
+/* ---- when the hint follows a denial -------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  gboolean session;
+  DshSandboxMode standing;
+  DshApprovalPolicy policy;
+  gboolean never_flag;
+  gboolean approver;
+  /* Escalate to workspace-write first (approved) and then fail outside the workspace. */
+  gboolean escalate;
+  gboolean outside;
+  DshSandboxMode denied_under;
+  gboolean hint;
+} HintCase;
+
+static const HintCase hint_cases[] = {
+  { "ask-read-only", TRUE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, FALSE, FALSE, RO, TRUE },
+  { "never-session", TRUE, RO, DSH_APPROVAL_POLICY_NEVER, FALSE, TRUE, FALSE, FALSE, RO, FALSE },
+  { "never-flag", TRUE, RO, DSH_APPROVAL_POLICY_ASK, TRUE, TRUE, FALSE, FALSE, RO, FALSE },
+  { "sessionless", FALSE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, FALSE, FALSE, RO, FALSE },
+  { "nobody-to-ask", TRUE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, FALSE, FALSE, FALSE, RO, FALSE },
+  { "workspace-write", TRUE, WW, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, FALSE, TRUE, WW, TRUE },
+  { "after-escalation", TRUE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, TRUE, TRUE, WW, TRUE },
+};
+
+static void
+test_hint (gconstpointer data)
+{
+  const HintCase *hc = data;
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+  g_autoptr (GPtrArray) options = g_ptr_array_new ();
+  g_autofree char *approver = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *tail = NULL;
+
+  if (!bwrap_works ())
+    {
+      dsh_test_require (FALSE, "a working bwrap");
+      return;
+    }
+  scratch_init (&s);
+  make_session (&s, hc->standing, hc->policy);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  target = g_build_filename (hc->outside ? s.out : s.ws, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+
+  if (hc->session)
+    {
+      g_ptr_array_add (options, (gpointer) "--session");
+      g_ptr_array_add (options, s.session);
+    }
+  else
+    {
+      g_ptr_array_add (options, (gpointer) "--mode");
+      g_ptr_array_add (options, (gpointer) mode_name (hc->standing));
+      g_ptr_array_add (options, (gpointer) "--workspace");
+      g_ptr_array_add (options, s.ws);
+    }
+  if (hc->never_flag)
+    {
+      g_ptr_array_add (options, (gpointer) "--approval-policy");
+      g_ptr_array_add (options, (gpointer) "never");
+    }
+  if (hc->approver)
+    {
+      g_ptr_array_add (options, (gpointer) "--approver");
+      g_ptr_array_add (options, approver);
+    }
+  if (hc->escalate)
+    {
+      g_ptr_array_add (options, (gpointer) "--sandbox-permissions");
+      g_ptr_array_add (options, (gpointer) "workspace-write");
+      g_ptr_array_add (options, (gpointer) "--justification");
+      g_ptr_array_add (options, (gpointer) JUSTIFICATION);
+    }
+  g_ptr_array_add (options, NULL);
+  {
+    const char *command[] = { "/bin/sh", "-c", script, NULL };
+    const char *env[] = { "ANSWER=allowed-once", NULL };
+
+    run_exec (&run, (const char *const *) options->pdata, command, env);
+  }
+
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_cmpint (run.status, !=, 125);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  tail = g_strdup_printf ("Read-only file system\n[sandbox: file access denied under %s mode]\n%s",
+                          mode_name (hc->denied_under), hc->hint ? HINT "\n" : "");
+  g_assert_true (g_str_has_suffix (run.err, tail));
+}
+
+/* ---- approver failure modes and usage errors ----------------------------------------------- */
+
+static void
+run_escalation (Scratch *s, Run *run, const char *answer, const char *approver_command,
+                const char *extra_env)
+{
+  g_autofree char *answer_env = g_strdup_printf ("ANSWER=%s", answer);
+  g_autofree char *target = g_build_filename (s->ws, "f", NULL);
+  g_autofree char *script = g_strdup_printf ("echo ran > '%s'", target);
+  const char *options[] = { "--session", s->session, "--sandbox-permissions", "workspace-write",
+                            "--justification", JUSTIFICATION,
+                            approver_command != NULL ? "--approver" : NULL, approver_command,
+                            NULL };
+  const char *command[] = { "/bin/sh", "-c", script, NULL };
+  const char *env[] = { answer_env, extra_env, NULL };
+
+  run_exec (run, options, command, env);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
+static void
+assert_unavailable (Scratch *s, Run *run)
+{
+  g_auto (LogFacts) facts = { 0 };
+
+  g_assert_cmpint (run->status, ==, 125);
+  g_assert_cmpstr (run->err, ==,
+                   "dsh-sandbox: sandbox escalation to \"workspace-write\" requires approval, but "
+                   "no approval channel is available\n");
+  read_log (s->session, &facts);
+  g_assert_cmpstr (facts.outcome, ==, "unavailable");
+  g_assert_cmpuint (facts.turns_ended, ==, 1);
+}
+
+static void
+test_approver_timeout (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+  g_autofree char *approver = NULL;
+  gint64 start;
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  start = g_get_monotonic_time ();
+  run_escalation (&s, &run, "hang", approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  assert_unavailable (&s, &run);
+}
+
+static void
+test_approver_failures (void)
+{
+  static const char *const answers[] = { "nonzero", "two-words", "crash", "garbage", "" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (answers); i++)
+    {
+      g_auto (Scratch) s = { 0 };
+      g_auto (Run) run = { 0 };
+      g_autofree char *approver = NULL;
+
+      g_test_message ("answer \"%s\"", answers[i]);
+      scratch_init (&s);
+      make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+      approver = g_strdup_printf ("/bin/sh %s", s.approver);
+      run_escalation (&s, &run, answers[i], approver, NULL);
+      assert_unavailable (&s, &run);
+    }
+}
+
+static void
+test_interrupt_while_asking (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GSubprocess) process = NULL;
+  g_autoptr (GBytes) err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *approver = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *text = NULL;
+  gint64 deadline;
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  target = g_build_filename (s.ws, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, detach_from_terminal, NULL, NULL);
+  set_common_env (launcher);
+  g_subprocess_launcher_setenv (launcher, "ANSWER", "hang", TRUE);
+  process = g_subprocess_launcher_spawn (launcher, &error, dsh_test_cli (), "exec",
+                                         "--session", s.session, "--approver", approver,
+                                         "--sandbox-permissions", "workspace-write",
+                                         "--justification", JUSTIFICATION, "--", "/bin/sh", "-c",
+                                         script, NULL);
+  g_assert_no_error (error);
+
+  /* Once the approver holds the request, the user presses ^C: the question is withdrawn. */
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!g_file_test (s.request, G_FILE_TEST_EXISTS))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (10 * 1000);
+    }
+  g_usleep (100 * 1000);
+  g_subprocess_send_signal (process, SIGINT);
+  g_subprocess_communicate (process, NULL, NULL, NULL, &err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 125);
+  text = bytes_to_string (err);
+  g_assert_cmpstr (text, ==,
+                   "dsh-sandbox: approval for escalating to \"workspace-write\" was cancelled\n");
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  read_log (s.session, &facts);
+  g_assert_cmpstr (facts.outcome, ==, "cancelled");
+  g_assert_cmpuint (facts.turns_ended, ==, 1);
+}
+
+static void
+test_approver_missing (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  run_escalation (&s, &run, "allowed-once", "/nonexistent/approver --flag", NULL);
+  assert_unavailable (&s, &run);
+}
+
+static void
+test_no_channel (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+
+  /* No --approver and no controlling terminal: nobody can be asked. */
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  run_escalation (&s, &run, "allowed-once", NULL, NULL);
+  assert_unavailable (&s, &run);
+}
+
+static void
+test_sessionless_escalation (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+  g_autofree char *approver = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+
+  scratch_init (&s);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  target = g_build_filename (s.ws, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+  {
+    const char *options[] = { "--workspace", s.ws, "--approver", approver,
+                              "--sandbox-permissions", "workspace-write", "--justification",
+                              JUSTIFICATION, NULL };
+    const char *command[] = { "/bin/sh", "-c", script, NULL };
+    const char *env[] = { "ANSWER=allowed-once", NULL };
+
+    run_exec (&run, options, command, env);
+  }
+  /* No session: no agent to route through and nowhere to write the audit pair. */
+  g_assert_cmpint (run.status, ==, 125);
+  g_assert_cmpstr (run.err, ==,
+                   "dsh-sandbox: sandbox escalation to \"workspace-write\" requires approval, but "
+                   "the call has no agent to route it through\n");
+  g_assert_false (g_file_test (s.request, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_usage_errors (void)
+{
+  static const struct {
+    const char *options[8];
+    const char *err;
+  } cases[] = {
+    { { "--sandbox-permissions", "workspace-write", NULL },
+      "dsh-sandbox: invalid escalation: sandbox_permissions requires a justification\n" },
+    { { "--justification", "because", NULL },
+      "dsh-sandbox: invalid escalation: justification is only valid together with "
+      "sandbox_permissions\n" },
+    { { "--sandbox-permissions", "workspace-write", "--justification", " \t ", NULL },
+      "dsh-sandbox: invalid justification: expected a non-empty sentence\n" },
+    { { "--sandbox-permissions", "read-only", "--justification", "because", NULL },
+      "dsh-sandbox: invalid escalation: sandbox_permissions \"read-only\" is not one of "
+      "workspace-write, danger-full-access\n" },
+    { { "--approval-policy", "sometimes", NULL },
+      "dsh-sandbox: unknown approval policy \"sometimes\": expected one of ask, never\n" },
+    { { "--approver", "'unterminated", "--sandbox-permissions", "workspace-write",
+        "--justification", "because", NULL },
+      NULL },
+    { { "--workspace", "/", NULL },
+      "dsh-sandbox: --workspace cannot be combined with --session: the session's cwd is its "
+      "workspace\n" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Scratch) s = { 0 };
+      g_auto (Run) run = { 0 };
+      g_auto (LogFacts) facts = { 0 };
+      g_autoptr (GPtrArray) options = g_ptr_array_new ();
+      g_autofree char *target = NULL;
+      g_autofree char *script = NULL;
+
+      scratch_init (&s);
+      make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+      target = g_build_filename (s.ws, "f", NULL);
+      script = g_strdup_printf ("echo ran > '%s'", target);
+      g_ptr_array_add (options, (gpointer) "--session");
+      g_ptr_array_add (options, s.session);
+      for (guint j = 0; cases[i].options[j] != NULL; j++)
+        g_ptr_array_add (options, (gpointer) cases[i].options[j]);
+      g_ptr_array_add (options, NULL);
+      {
+        const char *command[] = { "/bin/sh", "-c", script, NULL };
+
+        run_exec (&run, (const char *const *) options->pdata, command, NULL);
+      }
+      g_assert_cmpint (run.status, ==, 125);
+      if (cases[i].err != NULL)
+        g_assert_cmpstr (run.err, ==, cases[i].err);
+      else
+        g_assert_true (g_str_has_prefix (run.err, "dsh-sandbox: cannot parse the --approver"));
+      g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+      /* A usage error is not a turn. */
+      read_log (s.session, &facts);
+      g_assert_cmpuint (facts.turns_started, ==, 0);
+    }
+}
+
+static void
+test_danger_grant_runs_raw (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (Run) run = { 0 };
+  g_autoptr (JsonObject) report = NULL;
+  g_autofree char *approver = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+
+  if (!bwrap_works ())
+    {
+      dsh_test_require (FALSE, "a working bwrap");
+      return;
+    }
+  scratch_init (&s);
+  make_session (&s, WW, DSH_APPROVAL_POLICY_ASK);
+  approver = g_strdup_printf ("/bin/sh %s", s.approver);
+  target = g_build_filename (s.out, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'; exit 7", target);
+  {
+    const char *options[] = { "--session", s.session, "--approver", approver,
+                              "--sandbox-permissions", "danger-full-access", "--justification",
+                              JUSTIFICATION, "--report", s.report, NULL };
+    const char *command[] = { "/bin/sh", "-c", script, NULL };
+    const char *env[] = { "ANSWER=allowed-once", NULL };
+
+    run_exec (&run, options, command, env);
+  }
+  /* The raw argv ran: the exit status passes through, no provider was involved. */
+  g_assert_cmpint (run.status, ==, 7);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_true (g_file_test (target, G_FILE_TEST_EXISTS));
+  report = read_json_object (s.report, "exec-report.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (report, "mode"), ==, "danger-full-access");
+  g_assert_cmpstr (json_object_get_string_member (report, "standingMode"), ==,
+                   "workspace-write");
+  g_assert_null (nullable_string (report, "backend"));
+  g_assert_cmpint (json_object_get_int_member (report, "exitCode"), ==, 7);
+}
+
+/* ---- describe bash ------------------------------------------------------------------------- */
+
+static void
+test_describe (void)
+{
+  static const struct {
+    DshSandboxMode mode;
+    DshApprovalPolicy policy;
+    gboolean paragraph;
+    gboolean never;
+  } cases[] = {
+    { RO, DSH_APPROVAL_POLICY_ASK, TRUE, FALSE },
+    { WW, DSH_APPROVAL_POLICY_ASK, TRUE, FALSE },
+    { RO, DSH_APPROVAL_POLICY_NEVER, TRUE, TRUE },
+    { DFA, DSH_APPROVAL_POLICY_ASK, FALSE, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Scratch) s = { 0 };
+      g_auto (Run) run = { 0 };
+      g_autofree char *expected = NULL;
+      GString *text = g_string_new (dsh_text_bash_description ());
+
+      scratch_init (&s);
+      make_session (&s, cases[i].mode, cases[i].policy);
+      {
+        const char *argv[] = { dsh_test_cli (), "describe", "bash", "--session", s.session,
+                               NULL };
+
+        run_argv (&run, argv, NULL);
+      }
+      if (cases[i].paragraph)
+        g_string_append_printf (text, "\n\n%s", dsh_text_bash_escalation_paragraph ());
+      if (cases[i].never)
+        g_string_append_printf (text, "\n\n%s", dsh_text_approval_never ());
+      g_string_append_c (text, '\n');
+      expected = g_string_free (text, FALSE);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpstr (run.out, ==, expected);
+      g_assert_cmpint (strstr (run.out, "Attempting a command the sandbox may deny") != NULL, ==,
+                       cases[i].paragraph);
+    }
+}
+
+/* ---- a session log on a full tmpfs --------------------------------------------------------- */
+
+static const char full_tmpfs_script[] =
+  "set -u\n"
+  "mount -t tmpfs -o size=512k dsh-approval-test \"$MNT\" || exit 99\n"
+  "cp \"$SOURCE\" \"$LOG\" || exit 98\n"
+  "if [ \"$FILL\" = before ]; then dd if=/dev/zero of=\"$MNT/fill\" bs=4096 >/dev/null 2>&1; fi\n"
+  "\"$DSH\" exec --session \"$LOG\" --approver \"/bin/sh $SCRATCH/filler.sh\" \\\n"
+  "  --sandbox-permissions workspace-write --justification \"$JUSTIFICATION\" \\\n"
+  "  --report \"$SCRATCH/report.json\" -- /bin/sh -c \"echo ran > $SCRATCH/ws/f\" \\\n"
+  "  2> \"$SCRATCH/stderr.txt\"\n"
+  "echo $? > \"$SCRATCH/status.txt\"\n"
+  "cp \"$LOG\" \"$SCRATCH/after.jsonl\"\n";
+
+/* The approver that fills the disk while "the person decides": it first pads the log to a page
+ * boundary (a foreign event, as another writer sharing the file might append), so the next
+ * append needs a page the full tmpfs cannot give. */
+static const char filler_script[] =
+  "#!/bin/sh\n"
+  "cat > /dev/null\n"
+  ": > \"$SCRATCH/invoked\"\n"
+  "page=$(getconf PAGESIZE)\n"
+  "size=$(stat -c %s \"$LOG\")\n"
+  "empty='{\"type\":\"test/padding\",\"data\":{\"pad\":\"\"},\"time\":\"2026-01-01T00:00:00.000Z\"}'\n"
+  "over=$(( ${#empty} + 1 ))\n"
+  "need=$(( (page - (size + over) % page) % page ))\n"
+  "pad=$(head -c \"$need\" /dev/zero | tr '\\0' x)\n"
+  "printf '{\"type\":\"test/padding\",\"data\":{\"pad\":\"%s\"},\"time\":\"2026-01-01T00:00:00.000Z\"}\\n' \"$pad\" >> \"$LOG\"\n"
+  "dd if=/dev/zero of=\"$MNT/fill\" bs=\"$page\" >/dev/null 2>&1\n"
+  "echo allowed-once\n";
+
+/* Pads a session file to a whole number of pages with one foreign event. */
+static void
+pad_to_page (const char *path)
+{
+  static const char head[] = "{\"type\":\"test/padding\",\"data\":{\"pad\":\"";
+  static const char tail[] = "\"},\"time\":\"2026-01-01T00:00:00.000Z\"}\n";
+  long page = sysconf (_SC_PAGESIZE);
+  g_autofree char *contents = NULL;
+  g_autoptr (GString) line = g_string_new (head);
+  gsize length = 0;
+  gsize need;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  need = ((gsize) page - (length + strlen (head) + strlen (tail)) % (gsize) page) % (gsize) page;
+  for (gsize i = 0; i < need; i++)
+    g_string_append_c (line, 'x');
+  g_string_append (line, tail);
+  {
+    g_autofree char *padded = g_strconcat (contents, line->str, NULL);
+
+    g_assert_true (g_file_set_contents (path, padded, -1, NULL));
+    g_assert_cmpuint (strlen (padded) % (gsize) page, ==, 0);
+  }
+}
+
+static void
+run_on_full_tmpfs (Scratch *s, const char *fill, int *status, char **err, LogFacts *facts)
+{
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GSubprocess) process = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *mnt = g_build_filename (s->dir, "mnt", NULL);
+  g_autofree char *log = g_build_filename (mnt, "session.jsonl", NULL);
+  g_autofree char *filler = g_build_filename (s->dir, "filler.sh", NULL);
+  g_autofree char *status_path = g_build_filename (s->dir, "status.txt", NULL);
+  g_autofree char *status_text = NULL;
+  g_autofree char *stderr_path = g_build_filename (s->dir, "stderr.txt", NULL);
+  g_autofree char *after = g_build_filename (s->dir, "after.jsonl", NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_assert_cmpint (g_mkdir (mnt, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (filler, filler_script, -1, NULL));
+
+  /* A private mount namespace: the tmpfs exists for this script only. Unprivileged runs map
+   * themselves to root in a user namespace first. */
+  g_ptr_array_add (argv, (gpointer) "unshare");
+  if (geteuid () != 0)
+    g_ptr_array_add (argv, (gpointer) "--map-root-user");
+  g_ptr_array_add (argv, (gpointer) "--mount");
+  g_ptr_array_add (argv, (gpointer) "--propagation");
+  g_ptr_array_add (argv, (gpointer) "private");
+  g_ptr_array_add (argv, (gpointer) "/bin/sh");
+  g_ptr_array_add (argv, (gpointer) "-c");
+  g_ptr_array_add (argv, (gpointer) full_tmpfs_script);
+  g_ptr_array_add (argv, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_set_child_setup (launcher, detach_from_terminal, NULL, NULL);
+  set_common_env (launcher);
+  g_subprocess_launcher_setenv (launcher, "MNT", mnt, TRUE);
+  g_subprocess_launcher_setenv (launcher, "LOG", log, TRUE);
+  g_subprocess_launcher_setenv (launcher, "SOURCE", s->session, TRUE);
+  g_subprocess_launcher_setenv (launcher, "SCRATCH", s->dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "DSH", dsh_test_cli (), TRUE);
+  g_subprocess_launcher_setenv (launcher, "FILL", fill, TRUE);
+  g_subprocess_launcher_setenv (launcher, "JUSTIFICATION", JUSTIFICATION, TRUE);
+  process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_wait (process, NULL, &error);
+  g_assert_no_error (error);
+
+  if (!g_subprocess_get_if_exited (process) || g_subprocess_get_exit_status (process) >= 98)
+    {
+      dsh_test_require (FALSE, "a private mount namespace with a tmpfs (unshare, mount)");
+      *status = -1;
+      return;
+    }
+  status_text = dsh_test_read_file (status_path);
+  g_assert_nonnull (status_text);
+  *status = atoi (status_text);
+  *err = dsh_test_read_file (stderr_path);
+  g_assert_nonnull (*err);
+  g_test_message ("exit %d, stderr:\n%s", *status, *err);
+  read_log (after, facts);
+}
+
+static void
+test_full_tmpfs_before (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autofree char *err = NULL;
+  g_autofree char *invoked = NULL;
+  g_autofree char *target = NULL;
+  int status;
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  pad_to_page (s.session);
+  run_on_full_tmpfs (&s, "before", &status, &err, &facts);
+  if (status < 0)
+    return;
+
+  /* The turn cannot be recorded, so neither could the audit: nothing is asked, nothing runs. */
+  invoked = g_build_filename (s.dir, "invoked", NULL);
+  target = g_build_filename (s.ws, "f", NULL);
+  g_assert_cmpint (status, ==, 125);
+  g_assert_true (g_str_has_prefix (err, "dsh-sandbox: "));
+  g_assert_true (g_str_has_suffix (err, "No space left on device\n"));
+  g_assert_nonnull (strstr (err, "cannot append to the session log"));
+  g_assert_cmpuint (strchr (err, '\n') - err, ==, strlen (err) - 1);
+  g_assert_false (g_file_test (invoked, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (facts.turns_started, ==, 0);
+  g_assert_cmpuint (facts.asked, ==, 0);
+}
+
+static void
+test_full_tmpfs_during (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autoptr (JsonObject) report = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *invoked = NULL;
+  g_autofree char *target = NULL;
+  int status;
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  run_on_full_tmpfs (&s, "during", &status, &err, &facts);
+  if (status < 0)
+    return;
+
+  /* The person said allowed-once, but the decision could not be logged: no grant. */
+  invoked = g_build_filename (s.dir, "invoked", NULL);
+  target = g_build_filename (s.ws, "f", NULL);
+  g_assert_true (g_file_test (invoked, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (status, ==, 125);
+  g_assert_true (g_str_has_prefix (err, "dsh-sandbox: the approval decision could not be "
+                                        "logged: "));
+  g_assert_true (g_str_has_suffix (err, "No space left on device\n"));
+  g_assert_cmpuint (strchr (err, '\n') - err, ==, strlen (err) - 1);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (facts.turns_started, ==, 1);
+  g_assert_cmpuint (facts.asked, ==, 1);
+  g_assert_cmpuint (facts.decided, ==, 0);
+
+  report = read_json_object (s.report, "exec-report.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (report, "outcome"), ==, "escalation-refused");
+  g_assert_false (json_object_get_boolean_member (report, "commandRan"));
+  g_assert_null (nullable_string (report, "approvalOutcome"));
+}
+
+/* ---- the interactive prompt through a pseudo-terminal -------------------------------------- */
+
+typedef struct {
+  const char *name;
+  /* What is typed at each prompt, in order. */
+  const char *inputs[3];
+  const char *justification;
+  const char *outcome;
+  int status;
+} PtyCase;
+
+static const PtyCase pty_cases[] = {
+  { "yes", { "y\n" }, JUSTIFICATION, "allowed-once", 0 },
+  { "yes-word", { "YES\n" }, JUSTIFICATION, "allowed-once", 0 },
+  { "no", { "n\n" }, JUSTIFICATION, "rejected", 125 },
+  { "reprompt", { "maybe\n", "no\n" }, JUSTIFICATION, "rejected", 125 },
+  { "end-of-input", { "\004" }, JUSTIFICATION, "cancelled", 125 },
+  { "interrupt", { "\003" }, JUSTIFICATION, "cancelled", 125 },
+  { "escapes-shown-inert", { "n\n" }, "clear \033[2J and \342\200\256reversed", "rejected", 125 },
+};
+
+static guint
+count_prompts (const char *transcript)
+{
+  guint n = 0;
+
+  for (const char *p = transcript; (p = strstr (p, "[y/n] ")) != NULL; p++)
+    n++;
+  for (const char *p = transcript; (p = strstr (p, "Please answer y or n: ")) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void
+test_pty (gconstpointer data)
+{
+  const PtyCase *pc = data;
+  g_auto (Scratch) s = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autoptr (GString) transcript = g_string_new (NULL);
+  g_autoptr (GString) err = g_string_new (NULL);
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  g_auto (GStrv) envp = NULL;
+  guint typed = 0;
+  int errpipe[2];
+  int master = -1;
+  int wstatus = 0;
+  pid_t pid;
+
+  if (!bwrap_works ())
+    {
+      dsh_test_require (FALSE, "a working bwrap");
+      return;
+    }
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  target = g_build_filename (s.ws, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+
+  envp = g_get_environ ();
+  envp = g_environ_setenv (envp, "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
+  envp = g_environ_setenv (envp, "DSH_SANDBOX_PROBE_CACHE", "off", TRUE);
+  envp = g_environ_unsetenv (envp, "DSH_SANDBOX_CONFIG");
+  g_assert_cmpint (pipe2 (errpipe, O_CLOEXEC), ==, 0);
+  {
+    const char *argv[] = { dsh_test_cli (), "exec", "--session", s.session,
+                           "--sandbox-permissions", "workspace-write",
+                           "--justification", pc->justification,
+                           "--", "/bin/sh", "-c", script, NULL };
+
+    /* The child gets the pty as its controlling terminal and stdio, stderr apart. */
+    pid = forkpty (&master, NULL, NULL, NULL);
+    g_assert_cmpint (pid, >=, 0);
+    if (pid == 0)
+      {
+        dup2 (errpipe[1], STDERR_FILENO);
+        execve (argv[0], (char **) argv, envp);
+        _exit (127);
+      }
+  }
+  close (errpipe[1]);
+
+  for (;;)
+    {
+      struct pollfd pfd = { master, POLLIN, 0 };
+      char buffer[4096];
+      gssize n;
+      int ready = poll (&pfd, 1, 30 * 1000);
+
+      g_assert_cmpint (ready, >, 0);
+      n = read (master, buffer, sizeof (buffer));
+      if (n <= 0)
+        break;  /* EIO: the child and everything on the pty are gone. */
+      g_string_append_len (transcript, buffer, n);
+      while (typed < G_N_ELEMENTS (pc->inputs) && pc->inputs[typed] != NULL &&
+             count_prompts (transcript->str) > typed)
+        {
+          const char *input = pc->inputs[typed++];
+
+          g_assert_cmpint (write (master, input, strlen (input)), ==, (gssize) strlen (input));
+        }
+    }
+  g_assert_cmpint (waitpid (pid, &wstatus, 0), ==, pid);
+  close (master);
+  for (;;)
+    {
+      char buffer[4096];
+      gssize n = read (errpipe[0], buffer, sizeof (buffer));
+
+      if (n <= 0)
+        break;
+      g_string_append_len (err, buffer, n);
+    }
+  close (errpipe[0]);
+  g_test_message ("transcript:\n%s\nstderr:\n%s", transcript->str, err->str);
+
+  /* The person saw the command, the modes and the justification — control characters and
+   * bidirectional overrides shown as escapes, never interpreted. */
+  g_assert_nonnull (strstr (transcript->str, "requested mode: workspace-write (standing mode: "
+                                             "read-only)"));
+  {
+    g_autofree char *quoted = g_shell_quote (script);
+    g_autofree char *shown = g_strconcat ("command:        /bin/sh -c ", quoted, NULL);
+
+    g_assert_nonnull (strstr (transcript->str, shown));
+  }
+  g_assert_null (strchr (transcript->str, '\033'));
+  g_assert_null (strstr (transcript->str, "\342\200\256"));
+  if (strchr (pc->justification, '\033') != NULL)
+    g_assert_nonnull (strstr (transcript->str, "clear \\u{001B}[2J and \\u{202E}reversed"));
+  else
+    g_assert_nonnull (strstr (transcript->str, pc->justification));
+
+  g_assert_true (WIFEXITED (wstatus));
+  g_assert_cmpint (WEXITSTATUS (wstatus), ==, pc->status);
+  g_assert_cmpint (g_file_test (target, G_FILE_TEST_EXISTS), ==, pc->status == 0);
+  if (pc->status == 0)
+    g_assert_cmpstr (err->str, ==, "");
+  else
+    {
+      g_autofree char *expected = expected_refusal (pc->outcome, WW);
+
+      g_assert_cmpstr (err->str, ==, expected);
+    }
+  read_log (s.session, &facts);
+  g_assert_cmpstr (facts.outcome, ==, pc->outcome);
+  g_assert_true (facts.pair_inside_turn);
+  g_assert_cmpuint (facts.turns_ended, ==, 1);
+}
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+static const char *
+answer_list[] = { "allowed-once", "rejected", "cancelled", "unavailable", "garbage", "crash" };
+
+int
+main (int argc, char **argv)
+{
+  static const char *const policy_names[] = { "ask", "never-session", "never-flag" };
+  static const DshSandboxMode standing_modes[] = { RO, WW, DFA };
+  static const DshSandboxMode requested_modes[] = { WW, DFA };
+
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint p = 0; p < G_N_ELEMENTS (policy_names); p++)
+    for (guint st = 0; st < G_N_ELEMENTS (standing_modes); st++)
+      for (guint rq = 0; rq < G_N_ELEMENTS (requested_modes); rq++)
+        for (guint a = 0; a < G_N_ELEMENTS (answer_list); a++)
+          {
+            Scenario *sc = g_new0 (Scenario, 1);
+            g_autofree char *path = NULL;
+
+            sc->policy = (PolicySource) p;
+            sc->standing = standing_modes[st];
+            sc->requested = requested_modes[rq];
+            sc->answer = answer_list[a];
+            path = g_strdup_printf ("/approval-cli/matrix/%s/%s/%s/%s", policy_names[p],
+                                    mode_name (sc->standing), mode_name (sc->requested),
+                                    sc->answer);
+            g_test_add_data_func_full (path, sc, test_matrix, g_free);
+          }
+
+  g_test_add_func ("/approval-cli/grant-is-one-shot", test_grant_is_one_shot);
+  for (guint i = 0; i < G_N_ELEMENTS (hint_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/approval-cli/hint/%s", hint_cases[i].name);
+
+      g_test_add_data_func (path, &hint_cases[i], test_hint);
+    }
+  g_test_add_func ("/approval-cli/approver/timeout", test_approver_timeout);
+  g_test_add_func ("/approval-cli/approver/failures", test_approver_failures);
+  g_test_add_func ("/approval-cli/approver/missing", test_approver_missing);
+  g_test_add_func ("/approval-cli/approver/interrupted", test_interrupt_while_asking);
+  g_test_add_func ("/approval-cli/no-channel", test_no_channel);
+  g_test_add_func ("/approval-cli/sessionless", test_sessionless_escalation);
+  g_test_add_func ("/approval-cli/usage-errors", test_usage_errors);
+  g_test_add_func ("/approval-cli/danger-grant-runs-raw", test_danger_grant_runs_raw);
+  g_test_add_func ("/approval-cli/describe", test_describe);
+  g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);
+  g_test_add_func ("/approval-cli/full-tmpfs/during", test_full_tmpfs_during);
+  for (guint i = 0; i < G_N_ELEMENTS (pty_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/approval-cli/pty/%s", pty_cases[i].name);
+
+      g_test_add_data_func (path, &pty_cases[i], test_pty);
+    }
+
+  return g_test_run ();
+}
