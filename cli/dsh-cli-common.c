@@ -99,8 +99,8 @@ running_uninstalled (void)
   return g_str_equal (exe_dir, build_dir);
 }
 
-DshLocalProvider *
-dsh_cli_new_provider (void)
+static DshLocalProvider *
+new_local_provider (void)
 {
   g_auto (GStrv) backend_dirs = NULL;
   g_auto (GStrv) helper_dirs = NULL;
@@ -113,4 +113,22 @@ dsh_cli_new_provider (void)
   helper_dirs = g_strsplit (DSH_BUILD_HELPER_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
   return dsh_local_provider_new_for_dirs ((const char *const *) backend_dirs,
                                           (const char *const *) helper_dirs);
+}
+
+DshLocalProvider *
+dsh_cli_new_provider (void)
+{
+  DshLocalProvider *provider = new_local_provider ();
+  const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
+
+  /* Every call is a new process: without the cache each would pay a functional probe. */
+  if (g_strcmp0 (cache, "off") != 0)
+    {
+      g_autofree char *path = cache != NULL && g_path_is_absolute (cache)
+                                ? g_strdup (cache)
+                                : dsh_local_provider_default_probe_cache ();
+
+      dsh_local_provider_set_probe_cache (provider, path);
+    }
+  return provider;
 }

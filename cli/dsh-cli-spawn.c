@@ -2,14 +2,25 @@
  * streamed to ours while a copy is kept for classification; forwards the signals that would
  * have reached it from a terminal.
  *
+ * This is the hot path of every exec, so it uses posix_spawn (no copy of our address space),
+ * one poll loop and no helper thread.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE
+
 #include "dsh-cli.h"
 
-#include <gio/gio.h>
-#include <glib-unix.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* Classification needs the runner's first lines and any denial text; a command that floods
  * stderr still streams everything, only the copy stops growing. */
@@ -17,108 +28,127 @@
 /* After the command exits, output from a straggler holding stderr open is read this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
-typedef struct {
-  GMainLoop *loop;
-  GSubprocess *process;
-  GInputStream *stderr_stream;
-  GCancellable *cancellable;
-  GString *captured;
-  char buffer[16384];
-  gboolean stderr_closed;
-  gboolean exited;
-  guint drain_timeout;
-} SpawnState;
+static volatile sig_atomic_t child_pid;
 
 static void
-maybe_quit (SpawnState *state)
+forward_signal (int signum)
 {
-  if (state->exited && state->stderr_closed)
-    g_main_loop_quit (state->loop);
+  if (child_pid > 0)
+    kill (child_pid, signum);
 }
 
-static void read_stderr (SpawnState *state);
+static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void
-stderr_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
+install_forwarding (struct sigaction *saved)
 {
-  SpawnState *state = user_data;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+  struct sigaction action = { 0 };
 
-  if (n <= 0)
-    {
-      state->stderr_closed = TRUE;
-      maybe_quit (state);
-      return;
-    }
+  action.sa_handler = forward_signal;
+  sigemptyset (&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
+    sigaction (forwarded_signals[i], &action, &saved[i]);
+}
 
+static void
+restore_signals (const struct sigaction *saved)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
+    sigaction (forwarded_signals[i], &saved[i], NULL);
+}
+
+static void
+pass_through (const char *data, gsize len, GString *captured)
+{
   /* Stderr is never rewritten: pass the bytes on as they came. */
-  for (gssize done = 0; done < n;)
+  for (gsize done = 0; done < len;)
     {
-      gssize w = write (STDERR_FILENO, state->buffer + done, (size_t) (n - done));
+      ssize_t w = write (STDERR_FILENO, data + done, len - done);
 
+      if (w < 0 && errno == EINTR)
+        continue;
       if (w < 0)
         break;
-      done += w;
+      done += (gsize) w;
     }
-  if (state->captured->len < CAPTURE_LIMIT)
-    g_string_append_len (state->captured, state->buffer,
-                         MIN ((gsize) n, CAPTURE_LIMIT - state->captured->len));
-  read_stderr (state);
+  if (captured->len < CAPTURE_LIMIT)
+    g_string_append_len (captured, data, MIN (len, CAPTURE_LIMIT - captured->len));
 }
 
-static void
-read_stderr (SpawnState *state)
+static int
+open_pidfd (pid_t pid)
 {
-  g_input_stream_read_async (state->stderr_stream, state->buffer, sizeof (state->buffer),
-                             G_PRIORITY_DEFAULT, state->cancellable, stderr_read_done, state);
+#if defined(__linux__) && defined(SYS_pidfd_open)
+  return (int) syscall (SYS_pidfd_open, pid, 0);
+#else
+  return -1;
+#endif
 }
 
-static gboolean
-drain_timed_out (gpointer user_data)
+/* Reads stderr until it closes and the child has exited (then at most DRAIN_AFTER_EXIT_MS
+ * more); returns the wait status. */
+static int
+stream_until_exit (pid_t pid, int err_fd, GString *captured)
 {
-  SpawnState *state = user_data;
+  int pidfd = open_pidfd (pid);
+  gboolean exited = FALSE;
+  gboolean err_open = TRUE;
+  gint64 drain_deadline = 0;
+  int status = 0;
+  char buffer[16384];
 
-  state->drain_timeout = 0;
-  g_cancellable_cancel (state->cancellable);
-  return G_SOURCE_REMOVE;
-}
+  while (!exited || err_open)
+    {
+      struct pollfd fds[2] = { { .fd = err_fd, .events = POLLIN },
+                               { .fd = pidfd, .events = POLLIN } };
+      int timeout = -1;
+      int n;
 
-static void
-process_exited (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  SpawnState *state = user_data;
+      if (exited)
+        {
+          gint64 left = (drain_deadline - g_get_monotonic_time ()) / 1000;
 
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  state->exited = TRUE;
-  if (!state->stderr_closed)
-    state->drain_timeout = g_timeout_add (DRAIN_AFTER_EXIT_MS, drain_timed_out, state);
-  maybe_quit (state);
-}
+          if (left <= 0)
+            break;
+          timeout = (int) left;
+        }
+      else if (pidfd < 0)
+        timeout = 10; /* no pidfd: notice the exit by polling waitpid */
 
-static gboolean
-forward_signal (SpawnState *state, int signum)
-{
-  if (!state->exited)
-    g_subprocess_send_signal (state->process, signum);
-  return G_SOURCE_CONTINUE;
-}
+      fds[0].fd = err_open ? err_fd : -1;
+      fds[1].fd = exited ? -1 : pidfd;
+      n = poll (fds, 2, timeout);
+      if (n < 0 && errno != EINTR)
+        break;
 
-static gboolean
-forward_sigint (gpointer user_data)
-{
-  return forward_signal (user_data, SIGINT);
-}
+      if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+        {
+          ssize_t r = read (err_fd, buffer, sizeof (buffer));
 
-static gboolean
-forward_sigterm (gpointer user_data)
-{
-  return forward_signal (user_data, SIGTERM);
-}
+          if (r > 0)
+            pass_through (buffer, (gsize) r, captured);
+          else if (r == 0 || errno != EINTR)
+            err_open = FALSE;
+        }
 
-static gboolean
-forward_sighup (gpointer user_data)
-{
-  return forward_signal (user_data, SIGHUP);
+      if (!exited && (pidfd < 0 || (fds[1].revents & POLLIN) != 0))
+        {
+          pid_t w = waitpid (pid, &status, pidfd < 0 ? WNOHANG : 0);
+
+          if (w == pid)
+            {
+              exited = TRUE;
+              drain_deadline = g_get_monotonic_time () + DRAIN_AFTER_EXIT_MS * 1000;
+            }
+        }
+    }
+
+  if (!exited)
+    waitpid (pid, &status, 0);
+  if (pidfd >= 0)
+    close (pidfd);
+  return status;
 }
 
 gboolean
@@ -128,48 +158,65 @@ dsh_cli_spawn_streaming (const char *const *argv,
                          GString *captured_stderr,
                          GError **error)
 {
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
-  g_autoptr (GMainLoop) loop = NULL;
-  SpawnState state = { 0 };
-  guint signal_sources[3];
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  struct sigaction saved[G_N_ELEMENTS (forwarded_signals)];
+  sigset_t defaults;
+  int pipe_fds[2];
+  pid_t pid;
+  int rc;
+  int status;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  state.process = g_subprocess_launcher_spawnv (launcher, argv, error);
-  if (state.process == NULL)
-    return FALSE;
-
-  loop = g_main_loop_new (NULL, FALSE);
-  state.loop = loop;
-  state.captured = captured_stderr;
-  state.cancellable = g_cancellable_new ();
-  state.stderr_stream = g_subprocess_get_stderr_pipe (state.process);
-
-  signal_sources[0] = g_unix_signal_add (SIGINT, forward_sigint, &state);
-  signal_sources[1] = g_unix_signal_add (SIGTERM, forward_sigterm, &state);
-  signal_sources[2] = g_unix_signal_add (SIGHUP, forward_sighup, &state);
-
-  read_stderr (&state);
-  g_subprocess_wait_async (state.process, NULL, process_exited, &state);
-  g_main_loop_run (loop);
-
-  for (guint i = 0; i < G_N_ELEMENTS (signal_sources); i++)
-    g_source_remove (signal_sources[i]);
-  if (state.drain_timeout != 0)
-    g_source_remove (state.drain_timeout);
-
-  if (g_subprocess_get_if_signaled (state.process))
+  if (pipe2 (pipe_fds, O_CLOEXEC) != 0)
     {
-      *term_signal = g_subprocess_get_term_sig (state.process);
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "cannot create a pipe: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  posix_spawn_file_actions_init (&actions);
+  posix_spawn_file_actions_adddup2 (&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawnattr_init (&attr);
+  /* The command starts with default dispositions for the signals we forward. */
+  sigemptyset (&defaults);
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
+    sigaddset (&defaults, forwarded_signals[i]);
+  sigaddset (&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault (&attr, &defaults);
+  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGDEF);
+
+  install_forwarding (saved);
+  rc = posix_spawnp (&pid, argv[0], &actions, &attr, (char *const *) argv, environ);
+  posix_spawn_file_actions_destroy (&actions);
+  posix_spawnattr_destroy (&attr);
+  close (pipe_fds[1]);
+
+  if (rc != 0)
+    {
+      restore_signals (saved);
+      close (pipe_fds[0]);
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                   "cannot execute \"%s\": %s", argv[0], g_strerror (rc));
+      return FALSE;
+    }
+
+  child_pid = pid;
+  status = stream_until_exit (pid, pipe_fds[0], captured_stderr);
+  child_pid = 0;
+  restore_signals (saved);
+  close (pipe_fds[0]);
+
+  if (WIFSIGNALED (status))
+    {
+      *term_signal = WTERMSIG (status);
       *exit_code = 128 + *term_signal;
     }
   else
     {
       *term_signal = 0;
-      *exit_code = g_subprocess_get_exit_status (state.process);
+      *exit_code = WEXITSTATUS (status);
     }
-
-  g_object_unref (state.cancellable);
-  g_object_unref (state.process);
   return TRUE;
 }

@@ -57,5 +57,8 @@ void               dsh_cli_print_json       (JsonNode       *node);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
 int dsh_cmd_exec     (int argc, char **argv);
+int dsh_cmd_session  (int argc, char **argv);
+int dsh_cmd_policy   (int argc, char **argv);
+int dsh_cmd_describe (int argc, char **argv);
 
 G_END_DECLS

@@ -56,6 +56,7 @@ dsh_exec_report_to_json (const DshExecReport *report)
   set_string (builder, "mode", dsh_sandbox_mode_to_string (report->mode));
   set_string (builder, "standingMode", dsh_sandbox_mode_to_string (report->standing_mode));
   set_string (builder, "requestedMode", report->requested_mode);
+  set_string (builder, "approvalOutcome", report->approval_outcome);
   set_string (builder, "workspaceRoot", report->workspace_root);
   set_string (builder, "sessionId", report->session_id);
 

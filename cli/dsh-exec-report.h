@@ -19,6 +19,8 @@ typedef struct {
   DshSandboxMode standing_mode;
   /* A requested escalation target, or NULL. */
   const char *requested_mode;
+  /* The decision when an escalation was put to the approval service, else NULL. */
+  const char *approval_outcome;
   const char *workspace_root;
   const char *session_id;
   /* NULL when nothing was confined (danger-full-access or never ran). */

@@ -17,6 +17,9 @@ static const DshCommand commands[] = {
   { "probe", dsh_cmd_probe, "show the backend candidates and the one this host selects" },
   { "confine", dsh_cmd_confine, "print the confined argv for ARGV as JSON" },
   { "exec", dsh_cmd_exec, "run ARGV confined, streaming stdio and passing the exit status" },
+  { "session", dsh_cmd_session, "create a session log, switch its mode/approval/preset, show it" },
+  { "policy", dsh_cmd_policy, "resolve a call's policy; print the model-facing policy context" },
+  { "describe", dsh_cmd_describe, "print a tool's model-facing description (bash)" },
 };
 
 static void
@@ -28,10 +31,36 @@ print_usage (FILE *out)
   fprintf (out, "\nRun \"dsh-sandbox COMMAND --help\" for a command's options.\n");
 }
 
+/* Library warnings (crash residue dropped from a session log, say) become one plain line that
+ * cannot be mistaken for the single "dsh-sandbox: " line a refusal prints. */
+static GLogWriterOutput
+write_log (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)
+{
+  if ((level & G_LOG_LEVEL_WARNING) == 0)
+    return g_log_writer_default (level, fields, n_fields, user_data);
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (g_str_equal (fields[i].key, "MESSAGE"))
+        {
+          g_autofree char *message = g_utf8_make_valid (fields[i].value, fields[i].length);
+
+          g_strdelimit (message, "\n", ' ');
+          fprintf (stderr, "dsh-sandbox warning: %s\n", message);
+          fflush (stderr);
+        }
+    }
+  return G_LOG_WRITER_HANDLED;
+}
+
 int
 main (int argc, char **argv)
 {
-  setlocale (LC_ALL, "");
+  g_log_set_writer_func (write_log, NULL, NULL);
+
+  /* Only the character set matters here (argument and filename conversion; there are no
+   * translations), and loading every locale category costs measurable time on each exec. */
+  setlocale (LC_CTYPE, "");
 
   if (argc < 2)
     {

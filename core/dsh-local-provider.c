@@ -16,6 +16,7 @@
 #include "dsh-config.h"
 #include "dsh-error.h"
 #include "dsh-module-loader-private.h"
+#include "dsh-probe-cache-private.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
 
@@ -26,6 +27,8 @@ typedef enum {
   PROBE_SKIPPED,
   PROBE_PASSED,
   PROBE_FAILED,
+  /* Passed or failed according to a fresh cross-process cache entry. */
+  PROBE_CACHED,
 } ProbeState;
 
 typedef struct {
@@ -42,6 +45,7 @@ struct _DshLocalProvider {
   GStrv helper_dirs;
   char *backend_override;
   gboolean backend_dir_ignored;
+  char *probe_cache_path;
 
   GMutex lock;
   gboolean selection_done;
@@ -239,6 +243,85 @@ run_functional_probe (DshLocalProvider *self, Candidate *candidate)
   dsh_backend_call_clear (&call);
 }
 
+static char *
+probe_cache_key (DshLocalProvider *self, GPtrArray *chain)
+{
+  GString *key = g_string_new (NULL);
+
+  g_string_append_printf (key, "uid=%u;", (guint) getuid ());
+  for (guint i = 0; i < chain->len; i++)
+    {
+      const Candidate *c = chain->pdata[i];
+
+      dsh_probe_cache_add_member (key, c->module->name, c->module->path);
+    }
+  return g_string_free (key, FALSE);
+}
+
+/* Takes the chain's outcome from a fresh cache entry. The chosen backend's cheap check still
+ * runs, so a runner removed since then is noticed; anything unexpected means probing anew. */
+static gboolean
+select_from_probe_cache (DshLocalProvider *self, GPtrArray *chain)
+{
+  g_autofree char *key = NULL;
+  g_autofree char *selected = NULL;
+  g_autoptr (GHashTable) failures = NULL;
+
+  if (self->probe_cache_path == NULL)
+    return FALSE;
+  key = probe_cache_key (self, chain);
+  if (!dsh_probe_cache_lookup (self->probe_cache_path, key, &selected, &failures))
+    return FALSE;
+
+  for (guint i = 0; i < chain->len; i++)
+    {
+      Candidate *candidate = chain->pdata[i];
+      const char *detail = g_hash_table_lookup (failures, candidate->module->name);
+
+      if (g_str_equal (candidate->module->name, selected))
+        {
+          if (!run_check (self, candidate))
+            break;
+          candidate->probe = PROBE_CACHED;
+          self->selected = candidate;
+          return TRUE;
+        }
+      if (detail == NULL)
+        break;
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup_printf ("%s (cached probe result)", detail);
+    }
+
+  /* Not usable as it stands: forget it and probe for real. */
+  for (guint i = 0; i < chain->len; i++)
+    {
+      Candidate *candidate = chain->pdata[i];
+
+      candidate->probe = PROBE_NOT_RUN;
+      g_clear_pointer (&candidate->probe_detail, g_free);
+    }
+  return FALSE;
+}
+
+static void
+store_in_probe_cache (DshLocalProvider *self, GPtrArray *chain)
+{
+  g_autoptr (GHashTable) failures = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *key = NULL;
+
+  if (self->probe_cache_path == NULL)
+    return;
+  for (guint i = 0; i < chain->len; i++)
+    {
+      Candidate *candidate = chain->pdata[i];
+
+      if (candidate->probe == PROBE_FAILED)
+        g_hash_table_insert (failures, candidate->module->name, candidate->probe_detail);
+    }
+  key = probe_cache_key (self, chain);
+  dsh_probe_cache_store (self->probe_cache_path, key, self->selected->module->name, failures);
+}
+
 /* Called with the lock held; runs once per provider lifetime. */
 static void
 select_backend (DshLocalProvider *self)
@@ -286,6 +369,9 @@ select_backend (DshLocalProvider *self)
       return;
     }
 
+  if (select_from_probe_cache (self, chain))
+    return;
+
   for (guint i = 0; i < chain->len; i++)
     {
       Candidate *candidate = chain->pdata[i];
@@ -295,6 +381,7 @@ select_backend (DshLocalProvider *self)
       if (candidate->probe == PROBE_PASSED)
         {
           self->selected = candidate;
+          store_in_probe_cache (self, chain);
           return;
         }
     }
@@ -400,6 +487,23 @@ dsh_local_provider_list_backends (DshLocalProvider *self)
   return g_strv_builder_end (builder);
 }
 
+void
+dsh_local_provider_set_probe_cache (DshLocalProvider *self, const char *path)
+{
+  g_return_if_fail (DSH_IS_LOCAL_PROVIDER (self));
+
+  g_mutex_lock (&self->lock);
+  g_free (self->probe_cache_path);
+  self->probe_cache_path = g_strdup (path);
+  g_mutex_unlock (&self->lock);
+}
+
+char *
+dsh_local_provider_default_probe_cache (void)
+{
+  return dsh_probe_cache_default_path ();
+}
+
 static const char *
 probe_state_to_string (ProbeState state)
 {
@@ -411,6 +515,8 @@ probe_state_to_string (ProbeState state)
       return "passed";
     case PROBE_FAILED:
       return "failed";
+    case PROBE_CACHED:
+      return "cached";
     case PROBE_NOT_RUN:
     default:
       return "not-run";
@@ -583,6 +689,7 @@ dsh_local_provider_finalize (GObject *object)
   g_strfreev (self->helper_dirs);
   g_free (self->backend_override);
   g_free (self->selection_failure);
+  g_free (self->probe_cache_path);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (dsh_local_provider_parent_class)->finalize (object);

@@ -39,3 +39,171 @@ dsh_text_escalation_hint (const char *subject)
     "(the narrowest wider mode that suffices) + justification; the approval prompt asks the user]",
     subject);
 }
+
+/* The three variants share one voice: what the standing mode lets "any available operation
+ * enforced by the DSH file sandbox" do (never a tool name: the policy owner does not know which
+ * tools are mounted), then the same instruction not to give up from the policy alone. */
+char *
+dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
+{
+  static const char do_not_refuse[] =
+    "Do not refuse a required modification from this policy alone: try an available tool "
+    "normally and follow any denial and escalation guidance it returns.";
+
+  switch (mode)
+    {
+    case DSH_SANDBOX_MODE_READ_ONLY:
+      return g_strdup_printf (
+        "Current DSH file policy: read-only. Any available operation enforced by the DSH file "
+        "sandbox cannot modify files in the standing mode. %s",
+        do_not_refuse);
+
+    case DSH_SANDBOX_MODE_WORKSPACE_WRITE:
+      /* Temporary areas are summarised: backends pick them after policy resolution, so they
+       * cannot be enumerated truthfully here. */
+      return g_strdup_printf (
+        "Current DSH file policy: workspace-write. Any available operation enforced by the DSH "
+        "file sandbox can modify files only inside the session workspace %s in the standing "
+        "mode. Some platform temporary areas may also be writable. %s",
+        workspace_root != NULL ? workspace_root : "(unknown)", do_not_refuse);
+
+    case DSH_SANDBOX_MODE_DANGER_FULL_ACCESS:
+      return g_strdup (
+        "Current DSH file policy: danger-full-access. Available operations are not confined by "
+        "the DSH file sandbox in the standing mode, so this policy does not prevent file "
+        "modifications. Do not refuse a required modification from this policy alone: try an "
+        "available tool normally and follow any error guidance it returns.");
+
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+/* ---- approval and escalation --------------------------------------------------------------- */
+
+const char *
+dsh_text_approval_outside_turn (void)
+{
+  return "approval.request() outside an open turn: the approval/asked + approval/decided audit "
+         "pair must be turn-enclosed (a bare event between turns is crash-tail garbage on "
+         "reload). Ask from inside the turn that needs the decision.";
+}
+
+char *
+dsh_text_approval_policy_changed (const char *previous, const char *policy)
+{
+  return g_strdup_printf ("The approval policy changed from \"%s\" to \"%s\" (changed by the "
+                          "user).",
+                          previous, policy);
+}
+
+const char *
+dsh_text_approval_never (void)
+{
+  return "Approval prompts are disabled in this session: actions that require approval are "
+         "rejected automatically \u2014 do not request sandbox escalation (do not set "
+         "`sandbox_permissions`).";
+}
+
+const char *
+dsh_text_escalation_needs_justification (void)
+{
+  return "invalid escalation: sandbox_permissions requires a justification";
+}
+
+const char *
+dsh_text_escalation_orphan_justification (void)
+{
+  return "invalid escalation: justification is only valid together with sandbox_permissions";
+}
+
+const char *
+dsh_text_escalation_empty_justification (void)
+{
+  return "invalid justification: expected a non-empty sentence";
+}
+
+const char *
+dsh_text_escalation_not_composed (void)
+{
+  return "sandbox_permissions is not available in this composition (no sandboxing executor to "
+         "escalate)";
+}
+
+char *
+dsh_text_escalation_not_wider (const char *mode, const char *effective_mode)
+{
+  return g_strdup_printf ("sandbox escalation to \"%s\" is not strictly wider than this call's "
+                          "current \"%s\" mode",
+                          mode, effective_mode);
+}
+
+char *
+dsh_text_escalation_no_service (const char *mode)
+{
+  return g_strdup_printf ("sandbox escalation to \"%s\" requires approval, but no approval "
+                          "service is composed",
+                          mode);
+}
+
+char *
+dsh_text_escalation_no_agent (const char *mode)
+{
+  return g_strdup_printf ("sandbox escalation to \"%s\" requires approval, but the call has no "
+                          "agent to route it through",
+                          mode);
+}
+
+char *
+dsh_text_escalation_rejected (const char *subject, const char *mode)
+{
+  return g_strdup_printf ("the user rejected escalating this %s to \"%s\"", subject, mode);
+}
+
+char *
+dsh_text_escalation_cancelled (const char *mode)
+{
+  return g_strdup_printf ("approval for escalating to \"%s\" was cancelled", mode);
+}
+
+char *
+dsh_text_escalation_unavailable (const char *mode)
+{
+  return g_strdup_printf ("sandbox escalation to \"%s\" requires approval, but no approval "
+                          "channel is available",
+                          mode);
+}
+
+char *
+dsh_text_escalation_reason (const char *mode, const char *justification)
+{
+  return g_strdup_printf ("escalate sandbox to %s: %s", mode, justification);
+}
+
+/* The base description is this project's own; the seeds give only the escalation paragraph. */
+const char *
+dsh_text_bash_description (void)
+{
+  return "Run a shell command with `bash -c` in the session's working directory and return its "
+         "exit status, stdout and stderr. File effects are confined by the DSH file sandbox "
+         "under the session's standing mode; when the sandbox refuses a file effect the result "
+         "ends with a line starting with `[sandbox:`.";
+}
+
+const char *
+dsh_text_bash_escalation_paragraph (void)
+{
+  return "Attempting a command the sandbox may deny is safe and expected: run it and read the "
+         "marker rather than assuming the denial. When a command is denied and a wider mode "
+         "would let it succeed, escalate immediately in the same turn \u2014 the one sanctioned "
+         "exception to a denial: retry the exact same command once with `sandbox_permissions` "
+         "(the narrowest wider mode that suffices) plus a one-sentence `justification`. Do not "
+         "detour through chat to ask permission first \u2014 the approval prompt raised by that "
+         "retry is how the user consents. If the session states approval prompts are disabled, "
+         "there is no exception: a denial is final \u2014 do not set `sandbox_permissions`. Never "
+         "escalate speculatively: ground the request in a real denial \u2014 normally the one "
+         "this command just hit; escalating up front is fine only when this session already "
+         "denied the same access. A rejected escalation is final for that command \u2014 stop "
+         "and explain, never work around it \u2014 but it does not forbid attempting or "
+         "escalating other commands later.";
+}

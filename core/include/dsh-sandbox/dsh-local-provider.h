@@ -23,6 +23,13 @@ DshLocalProvider *dsh_local_provider_new           (void);
 DshLocalProvider *dsh_local_provider_new_for_dirs  (const char *const *backend_dirs,
                                                     const char *const *helper_dirs);
 
+/* Remember a chain's probe results in this per-user file for a few minutes, so that short-lived
+ * processes do not probe on every call (NULL: never; the default). Set it before the first
+ * confine(). A stale or forged entry can only pick another vetted, confining candidate. */
+void              dsh_local_provider_set_probe_cache (DshLocalProvider *self,
+                                                      const char       *path);
+char             *dsh_local_provider_default_probe_cache (void);
+
 /* Selects (once, thread-safely) and returns the chosen backend's name; on failure sets
  * DSH_SANDBOX_ERROR_UNAVAILABLE and returns NULL. */
 const char       *dsh_local_provider_get_selected  (DshLocalProvider  *self,

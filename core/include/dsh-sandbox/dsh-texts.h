@@ -20,4 +20,45 @@ char  *dsh_text_denial_marker        (DshSandboxMode  mode);
 /* The escalation hint marker; subject is "command" (bash) or "operation" (fs). */
 char  *dsh_text_escalation_hint      (const char     *subject);
 
+/* The model-facing policy context (seed 003 §3): names no tools, summarises temporary areas
+ * without enumerating them, and tells the model not to refuse a required modification from
+ * the policy alone. workspace_root (the canonical root) is named only under workspace-write. */
+char  *dsh_text_policy_context       (DshSandboxMode  mode,
+                                      const char     *workspace_root);
+
+/* ---- approval and escalation (seed 003 §4 and §5) --------------------------------------- */
+
+/* Refusal of an approval request made outside an open turn. */
+const char *dsh_text_approval_outside_turn     (void);
+/* The notice a host injects after the user changed the approval policy. */
+char       *dsh_text_approval_policy_changed   (const char     *previous,
+                                                const char     *policy);
+/* What the model is told when approval prompts are disabled (policy "never"). */
+const char *dsh_text_approval_never            (void);
+
+/* validateEscalationArgs, both directions, and the empty justification. */
+const char *dsh_text_escalation_needs_justification   (void);
+const char *dsh_text_escalation_orphan_justification  (void);
+const char *dsh_text_escalation_empty_justification   (void);
+/* An unadvertised sandbox_permissions reaching an executor that does not confine. */
+const char *dsh_text_escalation_not_composed   (void);
+
+/* The ordered fail-closed sequence, one text per way it can end without a grant. */
+char       *dsh_text_escalation_not_wider      (const char     *mode,
+                                                const char     *effective_mode);
+char       *dsh_text_escalation_no_service     (const char     *mode);
+char       *dsh_text_escalation_no_agent       (const char     *mode);
+char       *dsh_text_escalation_rejected       (const char     *subject,
+                                                const char     *mode);
+char       *dsh_text_escalation_cancelled      (const char     *mode);
+char       *dsh_text_escalation_unavailable    (const char     *mode);
+/* The approval reason; the target mode is part of the grant's identity. */
+char       *dsh_text_escalation_reason         (const char     *mode,
+                                                const char     *justification);
+
+/* The bash tool description, and the escalation paragraph it carries when its executor
+ * confines. */
+const char *dsh_text_bash_description          (void);
+const char *dsh_text_bash_escalation_paragraph (void);
+
 G_END_DECLS
