@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs everything dsh-sandbox needs to build, test and benchmark on Debian 12.
-# Run as root (or with sudo); safe to run again.
+# Run as root (or with sudo); safe to run again. With --bench, also what bench/ measures with.
 set -eu
 
 packages="
@@ -11,6 +11,10 @@ packages="
   clang
   util-linux
 "
+
+if [ "${1:-}" = --bench ]; then
+  packages="$packages hyperfine time firejail"
+fi
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

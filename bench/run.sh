@@ -1,0 +1,59 @@
+#!/bin/sh
+# Measures, side by side in one run, what dsh-sandbox costs over the raw runners it wraps:
+#   bare `true`, raw bwrap with the exact profile dsh-sandbox builds, dsh-sandbox exec under bwrap,
+#   the raw Landlock launcher, dsh-sandbox exec under Landlock, and firejail as a peer;
+# plus in-process confine() and peak memory. Writes bench/results.json and prints a summary.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+./scripts/setup-debian.sh --bench
+[ -f build/build.ninja ] || meson setup build >/dev/null
+meson compile -C build >/dev/null
+
+cli="$top/build/cli/dsh-sandbox"
+launcher="$top/build/linux/landlock/dsh-landlock-exec"
+workspace=$(mktemp -d)
+cache=$(mktemp -d)/probe-cache.json
+trap 'rm -rf "$workspace" "$(dirname "$cache")"' EXIT
+cd "$workspace"
+true_bin=$(command -v true)
+runs=${DSH_BENCH_RUNS:-300}
+
+# The raw runners get exactly the argv dsh-sandbox would spawn.
+bwrap_argv=$(DSH_SANDBOX_BACKEND=bwrap "$cli" confine --mode workspace-write -- "$true_bin" |
+  python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))')
+landlock_argv=$(DSH_SANDBOX_BACKEND=landlock "$cli" confine --mode workspace-write -- "$true_bin" |
+  python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))')
+
+export DSH_SANDBOX_PROBE_CACHE="$cache"
+"$cli" probe >/dev/null # warm the probe cache, as any earlier call would
+
+hyperfine --shell=none --warmup 20 --runs "$runs" --export-json "$top/bench/hyperfine.json" \
+  -n bare "$true_bin" \
+  -n raw-bwrap "$bwrap_argv" \
+  -n dsh-exec-bwrap "$cli exec --mode workspace-write -- $true_bin" \
+  -n raw-landlock "$landlock_argv" \
+  -n dsh-exec-landlock "env DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $true_bin" \
+  -n firejail "firejail --quiet --noprofile --read-only=/ --read-write=$workspace -- $true_bin" \
+  >/dev/null
+
+confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/landlock")
+peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
+
+python3 - "$top/bench/hyperfine.json" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
+import json, sys
+runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+ms = {name: r["median"] * 1000 for name, r in runs.items()}
+out = {
+    "median_ms": {k: round(v, 3) for k, v in ms.items()},
+    "ratio_dsh_bwrap_over_raw_bwrap": round(ms["dsh-exec-bwrap"] / ms["raw-bwrap"], 3),
+    "ratio_dsh_landlock_over_raw_launcher": round(ms["dsh-exec-landlock"] / ms["raw-landlock"], 3),
+    "landlock_added_over_bare_ms": round(ms["dsh-exec-landlock"] - ms["bare"], 3),
+    "ratio_dsh_bwrap_over_firejail": round(ms["dsh-exec-bwrap"] / ms["firejail"], 3),
+    "confine_in_process": json.loads(sys.argv[2]),
+    "peak_rss_kib_dsh_exec": int(sys.argv[3]),
+}
+print(json.dumps(out, indent=2))
+PY
+rm -f "$top/bench/hyperfine.json"

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs what the tests need, builds warning-free with -Werror, and runs every suite: unit,
+# integration against the real bwrap and Landlock, conformance, fuzzing drivers. With CI=true a
+# skipped test is a failure: nothing that must run may quietly not run.
+set -eu
+cd "$(dirname "$0")/.."
+
+./scripts/setup-debian.sh
+if [ -f build-test/build.ninja ]; then
+  meson setup --reconfigure build-test -Dwerror=true >/dev/null
+else
+  meson setup build-test -Dwerror=true >/dev/null
+fi
+meson compile -C build-test
+
+status=0
+meson test -C build-test --print-errorlogs --num-processes 2 || status=$?
+
+log=build-test/meson-logs/testlog.json
+passed=$(grep -c '"result": "OK"' "$log" || true)
+failed=$(grep -cE '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
+skipped=$(grep -c '"result": "SKIP"' "$log" || true)
+if [ "${CI:-}" = true ] && [ "$skipped" -ne 0 ]; then
+  echo "CI: $skipped test(s) skipped; everything must run in CI" >&2
+  status=1
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+exit "$status"
