@@ -6,6 +6,7 @@
 #include "dsh-approval.h"
 
 #include "dsh-error.h"
+#include "dsh-vocabulary-private.h"
 #include "dsh-texts.h"
 
 typedef struct {
@@ -259,12 +260,6 @@ typedef struct {
   DshApprovalAnswerer *answerer;
 } AnswerStep;
 
-static gboolean
-outcome_is_known (DshApprovalOutcome outcome)
-{
-  return (guint) outcome <= DSH_APPROVAL_OUTCOME_UNAVAILABLE;
-}
-
 /* The one exit of a request that got as far as approval/asked: the first decision wins, it is
  * logged, and only a logged decision is returned. */
 static void
@@ -327,7 +322,7 @@ on_answer (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
 
     case DSH_APPROVAL_ANSWER_OUTCOME:
-      if (outcome_is_known (outcome))
+      if (dsh_approval_outcome_is_valid (outcome))
         {
           settle (task, outcome);
           return;
@@ -500,7 +495,7 @@ dsh_approval_service_request_finish (DshApprovalService *self,
       return FALSE;
     }
   value = g_task_propagate_int (G_TASK (result), NULL);
-  if (!outcome_is_known ((DshApprovalOutcome) value))
+  if (!dsh_approval_outcome_is_valid ((DshApprovalOutcome) value))
     {
       g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
                            "internal error: the approval decision is outside the vocabulary");

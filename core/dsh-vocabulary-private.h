@@ -23,5 +23,5 @@ dsh_approval_policy_is_valid (DshApprovalPolicy policy)
 static inline gboolean
 dsh_approval_outcome_is_valid (DshApprovalOutcome outcome)
 {
-  return (guint) outcome <= (guint) DSH_APPROVAL_OUTCOME_UNAVAILABLE;
+  return (guint) outcome <= (guint) DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
 }

@@ -102,17 +102,40 @@ dsh_test_getenv_required (const char *name)
   return value;
 }
 
+static gboolean
+is_beneath (const char *path, const char *root)
+{
+  gsize len;
+
+  if (root == NULL)
+    return FALSE;
+  len = strlen (root);
+  return strncmp (path, root, len) == 0 && (path[len] == '/' || path[len] == '\0' ||
+                                            g_str_equal (root, "/"));
+}
+
 char *
 dsh_test_scratch_dir (const char *prefix)
 {
-  const char *base = dsh_test_getenv_required ("DSH_TEST_SCRATCH");
-  g_autofree char *template = g_strdup_printf ("%s/%s-XXXXXX", base, prefix);
-  char *real;
+  /* Scratch space must lie outside every writable root (/tmp and TMPDIR), or "outside the
+   * workspace" would be writable: the build directory unless a checkout under /tmp puts it
+   * there, else /var/tmp. */
+  const char *candidates[] = { dsh_test_getenv_required ("DSH_TEST_SCRATCH"), "/var/tmp" };
+  g_autofree char *tmp = realpath ("/tmp", NULL);
+  g_autofree char *tmpdir = realpath (g_get_tmp_dir (), NULL);
 
-  g_assert_nonnull (g_mkdtemp (template));
-  real = realpath (template, NULL);
-  g_assert_nonnull (real);
-  return real;
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      g_autofree char *base = realpath (candidates[i], NULL);
+      g_autofree char *template = NULL;
+
+      if (base == NULL || is_beneath (base, tmp) || is_beneath (base, tmpdir))
+        continue;
+      template = g_strdup_printf ("%s/%s-XXXXXX", base, prefix);
+      g_assert_nonnull (g_mkdtemp (template));
+      return realpath (template, NULL);
+    }
+  g_error ("no scratch directory outside /tmp and TMPDIR");
 }
 
 static int
