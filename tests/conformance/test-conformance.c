@@ -173,10 +173,28 @@ require_backend (void)
   return dsh_test_require (usable, "the backend is not usable on this host");
 }
 
+static char *fileop_dir;
+
+/* The helper runs inside the sandbox, so it must not live under /tmp, which bwrap replaces with
+ * a private tmpfs: a checkout under /tmp gets a copy in scratch space outside it. */
 static const char *
 fileop (void)
 {
-  return dsh_test_getenv_required ("DSH_TEST_FILEOP");
+  static char *path;
+
+  if (path == NULL)
+    {
+      g_autofree char *contents = NULL;
+      gsize len = 0;
+
+      fileop_dir = dsh_test_scratch_dir ("bin");
+      path = g_build_filename (fileop_dir, "dsh-test-fileop", NULL);
+      g_assert_true (g_file_get_contents (dsh_test_getenv_required ("DSH_TEST_FILEOP"),
+                                          &contents, &len, NULL));
+      g_assert_true (g_file_set_contents_full (path, contents, (gssize) len,
+                                               G_FILE_SET_CONTENTS_NONE, 0755, NULL));
+    }
+  return path;
 }
 
 /* `dsh-sandbox exec --mode MODE --workspace WS --report R -- ARGV` from inside the workspace,
@@ -922,5 +940,11 @@ main (int argc, char **argv)
   ADD ("classification/missing-command", test_missing_command);
 #undef ADD
 
-  return g_test_run ();
+  {
+    int status = g_test_run ();
+
+    if (fileop_dir != NULL)
+      dsh_test_remove_tree (fileop_dir);
+    return status;
+  }
 }
