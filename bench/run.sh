@@ -2,7 +2,8 @@
 # Measures, side by side in one run, what dsh-sandbox costs over the raw runners it wraps:
 #   bare `true`, raw bwrap with the exact profile dsh-sandbox builds, dsh-sandbox exec under bwrap,
 #   the raw Landlock launcher, dsh-sandbox exec under Landlock, and firejail as a peer;
-# plus in-process confine() and peak memory. Writes bench/results.json and prints a summary.
+# plus the floor (the raw runners under a do-nothing wrapper linked like dsh-sandbox), in-process
+# confine() and peak memory. Writes bench/results.json and prints a summary.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -29,21 +30,31 @@ landlock_argv=$(DSH_SANDBOX_BACKEND=landlock "$cli" confine --mode workspace-wri
 export DSH_SANDBOX_PROBE_CACHE="$cache"
 "$cli" probe >/dev/null # warm the probe cache, as any earlier call would
 
-hyperfine --shell=none --warmup 20 --runs "$runs" --export-json "$top/bench/hyperfine.json" \
+floor="$top/build/bench/bench-floor"
+# Two hyperfine invocations in this one run: the backend override is an environment variable
+# and must not cost an extra `env` process in the measurement.
+hyperfine --shell=none --warmup 20 --runs "$runs" --export-json "$top/bench/hyperfine-bwrap.json" \
   -n bare "$true_bin" \
   -n raw-bwrap "$bwrap_argv" \
+  -n floor-bwrap "$floor $bwrap_argv" \
   -n dsh-exec-bwrap "$cli exec --mode workspace-write -- $true_bin" \
-  -n raw-landlock "$landlock_argv" \
-  -n dsh-exec-landlock "env DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $true_bin" \
   -n firejail "firejail --quiet --noprofile --read-only=/ --read-write=$workspace -- $true_bin" \
+  >/dev/null
+DSH_SANDBOX_BACKEND=landlock \
+hyperfine --shell=none --warmup 20 --runs "$runs" --export-json "$top/bench/hyperfine-landlock.json" \
+  -n raw-landlock "$landlock_argv" \
+  -n floor-landlock "$floor $landlock_argv" \
+  -n dsh-exec-landlock "$cli exec --mode workspace-write -- $true_bin" \
   >/dev/null
 
 confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/landlock")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
-python3 - "$top/bench/hyperfine.json" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
+python3 - "$top/bench/hyperfine-bwrap.json" "$top/bench/hyperfine-landlock.json" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
 import json, sys
-runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+runs = {}
+for path in sys.argv[1:3]:
+    runs.update({r["command"]: r for r in json.load(open(path))["results"]})
 ms = {name: r["median"] * 1000 for name, r in runs.items()}
 out = {
     "median_ms": {k: round(v, 3) for k, v in ms.items()},
@@ -51,9 +62,15 @@ out = {
     "ratio_dsh_landlock_over_raw_launcher": round(ms["dsh-exec-landlock"] / ms["raw-landlock"], 3),
     "landlock_added_over_bare_ms": round(ms["dsh-exec-landlock"] - ms["bare"], 3),
     "ratio_dsh_bwrap_over_firejail": round(ms["dsh-exec-bwrap"] / ms["firejail"], 3),
-    "confine_in_process": json.loads(sys.argv[2]),
-    "peak_rss_kib_dsh_exec": int(sys.argv[3]),
+    "floor_bwrap_over_raw_bwrap": round(ms["floor-bwrap"] / ms["raw-bwrap"], 3),
+    "floor_landlock_added_over_bare_ms": round(ms["floor-landlock"] - ms["bare"], 3),
+    "dsh_own_work_over_floor_ms": {
+        "bwrap": round(ms["dsh-exec-bwrap"] - ms["floor-bwrap"], 3),
+        "landlock": round(ms["dsh-exec-landlock"] - ms["floor-landlock"], 3),
+    },
+    "confine_in_process": json.loads(sys.argv[3]),
+    "peak_rss_kib_dsh_exec": int(sys.argv[4]),
 }
 print(json.dumps(out, indent=2))
 PY
-rm -f "$top/bench/hyperfine.json"
+rm -f "$top/bench/hyperfine-bwrap.json" "$top/bench/hyperfine-landlock.json"

@@ -1,0 +1,28 @@
+/* bench-floor.c — the floor under any wrapper built on this stack: a process that links the same
+ * libraries as dsh-sandbox (GLib, GObject, GModule, GIO, json-glib through libdsh-sandbox-1),
+ * spawns its argv and passes the exit status back, doing nothing else. bench/run.sh runs raw
+ * runners under it, so what dsh-sandbox adds beyond this floor is its own work.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <dsh-sandbox.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+int
+main (int argc, char **argv)
+{
+  pid_t pid;
+  int status;
+
+  /* Keep the link to the library real, as dsh-sandbox's is. */
+  if (argc < 2 || dsh_sandbox_error_quark () == 0)
+    return 125;
+  if (posix_spawn (&pid, argv[1], NULL, NULL, argv + 1, environ) != 0)
+    return 125;
+  if (waitpid (pid, &status, 0) != pid)
+    return 125;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
