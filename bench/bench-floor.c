@@ -1,6 +1,6 @@
-/* bench-floor.c — the floor under any wrapper built on this stack: a process that links the same
- * libraries as dsh-sandbox (GLib, GObject, GModule, GIO, json-glib through libdsh-sandbox-1),
- * spawns its argv and passes the exit status back, doing nothing else. bench/run.sh runs raw
+/* bench-floor.c — the floor under any wrapper built on this stack: a process that links what the
+ * dsh-sandbox exec path links (the core, on GLib, GObject and GModule), spawns its argv and
+ * passes the exit status back, doing nothing else. bench/run.sh runs raw
  * runners under it, so what dsh-sandbox adds beyond this floor is its own work.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -72,21 +72,36 @@ dsh_cli_parse_options (GOptionContext *context, int argc, char **argv, GError **
   return TRUE;
 }
 
-void
-dsh_cli_print_json (JsonNode *node)
+/* Library warnings (crash residue dropped from a session log, say) become one plain line that
+ * cannot be mistaken for the single "dsh-sandbox: " line a refusal prints. */
+static GLogWriterOutput
+write_log (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)
 {
-  g_autoptr (JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
+  if ((level & G_LOG_LEVEL_WARNING) == 0)
+    return g_log_writer_default (level, fields, n_fields, user_data);
 
-  json_generator_set_root (generator, node);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, NULL);
-  printf ("%s\n", text);
-  fflush (stdout);
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (g_str_equal (fields[i].key, "MESSAGE"))
+        {
+          g_autofree char *message = g_utf8_make_valid (fields[i].value, fields[i].length);
+
+          g_strdelimit (message, "\n", ' ');
+          fprintf (stderr, "dsh-sandbox warning: %s\n", message);
+          fflush (stderr);
+        }
+    }
+  return G_LOG_WRITER_HANDLED;
 }
 
-static gboolean
-running_uninstalled (void)
+void
+dsh_cli_install_log_writer (void)
+{
+  g_log_set_writer_func (write_log, NULL, NULL);
+}
+
+gboolean
+dsh_cli_running_uninstalled (void)
 {
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *exe_dir = NULL;
@@ -105,7 +120,7 @@ new_local_provider (void)
   g_auto (GStrv) backend_dirs = NULL;
   g_auto (GStrv) helper_dirs = NULL;
 
-  if (!running_uninstalled ())
+  if (!dsh_cli_running_uninstalled ())
     return dsh_local_provider_new ();
 
   /* An uninstalled build finds the modules and helpers it was built with. */

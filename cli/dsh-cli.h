@@ -22,6 +22,12 @@ int                dsh_cli_fail             (const char *format,
                                              ...) G_GNUC_PRINTF (1, 2);
 int                dsh_cli_fail_error       (const GError *error);
 
+/* Library warnings print as one "dsh-sandbox warning: ..." line, never as the refusal line. */
+void               dsh_cli_install_log_writer (void);
+
+/* Is this the uninstalled build's command (found next to the build tree's modules)? */
+gboolean           dsh_cli_running_uninstalled (void);
+
 /* A provider that finds its backend modules and helpers next to an uninstalled build, or under
  * the installed libdir/libexecdir. */
 DshLocalProvider  *dsh_cli_new_provider     (void);
@@ -43,17 +49,10 @@ DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
                                              const char     *workspace,
                                              GError        **error);
 
-/* Runs argv with stdin/stdout inherited and stderr streamed through, a copy appended to
- * captured_stderr. *exit_code is the exit status, 128+N for signal N (then *term_signal is N). */
-gboolean           dsh_cli_spawn_streaming  (const char *const *argv,
-                                             int               *exit_code,
-                                             int               *term_signal,
-                                             GString           *captured_stderr,
-                                             GError           **error);
-
 /* Prints a JSON node, pretty, with a trailing newline, to stdout. */
 void               dsh_cli_print_json       (JsonNode       *node);
 
+int dsh_cmd_exec_plain (int argc, char **argv);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
 int dsh_cmd_exec     (int argc, char **argv);

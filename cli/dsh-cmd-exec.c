@@ -16,13 +16,9 @@
  */
 #include "dsh-cli.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "dsh-approver.h"
 #include "dsh-cli-session.h"
-#include "dsh-exec-report.h"
+#include "dsh-exec-run.h"
 
 typedef struct {
   /* Options. */
@@ -44,8 +40,7 @@ typedef struct {
   DshApprovalService *approval;
   DshSandboxPolicy *policy;
   char *turn_id;
-  int report_fd;
-  DshExecReport report;
+  DshExecRun run;
 } Exec;
 
 static void
@@ -64,61 +59,7 @@ exec_clear (Exec *exec)
   g_clear_object (&exec->approval);
   g_clear_pointer (&exec->policy, dsh_sandbox_policy_free);
   g_free (exec->turn_id);
-  if (exec->report_fd >= 0)
-    close (exec->report_fd);
-  dsh_exec_report_clear (&exec->report);
-}
-
-/* ---- the report ---------------------------------------------------------------------------- */
-
-/* The report file is opened before anything runs: a report that cannot be written must stop
- * the command, not be lost after it. */
-static gboolean
-open_report (Exec *exec, GError **error)
-{
-  if (exec->report_path == NULL)
-    return TRUE;
-  exec->report_fd = open (exec->report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (exec->report_fd < 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot open the report file: %s", g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-write_report (Exec *exec)
-{
-  g_autoptr (JsonNode) node = NULL;
-  g_autoptr (JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
-  gsize len = 0;
-
-  if (exec->report_fd < 0)
-    return;
-  node = dsh_exec_report_to_json (&exec->report);
-  json_generator_set_root (generator, node);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, &len);
-  for (gsize done = 0; done < len;)
-    {
-      gssize n = write (exec->report_fd, text + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          g_printerr ("dsh-sandbox: warning: cannot write the report file: %s\n",
-                      g_strerror (errno));
-          return;
-        }
-      done += (gsize) n;
-    }
-  (void) write (exec->report_fd, "\n", 1);
+  dsh_exec_run_clear (&exec->run);
 }
 
 /* ---- the turn ------------------------------------------------------------------------------ */
@@ -133,23 +74,17 @@ end_turn (Exec *exec)
   if (exec->turn_id == NULL)
     return;
   if (!dsh_session_log_end_turn (exec->session, exec->turn_id, &error) &&
-      exec->report.command_ran)
+      exec->run.report.command_ran)
     g_printerr ("dsh-sandbox: warning: cannot end the turn in the session log: %s\n",
                 error->message);
   g_clear_pointer (&exec->turn_id, g_free);
 }
 
-/* The command never ran: one "dsh-sandbox:" line, the report, exit 125. */
-static int
-refuse (Exec *exec, DshOutcome outcome, const char *message)
+/* A refusal closes the turn once its report is written. */
+static void
+end_turn_on_refusal (DshExecRun *run, gpointer user_data)
 {
-  exec->report.outcome = outcome;
-  exec->report.command_ran = FALSE;
-  g_free (exec->report.detail);
-  exec->report.detail = g_strdup (message);
-  write_report (exec);
-  end_turn (exec);
-  return dsh_cli_fail ("%s", message);
+  end_turn (user_data);
 }
 
 /* ---- 1. options ---------------------------------------------------------------------------- */
@@ -251,7 +186,7 @@ escalate (Exec *exec, DshSandboxMode *mode, GError **error)
   if (exec->sandbox_permissions == NULL)
     return TRUE;
 
-  exec->report.requested_mode = dsh_sandbox_mode_to_string (exec->requested_mode);
+  exec->run.report.requested_mode = dsh_sandbox_mode_to_string (exec->requested_mode);
   /* No point opening a terminal for a request that cannot widen, has no session to be asked
    * for, or will be rejected under "never" before any answerer runs. */
   if (exec->session != NULL &&
@@ -265,24 +200,21 @@ escalate (Exec *exec, DshSandboxMode *mode, GError **error)
                          (const char *const *) exec->command, exec->policy->workspace_root, mode,
                          &asked, &outcome, error);
   if (asked)
-    exec->report.approval_outcome = dsh_approval_outcome_to_string (outcome);
+    exec->run.report.approval_outcome = dsh_approval_outcome_to_string (outcome);
   return ok;
 }
 
 /* ---- 6. the run ---------------------------------------------------------------------------- */
 
-/* After a denial: the marker, then the hint when a retry with a wider mode could still be
- * approved — never under "never", never without a session or anyone to ask, never when no
- * wider mode exists. */
+/* After a denial's marker: the hint when a retry with a wider mode could still be approved —
+ * never under "never", never without a session or anyone to ask, never when no wider mode
+ * exists. */
 static void
-print_denial (Exec *exec, DshSandboxMode mode)
+print_hint (DshExecRun *run, DshSandboxMode mode, gpointer user_data)
 {
-  char *marker = dsh_text_denial_marker (mode);
+  Exec *exec = user_data;
   DshApprovalPolicy policy;
   gboolean channel;
-
-  fprintf (stderr, "%s\n", marker);
-  g_ptr_array_add (exec->report.markers, marker);
 
   policy = dsh_approval_service_effective_policy (exec->approval, exec->session,
                                                   exec->call_policy);
@@ -292,83 +224,8 @@ print_denial (Exec *exec, DshSandboxMode mode)
       char *hint = dsh_text_escalation_hint ("command");
 
       fprintf (stderr, "%s\n", hint);
-      g_ptr_array_add (exec->report.markers, hint);
+      g_ptr_array_add (run->report.markers, hint);
     }
-  fflush (stderr);
-}
-
-static int
-run_unconfined (Exec *exec)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GString) captured = g_string_new (NULL);
-
-  if (!dsh_cli_spawn_streaming ((const char *const *) exec->command, &exec->report.exit_code,
-                                &exec->report.term_signal, captured, &error))
-    {
-      /* Without a runner, dsh-sandbox is the one that failed to start the command. */
-      g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
-
-      return refuse (exec, DSH_OUTCOME_RUNNER_FAILURE, text);
-    }
-
-  exec->report.command_ran = TRUE;
-  exec->report.outcome = DSH_OUTCOME_COMPLETED;
-  write_report (exec);
-  return exec->report.exit_code;
-}
-
-static int
-run_confined (Exec *exec, const DshSandboxPolicy *policy)
-{
-  g_autoptr (DshLocalProvider) provider = dsh_cli_new_provider ();
-  g_autoptr (GString) captured = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *detail = NULL;
-  DshExecReport *report = &exec->report;
-  const char *mode = dsh_sandbox_mode_to_string (policy->mode);
-
-  report->confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
-                                                   (const char *const *) exec->command, policy,
-                                                   &error);
-  if (report->confined == NULL)
-    return refuse (exec,
-                   g_error_matches (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE)
-                     ? DSH_OUTCOME_UNAVAILABLE
-                     : DSH_OUTCOME_RUNNER_FAILURE,
-                   error->message);
-
-  if (!dsh_cli_spawn_streaming (dsh_confined_argv_get_argv (report->confined),
-                                &report->exit_code, &report->term_signal, captured, &error))
-    {
-      g_autofree char *text = dsh_text_runner_failure (mode, error->message);
-
-      return refuse (exec, DSH_OUTCOME_RUNNER_FAILURE, text);
-    }
-
-  report->outcome = dsh_classify_result (report->confined, report->exit_code, captured->str,
-                                         &detail);
-  switch (report->outcome)
-    {
-    case DSH_OUTCOME_RUNNER_FAILURE:
-      {
-        g_autofree char *text = dsh_text_runner_failure (mode, detail);
-
-        /* The runner failed before the command started: report it as never run. */
-        report->exit_code = 0;
-        report->term_signal = 0;
-        return refuse (exec, DSH_OUTCOME_RUNNER_FAILURE, text);
-      }
-    case DSH_OUTCOME_DENIED:
-      print_denial (exec, policy->mode);
-      break;
-    default:
-      break;
-    }
-
-  report->command_ran = TRUE;
-  write_report (exec);
-  return report->exit_code;
 }
 
 static int
@@ -389,31 +246,29 @@ run (Exec *exec)
     }
 
   /* 4. */
-  if (!open_report (exec, &error))
+  if (!dsh_exec_run_open_report (&exec->run, exec->report_path, &error))
     {
       end_turn (exec);
       return dsh_cli_fail_error (error);
     }
 
-  exec->report.mode = exec->policy->mode;
-  exec->report.standing_mode = exec->policy->mode;
-  exec->report.workspace_root = exec->policy->workspace_root;
-  exec->report.session_id = exec->policy->session_id;
+  exec->run.report.mode = exec->policy->mode;
+  exec->run.report.standing_mode = exec->policy->mode;
+  exec->run.report.workspace_root = exec->policy->workspace_root;
+  exec->run.report.session_id = exec->policy->session_id;
+  exec->run.after_denial = print_hint;
+  exec->run.on_refusal = end_turn_on_refusal;
+  exec->run.user_data = exec;
 
   /* 5. */
   if (!escalate (exec, &mode, &error))
-    return refuse (exec, DSH_OUTCOME_ESCALATION_REFUSED, error->message);
+    return dsh_exec_run_refuse (&exec->run, DSH_OUTCOME_ESCALATION_REFUSED, error->message);
 
   /* 6. The grant covers this call only: the wider mode lives in this policy copy and nowhere
    * else, so the next command is back under the standing mode. */
   effective = dsh_sandbox_policy_copy (exec->policy);
   effective->mode = mode;
-  exec->report.mode = mode;
-  /* danger-full-access runs the raw argv and never asks a provider. */
-  if (dsh_sandbox_mode_is_confined (mode))
-    status = run_confined (exec, effective);
-  else
-    status = run_unconfined (exec);
+  status = dsh_exec_run_command (&exec->run, (const char *const *) exec->command, effective);
   end_turn (exec);
   return status;
 }
@@ -421,7 +276,7 @@ run (Exec *exec)
 int
 dsh_cmd_exec (int argc, char **argv)
 {
-  Exec exec = { .report_fd = -1 };
+  Exec exec = { 0 };
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_FILENAME, &exec.mode,
       "Sandbox mode: read-only (default), workspace-write or danger-full-access; with "
@@ -450,7 +305,7 @@ dsh_cmd_exec (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   int status;
 
-  dsh_exec_report_init (&exec.report);
+  dsh_exec_run_init (&exec.run);
   exec.command = dsh_cli_split_command (&argc, argv);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error) ||

@@ -4,6 +4,8 @@
  */
 #include "dsh-exec-report.h"
 
+#include "dsh-json-writer.h"
+
 #include <string.h>
 
 void
@@ -22,68 +24,49 @@ dsh_exec_report_clear (DshExecReport *report)
   g_clear_pointer (&report->detail, g_free);
 }
 
-static void
-set_string (JsonBuilder *builder, const char *name, const char *value)
+char *
+dsh_exec_report_to_text (const DshExecReport *report)
 {
-  json_builder_set_member_name (builder, name);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
-}
+  g_autofree const char **markers = NULL;
+  DshJsonObject object;
 
-JsonNode *
-dsh_exec_report_to_json (const DshExecReport *report)
-{
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-
-  json_builder_begin_object (builder);
-  set_string (builder, "outcome", dsh_outcome_to_string (report->outcome));
-  json_builder_set_member_name (builder, "commandRan");
-  json_builder_add_boolean_value (builder, report->command_ran);
-
-  json_builder_set_member_name (builder, "exitCode");
+  dsh_json_object_begin (&object);
+  dsh_json_object_add_string (&object, "outcome", dsh_outcome_to_string (report->outcome));
+  dsh_json_object_add_boolean (&object, "commandRan", report->command_ran);
   if (report->command_ran)
-    json_builder_add_int_value (builder, report->exit_code);
+    dsh_json_object_add_int (&object, "exitCode", report->exit_code);
   else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "signal");
+    dsh_json_object_add_null (&object, "exitCode");
   if (report->command_ran && report->term_signal != 0)
-    json_builder_add_int_value (builder, report->term_signal);
+    dsh_json_object_add_int (&object, "signal", report->term_signal);
   else
-    json_builder_add_null_value (builder);
+    dsh_json_object_add_null (&object, "signal");
 
-  set_string (builder, "mode", dsh_sandbox_mode_to_string (report->mode));
-  set_string (builder, "standingMode", dsh_sandbox_mode_to_string (report->standing_mode));
-  set_string (builder, "requestedMode", report->requested_mode);
-  set_string (builder, "approvalOutcome", report->approval_outcome);
-  set_string (builder, "workspaceRoot", report->workspace_root);
-  set_string (builder, "sessionId", report->session_id);
+  dsh_json_object_add_string (&object, "mode", dsh_sandbox_mode_to_string (report->mode));
+  dsh_json_object_add_string (&object, "standingMode",
+                              dsh_sandbox_mode_to_string (report->standing_mode));
+  dsh_json_object_add_string (&object, "requestedMode", report->requested_mode);
+  dsh_json_object_add_string (&object, "approvalOutcome", report->approval_outcome);
+  dsh_json_object_add_string (&object, "workspaceRoot", report->workspace_root);
+  dsh_json_object_add_string (&object, "sessionId", report->session_id);
 
-  set_string (builder, "backend",
-              report->confined != NULL ? dsh_confined_argv_get_backend (report->confined) : NULL);
-  set_string (builder, "enforcement",
-              report->confined != NULL
-                ? dsh_enforcement_to_string (dsh_confined_argv_get_enforcement (report->confined))
-                : NULL);
-  json_builder_set_member_name (builder, "enforcementReasons");
-  json_builder_begin_array (builder);
-  if (report->confined != NULL)
-    {
-      const char *const *reasons = dsh_confined_argv_get_reasons (report->confined);
-
-      for (gsize i = 0; reasons[i] != NULL; i++)
-        json_builder_add_string_value (builder, reasons[i]);
-    }
-  json_builder_end_array (builder);
-
-  json_builder_set_member_name (builder, "markers");
-  json_builder_begin_array (builder);
+  dsh_json_object_add_string (&object, "backend",
+                              report->confined != NULL
+                                ? dsh_confined_argv_get_backend (report->confined)
+                                : NULL);
+  dsh_json_object_add_string (&object, "enforcement",
+                              report->confined != NULL
+                                ? dsh_enforcement_to_string (
+                                    dsh_confined_argv_get_enforcement (report->confined))
+                                : NULL);
+  dsh_json_object_add_strv (&object, "enforcementReasons",
+                            report->confined != NULL
+                              ? dsh_confined_argv_get_reasons (report->confined)
+                              : NULL);
+  markers = g_new0 (const char *, report->markers->len + 1);
   for (guint i = 0; i < report->markers->len; i++)
-    json_builder_add_string_value (builder, report->markers->pdata[i]);
-  json_builder_end_array (builder);
-
-  set_string (builder, "detail", report->detail);
-  json_builder_end_object (builder);
-  return json_builder_get_root (builder);
+    markers[i] = report->markers->pdata[i];
+  dsh_json_object_add_strv (&object, "markers", markers);
+  dsh_json_object_add_string (&object, "detail", report->detail);
+  return dsh_json_object_end (&object);
 }

@@ -33,6 +33,7 @@ typedef struct {
 
 void      dsh_exec_report_init    (DshExecReport *report);
 void      dsh_exec_report_clear   (DshExecReport *report);
-JsonNode *dsh_exec_report_to_json (const DshExecReport *report);
+/* The report document (schemas/exec-report.schema.json) as JSON text. */
+char     *dsh_exec_report_to_text (const DshExecReport *report);
 
 G_END_DECLS

@@ -5,8 +5,9 @@
  */
 #include "dsh-backend-host-private.h"
 
-#include <gio/gio.h>
 #include <string.h>
+
+#include "dsh-spawn-private.h"
 
 #define PROBE_TIMEOUT_MS 10000
 
@@ -163,32 +164,6 @@ dsh_backend_call_clear (DshBackendCall *call)
   g_clear_pointer (&call->strings, g_ptr_array_unref);
 }
 
-typedef struct {
-  GBytes *stderr_bytes;
-  GError *error;
-  gboolean done;
-  gboolean timed_out;
-} ProbeWait;
-
-static void
-probe_communicated (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  ProbeWait *wait = user_data;
-
-  g_subprocess_communicate_finish (G_SUBPROCESS (source), result, NULL, &wait->stderr_bytes,
-                                   &wait->error);
-  wait->done = TRUE;
-}
-
-static gboolean
-probe_timed_out (gpointer user_data)
-{
-  GSubprocess *process = user_data;
-
-  g_subprocess_force_exit (process);
-  return G_SOURCE_REMOVE;
-}
-
 gboolean
 dsh_backend_run_probe (const char *const *argv,
                        guint timeout_ms,
@@ -196,51 +171,13 @@ dsh_backend_run_probe (const char *const *argv,
                        char **stderr_text,
                        GError **error)
 {
-  g_autoptr (GMainContext) context = g_main_context_new ();
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
-  g_autoptr (GSubprocess) process = NULL;
-  g_autoptr (GSource) timeout = NULL;
-  ProbeWait wait = { 0 };
+  const DshSpawnOptions options = { .cwd = "/", .quiet = TRUE, .timeout_ms = timeout_ms };
+  g_autoptr (GString) captured = g_string_new (NULL);
+  int term_signal = 0;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, "/");
-  process = g_subprocess_launcher_spawnv (launcher, argv, error);
-  if (process == NULL)
+  if (!dsh_spawn_run (argv, &options, exit_code, &term_signal, captured, error))
     return FALSE;
-
-  g_main_context_push_thread_default (context);
-  timeout = g_timeout_source_new (timeout_ms);
-  g_source_set_callback (timeout, probe_timed_out, process, NULL);
-  g_source_attach (timeout, context);
-  g_subprocess_communicate_async (process, NULL, NULL, probe_communicated, &wait);
-  while (!wait.done)
-    g_main_context_iteration (context, TRUE);
-  g_source_destroy (timeout);
-  /* communicate() returns once stderr closes; the exit status may come a little later. */
-  g_subprocess_wait (process, NULL, NULL);
-  g_main_context_pop_thread_default (context);
-
-  if (wait.error != NULL)
-    {
-      g_propagate_error (error, wait.error);
-      g_clear_pointer (&wait.stderr_bytes, g_bytes_unref);
-      return FALSE;
-    }
-
-  if (g_subprocess_get_if_exited (process))
-    *exit_code = g_subprocess_get_exit_status (process);
-  else
-    *exit_code = 128 + g_subprocess_get_term_sig (process);
-
   if (stderr_text != NULL)
-    {
-      gsize len = 0;
-      const char *data = wait.stderr_bytes != NULL ? g_bytes_get_data (wait.stderr_bytes, &len)
-                                                   : NULL;
-
-      *stderr_text = g_utf8_make_valid (data != NULL ? data : "", len);
-    }
-  g_clear_pointer (&wait.stderr_bytes, g_bytes_unref);
+    *stderr_text = g_utf8_make_valid (captured->str, (gssize) captured->len);
   return TRUE;
 }

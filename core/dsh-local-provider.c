@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-local-provider.h"
+#include "dsh-local-provider-private.h"
 
 #include <string.h>
 #ifdef __linux__
@@ -12,48 +12,13 @@
 #endif
 #include <unistd.h>
 
-#include "dsh-backend-host-private.h"
 #include "dsh-config.h"
 #include "dsh-error.h"
-#include "dsh-module-loader-private.h"
 #include "dsh-probe-cache-private.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
 
 #define PROBE_TIMEOUT_MS 10000
-
-typedef enum {
-  PROBE_NOT_RUN,
-  PROBE_SKIPPED,
-  PROBE_PASSED,
-  PROBE_FAILED,
-  /* Passed or failed according to a fresh cross-process cache entry. */
-  PROBE_CACHED,
-} ProbeState;
-
-typedef struct {
-  /* Borrowed from the provider's modules array. */
-  DshBackendModule *module;
-  ProbeState probe;
-  char *probe_detail;
-} Candidate;
-
-struct _DshLocalProvider {
-  DshSandboxProvider parent_instance;
-
-  GStrv backend_dirs;
-  GStrv helper_dirs;
-  char *backend_override;
-  gboolean backend_dir_ignored;
-  char *probe_cache_path;
-
-  GMutex lock;
-  gboolean selection_done;
-  GPtrArray *modules;
-  GPtrArray *candidates;
-  Candidate *selected;
-  char *selection_failure;
-};
 
 G_DEFINE_FINAL_TYPE (DshLocalProvider, dsh_local_provider, DSH_TYPE_SANDBOX_PROVIDER)
 
@@ -122,21 +87,21 @@ scan_modules (DshLocalProvider *self)
   g_ptr_array_sort (self->candidates, compare_priority);
 }
 
-static gboolean
-is_excluded (DshLocalProvider *self, const Candidate *candidate)
+gboolean
+dsh_local_provider_is_excluded (DshLocalProvider *self, const Candidate *candidate)
 {
   return self->backend_override != NULL && !g_str_equal (self->backend_override, "help") &&
          !g_str_equal (self->backend_override, candidate->module->name);
 }
 
 /* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
-static gboolean
-call_confine (DshLocalProvider *self,
-              DshBackendModule *module,
-              const char *const *argv,
-              const DshSandboxPolicy *policy,
-              DshBackendCall *call,
-              GError **error)
+gboolean
+dsh_local_provider_call_confine (DshLocalProvider *self,
+                                 DshBackendModule *module,
+                                 const char *const *argv,
+                                 const DshSandboxPolicy *policy,
+                                 DshBackendCall *call,
+                                 GError **error)
 {
   g_auto (GStrv) roots = dsh_writable_roots (policy);
   DshBackendPolicy backend_policy = { 0 };
@@ -220,7 +185,7 @@ run_functional_probe (DshLocalProvider *self, Candidate *candidate)
   DshBackendCall call;
   int exit_code = -1;
 
-  if (!call_confine (self, candidate->module, argv, policy, &call, &error) ||
+  if (!dsh_local_provider_call_confine (self, candidate->module, argv, policy, &call, &error) ||
       !dsh_backend_run_probe ((const char *const *) call.argv->pdata, PROBE_TIMEOUT_MS,
                               &exit_code, &stderr_text, &error))
     {
@@ -323,8 +288,8 @@ store_in_probe_cache (DshLocalProvider *self, GPtrArray *chain)
 }
 
 /* Called with the lock held; runs once per provider lifetime. */
-static void
-select_backend (DshLocalProvider *self)
+void
+dsh_local_provider_select_locked (DshLocalProvider *self)
 {
   g_autoptr (GPtrArray) chain = g_ptr_array_new ();
 
@@ -338,7 +303,7 @@ select_backend (DshLocalProvider *self)
 
   for (guint i = 0; i < self->candidates->len; i++)
     {
-      if (!is_excluded (self, self->candidates->pdata[i]))
+      if (!dsh_local_provider_is_excluded (self, self->candidates->pdata[i]))
         g_ptr_array_add (chain, self->candidates->pdata[i]);
     }
 
@@ -394,7 +359,7 @@ ensure_selected (DshLocalProvider *self, const char *mode, GError **error)
   Candidate *selected;
 
   g_mutex_lock (&self->lock);
-  select_backend (self);
+  dsh_local_provider_select_locked (self);
   selected = self->selected;
   g_mutex_unlock (&self->lock);
 
@@ -442,7 +407,7 @@ dsh_local_provider_confine (DshSandboxProvider *provider,
   if (selected == NULL)
     return NULL;
 
-  if (!call_confine (self, selected->module, argv, policy, &call, &local_error))
+  if (!dsh_local_provider_call_confine (self, selected->module, argv, policy, &call, &local_error))
     {
       g_autofree char *text = dsh_text_unavailable (mode);
 
@@ -502,179 +467,6 @@ char *
 dsh_local_provider_default_probe_cache (void)
 {
   return dsh_probe_cache_default_path ();
-}
-
-static const char *
-probe_state_to_string (ProbeState state)
-{
-  switch (state)
-    {
-    case PROBE_SKIPPED:
-      return "skipped";
-    case PROBE_PASSED:
-      return "passed";
-    case PROBE_FAILED:
-      return "failed";
-    case PROBE_CACHED:
-      return "cached";
-    case PROBE_NOT_RUN:
-    default:
-      return "not-run";
-    }
-}
-
-static Candidate *
-candidate_of (DshLocalProvider *self, DshBackendModule *module)
-{
-  for (guint i = 0; i < self->candidates->len; i++)
-    {
-      Candidate *c = self->candidates->pdata[i];
-
-      if (c->module == module)
-        return c;
-    }
-  return NULL;
-}
-
-static void
-add_string_member (JsonBuilder *builder, const char *name, const char *value)
-{
-  json_builder_set_member_name (builder, name);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
-}
-
-static void
-add_string_array (JsonBuilder *builder, const char *name, const char *const *values)
-{
-  json_builder_set_member_name (builder, name);
-  json_builder_begin_array (builder);
-  for (gsize i = 0; values != NULL && values[i] != NULL; i++)
-    json_builder_add_string_value (builder, values[i]);
-  json_builder_end_array (builder);
-}
-
-static void
-add_candidate (DshLocalProvider *self, JsonBuilder *builder, DshBackendModule *module)
-{
-  Candidate *candidate = candidate_of (self, module);
-  const char *status;
-  const char *reason = NULL;
-
-  if (module->refused_reason != NULL)
-    {
-      status = "refused";
-      reason = module->refused_reason;
-    }
-  else if (candidate == self->selected)
-    status = "selected";
-  else if (is_excluded (self, candidate))
-    {
-      status = "excluded";
-      reason = "not named by DSH_SANDBOX_BACKEND";
-    }
-  else if (candidate->probe == PROBE_FAILED)
-    {
-      status = "unusable";
-      reason = candidate->probe_detail;
-    }
-  else
-    status = "not-needed";
-
-  json_builder_begin_object (builder);
-  add_string_member (builder, "name", module->name);
-  add_string_member (builder, "path", module->path);
-  add_string_member (builder, "status", status);
-  if (reason != NULL)
-    add_string_member (builder, "reason", reason);
-  if (candidate != NULL)
-    {
-      json_builder_set_member_name (builder, "priority");
-      json_builder_add_int_value (builder, module->priority);
-      add_string_member (builder, "description", module->description);
-      add_string_member (builder, "probe", probe_state_to_string (candidate->probe));
-    }
-  json_builder_end_object (builder);
-}
-
-/* Describes the selected backend for a read-only and a workspace-write confine, since a backend
- * may enforce the two differently. Called with the lock held. */
-static void
-add_selected (DshLocalProvider *self, JsonBuilder *builder)
-{
-  const char *modes[] = { "read-only", "workspace-write" };
-  g_autofree char *cwd = g_get_current_dir ();
-
-  json_builder_set_member_name (builder, "enforcement");
-  json_builder_begin_object (builder);
-  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
-    {
-      g_autoptr (DshSandboxPolicy) policy = NULL;
-      g_autoptr (GError) error = NULL;
-      const char *argv[] = { "true", NULL };
-      DshBackendCall call;
-
-      policy = dsh_sandbox_policy_new (i == 0 ? DSH_SANDBOX_MODE_READ_ONLY
-                                              : DSH_SANDBOX_MODE_WORKSPACE_WRITE,
-                                       cwd, NULL);
-      json_builder_set_member_name (builder, modes[i]);
-      json_builder_begin_object (builder);
-      if (call_confine (self, self->selected->module, argv, policy, &call, &error))
-        {
-          add_string_member (builder, "enforcement", dsh_enforcement_to_string (call.enforcement));
-          add_string_array (builder, "reasons", (const char *const *) call.reasons->pdata);
-        }
-      else
-        add_string_member (builder, "error", error->message);
-      json_builder_end_object (builder);
-      dsh_backend_call_clear (&call);
-    }
-  json_builder_end_object (builder);
-}
-
-JsonNode *
-dsh_local_provider_describe (DshLocalProvider *self)
-{
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-
-  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
-
-  g_mutex_lock (&self->lock);
-  select_backend (self);
-
-  json_builder_begin_object (builder);
-  add_string_member (builder, "os", DSH_HOST_OS);
-  add_string_array (builder, "backendDirs", (const char *const *) self->backend_dirs);
-  add_string_member (builder, "backendOverride", self->backend_override);
-  json_builder_set_member_name (builder, "backendDirOverrideIgnored");
-  json_builder_add_boolean_value (builder, self->backend_dir_ignored);
-
-  json_builder_set_member_name (builder, "candidates");
-  json_builder_begin_array (builder);
-  /* Usable candidates in the order they are tried, then refused files. */
-  for (guint i = 0; i < self->candidates->len; i++)
-    add_candidate (self, builder, ((Candidate *) self->candidates->pdata[i])->module);
-  for (guint i = 0; i < self->modules->len; i++)
-    {
-      DshBackendModule *module = self->modules->pdata[i];
-
-      if (module->refused_reason != NULL)
-        add_candidate (self, builder, module);
-    }
-  json_builder_end_array (builder);
-
-  add_string_member (builder, "selected",
-                     self->selected != NULL ? self->selected->module->name : NULL);
-  if (self->selected != NULL)
-    add_selected (self, builder);
-  else
-    add_string_member (builder, "error", self->selection_failure);
-  json_builder_end_object (builder);
-  g_mutex_unlock (&self->lock);
-
-  return json_builder_get_root (builder);
 }
 
 static void

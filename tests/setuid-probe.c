@@ -2,22 +2,19 @@
  * would scan. test-setuid-override runs it setuid root from an unprivileged user to show that
  * DSH_SANDBOX_BACKEND_DIR cannot choose the code a privileged process loads.
  *
- * The core is linked in statically: a setuid binary ignores LD_LIBRARY_PATH and $ORIGIN.
+ * The core is linked in statically (a setuid binary ignores LD_LIBRARY_PATH and $ORIGIN), which
+ * also lets it read the provider's state directly.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <dsh-sandbox.h>
+#include "dsh-local-provider-private.h"
 
 int
 main (void)
 {
   g_autoptr (DshLocalProvider) provider = dsh_local_provider_new ();
-  g_autoptr (JsonNode) report = dsh_local_provider_describe (provider);
-  JsonObject *object = json_node_get_object (report);
-  JsonArray *dirs = json_object_get_array_member (object, "backendDirs");
 
-  g_print ("ignored=%s dir=%s\n",
-           json_object_get_boolean_member (object, "backendDirOverrideIgnored") ? "yes" : "no",
-           json_array_get_string_element (dirs, 0));
+  g_print ("ignored=%s dir=%s\n", provider->backend_dir_ignored ? "yes" : "no",
+           provider->backend_dirs[0]);
   return 0;
 }

@@ -427,6 +427,28 @@ test_probe_refuses_untrusted_files (void)
   }
 }
 
+/* The hot path must not pay for JSON: a plain exec loads neither json-glib nor GIO, while a
+ * command with a session (or any other subcommand) is handed to the full command. */
+static void
+test_plain_exec_is_lean (void)
+{
+  g_autofree char *ws = dsh_test_make_tmp_dir ();
+  const char *env[] = { "LD_DEBUG=libs", NULL };
+  const char *plain[] = { "exec", "--mode", "danger-full-access", "--", "true", NULL };
+  const char *full[] = { "probe", NULL };
+  g_auto (DshTestRun) lean = { 0 };
+  g_auto (DshTestRun) handed = { 0 };
+
+  run_cli (&lean, plain, env, ws);
+  g_assert_cmpint (lean.exit_code, ==, 0);
+  g_assert_nonnull (strstr (lean.err, "libglib-2.0.so"));
+  g_assert_null (strstr (lean.err, "libjson-glib"));
+  g_assert_null (strstr (lean.err, "libgio-2.0"));
+
+  run_cli (&handed, full, env, ws);
+  g_assert_nonnull (strstr (handed.err, "libjson-glib"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -434,6 +456,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-input", test_bad_input);
   g_test_add_func ("/cli/unavailable-never-runs", test_unavailable_never_runs);
   g_test_add_func ("/cli/danger-full-access-runs-raw", test_danger_full_access_runs_raw);
+  g_test_add_func ("/cli/plain-exec-is-lean", test_plain_exec_is_lean);
   g_test_add_func ("/cli/report-unwritable", test_report_unwritable_never_runs);
   g_test_add_func ("/cli/bwrap/runner-failure", test_bwrap_runner_failure);
   g_test_add_func ("/cli/bwrap/command-exec-failure",

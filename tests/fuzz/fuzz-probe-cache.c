@@ -1,5 +1,5 @@
 /* fuzz-probe-cache.c — libFuzzer target for the probe-cache file parser: whatever a cache file
- * holds (a torn write, a forged entry, garbage), lookup either finds a well-formed entry for the
+ * holds (a torn write, a forged entry, garbage, invalid UTF-8), lookup either finds a well-formed entry for the
  * exact key or nothing; never a crash.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,5 @@
-/* dsh-sandbox.c — the dsh-sandbox command: dispatches to one subcommand per file.
+/* dsh-sandbox-full.c — every dsh-sandbox subcommand, one per file. The dsh-sandbox front runs
+ * a plain exec itself and hands everything else here (see dsh-sandbox-front.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -31,32 +32,12 @@ print_usage (FILE *out)
   fprintf (out, "\nRun \"dsh-sandbox COMMAND --help\" for a command's options.\n");
 }
 
-/* Library warnings (crash residue dropped from a session log, say) become one plain line that
- * cannot be mistaken for the single "dsh-sandbox: " line a refusal prints. */
-static GLogWriterOutput
-write_log (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)
-{
-  if ((level & G_LOG_LEVEL_WARNING) == 0)
-    return g_log_writer_default (level, fields, n_fields, user_data);
-
-  for (gsize i = 0; i < n_fields; i++)
-    {
-      if (g_str_equal (fields[i].key, "MESSAGE"))
-        {
-          g_autofree char *message = g_utf8_make_valid (fields[i].value, fields[i].length);
-
-          g_strdelimit (message, "\n", ' ');
-          fprintf (stderr, "dsh-sandbox warning: %s\n", message);
-          fflush (stderr);
-        }
-    }
-  return G_LOG_WRITER_HANDLED;
-}
-
 int
 main (int argc, char **argv)
 {
-  g_log_set_writer_func (write_log, NULL, NULL);
+  dsh_cli_install_log_writer ();
+  /* Messages name the command the user typed, not this helper. */
+  g_set_prgname ("dsh-sandbox");
 
   /* Only the character set matters here (argument and filename conversion; there are no
    * translations), and loading every locale category costs measurable time on each exec. */

@@ -1,6 +1,6 @@
-/* dsh-cli-spawn.c — runs a command with stdin and stdout passed straight through and stderr
- * streamed to ours while a copy is kept for classification; forwards the signals that would
- * have reached it from a terminal.
+/* dsh-spawn.c — runs a command and watches its stderr: for exec, stdin and stdout pass straight
+ * through, stderr streams to ours while a copy is kept for classification, and the signals a
+ * terminal would send are forwarded; for probes, everything is quiet and time-bounded.
  *
  * This is the hot path of every exec, so it uses posix_spawn (no copy of our address space),
  * one poll loop and no helper thread.
@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 
-#include "dsh-cli.h"
+#include "dsh-spawn-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,10 +59,10 @@ restore_signals (const struct sigaction *saved)
 }
 
 static void
-pass_through (const char *data, gsize len, GString *captured)
+pass_through (const char *data, gsize len, gboolean echo, GString *captured)
 {
   /* Stderr is never rewritten: pass the bytes on as they came. */
-  for (gsize done = 0; done < len;)
+  for (gsize done = 0; echo && done < len;)
     {
       ssize_t w = write (STDERR_FILENO, data + done, len - done);
 
@@ -87,14 +87,18 @@ open_pidfd (pid_t pid)
 }
 
 /* Reads stderr until it closes and the child has exited (then at most DRAIN_AFTER_EXIT_MS
- * more); returns the wait status. */
+ * more), killing it at the deadline if there is one; returns the wait status. */
 static int
-stream_until_exit (pid_t pid, int err_fd, GString *captured)
+stream_until_exit (pid_t pid, int err_fd, const DshSpawnOptions *options, GString *captured)
 {
   int pidfd = open_pidfd (pid);
   gboolean exited = FALSE;
   gboolean err_open = TRUE;
+  gboolean killed = FALSE;
   gint64 drain_deadline = 0;
+  gint64 kill_deadline = options->timeout_ms > 0
+                           ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
+                           : G_MAXINT64;
   int status = 0;
   char buffer[16384];
 
@@ -102,19 +106,26 @@ stream_until_exit (pid_t pid, int err_fd, GString *captured)
     {
       struct pollfd fds[2] = { { .fd = err_fd, .events = POLLIN },
                                { .fd = pidfd, .events = POLLIN } };
+      gint64 now = g_get_monotonic_time ();
+      gint64 deadline = exited ? drain_deadline : (killed ? G_MAXINT64 : kill_deadline);
       int timeout = -1;
       int n;
 
-      if (exited)
+      if (deadline != G_MAXINT64)
         {
-          gint64 left = (drain_deadline - g_get_monotonic_time ()) / 1000;
-
-          if (left <= 0)
-            break;
-          timeout = (int) left;
+          if (deadline <= now)
+            {
+              if (exited)
+                break;
+              /* Out of time: the command does not get to hang its caller. */
+              kill (pid, SIGKILL);
+              killed = TRUE;
+              continue;
+            }
+          timeout = (int) MIN ((deadline - now + 999) / 1000, G_MAXINT);
         }
-      else if (pidfd < 0)
-        timeout = 10; /* no pidfd: notice the exit by polling waitpid */
+      if (!exited && pidfd < 0)
+        timeout = timeout < 0 ? 10 : MIN (timeout, 10); /* no pidfd: poll waitpid */
 
       fds[0].fd = err_open ? err_fd : -1;
       fds[1].fd = exited ? -1 : pidfd;
@@ -127,7 +138,7 @@ stream_until_exit (pid_t pid, int err_fd, GString *captured)
           ssize_t r = read (err_fd, buffer, sizeof (buffer));
 
           if (r > 0)
-            pass_through (buffer, (gsize) r, captured);
+            pass_through (buffer, (gsize) r, !options->quiet, captured);
           else if (r == 0 || errno != EINTR)
             err_open = FALSE;
         }
@@ -152,11 +163,12 @@ stream_until_exit (pid_t pid, int err_fd, GString *captured)
 }
 
 gboolean
-dsh_cli_spawn_streaming (const char *const *argv,
-                         int *exit_code,
-                         int *term_signal,
-                         GString *captured_stderr,
-                         GError **error)
+dsh_spawn_run (const char *const *argv,
+               const DshSpawnOptions *options,
+               int *exit_code,
+               int *term_signal,
+               GString *captured,
+               GError **error)
 {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
@@ -177,7 +189,14 @@ dsh_cli_spawn_streaming (const char *const *argv,
     }
 
   posix_spawn_file_actions_init (&actions);
+  if (options->quiet)
+    {
+      posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+      posix_spawn_file_actions_addopen (&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    }
   posix_spawn_file_actions_adddup2 (&actions, pipe_fds[1], STDERR_FILENO);
+  if (options->cwd != NULL)
+    posix_spawn_file_actions_addchdir_np (&actions, options->cwd);
   posix_spawnattr_init (&attr);
   /* The command starts with default dispositions for the signals we forward. */
   sigemptyset (&defaults);
@@ -187,7 +206,8 @@ dsh_cli_spawn_streaming (const char *const *argv,
   posix_spawnattr_setsigdefault (&attr, &defaults);
   posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGDEF);
 
-  install_forwarding (saved);
+  if (options->forward_signals)
+    install_forwarding (saved);
   rc = posix_spawnp (&pid, argv[0], &actions, &attr, (char *const *) argv, environ);
   posix_spawn_file_actions_destroy (&actions);
   posix_spawnattr_destroy (&attr);
@@ -195,17 +215,22 @@ dsh_cli_spawn_streaming (const char *const *argv,
 
   if (rc != 0)
     {
-      restore_signals (saved);
+      if (options->forward_signals)
+        restore_signals (saved);
       close (pipe_fds[0]);
       g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
                    "cannot execute \"%s\": %s", argv[0], g_strerror (rc));
       return FALSE;
     }
 
-  child_pid = pid;
-  status = stream_until_exit (pid, pipe_fds[0], captured_stderr);
-  child_pid = 0;
-  restore_signals (saved);
+  if (options->forward_signals)
+    child_pid = pid;
+  status = stream_until_exit (pid, pipe_fds[0], options, captured);
+  if (options->forward_signals)
+    {
+      child_pid = 0;
+      restore_signals (saved);
+    }
   close (pipe_fds[0]);
 
   if (WIFSIGNALED (status))

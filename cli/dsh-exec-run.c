@@ -1,0 +1,180 @@
+/* dsh-exec-run.c — the run step of exec: spawn (through the provider unless danger-full-access),
+ * stream, classify runner failure before denial, print the marker, write the report.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-exec-run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "dsh-spawn-private.h"
+
+void
+dsh_exec_run_init (DshExecRun *run)
+{
+  memset (run, 0, sizeof (*run));
+  run->report_fd = -1;
+  dsh_exec_report_init (&run->report);
+}
+
+void
+dsh_exec_run_clear (DshExecRun *run)
+{
+  if (run->report_fd >= 0)
+    close (run->report_fd);
+  run->report_fd = -1;
+  dsh_exec_report_clear (&run->report);
+}
+
+gboolean
+dsh_exec_run_open_report (DshExecRun *run, const char *path, GError **error)
+{
+  if (path == NULL)
+    return TRUE;
+  run->report_fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (run->report_fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot open the report file: %s", g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+write_report (DshExecRun *run)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+
+  if (run->report_fd < 0)
+    return;
+  text = dsh_exec_report_to_text (&run->report);
+  len = strlen (text);
+  for (gsize done = 0; done < len;)
+    {
+      ssize_t n = write (run->report_fd, text + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          g_printerr ("dsh-sandbox warning: cannot write the report file: %s\n",
+                      g_strerror (errno));
+          return;
+        }
+      done += (gsize) n;
+    }
+}
+
+int
+dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
+{
+  run->report.outcome = outcome;
+  run->report.command_ran = FALSE;
+  run->report.exit_code = 0;
+  run->report.term_signal = 0;
+  g_free (run->report.detail);
+  run->report.detail = g_strdup (message);
+  write_report (run);
+  if (run->on_refusal != NULL)
+    run->on_refusal (run, run->user_data);
+  return dsh_cli_fail ("%s", message);
+}
+
+static gboolean
+spawn (DshExecRun *run, const char *const *argv, GString *captured, GError **error)
+{
+  const DshSpawnOptions options = { .forward_signals = TRUE };
+
+  return dsh_spawn_run (argv, &options, &run->report.exit_code, &run->report.term_signal,
+                        captured, error);
+}
+
+static int
+run_unconfined (DshExecRun *run, const char *const *command)
+{
+  g_autoptr (GString) captured = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (!spawn (run, command, captured, &error))
+    {
+      /* Without a runner, dsh-sandbox is the one that failed to start the command. */
+      g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
+
+      return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
+    }
+
+  run->report.command_ran = TRUE;
+  run->report.outcome = DSH_OUTCOME_COMPLETED;
+  write_report (run);
+  return run->report.exit_code;
+}
+
+static int
+run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
+{
+  g_autoptr (DshLocalProvider) provider = dsh_cli_new_provider ();
+  g_autoptr (GString) captured = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *detail = NULL;
+  DshExecReport *report = &run->report;
+  const char *mode = dsh_sandbox_mode_to_string (policy->mode);
+
+  report->confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), command,
+                                                   policy, &error);
+  if (report->confined == NULL)
+    return dsh_exec_run_refuse (run,
+                                g_error_matches (error, DSH_SANDBOX_ERROR,
+                                                 DSH_SANDBOX_ERROR_UNAVAILABLE)
+                                  ? DSH_OUTCOME_UNAVAILABLE
+                                  : DSH_OUTCOME_RUNNER_FAILURE,
+                                error->message);
+
+  if (!spawn (run, dsh_confined_argv_get_argv (report->confined), captured, &error))
+    {
+      g_autofree char *text = dsh_text_runner_failure (mode, error->message);
+
+      return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
+    }
+
+  report->outcome = dsh_classify_result (report->confined, report->exit_code, captured->str,
+                                         &detail);
+  if (report->outcome == DSH_OUTCOME_RUNNER_FAILURE)
+    {
+      g_autofree char *text = dsh_text_runner_failure (mode, detail);
+
+      /* The runner failed before the command started: it never ran. */
+      return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
+    }
+  if (report->outcome == DSH_OUTCOME_DENIED)
+    {
+      char *marker = dsh_text_denial_marker (policy->mode);
+
+      /* After the command's own stderr, which was streamed unchanged. */
+      fprintf (stderr, "%s\n", marker);
+      g_ptr_array_add (report->markers, marker);
+      if (run->after_denial != NULL)
+        run->after_denial (run, policy->mode, run->user_data);
+      fflush (stderr);
+    }
+
+  report->command_ran = TRUE;
+  write_report (run);
+  return report->exit_code;
+}
+
+int
+dsh_exec_run_command (DshExecRun *run, const char *const *command,
+                      const DshSandboxPolicy *policy)
+{
+  run->report.mode = policy->mode;
+  /* danger-full-access runs the raw argv and never asks a provider. */
+  if (dsh_sandbox_mode_is_confined (policy->mode))
+    return run_confined (run, command, policy);
+  return run_unconfined (run, command);
+}

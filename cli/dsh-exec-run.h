@@ -1,0 +1,47 @@
+/* dsh-exec-run.h — running one command for exec once its policy is known: confined or raw,
+ * streamed, classified, the denial marker, the report, and the one refusal line when it never
+ * ran. Shared by the plain exec and the one with sessions and approval.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dsh-cli.h"
+#include "dsh-exec-report.h"
+
+G_BEGIN_DECLS
+
+typedef struct _DshExecRun DshExecRun;
+
+struct _DshExecRun {
+  DshExecReport report;
+  int report_fd;
+
+  /* Optional: after the denial marker (the escalation hint goes here). */
+  void (*after_denial) (DshExecRun *run, DshSandboxMode mode, gpointer user_data);
+  /* Optional: once a refusal is reported, before its line is printed (ending a turn). */
+  void (*on_refusal) (DshExecRun *run, gpointer user_data);
+  gpointer user_data;
+};
+
+void      dsh_exec_run_init        (DshExecRun             *run);
+void      dsh_exec_run_clear       (DshExecRun             *run);
+
+/* Opened before anything runs: a report that cannot be written must stop the command, not be
+ * lost after it. NULL path: no report. */
+gboolean  dsh_exec_run_open_report (DshExecRun             *run,
+                                    const char             *path,
+                                    GError                **error);
+
+/* The command never ran: the report, one "dsh-sandbox:" line, DSH_EXIT_NOT_RUN. */
+int       dsh_exec_run_refuse      (DshExecRun             *run,
+                                    DshOutcome              outcome,
+                                    const char             *message);
+
+/* Runs command confined under policy, or raw under danger-full-access (no provider at all);
+ * returns the exit status to exit with. */
+int       dsh_exec_run_command     (DshExecRun             *run,
+                                    const char *const      *command,
+                                    const DshSandboxPolicy *policy);
+
+G_END_DECLS

@@ -1,0 +1,109 @@
+/* dsh-json-writer.c — JSON text for flat objects: members are strings, integers, booleans,
+ * null or arrays of strings. Strings are made valid UTF-8 and escaped per RFC 8259.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-json-writer.h"
+
+static void
+append_string (GString *out, const char *value)
+{
+  g_autofree char *valid = g_utf8_make_valid (value, -1);
+
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) valid; *p != '\0'; p++)
+    {
+      switch (*p)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        default:
+          if (*p < 0x20 || *p == 0x7f)
+            g_string_append_printf (out, "\\u%04x", *p);
+          else
+            g_string_append_c (out, (char) *p);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+begin_member (DshJsonObject *object, const char *name)
+{
+  g_string_append (object->out, object->first ? "\n  " : ",\n  ");
+  object->first = FALSE;
+  append_string (object->out, name);
+  g_string_append (object->out, ": ");
+}
+
+void
+dsh_json_object_begin (DshJsonObject *object)
+{
+  object->out = g_string_new ("{");
+  object->first = TRUE;
+}
+
+char *
+dsh_json_object_end (DshJsonObject *object)
+{
+  g_string_append (object->out, object->first ? "}\n" : "\n}\n");
+  return g_string_free (g_steal_pointer (&object->out), FALSE);
+}
+
+void
+dsh_json_object_add_string (DshJsonObject *object, const char *name, const char *value)
+{
+  begin_member (object, name);
+  if (value != NULL)
+    append_string (object->out, value);
+  else
+    g_string_append (object->out, "null");
+}
+
+void
+dsh_json_object_add_int (DshJsonObject *object, const char *name, gint64 value)
+{
+  begin_member (object, name);
+  g_string_append_printf (object->out, "%" G_GINT64_FORMAT, value);
+}
+
+void
+dsh_json_object_add_null (DshJsonObject *object, const char *name)
+{
+  begin_member (object, name);
+  g_string_append (object->out, "null");
+}
+
+void
+dsh_json_object_add_boolean (DshJsonObject *object, const char *name, gboolean value)
+{
+  begin_member (object, name);
+  g_string_append (object->out, value ? "true" : "false");
+}
+
+void
+dsh_json_object_add_strv (DshJsonObject *object, const char *name, const char *const *values)
+{
+  begin_member (object, name);
+  g_string_append_c (object->out, '[');
+  for (gsize i = 0; values != NULL && values[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append (object->out, ", ");
+      append_string (object->out, values[i]);
+    }
+  g_string_append_c (object->out, ']');
+}
