@@ -86,10 +86,14 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
   return dsh_cli_fail ("%s", message);
 }
 
+/* A confined command gets stdin, stdout and stderr and nothing else the caller held open; a raw
+ * one (danger-full-access) inherits what it would have without dsh-sandbox, such as a make
+ * jobserver's descriptors. */
 static gboolean
-spawn (DshExecRun *run, const char *const *argv, GString *captured, GError **error)
+spawn (DshExecRun *run, const char *const *argv, gboolean confined, GString *captured,
+       GError **error)
 {
-  const DshSpawnOptions options = { .forward_signals = TRUE };
+  const DshSpawnOptions options = { .forward_signals = TRUE, .close_inherited_fds = confined };
 
   return dsh_spawn_run (argv, &options, &run->report.exit_code, &run->report.term_signal,
                         captured, error);
@@ -101,7 +105,7 @@ run_unconfined (DshExecRun *run, const char *const *command)
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
 
-  if (!spawn (run, command, captured, &error))
+  if (!spawn (run, command, FALSE, captured, &error))
     {
       /* Without a runner, dsh-sandbox is the one that failed to start the command. */
       g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
@@ -135,7 +139,7 @@ run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolic
                                   : DSH_OUTCOME_RUNNER_FAILURE,
                                 error->message);
 
-  if (!spawn (run, dsh_confined_argv_get_argv (report->confined), captured, &error))
+  if (!spawn (run, dsh_confined_argv_get_argv (report->confined), TRUE, captured, &error))
     {
       g_autofree char *text = dsh_text_runner_failure (mode, error->message);
 

@@ -171,7 +171,8 @@ dsh_backend_run_probe (const char *const *argv,
                        char **stderr_text,
                        GError **error)
 {
-  const DshSpawnOptions options = { .cwd = "/", .quiet = TRUE, .timeout_ms = timeout_ms };
+  const DshSpawnOptions options = { .cwd = "/", .quiet = TRUE, .timeout_ms = timeout_ms,
+                                    .close_inherited_fds = TRUE };
   g_autoptr (GString) captured = g_string_new (NULL);
   int term_signal = 0;
 

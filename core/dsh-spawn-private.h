@@ -19,6 +19,9 @@ typedef struct {
   guint timeout_ms;
   /* Forward SIGINT, SIGTERM, SIGHUP and SIGQUIT to the command while it runs. */
   gboolean forward_signals;
+  /* Close every descriptor above stderr in the command: a sandbox governs what a command can
+   * open, so a writable descriptor inherited from the caller would reach around it. */
+  gboolean close_inherited_fds;
 } DshSpawnOptions;
 
 /* Runs argv (looked up on PATH when it has no slash). A copy of its stderr, up to a limit, is

@@ -197,6 +197,8 @@ dsh_spawn_run (const char *const *argv,
   posix_spawn_file_actions_adddup2 (&actions, pipe_fds[1], STDERR_FILENO);
   if (options->cwd != NULL)
     posix_spawn_file_actions_addchdir_np (&actions, options->cwd);
+  if (options->close_inherited_fds)
+    posix_spawn_file_actions_addclosefrom_np (&actions, STDERR_FILENO + 1);
   posix_spawnattr_init (&attr);
   /* The command starts with default dispositions for the signals we forward. */
   sigemptyset (&defaults);
