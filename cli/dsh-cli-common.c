@@ -131,10 +131,18 @@ new_local_provider (void)
 }
 
 DshLocalProvider *
-dsh_cli_new_provider (void)
+dsh_cli_new_provider (const char *workspace_root)
 {
   DshLocalProvider *provider = new_local_provider ();
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
+  /* A workspace of / would leave no trusted file at all; writing everywhere under
+   * workspace-write is what such a caller asked for. */
+  const char *untrusted[] = { g_strcmp0 (workspace_root, "/") != 0 ? workspace_root : NULL,
+                              NULL };
+
+  /* A confined command may write its workspace: nothing that runs unconfined (a module, a
+   * helper, a runner) may come from there. */
+  dsh_local_provider_set_untrusted_roots (provider, untrusted);
 
   /* Every call is a new process: without the cache each would pay a functional probe. */
   if (g_strcmp0 (cache, "off") != 0)

@@ -75,3 +75,30 @@ dsh_cli_printable (const char *text)
 {
   return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
 }
+
+gboolean
+dsh_cli_check_session_unreachable (const char *session_path,
+                                   const char *workspace_root,
+                                   GError **error)
+{
+  g_autoptr (DshSandboxPolicy) widest = NULL;
+  g_autofree char *log = dsh_canonical_path (session_path);
+  g_auto (GStrv) roots = NULL;
+
+  /* Whatever a confined command of this workspace may ever write, escalations included. */
+  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
+  roots = dsh_writable_roots (widest);
+  for (gsize i = 0; roots[i] != NULL; i++)
+    {
+      if (dsh_path_is_beneath (log, roots[i]))
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+                       "the session log %s lies inside %s, which confined commands may write: a "
+                       "command could rewrite its own policy; keep session logs outside the "
+                       "workspace, /tmp and the temp directory",
+                       dsh_cli_printable (log), dsh_cli_printable (roots[i]));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}

@@ -21,6 +21,12 @@ DshPolicyService     *dsh_cli_new_policy_service    (DshPermissionPresets  *pres
 DshSessionLog        *dsh_cli_load_session          (const char            *path,
                                                      GError               **error);
 
+/* Refuses a session log a confined command of this workspace could write (beneath the
+ * workspace, /tmp or the temp directory): it would let a command rewrite its own policy. */
+gboolean              dsh_cli_check_session_unreachable (const char        *session_path,
+                                                         const char        *workspace_root,
+                                                         GError           **error);
+
 /* {"mode", "workspaceRoot", "sessionId"?} — schemas/policy-resolve.schema.json. */
 JsonNode             *dsh_cli_policy_to_json        (const DshSandboxPolicy *policy);
 

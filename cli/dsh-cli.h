@@ -29,8 +29,8 @@ void               dsh_cli_install_log_writer (void);
 gboolean           dsh_cli_running_uninstalled (void);
 
 /* A provider that finds its backend modules and helpers next to an uninstalled build, or under
- * the installed libdir/libexecdir. */
-DshLocalProvider  *dsh_cli_new_provider     (void);
+ * the installed libdir/libexecdir, and refuses any beneath workspace_root (if given). */
+DshLocalProvider  *dsh_cli_new_provider     (const char     *workspace_root);
 
 /* Cuts argv at the first "--": returns what follows it (NULL without one) and leaves the
  * options part in argv[0..*argc). */

@@ -42,7 +42,7 @@ dsh_cmd_confine (int argc, char **argv)
   if (!dsh_sandbox_mode_is_confined (policy->mode))
     return dsh_cli_fail ("danger-full-access is not confined: spawn the command as it is");
 
-  provider = dsh_cli_new_provider ();
+  provider = dsh_cli_new_provider (policy->workspace_root);
   confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
                                            (const char *const *) command, policy, &error);
   if (confined == NULL)

@@ -52,7 +52,7 @@ dsh_cmd_probe (int argc, char **argv)
   if (!dsh_cli_parse_options (context, argc, argv, &error))
     return dsh_cli_fail_error (error);
 
-  provider = dsh_cli_new_provider ();
+  provider = dsh_cli_new_provider (NULL);
   report = dsh_local_provider_describe (provider);
   if (json)
     dsh_cli_print_json (report);

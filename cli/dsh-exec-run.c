@@ -122,7 +122,7 @@ run_unconfined (DshExecRun *run, const char *const *command)
 static int
 run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
 {
-  g_autoptr (DshLocalProvider) provider = dsh_cli_new_provider ();
+  g_autoptr (DshLocalProvider) provider = dsh_cli_new_provider (policy->workspace_root);
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *detail = NULL;

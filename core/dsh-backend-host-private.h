@@ -17,6 +17,8 @@ typedef struct {
   DshBackendHost host;
 
   const char *const *helper_dirs;
+  /* Programs and helpers found beneath these are not used: confined commands may write there. */
+  const char *const *untrusted_roots;
   GPtrArray *argv;
   char *error;
   DshEnforcement enforcement;
@@ -26,7 +28,12 @@ typedef struct {
 } DshBackendCall;
 
 void  dsh_backend_call_init   (DshBackendCall     *call,
-                               const char *const  *helper_dirs);
+                               const char *const  *helper_dirs,
+                               const char *const  *untrusted_roots);
+
+/* Is path (made canonical) beneath one of roots? */
+gboolean dsh_backend_path_is_untrusted (const char        *path,
+                                        const char *const *roots);
 void  dsh_backend_call_clear  (DshBackendCall     *call);
 
 /* A program from the system directories first, then PATH; NULL when absent. */

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "dsh-roots.h"
 #include "dsh-spawn-private.h"
 
 #define PROBE_TIMEOUT_MS 10000
@@ -15,6 +16,22 @@ static DshBackendCall *
 call_of (DshBackendHost *host)
 {
   return host->host_data;
+}
+
+gboolean
+dsh_backend_path_is_untrusted (const char *path, const char *const *roots)
+{
+  g_autofree char *canonical = NULL;
+
+  if (roots == NULL || roots[0] == NULL)
+    return FALSE;
+  canonical = dsh_canonical_path (path);
+  for (gsize i = 0; roots[i] != NULL; i++)
+    {
+      if (dsh_path_is_beneath (canonical, roots[i]))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static const char *
@@ -80,7 +97,13 @@ dsh_backend_find_program (const char *name)
 static const char *
 host_find_program (DshBackendHost *host, const char *name)
 {
-  return keep_string (call_of (host), dsh_backend_find_program (name));
+  DshBackendCall *call = call_of (host);
+  g_autofree char *path = dsh_backend_find_program (name);
+
+  /* A runner a confined command could have written is no runner. */
+  if (path == NULL || dsh_backend_path_is_untrusted (path, call->untrusted_roots))
+    return NULL;
+  return keep_string (call, g_steal_pointer (&path));
 }
 
 static const char *
@@ -94,7 +117,8 @@ host_find_helper (DshBackendHost *host, const char *name)
       g_autofree char *path = g_build_filename (call->helper_dirs[i], name, NULL);
 
       if (g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) &&
-          !g_file_test (path, G_FILE_TEST_IS_DIR))
+          !g_file_test (path, G_FILE_TEST_IS_DIR) &&
+          !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
         return keep_string (call, g_steal_pointer (&path));
     }
   return NULL;
@@ -133,7 +157,9 @@ host_spawn_probe (DshBackendHost *host,
 }
 
 void
-dsh_backend_call_init (DshBackendCall *call, const char *const *helper_dirs)
+dsh_backend_call_init (DshBackendCall *call,
+                       const char *const *helper_dirs,
+                       const char *const *untrusted_roots)
 {
   memset (call, 0, sizeof (*call));
   call->host.abi_major = DSH_BACKEND_ABI_MAJOR;
@@ -149,6 +175,7 @@ dsh_backend_call_init (DshBackendCall *call, const char *const *helper_dirs)
   call->host.spawn_probe = host_spawn_probe;
 
   call->helper_dirs = helper_dirs;
+  call->untrusted_roots = untrusted_roots;
   call->argv = g_ptr_array_new_with_free_func (g_free);
   call->enforcement = DSH_ENFORCEMENT_FULL;
   call->reasons = g_ptr_array_new_with_free_func (g_free);

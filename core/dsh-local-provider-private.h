@@ -36,6 +36,7 @@ struct _DshLocalProvider {
   char *backend_override;
   gboolean backend_dir_ignored;
   char *probe_cache_path;
+  GStrv untrusted_roots;
 
   GMutex lock;
   gboolean selection_done;

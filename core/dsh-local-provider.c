@@ -71,7 +71,8 @@ scan_modules (DshLocalProvider *self)
   if (self->modules != NULL)
     return;
 
-  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs);
+  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                         (const char *const *) self->untrusted_roots);
   self->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
   for (guint i = 0; i < self->modules->len; i++)
     {
@@ -115,7 +116,8 @@ dsh_local_provider_call_confine (DshLocalProvider *self,
   backend_policy.session_id = policy->session_id;
   backend_policy.writable_roots = (const char *const *) roots;
 
-  dsh_backend_call_init (call, (const char *const *) self->helper_dirs);
+  dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
+                         (const char *const *) self->untrusted_roots);
   rc = module->descriptor->confine (&call->host, &backend_policy, argv);
   if (rc != 0 || call->error != NULL)
     {
@@ -160,7 +162,8 @@ run_check (DshLocalProvider *self, Candidate *candidate)
   if (candidate->module->descriptor->check == NULL)
     return TRUE;
 
-  dsh_backend_call_init (&call, (const char *const *) self->helper_dirs);
+  dsh_backend_call_init (&call, (const char *const *) self->helper_dirs,
+                         (const char *const *) self->untrusted_roots);
   rc = candidate->module->descriptor->check (&call.host);
   if (rc != 0 || call.error != NULL)
     {
@@ -463,6 +466,29 @@ dsh_local_provider_set_probe_cache (DshLocalProvider *self, const char *path)
   g_mutex_unlock (&self->lock);
 }
 
+void
+dsh_local_provider_set_untrusted_roots (DshLocalProvider *self, const char *const *roots)
+{
+  g_return_if_fail (DSH_IS_LOCAL_PROVIDER (self));
+
+  g_mutex_lock (&self->lock);
+  g_strfreev (self->untrusted_roots);
+  self->untrusted_roots = NULL;
+  if (roots != NULL)
+    {
+      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+      for (gsize i = 0; roots[i] != NULL; i++)
+        {
+          g_autofree char *canonical = dsh_canonical_path (roots[i]);
+
+          g_strv_builder_add (builder, canonical);
+        }
+      self->untrusted_roots = g_strv_builder_end (builder);
+    }
+  g_mutex_unlock (&self->lock);
+}
+
 char *
 dsh_local_provider_default_probe_cache (void)
 {
@@ -482,6 +508,7 @@ dsh_local_provider_finalize (GObject *object)
   g_free (self->backend_override);
   g_free (self->selection_failure);
   g_free (self->probe_cache_path);
+  g_strfreev (self->untrusted_roots);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (dsh_local_provider_parent_class)->finalize (object);

@@ -28,8 +28,10 @@ void       dsh_backend_module_free   (DshBackendModule   *module);
 
 /* Scans each directory for module files in name order and returns every one seen (element type
  * DshBackendModule), loaded or refused with a reason; a name seen twice is refused the second
- * time. Modules for another OS are refused too. */
-GPtrArray *dsh_module_loader_scan    (const char *const  *dirs);
+ * time. Modules for another OS are refused too, and so are files beneath untrusted_roots
+ * (directories confined commands may write), before any of their code runs. */
+GPtrArray *dsh_module_loader_scan    (const char *const  *dirs,
+                                      const char *const  *untrusted_roots);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendModule, dsh_backend_module_free)
 

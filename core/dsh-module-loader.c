@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dsh-backend-host-private.h"
 #include "dsh-config.h"
 
 #define MODULE_PREFIX "libdsh-backend-"
@@ -158,7 +159,7 @@ check_descriptor (const DshBackendDescriptor *desc)
 }
 
 static void
-load_module (DshBackendModule *module)
+load_module (DshBackendModule *module, const char *const *untrusted_roots)
 {
   g_autofree char *specific = NULL;
   DshBackendDescribeFunc describe = NULL;
@@ -168,6 +169,13 @@ load_module (DshBackendModule *module)
   module->refused_reason = check_trusted (module->path);
   if (module->refused_reason != NULL)
     return;
+  /* A confined command could have put this file there: loading it would run its code. */
+  if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
+    {
+      module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
+                                         "may write (the workspace)");
+      return;
+    }
 
   handle = g_module_open (module->path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (handle == NULL)
@@ -217,7 +225,7 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-dsh_module_loader_scan (const char *const *dirs)
+dsh_module_loader_scan (const char *const *dirs, const char *const *untrusted_roots)
 {
   GPtrArray *modules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_backend_module_free);
   g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
@@ -244,7 +252,7 @@ dsh_module_loader_scan (const char *const *dirs)
           module = g_new0 (DshBackendModule, 1);
           module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
           module->name = g_steal_pointer (&file_name);
-          load_module (module);
+          load_module (module, untrusted_roots);
 
           if (module->refused_reason == NULL && g_hash_table_contains (names, module->name))
             {

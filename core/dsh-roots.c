@@ -9,6 +9,7 @@
 #include "dsh-roots.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 char *
 dsh_canonical_path (const char *path)
@@ -69,4 +70,19 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
     }
 
   return g_strv_builder_end (builder);
+}
+
+gboolean
+dsh_path_is_beneath (const char *path, const char *root)
+{
+  gsize len;
+
+  g_return_val_if_fail (path != NULL && root != NULL, FALSE);
+
+  len = strlen (root);
+  while (len > 1 && root[len - 1] == '/')
+    len--;
+  if (len == 1 && root[0] == '/')
+    return path[0] == '/';
+  return strncmp (path, root, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }

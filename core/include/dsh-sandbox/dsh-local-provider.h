@@ -30,6 +30,12 @@ void              dsh_local_provider_set_probe_cache (DshLocalProvider *self,
                                                       const char       *path);
 char             *dsh_local_provider_default_probe_cache (void);
 
+/* Directories confined commands may write (a workspace): module files, helpers and runner
+ * programs found beneath them are refused, before any of their code runs, since a confined
+ * command could have planted them for the next call. Set it before the first confine(). */
+void              dsh_local_provider_set_untrusted_roots (DshLocalProvider  *self,
+                                                          const char *const *roots);
+
 /* Selects (once, thread-safely) and returns the chosen backend's name; on failure sets
  * DSH_SANDBOX_ERROR_UNAVAILABLE and returns NULL. */
 const char       *dsh_local_provider_get_selected  (DshLocalProvider  *self,

@@ -24,4 +24,8 @@ char  *dsh_workspace_root  (const char             *session_cwd,
  * de-duplicated, in that order. The one source for the fence and for profile generation. */
 GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
 
+/* Is path (canonical) root itself or beneath it? Both are compared as spelled. */
+gboolean dsh_path_is_beneath (const char             *path,
+                              const char             *root);
+
 G_END_DECLS
