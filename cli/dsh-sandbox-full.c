@@ -63,7 +63,13 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       if (g_str_equal (argv[1], commands[i].name))
-        return commands[i].func (argc - 1, argv + 1);
+        {
+          g_autofree char *prgname = g_strdup_printf ("dsh-sandbox %s", commands[i].name);
+
+          /* So that --help reads "Usage: dsh-sandbox exec [OPTION…]". */
+          g_set_prgname (prgname);
+          return commands[i].func (argc - 1, argv + 1);
+        }
     }
 
   return dsh_cli_fail ("unknown command \"%s\"; run \"dsh-sandbox --help\"",
