@@ -1,11 +1,18 @@
-/* dsh-test-util.c — shared helpers of the GTest suites.
+/* dsh-test-util.c — the helpers every test suite shares.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE
+
 #include "dsh-test-util.h"
 
+#include <ftw.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- running programs ---------------------------------------------------------------------- */
 
 void
 dsh_test_run_clear (DshTestRun *run)
@@ -14,33 +21,155 @@ dsh_test_run_clear (DshTestRun *run)
   g_clear_pointer (&run->err, g_free);
 }
 
-static void
-remove_tree (const char *path)
+/* An empty pipe reads as "", not NULL. */
+static char *
+bytes_to_string (GBytes *bytes)
 {
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
+  gsize len = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
 
-  if (dir != NULL)
+  return g_strndup (data != NULL ? data : "", len);
+}
+
+void
+dsh_test_launcher_set_env (GSubprocessLauncher *launcher, const char *const *env)
+{
+  for (gsize i = 0; env != NULL && env[i] != NULL; i++)
     {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
+      g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
 
-          if (g_file_test (child, G_FILE_TEST_IS_DIR) &&
-              !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            remove_tree (child);
-          else
-            g_unlink (child);
-        }
+      if (kv[1] != NULL)
+        g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+      else
+        g_subprocess_launcher_unsetenv (launcher, kv[0]);
     }
-  g_rmdir (path);
+}
+
+void
+dsh_test_run_full (DshTestRun *run,
+                   const char *const *argv,
+                   const char *const *env,
+                   const char *cwd,
+                   const char *stdin_text,
+                   GSpawnChildSetupFunc child_setup,
+                   gpointer child_data)
+{
+  GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE |
+                           (stdin_text != NULL ? G_SUBPROCESS_FLAGS_STDIN_PIPE
+                                               : G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
+  g_autoptr (GSubprocess) process = NULL;
+  g_autoptr (GBytes) in = NULL;
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (GBytes) err = NULL;
+  g_autoptr (GError) error = NULL;
+
+  dsh_test_run_clear (run);
+  dsh_test_launcher_set_env (launcher, env);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  if (child_setup != NULL)
+    g_subprocess_launcher_set_child_setup (launcher, child_setup, child_data, NULL);
+
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  if (stdin_text != NULL)
+    in = g_bytes_new (stdin_text, strlen (stdin_text));
+  g_subprocess_communicate (process, in, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+
+  run->out = bytes_to_string (out);
+  run->err = bytes_to_string (err);
+  if (g_subprocess_get_if_signaled (process))
+    {
+      run->term_signal = g_subprocess_get_term_sig (process);
+      run->exit_code = 128 + run->term_signal;
+    }
+  else
+    {
+      run->term_signal = 0;
+      run->exit_code = g_subprocess_get_exit_status (process);
+    }
+  g_test_message ("ran %s: exit %d\nstdout: %s\nstderr: %s", argv[0], run->exit_code, run->out,
+                  run->err);
+}
+
+void
+dsh_test_run (DshTestRun *run,
+              const char *const *argv,
+              const char *const *env,
+              const char *cwd,
+              const char *stdin_text)
+{
+  dsh_test_run_full (run, argv, env, cwd, stdin_text, NULL, NULL);
+}
+
+const char *
+dsh_test_cli (void)
+{
+  return dsh_test_getenv_required ("DSH_SANDBOX_CLI");
+}
+
+void
+dsh_test_run_cli (DshTestRun *run,
+                  const char *const *args,
+                  const char *const *env,
+                  const char *cwd)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
+  for (gsize i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run (run, (const char *const *) argv->pdata, env, cwd, NULL);
+}
+
+void
+dsh_test_add_deny_syscalls (GPtrArray *argv, const char *errno_name, const char *syscalls)
+{
+  g_ptr_array_add (argv, (gpointer) dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"));
+  g_ptr_array_add (argv, (gpointer) "--errno");
+  g_ptr_array_add (argv, (gpointer) errno_name);
+  g_ptr_array_add (argv, (gpointer) "--syscall");
+  g_ptr_array_add (argv, (gpointer) syscalls);
+  g_ptr_array_add (argv, (gpointer) "--");
+}
+
+const char *
+dsh_test_getenv_required (const char *name)
+{
+  const char *value = g_getenv (name);
+
+  if (value == NULL || value[0] == '\0')
+    g_error ("%s is not set; run this test through `meson test`", name);
+  return value;
+}
+
+/* ---- directories and files ----------------------------------------------------------------- */
+
+static int
+remove_entry (const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  if (remove (path) != 0)
+    g_test_message ("could not remove %s", path);
+  return 0;
+}
+
+void
+dsh_test_remove_tree (const char *path)
+{
+  if (path == NULL)
+    return;
+  /* A test may have narrowed the directory's own mode. */
+  g_chmod (path, 0700);
+  nftw (path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void
 remove_tree_notify (gpointer path)
 {
-  g_chmod (path, 0700);
-  remove_tree (path);
+  dsh_test_remove_tree (path);
   g_free (path);
 }
 
@@ -53,6 +182,153 @@ dsh_test_make_tmp_dir (void)
   g_assert_no_error (error);
   g_test_queue_destroy (remove_tree_notify, g_strdup (dir));
   return dir;
+}
+
+/* realpath() fails for a missing root, which then holds nothing. */
+static gboolean
+is_beneath (const char *path, const char *root)
+{
+  return root != NULL && dsh_path_is_beneath (path, root);
+}
+
+char *
+dsh_test_scratch_dir (const char *prefix)
+{
+  /* The build directory, unless a checkout under /tmp puts it there; else /var/tmp. */
+  const char *candidates[] = { dsh_test_getenv_required ("DSH_TEST_SCRATCH"), "/var/tmp" };
+  g_autofree char *tmp = realpath ("/tmp", NULL);
+  g_autofree char *tmpdir = realpath (g_get_tmp_dir (), NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      g_autofree char *base = realpath (candidates[i], NULL);
+      g_autofree char *template = NULL;
+
+      if (base == NULL || is_beneath (base, tmp) || is_beneath (base, tmpdir))
+        continue;
+      template = g_strdup_printf ("%s/%s-XXXXXX", base, prefix);
+      g_assert_nonnull (g_mkdtemp_full (template, 0755));
+      return realpath (template, NULL);
+    }
+  g_error ("no scratch directory outside /tmp and TMPDIR");
+}
+
+void
+dsh_test_write_file (const char *path, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+char *
+dsh_test_read_file (const char *path)
+{
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+  return contents;
+}
+
+void
+dsh_test_assert_file_is (const char *path, const char *expected)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+
+  g_assert_cmpstr (contents, ==, expected);
+}
+
+guint
+dsh_test_count_lines (const char *path)
+{
+  g_autofree char *contents = dsh_test_read_file (path);
+  guint n = 0;
+
+  g_assert_nonnull (contents);
+  for (const char *p = contents; *p != '\0'; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+JsonNode *
+dsh_test_parse_json (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  JsonNode *node = json_from_string (text, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (node);
+  return node;
+}
+
+void
+dsh_test_assert_valid_json (const char *text, const char *schema_name)
+{
+  const char *validator = dsh_test_getenv_required ("DSH_TEST_VALIDATOR");
+  g_autofree char *schema = g_build_filename (dsh_test_getenv_required ("DSH_TEST_SCHEMAS_DIR"),
+                                              schema_name, NULL);
+  const char *argv[] = { "/usr/bin/python3", validator, schema, "-", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  dsh_test_run (&run, argv, NULL, NULL, text);
+  if (run.exit_code != 0)
+    g_error ("%s does not validate against %s:\n%s%s\n--- document ---\n%s", "JSON",
+             schema_name, run.out, run.err, text);
+}
+
+const char *
+dsh_test_candidate_string (JsonNode *report, const char *name, const char *member)
+{
+  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
+                                                        "candidates");
+
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    {
+      JsonObject *c = json_array_get_object_element (candidates, i);
+
+      if (g_str_equal (json_object_get_string_member (c, "name"), name))
+        return json_object_get_string_member (c, member);
+    }
+  g_error ("the probe report has no candidate \"%s\"", name);
+}
+
+/* ---- session logs -------------------------------------------------------------------------- */
+
+DshSessionLog *
+dsh_test_create_session_log (const char *path, const char *cwd)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  DshSessionLog *log = dsh_session_log_create (path, cwd != NULL ? cwd : dir, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (log);
+  return log;
+}
+
+DshSessionLog *
+dsh_test_load_session_log (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  DshSessionLog *log = dsh_session_log_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (log);
+  return log;
+}
+
+/* ---- backend modules ----------------------------------------------------------------------- */
+
+char *
+dsh_test_module_path (const char *name)
+{
+  g_autofree char *file = g_strdup_printf ("libdsh-backend-%s.%s", name, G_MODULE_SUFFIX);
+
+  return g_build_filename (dsh_test_getenv_required ("DSH_TEST_MODULES_DIR"), file, NULL);
 }
 
 char *
@@ -70,122 +346,16 @@ dsh_test_copy_module (const char *module_path, const char *dir)
   return dest;
 }
 
-char *
-dsh_test_module_path (const char *name)
-{
-  const char *dir = g_getenv ("DSH_TEST_MODULES_DIR");
-  g_autofree char *file = g_strdup_printf ("libdsh-backend-%s.%s", name, G_MODULE_SUFFIX);
+/* ---- prerequisites ------------------------------------------------------------------------- */
 
-  g_assert_nonnull (dir);
-  return g_build_filename (dir, file, NULL);
-}
-
-const char *
-dsh_test_cli (void)
-{
-  const char *cli = g_getenv ("DSH_SANDBOX_CLI");
-
-  g_assert_nonnull (cli);
-  return cli;
-}
-
-void
-dsh_test_run (DshTestRun *run,
-              const char *const *argv,
-              const char *const *env,
-              const char *cwd,
-              const char *stdin_text)
-{
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
-  g_autoptr (GSubprocess) process = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) in = NULL;
-  g_autoptr (GBytes) out = NULL;
-  g_autoptr (GBytes) err = NULL;
-  GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE;
-
-  if (stdin_text != NULL)
-    flags |= G_SUBPROCESS_FLAGS_STDIN_PIPE;
-  launcher = g_subprocess_launcher_new (flags);
-  for (gsize i = 0; env != NULL && env[i] != NULL; i++)
-    {
-      g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
-
-      if (kv[1] != NULL)
-        g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
-      else
-        g_subprocess_launcher_unsetenv (launcher, kv[0]);
-    }
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, cwd);
-
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  if (stdin_text != NULL)
-    in = g_bytes_new (stdin_text, strlen (stdin_text));
-  g_subprocess_communicate (process, in, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  g_subprocess_wait (process, NULL, NULL);
-
-  if (g_subprocess_get_if_exited (process))
-    run->exit_code = g_subprocess_get_exit_status (process);
-  else
-    run->exit_code = 128 + g_subprocess_get_term_sig (process);
-  /* An empty pipe reads as "", not NULL. */
-  run->out = g_strndup (g_bytes_get_size (out) > 0 ? g_bytes_get_data (out, NULL) : "",
-                        g_bytes_get_size (out));
-  run->err = g_strndup (g_bytes_get_size (err) > 0 ? g_bytes_get_data (err, NULL) : "",
-                        g_bytes_get_size (err));
-}
-
-JsonNode *
-dsh_test_parse_json (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  JsonNode *node = json_from_string (text, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (node);
-  return node;
-}
-
-void
-dsh_test_assert_valid_json (const char *text, const char *schema_name)
-{
-  const char *validator = g_getenv ("DSH_TEST_VALIDATOR");
-  const char *schemas = g_getenv ("DSH_TEST_SCHEMAS_DIR");
-  g_autofree char *schema = NULL;
-  g_auto (DshTestRun) run = { 0 };
-
-  g_assert_nonnull (validator);
-  g_assert_nonnull (schemas);
-  schema = g_build_filename (schemas, schema_name, NULL);
-  {
-    const char *argv[] = { "/usr/bin/python3", validator, schema, "-", NULL };
-
-    dsh_test_run (&run, argv, NULL, NULL, text);
-  }
-  if (run.exit_code != 0)
-    g_error ("%s does not validate against %s:\n%s%s\n--- document ---\n%s", "JSON",
-             schema_name, run.out, run.err, text);
-}
-
-char *
-dsh_test_read_file (const char *path)
-{
-  char *contents = NULL;
-
-  if (!g_file_get_contents (path, &contents, NULL, NULL))
-    return NULL;
-  return contents;
-}
-
-void
+gboolean
 dsh_test_require (gboolean available, const char *what)
 {
   if (available)
-    return;
-  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
-    g_error ("%s is required in CI but missing", what);
-  g_test_skip (what);
+    return TRUE;
+  if (g_getenv ("CI") != NULL)
+    g_test_fail_printf ("required in CI but unavailable: %s", what);
+  else
+    g_test_skip (what);
+  return FALSE;
 }

@@ -1,16 +1,24 @@
-/* dsh-test-util.h — what the GTest suites share: temp directories, copying modules, and running
- * the built dsh-sandbox command with a controlled environment.
+/* dsh-test-util.h — what every test suite shares, the Linux conformance suites included: running
+ * a program (or the built dsh-sandbox command) with captured output, temporary and scratch
+ * directories, files, JSON and session-log checks, module fixtures, and the CI rule that a
+ * missing prerequisite may skip a test only outside CI.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
 #include <dsh-sandbox.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
+/* ---- running programs ---------------------------------------------------------------------- */
+
 typedef struct {
+  /* The exit status, or 128+N when killed by signal N. */
   int exit_code;
+  /* N when killed by signal N, else 0. */
+  int term_signal;
   char *out;
   char *err;
 } DshTestRun;
@@ -18,37 +26,100 @@ typedef struct {
 void      dsh_test_run_clear         (DshTestRun *run);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DshTestRun, dsh_test_run_clear)
 
-/* A fresh private (0700) directory, removed with its contents at the end of the test. */
-char     *dsh_test_make_tmp_dir      (void);
-
-/* Copies a module file into dir (mode 0644); returns the new path. */
-char     *dsh_test_copy_module       (const char *module_path,
-                                      const char *dir);
-
-/* The path of a built test module, e.g. "fake-alpha" -> .../libdsh-backend-fake-alpha.so. */
-char     *dsh_test_module_path       (const char *name);
-
-/* Runs argv with envp additions ("NAME=value", or "NAME" alone to unset), stdin from stdin_text
- * (NULL: /dev/null), in cwd (NULL: inherit); captures stdout and stderr. */
+/* Runs argv to completion with env additions ("NAME=value", or "NAME" alone to unset), stdin from
+ * stdin_text (NULL: /dev/null), in cwd (NULL: inherit); captures stdout and stderr. run is zeroed
+ * or holds an earlier result, which is released first, so one run can be reused. */
 void      dsh_test_run               (DshTestRun        *run,
                                       const char *const *argv,
                                       const char *const *env,
                                       const char        *cwd,
                                       const char        *stdin_text);
 
-/* The built dsh-sandbox command (from DSH_SANDBOX_CLI). */
+/* dsh_test_run, calling child_setup (e.g. setsid) in the child before it executes argv. */
+void      dsh_test_run_full          (DshTestRun          *run,
+                                      const char *const   *argv,
+                                      const char *const   *env,
+                                      const char          *cwd,
+                                      const char          *stdin_text,
+                                      GSpawnChildSetupFunc child_setup,
+                                      gpointer             child_data);
+
+/* Applies env additions as dsh_test_run does, for a test that drives its own launcher. */
+void      dsh_test_launcher_set_env  (GSubprocessLauncher *launcher,
+                                      const char *const   *env);
+
+/* The built dsh-sandbox command (from DSH_SANDBOX_CLI), and running it with args. */
 const char *dsh_test_cli             (void);
+void      dsh_test_run_cli           (DshTestRun        *run,
+                                      const char *const *args,
+                                      const char *const *env,
+                                      const char        *cwd);
+
+/* Appends "dsh-test-deny-syscalls --errno E --syscall S --" to argv: what follows runs with those
+ * system calls failing with E. */
+void      dsh_test_add_deny_syscalls (GPtrArray  *argv,
+                                      const char *errno_name,
+                                      const char *syscalls);
+
+/* The value of a variable the meson test() sets, or an error naming it. */
+const char *dsh_test_getenv_required (const char *name);
+
+/* ---- directories and files ----------------------------------------------------------------- */
+
+/* A fresh private (0700) directory under TMPDIR, removed with its contents at the end of the
+ * test. */
+char     *dsh_test_make_tmp_dir      (void);
+
+/* A new, empty, canonical directory below DSH_TEST_SCRATCH (the build tree), else /var/tmp:
+ * never under /tmp or TMPDIR, which are writable roots themselves, so it stands for "outside
+ * every writable root". The caller removes it with dsh_test_remove_tree(). */
+char     *dsh_test_scratch_dir       (const char *prefix);
+void      dsh_test_remove_tree       (const char *path);
+
+void      dsh_test_write_file        (const char *path,
+                                      const char *text);
+/* Returns a file's contents, or NULL when it cannot be read (e.g. it does not exist). */
+char     *dsh_test_read_file         (const char *path);
+void      dsh_test_assert_file_is    (const char *path,
+                                      const char *expected);
+/* The number of lines (newline characters) in a file that must exist. */
+guint     dsh_test_count_lines       (const char *path);
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
 
 /* Parses text as JSON (asserting success) and validates it against schemas/<schema>. */
 JsonNode *dsh_test_parse_json        (const char *text);
 void      dsh_test_assert_valid_json (const char *text,
                                       const char *schema_name);
 
-/* Returns a file's contents, or NULL when it does not exist. */
-char     *dsh_test_read_file         (const char *path);
+/* A string member of the entry of a probe report's "candidates" with this name, which must
+ * exist. */
+const char *dsh_test_candidate_string (JsonNode   *report,
+                                       const char *name,
+                                       const char *member);
 
-/* In CI a missing prerequisite is a failure, elsewhere a skip with a reason. */
-void      dsh_test_require           (gboolean    available,
+/* ---- session logs -------------------------------------------------------------------------- */
+
+/* Creates a session log (cwd NULL: the file's directory), asserting success. */
+DshSessionLog *dsh_test_create_session_log (const char *path,
+                                            const char *cwd);
+/* Loads a session log, asserting success. */
+DshSessionLog *dsh_test_load_session_log   (const char *path);
+
+/* ---- backend modules ----------------------------------------------------------------------- */
+
+/* The path of a built test module, e.g. "fake-alpha" -> .../libdsh-backend-fake-alpha.so. */
+char     *dsh_test_module_path       (const char *name);
+
+/* Copies a module file into dir (mode 0644); returns the new path. */
+char     *dsh_test_copy_module       (const char *module_path,
+                                      const char *dir);
+
+/* ---- prerequisites ------------------------------------------------------------------------- */
+
+/* Returns `available`. When it is FALSE the test is skipped with `what` as the reason, but only
+ * outside CI: with CI set it fails, so a suite can never pass in CI by skipping everything. */
+gboolean  dsh_test_require           (gboolean    available,
                                       const char *what);
 
 G_END_DECLS

@@ -32,31 +32,6 @@
 
 /* ---- scratch space ------------------------------------------------------------------------- */
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
-remove_tree_notify (gpointer path)
-{
-  remove_tree (path);
-  g_free (path);
-}
-
 /* Scratch space outside every writable root of workspace-write (so writes there are denied
  * unless the mode is danger-full-access): the build directory, not /tmp. */
 typedef struct {
@@ -64,6 +39,7 @@ typedef struct {
   char *ws;
   char *out;
   char *session;
+  /* The --approver command: the test approver script below, run by /bin/sh. */
   char *approver;
   char *request;
   char *report;
@@ -72,6 +48,7 @@ typedef struct {
 static void
 scratch_clear (Scratch *s)
 {
+  dsh_test_remove_tree (s->dir);
   g_free (s->dir);
   g_free (s->ws);
   g_free (s->out);
@@ -99,29 +76,23 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scratch, scratch_clear)
 static void
 scratch_init (Scratch *s)
 {
-  const char *base = g_test_get_dir (G_TEST_BUILT);
-  g_autofree char *template = NULL;
+  g_autofree char *approver_path = NULL;
   g_autofree char *script = NULL;
 
   /* /tmp is a writable root (and a private tmpfs under bwrap): never put "outside" there. */
-  if (g_str_has_prefix (base, "/tmp/") || g_str_has_prefix (base, g_get_tmp_dir ()))
-    base = "/var/tmp";
-  template = g_build_filename (base, "approval-cli-XXXXXX", NULL);
-  g_assert_nonnull (g_mkdtemp_full (template, 0755));
-  s->dir = g_steal_pointer (&template);
-  g_test_queue_destroy (remove_tree_notify, g_strdup (s->dir));
-
+  s->dir = dsh_test_scratch_dir ("approval-cli");
   s->ws = g_build_filename (s->dir, "ws", NULL);
   s->out = g_build_filename (s->dir, "out", NULL);
   s->session = g_build_filename (s->dir, "session.jsonl", NULL);
-  s->approver = g_build_filename (s->dir, "approver.sh", NULL);
+  approver_path = g_build_filename (s->dir, "approver.sh", NULL);
+  s->approver = g_strdup_printf ("/bin/sh %s", approver_path);
   s->request = g_build_filename (s->dir, "request.json", NULL);
   s->report = g_build_filename (s->dir, "report.json", NULL);
   g_assert_cmpint (g_mkdir (s->ws, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (s->out, 0755), ==, 0);
 
   script = g_strdup_printf (APPROVER_SCRIPT, s->request);
-  g_assert_true (g_file_set_contents (s->approver, script, -1, NULL));
+  dsh_test_write_file (approver_path, script);
 }
 
 /* A session whose cwd is the workspace, pinned to a standing mode and approval policy. */
@@ -129,29 +100,14 @@ static void
 make_session (Scratch *s, DshSandboxMode mode, DshApprovalPolicy policy)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshSessionLog) log = dsh_session_log_create (s->session, s->ws, &error);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (s->session, s->ws);
 
-  g_assert_no_error (error);
   g_assert_true (dsh_session_log_append_mode (log, mode, &error));
   g_assert_true (dsh_session_log_append_approval_policy (log, policy, &error));
   g_assert_no_error (error);
 }
 
 /* ---- running the command ------------------------------------------------------------------- */
-
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_free (run->out);
-  g_free (run->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 static void
 detach_from_terminal (gpointer user_data)
@@ -160,59 +116,38 @@ detach_from_terminal (gpointer user_data)
   setsid ();
 }
 
+/* One backend, so the stderr dialect is known; no probe cache shared with other runs; no
+ * configuration or approver timeout from the developer's environment. */
+static const char *const common_env[] = {
+  "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", "DSH_SANDBOX_CONFIG",
+  "DSH_SANDBOX_APPROVER_TIMEOUT", NULL,
+};
+
 static void
 set_common_env (GSubprocessLauncher *launcher)
 {
-  /* One backend, so the stderr dialect is known; no probe cache shared with other runs. */
-  g_subprocess_launcher_setenv (launcher, "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
-  g_subprocess_launcher_setenv (launcher, "DSH_SANDBOX_PROBE_CACHE", "off", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "DSH_SANDBOX_CONFIG");
-  g_subprocess_launcher_unsetenv (launcher, "DSH_SANDBOX_APPROVER_TIMEOUT");
+  dsh_test_launcher_set_env (launcher, common_env);
 }
 
-static char *
-bytes_to_string (GBytes *bytes)
-{
-  gsize size = 0;
-  const char *data = g_bytes_get_data (bytes, &size);
-
-  return size > 0 ? g_strndup (data, size) : g_strdup ("");
-}
-
-/* Runs argv (NULL-terminated) with env additions "NAME=value". */
+/* Runs argv (NULL-terminated), detached from any terminal, with the common environment and then
+ * the env additions "NAME=value". */
 static void
-run_argv (Run *run, const char *const *argv, const char *const *env)
+run_argv (DshTestRun *run, const char *const *argv, const char *const *env)
 {
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
-  g_autoptr (GSubprocess) process = NULL;
-  g_autoptr (GBytes) out = NULL;
-  g_autoptr (GBytes) err = NULL;
-  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) all_env = g_ptr_array_new ();
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_child_setup (launcher, detach_from_terminal, NULL, NULL);
-  set_common_env (launcher);
+  for (gsize i = 0; common_env[i] != NULL; i++)
+    g_ptr_array_add (all_env, (gpointer) common_env[i]);
   for (gsize i = 0; env != NULL && env[i] != NULL; i++)
-    {
-      g_auto (GStrv) kv = g_strsplit (env[i], "=", 2);
-
-      g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
-    }
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate (process, NULL, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  run->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process)
-                                                     : 128 + g_subprocess_get_term_sig (process);
-  run->out = bytes_to_string (out);
-  run->err = bytes_to_string (err);
-  g_test_message ("exit %d, stderr:\n%s", run->status, run->err);
+    g_ptr_array_add (all_env, (gpointer) env[i]);
+  g_ptr_array_add (all_env, NULL);
+  dsh_test_run_full (run, argv, (const char *const *) all_env->pdata, NULL, NULL,
+                     detach_from_terminal, NULL);
 }
 
 /* "dsh-sandbox exec" with options (a GStrv-style list), then "--", then command. */
 static void
-run_exec (Run *run, const char *const *options, const char *const *command,
+run_exec (DshTestRun *run, const char *const *options, const char *const *command,
           const char *const *env)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
@@ -266,14 +201,12 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LogFacts, log_facts_clear)
 static void
 read_log (const char *path, LogFacts *facts)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (DshSessionLog) log = dsh_session_log_load (path, &error);
+  g_autoptr (DshSessionLog) log = dsh_test_load_session_log (path);
   g_autoptr (GPtrArray) events = NULL;
   gboolean open = FALSE;
   gboolean asked_in_turn = FALSE;
   gboolean decided_in_turn = FALSE;
 
-  g_assert_no_error (error);
   facts->dropped = dsh_session_log_get_dropped_count (log);
   events = dsh_session_log_dup_events (log);
   for (guint i = 0; i < events->len; i++)
@@ -387,10 +320,9 @@ test_matrix (gconstpointer data)
 {
   const Scenario *sc = data;
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
+  g_auto (DshTestRun) run = { 0 };
   g_auto (LogFacts) facts = { 0 };
   g_autoptr (JsonObject) report = NULL;
-  g_autofree char *approver = NULL;
   g_autofree char *answer_env = NULL;
   g_autofree char *target = NULL;
   g_autofree char *script = NULL;
@@ -400,11 +332,8 @@ test_matrix (gconstpointer data)
   gboolean never = sc->policy != POLICY_ASK;
   gboolean granted = FALSE;
 
-  if (!bwrap_works ())
-    {
-      dsh_test_require (FALSE, "a working bwrap");
-      return;
-    }
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
   scratch_init (&s);
   make_session (&s, sc->standing,
                 sc->policy == POLICY_NEVER_SESSION ? DSH_APPROVAL_POLICY_NEVER
@@ -412,11 +341,10 @@ test_matrix (gconstpointer data)
   /* workspace-write is asked for a workspace write, danger-full-access for one outside. */
   target = g_build_filename (sc->requested == WW ? s.ws : s.out, "f", NULL);
   script = g_strdup_printf ("echo ran > '%s'", target);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   answer_env = g_strdup_printf ("ANSWER=%s", sc->answer);
   {
     const char *options[] = {
-      "--session", s.session, "--approver", approver,
+      "--session", s.session, "--approver", s.approver,
       "--sandbox-permissions", mode_name (sc->requested), "--justification", JUSTIFICATION,
       "--report", s.report,
       sc->policy == POLICY_NEVER_FLAG ? "--approval-policy" : NULL, "never", NULL
@@ -455,7 +383,7 @@ test_matrix (gconstpointer data)
 
   /* What ran, the exit status and the exact stderr. */
   g_assert_cmpstr (run.err, ==, expected_err);
-  g_assert_cmpint (run.status, ==, granted ? 0 : 125);
+  g_assert_cmpint (run.exit_code, ==, granted ? 0 : 125);
   g_assert_cmpint (g_file_test (target, G_FILE_TEST_EXISTS), ==, granted);
 
   /* The approver is reached only by a widening request under "ask". */
@@ -518,30 +446,25 @@ static void
 test_grant_is_one_shot (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) first = { 0 };
-  g_auto (Run) second = { 0 };
+  g_auto (DshTestRun) first = { 0 };
+  g_auto (DshTestRun) second = { 0 };
   g_auto (LogFacts) facts = { 0 };
-  g_autofree char *approver = NULL;
   g_autofree char *f = NULL;
   g_autofree char *g = NULL;
   g_autofree char *write_f = NULL;
   g_autofree char *write_g = NULL;
   g_autofree char *expected_tail = NULL;
 
-  if (!bwrap_works ())
-    {
-      dsh_test_require (FALSE, "a working bwrap");
-      return;
-    }
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
   scratch_init (&s);
   make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   f = g_build_filename (s.ws, "f", NULL);
   g = g_build_filename (s.ws, "g", NULL);
   write_f = g_strdup_printf ("echo ran > '%s'", f);
   write_g = g_strdup_printf ("echo ran > '%s'", g);
   {
-    const char *options[] = { "--session", s.session, "--approver", approver,
+    const char *options[] = { "--session", s.session, "--approver", s.approver,
                               "--sandbox-permissions", "workspace-write", "--justification",
                               JUSTIFICATION, NULL };
     const char *command[] = { "/bin/sh", "-c", write_f, NULL };
@@ -549,19 +472,19 @@ test_grant_is_one_shot (void)
 
     run_exec (&first, options, command, env);
   }
-  g_assert_cmpint (first.status, ==, 0);
+  g_assert_cmpint (first.exit_code, ==, 0);
   g_assert_true (g_file_test (f, G_FILE_TEST_EXISTS));
 
   /* Same session, no escalation: read-only again, denied, with marker and hint. */
   {
-    const char *options[] = { "--session", s.session, "--approver", approver, NULL };
+    const char *options[] = { "--session", s.session, "--approver", s.approver, NULL };
     const char *command[] = { "/bin/sh", "-c", write_g, NULL };
     const char *env[] = { "ANSWER=allowed-once", NULL };
 
     run_exec (&second, options, command, env);
   }
-  g_assert_cmpint (second.status, !=, 0);
-  g_assert_cmpint (second.status, !=, 125);
+  g_assert_cmpint (second.exit_code, !=, 0);
+  g_assert_cmpint (second.exit_code, !=, 125);
   g_assert_false (g_file_test (g, G_FILE_TEST_EXISTS));
   g_assert_nonnull (strstr (second.err, "Read-only file system"));
   expected_tail = g_strdup ("\n[sandbox: file access denied under read-only mode]\n" HINT "\n");
@@ -605,21 +528,16 @@ test_hint (gconstpointer data)
 {
   const HintCase *hc = data;
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
+  g_auto (DshTestRun) run = { 0 };
   g_autoptr (GPtrArray) options = g_ptr_array_new ();
-  g_autofree char *approver = NULL;
   g_autofree char *target = NULL;
   g_autofree char *script = NULL;
   g_autofree char *tail = NULL;
 
-  if (!bwrap_works ())
-    {
-      dsh_test_require (FALSE, "a working bwrap");
-      return;
-    }
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
   scratch_init (&s);
   make_session (&s, hc->standing, hc->policy);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   target = g_build_filename (hc->outside ? s.out : s.ws, "f", NULL);
   script = g_strdup_printf ("echo ran > '%s'", target);
 
@@ -643,7 +561,7 @@ test_hint (gconstpointer data)
   if (hc->approver)
     {
       g_ptr_array_add (options, (gpointer) "--approver");
-      g_ptr_array_add (options, approver);
+      g_ptr_array_add (options, s.approver);
     }
   if (hc->escalate)
     {
@@ -660,8 +578,8 @@ test_hint (gconstpointer data)
     run_exec (&run, (const char *const *) options->pdata, command, env);
   }
 
-  g_assert_cmpint (run.status, !=, 0);
-  g_assert_cmpint (run.status, !=, 125);
+  g_assert_cmpint (run.exit_code, !=, 0);
+  g_assert_cmpint (run.exit_code, !=, 125);
   g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
   tail = g_strdup_printf ("Read-only file system\n[sandbox: file access denied under %s mode]\n%s",
                           mode_name (hc->denied_under), hc->hint ? HINT "\n" : "");
@@ -671,7 +589,7 @@ test_hint (gconstpointer data)
 /* ---- approver failure modes and usage errors ----------------------------------------------- */
 
 static void
-run_escalation (Scratch *s, Run *run, const char *answer, const char *approver_command,
+run_escalation (Scratch *s, DshTestRun *run, const char *answer, const char *approver_command,
                 const char *extra_env)
 {
   g_autofree char *answer_env = g_strdup_printf ("ANSWER=%s", answer);
@@ -689,11 +607,11 @@ run_escalation (Scratch *s, Run *run, const char *answer, const char *approver_c
 }
 
 static void
-assert_unavailable (Scratch *s, Run *run)
+assert_unavailable (Scratch *s, DshTestRun *run)
 {
   g_auto (LogFacts) facts = { 0 };
 
-  g_assert_cmpint (run->status, ==, 125);
+  g_assert_cmpint (run->exit_code, ==, 125);
   g_assert_cmpstr (run->err, ==,
                    "dsh-sandbox: sandbox escalation to \"workspace-write\" requires approval, but "
                    "no approval channel is available\n");
@@ -706,15 +624,13 @@ static void
 test_approver_timeout (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
-  g_autofree char *approver = NULL;
+  g_auto (DshTestRun) run = { 0 };
   gint64 start;
 
   scratch_init (&s);
   make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   start = g_get_monotonic_time ();
-  run_escalation (&s, &run, "hang", approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
+  run_escalation (&s, &run, "hang", s.approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
   g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
   assert_unavailable (&s, &run);
 }
@@ -727,14 +643,12 @@ test_approver_failures (void)
   for (guint i = 0; i < G_N_ELEMENTS (answers); i++)
     {
       g_auto (Scratch) s = { 0 };
-      g_auto (Run) run = { 0 };
-      g_autofree char *approver = NULL;
+      g_auto (DshTestRun) run = { 0 };
 
       g_test_message ("answer \"%s\"", answers[i]);
       scratch_init (&s);
       make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-      approver = g_strdup_printf ("/bin/sh %s", s.approver);
-      run_escalation (&s, &run, answers[i], approver, NULL);
+      run_escalation (&s, &run, answers[i], s.approver, NULL);
       assert_unavailable (&s, &run);
     }
 }
@@ -746,17 +660,14 @@ test_interrupt_while_asking (void)
   g_auto (LogFacts) facts = { 0 };
   g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) process = NULL;
-  g_autoptr (GBytes) err = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *approver = NULL;
   g_autofree char *target = NULL;
   g_autofree char *script = NULL;
-  g_autofree char *text = NULL;
+  g_autofree char *err = NULL;
   gint64 deadline;
 
   scratch_init (&s);
   make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   target = g_build_filename (s.ws, "f", NULL);
   script = g_strdup_printf ("echo ran > '%s'", target);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
@@ -764,7 +675,7 @@ test_interrupt_while_asking (void)
   set_common_env (launcher);
   g_subprocess_launcher_setenv (launcher, "ANSWER", "hang", TRUE);
   process = g_subprocess_launcher_spawn (launcher, &error, dsh_test_cli (), "exec",
-                                         "--session", s.session, "--approver", approver,
+                                         "--session", s.session, "--approver", s.approver,
                                          "--sandbox-permissions", "workspace-write",
                                          "--justification", JUSTIFICATION, "--", "/bin/sh", "-c",
                                          script, NULL);
@@ -779,12 +690,11 @@ test_interrupt_while_asking (void)
     }
   g_usleep (100 * 1000);
   g_subprocess_send_signal (process, SIGINT);
-  g_subprocess_communicate (process, NULL, NULL, NULL, &err, &error);
+  g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error);
   g_assert_no_error (error);
   g_assert_true (g_subprocess_get_if_exited (process));
   g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 125);
-  text = bytes_to_string (err);
-  g_assert_cmpstr (text, ==,
+  g_assert_cmpstr (err, ==,
                    "dsh-sandbox: approval for escalating to \"workspace-write\" was cancelled\n");
   g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
   read_log (s.session, &facts);
@@ -796,7 +706,7 @@ static void
 test_approver_missing (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
+  g_auto (DshTestRun) run = { 0 };
 
   scratch_init (&s);
   make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
@@ -808,7 +718,7 @@ static void
 test_no_channel (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
+  g_auto (DshTestRun) run = { 0 };
 
   /* No --approver and no controlling terminal: nobody can be asked. */
   scratch_init (&s);
@@ -821,17 +731,15 @@ static void
 test_sessionless_escalation (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
-  g_autofree char *approver = NULL;
+  g_auto (DshTestRun) run = { 0 };
   g_autofree char *target = NULL;
   g_autofree char *script = NULL;
 
   scratch_init (&s);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   target = g_build_filename (s.ws, "f", NULL);
   script = g_strdup_printf ("echo ran > '%s'", target);
   {
-    const char *options[] = { "--workspace", s.ws, "--approver", approver,
+    const char *options[] = { "--workspace", s.ws, "--approver", s.approver,
                               "--sandbox-permissions", "workspace-write", "--justification",
                               JUSTIFICATION, NULL };
     const char *command[] = { "/bin/sh", "-c", script, NULL };
@@ -840,7 +748,7 @@ test_sessionless_escalation (void)
     run_exec (&run, options, command, env);
   }
   /* No session: no agent to route through and nowhere to write the audit pair. */
-  g_assert_cmpint (run.status, ==, 125);
+  g_assert_cmpint (run.exit_code, ==, 125);
   g_assert_cmpstr (run.err, ==,
                    "dsh-sandbox: sandbox escalation to \"workspace-write\" requires approval, but "
                    "the call has no agent to route it through\n");
@@ -878,7 +786,7 @@ test_usage_errors (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto (Scratch) s = { 0 };
-      g_auto (Run) run = { 0 };
+      g_auto (DshTestRun) run = { 0 };
       g_auto (LogFacts) facts = { 0 };
       g_autoptr (GPtrArray) options = g_ptr_array_new ();
       g_autofree char *target = NULL;
@@ -898,7 +806,7 @@ test_usage_errors (void)
 
         run_exec (&run, (const char *const *) options->pdata, command, NULL);
       }
-      g_assert_cmpint (run.status, ==, 125);
+      g_assert_cmpint (run.exit_code, ==, 125);
       if (cases[i].err != NULL)
         g_assert_cmpstr (run.err, ==, cases[i].err);
       else
@@ -914,24 +822,19 @@ static void
 test_danger_grant_runs_raw (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (Run) run = { 0 };
+  g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonObject) report = NULL;
-  g_autofree char *approver = NULL;
   g_autofree char *target = NULL;
   g_autofree char *script = NULL;
 
-  if (!bwrap_works ())
-    {
-      dsh_test_require (FALSE, "a working bwrap");
-      return;
-    }
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
   scratch_init (&s);
   make_session (&s, WW, DSH_APPROVAL_POLICY_ASK);
-  approver = g_strdup_printf ("/bin/sh %s", s.approver);
   target = g_build_filename (s.out, "f", NULL);
   script = g_strdup_printf ("echo ran > '%s'; exit 7", target);
   {
-    const char *options[] = { "--session", s.session, "--approver", approver,
+    const char *options[] = { "--session", s.session, "--approver", s.approver,
                               "--sandbox-permissions", "danger-full-access", "--justification",
                               JUSTIFICATION, "--report", s.report, NULL };
     const char *command[] = { "/bin/sh", "-c", script, NULL };
@@ -940,7 +843,7 @@ test_danger_grant_runs_raw (void)
     run_exec (&run, options, command, env);
   }
   /* The raw argv ran: the exit status passes through, no provider was involved. */
-  g_assert_cmpint (run.status, ==, 7);
+  g_assert_cmpint (run.exit_code, ==, 7);
   g_assert_cmpstr (run.err, ==, "");
   g_assert_true (g_file_test (target, G_FILE_TEST_EXISTS));
   report = read_json_object (s.report, "exec-report.schema.json");
@@ -971,7 +874,7 @@ test_describe (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto (Scratch) s = { 0 };
-      g_auto (Run) run = { 0 };
+      g_auto (DshTestRun) run = { 0 };
       g_autofree char *expected = NULL;
       GString *text = g_string_new (dsh_text_bash_description ());
 
@@ -989,7 +892,7 @@ test_describe (void)
         g_string_append_printf (text, "\n\n%s", dsh_text_approval_never ());
       g_string_append_c (text, '\n');
       expected = g_string_free (text, FALSE);
-      g_assert_cmpint (run.status, ==, 0);
+      g_assert_cmpint (run.exit_code, ==, 0);
       g_assert_cmpstr (run.out, ==, expected);
       g_assert_cmpint (strstr (run.out, "Attempting a command the sandbox may deny") != NULL, ==,
                        cases[i].paragraph);
@@ -1098,9 +1001,10 @@ run_on_full_tmpfs (Scratch *s, const char *fill, int *status, char **err, LogFac
   g_subprocess_wait (process, NULL, &error);
   g_assert_no_error (error);
 
-  if (!g_subprocess_get_if_exited (process) || g_subprocess_get_exit_status (process) >= 98)
+  if (!dsh_test_require (g_subprocess_get_if_exited (process) &&
+                           g_subprocess_get_exit_status (process) < 98,
+                         "a private mount namespace with a tmpfs (unshare, mount)"))
     {
-      dsh_test_require (FALSE, "a private mount namespace with a tmpfs (unshare, mount)");
       *status = -1;
       return;
     }
@@ -1231,11 +1135,8 @@ test_pty (gconstpointer data)
   int wstatus = 0;
   pid_t pid;
 
-  if (!bwrap_works ())
-    {
-      dsh_test_require (FALSE, "a working bwrap");
-      return;
-    }
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
   scratch_init (&s);
   make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
   target = g_build_filename (s.ws, "f", NULL);

@@ -229,8 +229,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
 
   f->dir = dsh_test_make_tmp_dir ();
   f->path = g_build_filename (f->dir, "session.jsonl", NULL);
-  f->log = dsh_session_log_create (f->path, f->dir, &error);
-  g_assert_no_error (error);
+  f->log = dsh_test_create_session_log (f->path, f->dir);
   f->turn = dsh_session_log_begin_turn (f->log, &error);
   g_assert_no_error (error);
   f->service = dsh_approval_service_new ();
@@ -265,12 +264,10 @@ events_of_kind (DshSessionLog *log, DshSessionEventKind kind)
 static void
 assert_audit_pair (const char *path, const char *reason, const char *outcome)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (DshSessionLog) reloaded = dsh_session_log_load (path, &error);
+  g_autoptr (DshSessionLog) reloaded = dsh_test_load_session_log (path);
   g_autoptr (GPtrArray) asked = NULL;
   g_autoptr (GPtrArray) decided = NULL;
 
-  g_assert_no_error (error);
   g_assert_cmpuint (dsh_session_log_get_dropped_count (reloaded), ==, 0);
   asked = events_of_kind (reloaded, DSH_SESSION_EVENT_APPROVAL_ASKED);
   decided = events_of_kind (reloaded, DSH_SESSION_EVENT_APPROVAL_DECIDED);
@@ -449,8 +446,7 @@ test_scoped_answerer (Fixture *f, gconstpointer data)
 
   /* Its own session's question does, also through another handle on the same file. */
   g_assert_cmpint (ask_ok (f), ==, DSH_APPROVAL_OUTCOME_ALLOWED_ONCE);
-  same_file = dsh_session_log_load (f->path, &error);
-  g_assert_no_error (error);
+  same_file = dsh_test_load_session_log (f->path);
   g_assert_true (dsh_approval_service_request (f->service, same_file, DSH_APPROVAL_POLICY_ASK,
                                                "bash", "why not", NULL, NULL, &outcome,
                                                &error));
@@ -796,8 +792,7 @@ test_policy_notice (Fixture *f, gconstpointer data)
   g_assert_cmpuint (policies->len, ==, 1);
 
   /* Folded from the file on every call: a reload sees the same policy. */
-  reloaded = dsh_session_log_load (f->path, &error);
-  g_assert_no_error (error);
+  reloaded = dsh_test_load_session_log (f->path);
   g_assert_cmpint (dsh_approval_service_get_policy (f->service, reloaded), ==,
                    DSH_APPROVAL_POLICY_NEVER);
 

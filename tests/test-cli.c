@@ -28,18 +28,6 @@ assert_one_error_line_matching (const char *err, const char *pattern)
     g_error ("stderr \"%s\" does not match \"%s\"", err, pattern);
 }
 
-static void
-run_cli (DshTestRun *run, const char *const *args, const char *const *env, const char *cwd)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-
-  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
-  for (gsize i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  dsh_test_run (run, (const char *const *) argv->pdata, env, cwd, NULL);
-}
-
 typedef struct {
   const char *name;
   const char *args[12];
@@ -92,7 +80,7 @@ test_bad_input (void)
       g_auto (DshTestRun) run = { 0 };
 
       g_test_message ("case: %s", cases[i].name);
-      run_cli (&run, cases[i].args, NULL, ws);
+      dsh_test_run_cli (&run, cases[i].args, NULL, ws);
       g_assert_cmpint (run.exit_code, ==, 125);
       assert_one_error_line_matching (run.err, cases[i].expected_pattern);
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
@@ -120,7 +108,7 @@ test_unavailable_never_runs (void)
       g_autofree char *json = NULL;
       g_autoptr (JsonNode) node = NULL;
 
-      run_cli (&run, args, env, ws);
+      dsh_test_run_cli (&run, args, env, ws);
       g_assert_cmpint (run.exit_code, ==, 125);
       assert_one_error_line (run.err, text);
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
@@ -149,13 +137,11 @@ test_danger_full_access_runs_raw (void)
   const char *args[] = { "exec", "--mode", "danger-full-access", "--workspace", ws, "--", "sh",
                          "-c", script, NULL };
   g_auto (DshTestRun) run = { 0 };
-  g_autofree char *written = NULL;
 
-  run_cli (&run, args, env, ws);
+  dsh_test_run_cli (&run, args, env, ws);
   g_assert_cmpint (run.exit_code, ==, 7);
   g_assert_cmpstr (run.err, ==, "");
-  written = dsh_test_read_file (target);
-  g_assert_cmpstr (written, ==, "raw\n");
+  dsh_test_assert_file_is (target, "raw\n");
 }
 
 static void
@@ -168,7 +154,7 @@ test_report_unwritable_never_runs (void)
                          "/nonexistent-dsh/report.json", "--", "sh", "-c", touch, NULL };
   g_auto (DshTestRun) run = { 0 };
 
-  run_cli (&run, args, NULL, ws);
+  dsh_test_run_cli (&run, args, NULL, ws);
   g_assert_cmpint (run.exit_code, ==, 125);
   assert_one_error_line (run.err, "cannot open the report file: No such file or directory");
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
@@ -190,8 +176,8 @@ test_bwrap_runner_failure (void)
   g_autofree char *report = g_build_filename (ws, "report.json", NULL);
   g_autofree char *touch = g_strdup_printf ("touch %s", marker);
   const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", NULL };
-  const char *argv[] = { g_getenv ("DSH_TEST_DENY_SYSCALLS"), "--errno", "EPERM", "--syscall",
-                         "unshare,clone", "--", dsh_test_cli (), "exec", "--mode",
+  const char *argv[] = { dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno", "EPERM",
+                         "--syscall", "unshare,clone", "--", dsh_test_cli (), "exec", "--mode",
                          "workspace-write", "--workspace", ws, "--report", report, "--", "sh",
                          "-c", touch, NULL };
   g_auto (DshTestRun) run = { 0 };
@@ -201,13 +187,10 @@ test_bwrap_runner_failure (void)
   const char *last_line;
   JsonObject *object;
 
-  dsh_test_require (have_bwrap (), "bwrap");
-  if (!have_bwrap ())
+  if (!dsh_test_require (have_bwrap (), "bwrap"))
     return;
-  g_assert_nonnull (argv[0]);
 
   dsh_test_run (&run, argv, env, ws, NULL);
-  g_test_message ("stderr: %s", run.err);
   g_assert_cmpint (run.exit_code, ==, 125);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 
@@ -237,10 +220,9 @@ test_bwrap_command_exec_failure_is_not_runner_failure (void)
   const char *args[] = { "exec", "--workspace", ws, "--", "/nonexistent-dsh-program", NULL };
   g_auto (DshTestRun) run = { 0 };
 
-  dsh_test_require (have_bwrap (), "bwrap");
-  if (!have_bwrap ())
+  if (!dsh_test_require (have_bwrap (), "bwrap"))
     return;
-  run_cli (&run, args, env, ws);
+  dsh_test_run_cli (&run, args, env, ws);
   /* The command's own failure to exist passes through as bwrap reports it. */
   g_assert_cmpint (run.exit_code, ==, 1);
   g_assert_null (strstr (run.err, "dsh-sandbox:"));
@@ -261,10 +243,9 @@ test_confine_json (void)
   g_autofree char *canonical = realpath (ws, NULL);
   gboolean saw_ro_root = FALSE, saw_proc = FALSE, saw_bind = FALSE;
 
-  dsh_test_require (have_bwrap (), "bwrap");
-  if (!have_bwrap ())
+  if (!dsh_test_require (have_bwrap (), "bwrap"))
     return;
-  run_cli (&run, args, env, ws);
+  dsh_test_run_cli (&run, args, env, ws);
   g_assert_cmpint (run.exit_code, ==, 0);
   dsh_test_assert_valid_json (run.out, "confined-argv.schema.json");
   node = dsh_test_parse_json (run.out);
@@ -302,10 +283,9 @@ test_probe_json_real (void)
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonNode) node = NULL;
 
-  dsh_test_require (have_bwrap (), "bwrap");
-  if (!have_bwrap ())
+  if (!dsh_test_require (have_bwrap (), "bwrap"))
     return;
-  run_cli (&run, args, NULL, NULL);
+  dsh_test_run_cli (&run, args, NULL, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
   dsh_test_assert_valid_json (run.out, "probe.schema.json");
   node = dsh_test_parse_json (run.out);
@@ -326,8 +306,6 @@ test_probe_refuses_fixtures (void)
   const char *args[] = { "probe", "--json", NULL };
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonNode) node = NULL;
-  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  JsonArray *candidates;
   struct {
     const char *name;
     const char *status;
@@ -350,27 +328,19 @@ test_probe_refuses_fixtures (void)
       g_autofree char *copy = dsh_test_copy_module (path, dir);
     }
 
-  run_cli (&run, args, env, NULL);
+  dsh_test_run_cli (&run, args, env, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
   dsh_test_assert_valid_json (run.out, "probe.schema.json");
   node = dsh_test_parse_json (run.out);
-  candidates = json_object_get_array_member (json_node_get_object (node), "candidates");
-  for (guint i = 0; i < json_array_get_length (candidates); i++)
-    {
-      JsonObject *c = json_array_get_object_element (candidates, i);
-
-      g_hash_table_insert (by_name, (gpointer) json_object_get_string_member (c, "name"), c);
-    }
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
     {
-      JsonObject *c = g_hash_table_lookup (by_name, expected[i].name);
+      const char *name = expected[i].name;
 
-      g_test_message ("fixture %s", expected[i].name);
-      g_assert_nonnull (c);
-      g_assert_cmpstr (json_object_get_string_member (c, "status"), ==, expected[i].status);
+      g_test_message ("fixture %s", name);
+      g_assert_cmpstr (dsh_test_candidate_string (node, name, "status"), ==, expected[i].status);
       if (expected[i].reason != NULL)
         g_assert_true (g_pattern_match_simple (expected[i].reason,
-                                               json_object_get_string_member (c, "reason")));
+                                               dsh_test_candidate_string (node, name, "reason")));
     }
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "selected"), ==,
                    "fake-alpha");
@@ -395,7 +365,7 @@ test_probe_refuses_untrusted_files (void)
     JsonObject *c;
 
     g_assert_cmpint (g_chmod (copy, 0666), ==, 0);
-    run_cli (&run, args, env, NULL);
+    dsh_test_run_cli (&run, args, env, NULL);
     g_assert_cmpint (run.exit_code, ==, 1);
     dsh_test_assert_valid_json (run.out, "probe.schema.json");
     node = dsh_test_parse_json (run.out);
@@ -416,7 +386,7 @@ test_probe_refuses_untrusted_files (void)
     JsonObject *c;
 
     g_assert_cmpint (g_chmod (shared_dir, 0775), ==, 0);
-    run_cli (&run, args, env, NULL);
+    dsh_test_run_cli (&run, args, env, NULL);
     g_assert_cmpint (run.exit_code, ==, 1);
     node = dsh_test_parse_json (run.out);
     c = json_array_get_object_element (
@@ -439,13 +409,13 @@ test_plain_exec_is_lean (void)
   g_auto (DshTestRun) lean = { 0 };
   g_auto (DshTestRun) handed = { 0 };
 
-  run_cli (&lean, plain, env, ws);
+  dsh_test_run_cli (&lean, plain, env, ws);
   g_assert_cmpint (lean.exit_code, ==, 0);
   g_assert_nonnull (strstr (lean.err, "libglib-2.0.so"));
   g_assert_null (strstr (lean.err, "libjson-glib"));
   g_assert_null (strstr (lean.err, "libgio-2.0"));
 
-  run_cli (&handed, full, env, ws);
+  dsh_test_run_cli (&handed, full, env, ws);
   g_assert_nonnull (strstr (handed.err, "libjson-glib"));
 }
 

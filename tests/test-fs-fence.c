@@ -32,24 +32,6 @@ under (const char *path, const char *root)
          (strncmp (path, root, n) == 0 && (path[n] == '\0' || path[n] == '/'));
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 /* The workspace and the "outside" must not be under /tmp or $TMPDIR: those are writable roots
  * themselves, and an escape into them would rightly succeed. */
 static char *
@@ -103,8 +85,7 @@ static void
 fixture_tear_down (Fixture *f, gconstpointer portable)
 {
   dsh_fs_fence_set_portable_walk_for_testing (FALSE);
-  if (f->base != NULL)
-    remove_tree (f->base);
+  dsh_test_remove_tree (f->base);
   g_free (f->base);
   g_free (f->ws);
   g_free (f->outside);
@@ -114,10 +95,7 @@ fixture_tear_down (Fixture *f, gconstpointer portable)
 static gboolean
 skip_without_base (Fixture *f)
 {
-  if (f->base != NULL)
-    return FALSE;
-  dsh_test_require (FALSE, "a writable directory outside /tmp and $TMPDIR");
-  return TRUE;
+  return !dsh_test_require (f->base != NULL, "a writable directory outside /tmp and $TMPDIR");
 }
 
 static char *
@@ -192,7 +170,6 @@ test_inside_allowed (Fixture *f, gconstpointer portable)
   g_autofree char *alias = NULL;
   g_autofree char *via_alias = NULL;
   g_autofree char *landed = NULL;
-  g_autofree char *contents = NULL;
   g_autofree char *tmp_file = NULL;
 
   if (skip_without_base (f))
@@ -204,8 +181,7 @@ test_inside_allowed (Fixture *f, gconstpointer portable)
 
   assert_write_allowed (f, file);
   assert_write_allowed (f, nested);
-  contents = dsh_test_read_file (nested);
-  g_assert_cmpstr (contents, ==, "x");
+  dsh_test_assert_file_is (nested, "x");
 
   /* Spelled through a symlinked directory outside the roots, it still lands in the root. */
   alias = g_build_filename (f->base, "alias", NULL);
@@ -282,11 +258,8 @@ test_magic_links_denied (Fixture *f, gconstpointer portable)
 
   if (skip_without_base (f))
     return;
-  if (!g_file_test ("/proc/self/fd", G_FILE_TEST_IS_DIR))
-    {
-      dsh_test_require (FALSE, "/proc");
-      return;
-    }
+  if (!dsh_test_require (g_file_test ("/proc/self/fd", G_FILE_TEST_IS_DIR), "/proc"))
+    return;
 
   outside_fd = open (f->outside, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   g_assert_cmpint (outside_fd, >=, 0);
@@ -486,12 +459,9 @@ test_race_symlink_swap (Fixture *f, gconstpointer portable)
   g_assert_cmpint (g_mkdir (flipper.a, 0700), ==, 0);
   g_assert_cmpint (symlink (f->outside, flipper.b), ==, 0);
   probe = g_strdup (flipper.b);
-  if (renameat2 (AT_FDCWD, flipper.a, AT_FDCWD, probe, RENAME_EXCHANGE) != 0)
-    {
-      dsh_test_require (errno != EINVAL && errno != ENOSYS, "renameat2(RENAME_EXCHANGE)");
-      if (errno == EINVAL || errno == ENOSYS)
-        return;
-    }
+  if (renameat2 (AT_FDCWD, flipper.a, AT_FDCWD, probe, RENAME_EXCHANGE) != 0 &&
+      !dsh_test_require (errno != EINVAL && errno != ENOSYS, "renameat2(RENAME_EXCHANGE)"))
+    return;
 
   thread = g_thread_new ("flipper", flip, &flipper);
   for (guint i = 0; i < iterations; i++)

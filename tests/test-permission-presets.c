@@ -6,16 +6,14 @@
  */
 #include "dsh-test-util.h"
 
+/* A new session log in a fresh temporary directory, which is also its cwd. */
 static DshSessionLog *
 new_session (const char *name)
 {
   g_autofree char *dir = dsh_test_make_tmp_dir ();
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) error = NULL;
-  DshSessionLog *log = dsh_session_log_create (path, dir, &error);
 
-  g_assert_no_error (error);
-  return log;
+  return dsh_test_create_session_log (path, dir);
 }
 
 /* The types appended since the event count `since`, comma-separated. */
@@ -202,12 +200,10 @@ run_case (gconstpointer data)
 
       /* current() is a fold: a restart agrees. */
       {
-        g_autoptr (DshSessionLog) restarted = dsh_session_log_load (dsh_session_log_get_path (log),
-                                                                    &error);
-        g_autofree char *again = NULL;
+        g_autoptr (DshSessionLog) restarted =
+          dsh_test_load_session_log (dsh_session_log_get_path (log));
+        g_autofree char *again = current (presets, restarted);
 
-        g_assert_no_error (error);
-        again = current (presets, restarted);
         g_assert_cmpstr (again, ==, now);
       }
     }
@@ -308,8 +304,7 @@ test_default_change_leaves_existing_sessions (void)
   g_assert_no_error (error);
   service = dsh_policy_service_new (dsh_permission_presets_get_default_mode (after), dir);
 
-  reloaded = dsh_session_log_load (old_path, &error);
-  g_assert_no_error (error);
+  reloaded = dsh_test_load_session_log (old_path);
   old_policy = dsh_policy_service_resolve (service, reloaded);
   g_assert_cmpint (old_policy->mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
   {

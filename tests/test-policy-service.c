@@ -13,32 +13,8 @@ static DshSessionLog *
 new_session (const char *dir, const char *name, const char *cwd)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) error = NULL;
-  DshSessionLog *log = dsh_session_log_create (path, cwd, &error);
 
-  g_assert_no_error (error);
-  return log;
-}
-
-static DshSessionLog *
-reload (DshSessionLog *log)
-{
-  g_autoptr (GError) error = NULL;
-  DshSessionLog *again = dsh_session_log_load (dsh_session_log_get_path (log), &error);
-
-  g_assert_no_error (error);
-  return again;
-}
-
-static guint
-count_lines (const char *path)
-{
-  g_autofree char *contents = dsh_test_read_file (path);
-  guint n = 0;
-
-  for (const char *p = contents; *p != '\0'; p++)
-    n += *p == '\n';
-  return n;
+  return dsh_test_create_session_log (path, cwd);
 }
 
 static void
@@ -137,15 +113,15 @@ test_set_mode_appends_exactly_one_event (void)
 
   for (guint i = 0; i < 3; i++)
     {
-      guint before = count_lines (path);
+      guint before = dsh_test_count_lines (path);
 
       g_assert_true (dsh_policy_service_set_mode (service, session, (DshSandboxMode) i, &error));
       g_assert_no_error (error);
-      g_assert_cmpuint (count_lines (path), ==, before + 1);
+      g_assert_cmpuint (dsh_test_count_lines (path), ==, before + 1);
     }
   g_assert_false (dsh_policy_service_set_mode (service, session, (DshSandboxMode) 9, &error));
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpuint (count_lines (path), ==, 4);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 4);
 }
 
 static void
@@ -172,7 +148,7 @@ test_restart_gives_same_answer (void)
 
       g_assert_true (dsh_policy_service_set_mode (before_service, session, sequence[i], &error));
       before = dsh_policy_service_resolve (before_service, session);
-      restarted = reload (session);
+      restarted = dsh_test_load_session_log (dsh_session_log_get_path (session));
       after = dsh_policy_service_resolve (after_service, restarted);
       g_assert_cmpint (before->mode, ==, sequence[i]);
       g_assert_cmpint (after->mode, ==, before->mode);

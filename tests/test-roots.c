@@ -126,20 +126,26 @@ test_writable_roots_by_mode (void)
     }
 }
 
-/* Each case runs in a subprocess, since the temp directory is read once per process. */
+/* Each case runs in a subprocess, since the temp directory is read once per process: in the
+ * subprocess this prints the roots and returns TRUE, and the case returns at once. */
+static gboolean
+print_roots_in_subprocess (void)
+{
+  g_auto (GStrv) roots = NULL;
+  g_autofree char *joined = NULL;
+
+  if (!g_test_subprocess ())
+    return FALSE;
+  roots = roots_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, g_getenv ("DSH_TEST_WORKSPACE"));
+  joined = g_strjoinv ("|", roots);
+  g_print ("%s", joined);
+  return TRUE;
+}
+
+/* Runs the case's subprocess with TMPDIR and the workspace set; it must print expected. */
 static void
 run_with_tmpdir (const char *tmpdir, const char *workspace, const char *const *expected)
 {
-  if (g_test_subprocess ())
-    {
-      g_auto (GStrv) roots = roots_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE,
-                                        g_getenv ("DSH_TEST_WORKSPACE"));
-      g_autofree char *joined = g_strjoinv ("|", roots);
-
-      g_print ("%s", joined);
-      return;
-    }
-
   g_setenv ("TMPDIR", tmpdir, TRUE);
   g_setenv ("DSH_TEST_WORKSPACE", workspace, TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
@@ -159,11 +165,8 @@ test_writable_roots_tmpdir_is_tmp (void)
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
   const char *expected[3];
 
-  if (g_test_subprocess ())
-    {
-      run_with_tmpdir (NULL, NULL, NULL);
-      return;
-    }
+  if (print_roots_in_subprocess ())
+    return;
   root = real_tmp_dir ();
   expected[0] = root;
   expected[1] = tmp;
@@ -179,11 +182,8 @@ test_writable_roots_tmpdir_symlink_to_tmp (void)
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
   const char *expected[3];
 
-  if (g_test_subprocess ())
-    {
-      run_with_tmpdir (NULL, NULL, NULL);
-      return;
-    }
+  if (print_roots_in_subprocess ())
+    return;
   root = real_tmp_dir ();
   link = g_build_filename (root, "tmp-link", NULL);
   g_assert_cmpint (symlink ("/tmp", link), ==, 0);
@@ -201,11 +201,8 @@ test_writable_roots_workspace_is_tmp (void)
   g_autofree char *tmpdir = NULL;
   const char *expected[3];
 
-  if (g_test_subprocess ())
-    {
-      run_with_tmpdir (NULL, NULL, NULL);
-      return;
-    }
+  if (print_roots_in_subprocess ())
+    return;
   root = real_tmp_dir ();
   tmpdir = g_build_filename (root, "own-tmp", NULL);
   g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
@@ -223,11 +220,8 @@ test_writable_roots_missing_tmpdir (void)
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
   const char *expected[4];
 
-  if (g_test_subprocess ())
-    {
-      run_with_tmpdir (NULL, NULL, NULL);
-      return;
-    }
+  if (print_roots_in_subprocess ())
+    return;
   root = real_tmp_dir ();
   expected[0] = root;
   expected[1] = tmp;

@@ -65,20 +65,21 @@ runs_logged (Fixture *f)
   return contents != NULL ? contents : g_strdup ("");
 }
 
-static JsonObject *
-candidate_named (JsonNode *report, const char *name)
+/* confine() fails closed, with the exact unavailable text for the mode named mode_name. */
+static void
+assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
 {
-  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
-                                                        "candidates");
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (mode, f->workspace, NULL);
+  g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expected = dsh_text_unavailable (mode_name);
+  const char *argv[] = { "true", NULL };
 
-  for (guint i = 0; i < json_array_get_length (candidates); i++)
-    {
-      JsonObject *c = json_array_get_object_element (candidates, i);
-
-      if (g_str_equal (json_object_get_string_member (c, "name"), name))
-        return c;
-    }
-  g_assert_not_reached ();
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_assert_null (confined);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, expected);
 }
 
 static const char *alpha_only[] = { "fake-alpha", NULL };
@@ -98,8 +99,7 @@ test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
   g_assert_cmpstr (log, ==, "");
 
   report = dsh_local_provider_describe (provider);
-  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-alpha"), "probe"),
-                   ==, "skipped");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "probe"), ==, "skipped");
 }
 
 static void
@@ -118,10 +118,8 @@ test_chain_probed_in_priority_order (Fixture *f, gconstpointer data)
   g_assert_cmpstr (log, ==, "alpha\n");
 
   report = dsh_local_provider_describe (provider);
-  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-alpha"), "probe"),
-                   ==, "passed");
-  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-beta"), "probe"),
-                   ==, "not-run");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "probe"), ==, "passed");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-beta", "probe"), ==, "not-run");
 }
 
 static void
@@ -130,7 +128,6 @@ test_failing_probe_falls_through (Fixture *f, gconstpointer data)
   g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (JsonNode) report = NULL;
   g_autofree char *log = NULL;
-  JsonObject *alpha;
 
   g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
   provider = new_provider (f);
@@ -139,48 +136,24 @@ test_failing_probe_falls_through (Fixture *f, gconstpointer data)
   g_assert_cmpstr (log, ==, "beta\n");
 
   report = dsh_local_provider_describe (provider);
-  alpha = candidate_named (report, "fake-alpha");
-  g_assert_cmpstr (json_object_get_string_member (alpha, "status"), ==, "unusable");
-  g_assert_cmpstr (json_object_get_string_member (alpha, "probe"), ==, "failed");
-  g_assert_nonnull (strstr (json_object_get_string_member (alpha, "reason"),
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "unusable");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "probe"), ==, "failed");
+  g_assert_nonnull (strstr (dsh_test_candidate_string (report, "fake-alpha", "reason"),
                             "fake-alpha: fatal: broken by the environment"));
 }
 
 static void
 test_nothing_usable_fails_closed (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = NULL;
-  g_autoptr (DshSandboxPolicy) policy = NULL;
-  g_autoptr (DshConfinedArgv) confined = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *expected = dsh_text_unavailable ("workspace-write");
-  const char *argv[] = { "true", NULL };
-
   g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
   g_setenv ("DSH_FAKE_BETA_BROKEN", "1", TRUE);
-  provider = new_provider (f);
-  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, f->workspace, NULL);
-  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
-  g_assert_null (confined);
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
-  g_assert_cmpstr (error->message, ==, expected);
+  assert_fails_closed (f, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "workspace-write");
 }
 
 static void
 test_empty_dir_fails_closed (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
-  g_autoptr (DshSandboxPolicy) policy = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *expected = dsh_text_unavailable ("read-only");
-  const char *argv[] = { "true", NULL };
-  g_autoptr (DshConfinedArgv) confined = NULL;
-
-  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, f->workspace, NULL);
-  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
-  g_assert_null (confined);
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
-  g_assert_cmpstr (error->message, ==, expected);
+  assert_fails_closed (f, DSH_SANDBOX_MODE_READ_ONLY, "read-only");
 }
 
 static void
@@ -197,9 +170,7 @@ test_override_restricts_chain (Fixture *f, gconstpointer data)
   log = runs_logged (f);
   g_assert_cmpstr (log, ==, "");
   report = dsh_local_provider_describe (provider);
-  g_assert_cmpstr (json_object_get_string_member (candidate_named (report, "fake-alpha"),
-                                                  "status"),
-                   ==, "excluded");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
 }
 
 static void

@@ -11,22 +11,28 @@
 #include "dsh-test-util.h"
 
 static void
+cli_valist (DshTestRun *run, const char *const *env, const char *first, va_list ap)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+
+  for (const char *arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (args, (gpointer) arg);
+  g_ptr_array_add (args, NULL);
+  dsh_test_run_cli (run, (const char *const *) args->pdata, env, NULL);
+}
+
+/* dsh-sandbox with the arguments that follow, NULL-terminated. */
+static void
 cli (DshTestRun *run, const char *const *env, const char *first, ...) G_GNUC_NULL_TERMINATED;
 
 static void
 cli (DshTestRun *run, const char *const *env, const char *first, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  va_list args;
+  va_list ap;
 
-  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
-  va_start (args, first);
-  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (gpointer) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-  dsh_test_run_clear (run);
-  dsh_test_run (run, (const char *const *) argv->pdata, env, NULL, NULL);
+  va_start (ap, first);
+  cli_valist (run, env, first, ap);
+  va_end (ap);
 }
 
 static void
@@ -64,27 +70,30 @@ assert_log_valid (const char *path)
                                                  : "session-event.schema.json");
 }
 
-static guint
-count_lines (const char *path)
-{
-  g_autofree char *contents = dsh_test_read_file (path);
-  guint n = 0;
+/* cli() that must succeed and print an object valid against schema; returns the object. */
+static JsonObject *
+cli_json (DshTestRun *run, const char *const *env, const char *schema, const char *first, ...)
+  G_GNUC_NULL_TERMINATED;
 
-  for (const char *p = contents; *p != '\0'; p++)
-    n += *p == '\n';
-  return n;
+static JsonObject *
+cli_json (DshTestRun *run, const char *const *env, const char *schema, const char *first, ...)
+{
+  g_autoptr (JsonNode) node = NULL;
+  va_list ap;
+
+  va_start (ap, first);
+  cli_valist (run, env, first, ap);
+  va_end (ap);
+  assert_ok (run);
+  dsh_test_assert_valid_json (run->out, schema);
+  node = dsh_test_parse_json (run->out);
+  return json_object_ref (json_node_get_object (node));
 }
 
 static JsonObject *
-show_json (DshTestRun *run, const char *path)
+show_json (DshTestRun *run, const char *const *env, const char *path)
 {
-  g_autoptr (JsonNode) node = NULL;
-
-  cli (run, NULL, "session", "show", path, "--json", NULL);
-  assert_ok (run);
-  dsh_test_assert_valid_json (run->out, "session-show.schema.json");
-  node = dsh_test_parse_json (run->out);
-  return json_object_ref (json_node_get_object (node));
+  return cli_json (run, env, "session-show.schema.json", "session", "show", path, "--json", NULL);
 }
 
 static void
@@ -103,9 +112,9 @@ test_session_lifecycle (void)
   id = g_strstrip (g_strdup (run.out));
   g_assert_true (g_uuid_string_is_valid (id));
   assert_log_valid (path);
-  g_assert_cmpuint (count_lines (path), ==, 4);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 4);
 
-  shown = show_json (&run, path);
+  shown = show_json (&run, NULL, path);
   policy = json_object_get_object_member (shown, "policy");
   g_assert_cmpstr (json_object_get_string_member (policy, "mode"), ==, "workspace-write");
   g_assert_cmpstr (json_object_get_string_member (policy, "workspaceRoot"), ==, canonical_dir);
@@ -118,10 +127,10 @@ test_session_lifecycle (void)
   /* Each switch is exactly its event. */
   cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
   assert_ok (&run);
-  g_assert_cmpuint (count_lines (path), ==, 5);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 5);
   cli (&run, NULL, "session", "set-approval", path, "never", NULL);
   assert_ok (&run);
-  g_assert_cmpuint (count_lines (path), ==, 6);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 6);
   {
     g_autofree char *notice = dsh_text_approval_policy_changed ("ask", "never");
     g_autofree char *line = g_strconcat (notice, "\n", NULL);
@@ -132,8 +141,8 @@ test_session_lifecycle (void)
   cli (&run, NULL, "session", "set-approval", path, "never", NULL);
   assert_ok (&run);
   g_assert_cmpstr (run.out, ==, "");
-  g_assert_cmpuint (count_lines (path), ==, 7);
-  shown = show_json (&run, path);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 7);
+  shown = show_json (&run, NULL, path);
   g_assert_cmpstr (json_object_get_string_member (shown, "preset"), ==, "custom");
   g_assert_cmpstr (json_object_get_string_member (shown, "recordedPreset"), ==,
                    "workspace-write");
@@ -141,10 +150,10 @@ test_session_lifecycle (void)
 
   cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
   assert_ok (&run);
-  g_assert_cmpuint (count_lines (path), ==, 9); /* preset + mode; policy was already never */
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 9); /* preset + mode; policy was already never */
   cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
   assert_ok (&run);
-  g_assert_cmpuint (count_lines (path), ==, 9); /* net zero */
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 9); /* net zero */
   assert_log_valid (path);
 
   cli (&run, NULL, "session", "show", path, NULL);
@@ -159,36 +168,27 @@ test_policy_resolve_and_context (void)
   g_autofree char *dir = dsh_test_make_tmp_dir ();
   g_autofree char *canonical_dir = dsh_canonical_path (dir);
   g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  const char *schema = "policy-resolve.schema.json";
   g_auto (DshTestRun) run = { 0 };
-  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (JsonObject) resolved = NULL;
   g_autofree char *expected_context = NULL;
 
   cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
   assert_ok (&run);
 
-  cli (&run, NULL, "policy", "resolve", "--session", path, "--json", NULL);
-  assert_ok (&run);
-  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
-  node = dsh_test_parse_json (run.out);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "mode"), ==,
-                   "read-only");
-  g_clear_pointer (&node, json_node_unref);
+  resolved = cli_json (&run, NULL, schema, "policy", "resolve", "--session", path, "--json",
+                       NULL);
+  g_assert_cmpstr (json_object_get_string_member (resolved, "mode"), ==, "read-only");
+  g_clear_pointer (&resolved, json_object_unref);
 
-  cli (&run, NULL, "policy", "resolve", "--session", path, "--mode", "workspace-write", "--json",
-       NULL);
-  assert_ok (&run);
-  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
-  node = dsh_test_parse_json (run.out);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "mode"), ==,
-                   "workspace-write");
-  g_clear_pointer (&node, json_node_unref);
+  resolved = cli_json (&run, NULL, schema, "policy", "resolve", "--session", path, "--mode",
+                       "workspace-write", "--json", NULL);
+  g_assert_cmpstr (json_object_get_string_member (resolved, "mode"), ==, "workspace-write");
+  g_clear_pointer (&resolved, json_object_unref);
 
   /* Agentless: no sessionId. */
-  cli (&run, NULL, "policy", "resolve", "--json", NULL);
-  assert_ok (&run);
-  dsh_test_assert_valid_json (run.out, "policy-resolve.schema.json");
-  node = dsh_test_parse_json (run.out);
-  g_assert_false (json_object_has_member (json_node_get_object (node), "sessionId"));
+  resolved = cli_json (&run, NULL, schema, "policy", "resolve", "--json", NULL);
+  g_assert_false (json_object_has_member (resolved, "sessionId"));
 
   cli (&run, NULL, "policy", "context", "--session", path, NULL);
   assert_ok (&run);
@@ -217,7 +217,7 @@ test_bad_input (void)
 
   cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
   assert_ok (&run);
-  lines = count_lines (path);
+  lines = dsh_test_count_lines (path);
 
   cli (&run, NULL, "session", NULL);
   assert_refused (&run, "no subcommand");
@@ -248,7 +248,7 @@ test_bad_input (void)
   assert_refused (&run, "unexpected argument");
   cli (&run, NULL, "policy", NULL);
   assert_refused (&run, "no subcommand");
-  g_assert_cmpuint (count_lines (path), ==, lines);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
 
   /* A forged event in the file: every command refuses the session, naming the line. */
   g_assert_true (g_file_set_contents (forged,
@@ -299,22 +299,8 @@ test_config_defaults_and_pinning (void)
   assert_ok (&run);
   assert_log_valid (new_path);
 
-  cli (&run, env, "session", "show", old_path, "--json", NULL);
-  assert_ok (&run);
-  dsh_test_assert_valid_json (run.out, "session-show.schema.json");
-  {
-    g_autoptr (JsonNode) node = dsh_test_parse_json (run.out);
-
-    old_shown = json_object_ref (json_node_get_object (node));
-  }
-  cli (&run, env, "session", "show", new_path, "--json", NULL);
-  assert_ok (&run);
-  dsh_test_assert_valid_json (run.out, "session-show.schema.json");
-  {
-    g_autoptr (JsonNode) node = dsh_test_parse_json (run.out);
-
-    new_shown = json_object_ref (json_node_get_object (node));
-  }
+  old_shown = show_json (&run, env, old_path);
+  new_shown = show_json (&run, env, new_path);
 
   /* The old session kept its pinned read-only/ask; the new one starts as "build". */
   g_assert_cmpstr (json_object_get_string_member (
@@ -361,7 +347,7 @@ test_crash_tail_via_cli (void)
   /* Tear the last append. */
   g_assert_cmpint (truncate (path, (off_t) (length - 10)), ==, 0);
 
-  shown = show_json (&run, path);
+  shown = show_json (&run, NULL, path);
   g_assert_cmpint (json_object_get_int_member (shown, "droppedLines"), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (
                      json_object_get_object_member (shown, "policy"), "mode"), ==,

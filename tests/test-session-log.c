@@ -55,37 +55,6 @@ new_log_path (void)
   return g_build_filename (dir, "session.jsonl", NULL);
 }
 
-static DshSessionLog *
-create_log (const char *path)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cwd = g_path_get_dirname (path);
-  DshSessionLog *log = dsh_session_log_create (path, cwd, &error);
-
-  g_assert_no_error (error);
-  return log;
-}
-
-static DshSessionLog *
-load_ok (const char *path)
-{
-  g_autoptr (GError) error = NULL;
-  DshSessionLog *log = dsh_session_log_load (path, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (log);
-  return log;
-}
-
-static void
-write_file (const char *path, const char *contents)
-{
-  g_autoptr (GError) error = NULL;
-
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
-
 static gsize
 file_size (const char *path)
 {
@@ -93,17 +62,6 @@ file_size (const char *path)
 
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   return (gsize) st.st_size;
-}
-
-static guint
-count_lines (const char *path)
-{
-  g_autofree char *contents = dsh_test_read_file (path);
-  guint n = 0;
-
-  for (const char *p = contents; *p != '\0'; p++)
-    n += *p == '\n';
-  return n;
 }
 
 /* Serialises the events the way they would be replayed: type, data and time of each. */
@@ -132,7 +90,7 @@ static void
 test_create_and_replay (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   g_autoptr (DshSessionLog) reloaded = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *before = NULL;
@@ -157,10 +115,10 @@ test_create_and_replay (void)
   g_assert_true (dsh_session_log_end_turn (log, turn, &error));
   g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (count_lines (path), ==, 9);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 9);
 
   /* Restart: a new object from the file folds to the same answers. */
-  reloaded = load_ok (path);
+  reloaded = dsh_test_load_session_log (path);
   before = events_fingerprint (log);
   after = events_fingerprint (reloaded);
   g_assert_cmpstr (before, ==, after);
@@ -184,7 +142,7 @@ static void
 test_create_refuses_existing (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   g_autoptr (DshSessionLog) again = NULL;
   g_autoptr (GError) error = NULL;
 
@@ -212,7 +170,7 @@ static void
 test_torn_tail_truncated_mid_line (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   g_autoptr (DshSessionLog) reloaded = NULL;
   g_autoptr (DshSessionLog) final = NULL;
   g_autoptr (GError) error = NULL;
@@ -227,7 +185,7 @@ test_torn_tail_truncated_mid_line (void)
   /* A crash in the middle of the second append: cut the real file mid-line. */
   g_assert_cmpint (truncate (path, (off_t) (committed + 20)), ==, 0);
 
-  reloaded = load_ok (path);
+  reloaded = dsh_test_load_session_log (path);
   g_assert_cmpuint (dsh_session_log_get_dropped_count (reloaded), ==, 1);
   g_assert_true (dsh_session_log_last_mode (reloaded, &mode));
   g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
@@ -237,9 +195,9 @@ test_torn_tail_truncated_mid_line (void)
   /* The next append starts on a fresh line: the torn bytes are cut first. */
   g_assert_true (dsh_session_log_append_mode (reloaded, DSH_SANDBOX_MODE_READ_ONLY, &error));
   g_assert_no_error (error);
-  final = load_ok (path);
+  final = dsh_test_load_session_log (path);
   g_assert_cmpuint (dsh_session_log_get_dropped_count (final), ==, 0);
-  g_assert_cmpuint (count_lines (path), ==, 3);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 3);
   g_assert_true (dsh_session_log_last_mode (final, &mode));
   g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
 }
@@ -249,7 +207,7 @@ test_torn_tail_every_cut (void)
 {
   g_autofree char *path = new_log_path ();
   g_autofree char *copy = g_strconcat (path, ".cut", NULL);
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *contents = NULL;
   gsize header_end, last_start, length;
@@ -270,7 +228,7 @@ test_torn_tail_every_cut (void)
       DshSandboxMode mode;
 
       g_assert_true (g_file_set_contents (copy, contents, (gssize) cut, NULL));
-      torn = load_ok (copy);
+      torn = dsh_test_load_session_log (copy);
       g_assert_cmpuint (dsh_session_log_get_dropped_count (torn), ==, 1);
       g_assert_false (dsh_session_log_last_approval_policy (torn, &policy));
       g_assert_true (dsh_session_log_last_mode (torn, &mode));
@@ -299,21 +257,21 @@ test_unparsable_last_line_dropped (void)
   FILE *f;
 
   /* What some filesystems leave after a crash: the size grew, the data is zeroes. */
-  write_file (path, HEADER EV ("sandbox/mode", "{\"mode\":\"workspace-write\"}"));
+  dsh_test_write_file (path, HEADER EV ("sandbox/mode", "{\"mode\":\"workspace-write\"}"));
   f = fopen (path, "ab");
   g_assert_nonnull (f);
   fwrite (zeroes, 1, 40, f);
   fputc ('\n', f);
   fclose (f);
 
-  log = load_ok (path);
+  log = dsh_test_load_session_log (path);
   g_assert_cmpuint (dsh_session_log_get_dropped_count (log), ==, 1);
   g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
   g_assert_no_error (error);
   g_clear_object (&log);
-  log = load_ok (path);
+  log = dsh_test_load_session_log (path);
   g_assert_cmpuint (dsh_session_log_get_dropped_count (log), ==, 0);
-  g_assert_cmpuint (count_lines (path), ==, 3);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 3);
 }
 
 static void
@@ -345,7 +303,7 @@ test_malformed_middle_line_is_an_error (void)
       g_autoptr (DshSessionLog) log = NULL;
       g_autoptr (GError) error = NULL;
 
-      write_file (path, contents);
+      dsh_test_write_file (path, contents);
       log = dsh_session_log_load (path, &error);
       g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
       g_assert_null (log);
@@ -381,7 +339,7 @@ test_forged_events_refused_on_load (void)
           g_autoptr (DshSessionLog) log = NULL;
           g_autoptr (GError) error = NULL;
 
-          write_file (path, contents);
+          dsh_test_write_file (path, contents);
           log = dsh_session_log_load (path, &error);
           g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
           g_assert_nonnull (strstr (error->message, ":3:"));
@@ -394,7 +352,7 @@ static void
 test_forged_events_refused_on_append (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   gsize size = file_size (path);
   static const struct {
     const char *type;
@@ -444,7 +402,7 @@ test_out_of_turn_residue_dropped_with_warning (void)
   g_autoptr (DshSessionLog) log = NULL;
   g_autoptr (GPtrArray) events = NULL;
 
-  write_file (path, HEADER
+  dsh_test_write_file (path, HEADER
               EV ("sandbox/mode", "{\"mode\":\"workspace-write\"}")
               EV ("turn/start", "{\"id\":\"t1\"}")
               EV ("approval/asked", "{\"id\":\"a\",\"toolName\":\"bash\",\"reason\":\"r\"}")
@@ -458,7 +416,7 @@ test_out_of_turn_residue_dropped_with_warning (void)
   g_ptr_array_add (expected_warnings, (gpointer) "*:7: dropping \"approval/decided\"*");
   g_ptr_array_add (expected_warnings, (gpointer) "*:8: dropping \"turn/end\"*");
   matched_warnings = 0;
-  log = load_ok (path);
+  log = dsh_test_load_session_log (path);
   g_clear_pointer (&expected_warnings, g_ptr_array_unref);
   g_assert_cmpuint (matched_warnings, ==, 2);
 
@@ -478,7 +436,7 @@ static void
 test_turn_scoped_append_needs_open_turn (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *turn = NULL;
   gsize size = file_size (path);
@@ -536,11 +494,11 @@ test_foreign_events_kept (void)
   DshSandboxMode mode;
 
   /* A harness sharing the file writes its own types; a look-alike never folds as a mode. */
-  write_file (path, HEADER
+  dsh_test_write_file (path, HEADER
               EV ("message/user", "{\"text\":\"hi\",\"nested\":{\"a\":[1,2.5,true,null]}}")
               EV ("sandbox/mode ", "{\"mode\":\"danger-full-access\"}")
               EV ("Sandbox/Mode", "{\"mode\":\"danger-full-access\"}"));
-  log = load_ok (path);
+  log = dsh_test_load_session_log (path);
   events = dsh_session_log_dup_events (log);
   g_assert_cmpuint (events->len, ==, 3);
   for (guint i = 0; i < events->len; i++)
@@ -643,7 +601,7 @@ test_not_a_regular_file (void)
 static void
 assert_failed_append_leaves_no_trace (const char *path)
 {
-  g_autoptr (DshSessionLog) log = load_ok (path);
+  g_autoptr (DshSessionLog) log = dsh_test_load_session_log (path);
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) reason = g_string_new (NULL);
   gsize size = file_size (path);
@@ -667,7 +625,7 @@ assert_failed_append_leaves_no_trace (const char *path)
   /* The failed event is not part of the log, on disk or in memory. */
   g_assert_cmpuint (file_size (path), ==, size);
   {
-    g_autoptr (DshSessionLog) reloaded = load_ok (path);
+    g_autoptr (DshSessionLog) reloaded = dsh_test_load_session_log (path);
     g_autofree char *a = events_fingerprint (log);
     g_autofree char *b = events_fingerprint (reloaded);
 
@@ -683,7 +641,7 @@ test_failed_append_file_size_limit (void)
     {
       g_autofree char *path = new_log_path ();
       struct rlimit limit = { 2048, 2048 };
-      g_autoptr (DshSessionLog) log = create_log (path);
+      g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
 
       g_clear_object (&log);
       /* EFBIG instead of a SIGXFSZ kill: the write fails like a full disk would. */
@@ -730,7 +688,7 @@ test_failed_append_full_tmpfs (void)
       g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
       g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
       g_assert_cmpint (mount ("tmpfs", dir, "tmpfs", 0, "size=8k"), ==, 0);
-      log = create_log (path);
+      log = dsh_test_create_session_log (path, NULL);
       g_clear_object (&log);
       assert_failed_append_leaves_no_trace (path);
       umount (dir);
@@ -740,12 +698,10 @@ test_failed_append_full_tmpfs (void)
   {
     g_autofree char *probe_dir = dsh_test_make_tmp_dir ();
 
-    if (!can_mount_private_tmpfs (probe_dir))
-      {
-        /* The file-size-limit test covers a failed append everywhere; in CI this must run too. */
-        dsh_test_require (FALSE, "a tmpfs in a private mount namespace");
-        return;
-      }
+    /* The file-size-limit test covers a failed append everywhere; in CI this must run too. */
+    if (!dsh_test_require (can_mount_private_tmpfs (probe_dir),
+                           "a tmpfs in a private mount namespace"))
+      return;
   }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
@@ -757,8 +713,8 @@ static void
 test_two_writers_interleave (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) a = create_log (path);
-  g_autoptr (DshSessionLog) b = load_ok (path);
+  g_autoptr (DshSessionLog) a = dsh_test_create_session_log (path, NULL);
+  g_autoptr (DshSessionLog) b = dsh_test_load_session_log (path);
   g_autoptr (DshSessionLog) final = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *turn = NULL;
@@ -776,14 +732,14 @@ test_two_writers_interleave (void)
   g_assert_true (dsh_session_log_last_mode (a, &mode));
   g_assert_cmpint (mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
 
-  final = load_ok (path);
+  final = dsh_test_load_session_log (path);
   {
     g_autofree char *fa = events_fingerprint (a);
     g_autofree char *ff = events_fingerprint (final);
 
     g_assert_cmpstr (fa, ==, ff);
   }
-  g_assert_cmpuint (count_lines (path), ==, 5);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 5);
 }
 
 static void
@@ -791,8 +747,8 @@ test_replaced_file_refused (void)
 {
   g_autofree char *path = new_log_path ();
   g_autofree char *other = g_strconcat (path, ".other", NULL);
-  g_autoptr (DshSessionLog) log = create_log (path);
-  g_autoptr (DshSessionLog) impostor = create_log (other);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
+  g_autoptr (DshSessionLog) impostor = dsh_test_create_session_log (other, NULL);
   g_autoptr (GError) error = NULL;
 
   g_assert_cmpint (g_rename (other, path), ==, 0);
@@ -804,7 +760,7 @@ static void
 test_shrunk_file_refused (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
   g_autoptr (GError) error = NULL;
   gsize size = file_size (path);
 
@@ -837,8 +793,8 @@ static void
 test_threads_append (void)
 {
   g_autofree char *path = new_log_path ();
-  g_autoptr (DshSessionLog) log = create_log (path);
-  g_autoptr (DshSessionLog) other = load_ok (path);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, NULL);
+  g_autoptr (DshSessionLog) other = dsh_test_load_session_log (path);
   AppendJob jobs[4] = { { log, 25 }, { log, 25 }, { other, 25 }, { other, 25 } };
   GThread *threads[4];
   g_autoptr (DshSessionLog) final = NULL;
@@ -848,8 +804,8 @@ test_threads_append (void)
   for (guint i = 0; i < 4; i++)
     g_thread_join (threads[i]);
 
-  final = load_ok (path);
-  g_assert_cmpuint (count_lines (path), ==, 101);
+  final = dsh_test_load_session_log (path);
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, 101);
   {
     g_autoptr (GPtrArray) events = dsh_session_log_dup_events (final);
 

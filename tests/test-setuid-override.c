@@ -17,7 +17,7 @@ install_probe (gboolean setuid)
 
   /* The unprivileged user must reach and run the copy. */
   g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
-  copy = dsh_test_copy_module (g_getenv ("DSH_TEST_SETUID_PROBE"), dir);
+  copy = dsh_test_copy_module (dsh_test_getenv_required ("DSH_TEST_SETUID_PROBE"), dir);
   g_assert_cmpint (chown (copy, 0, 0), ==, 0);
   g_assert_cmpint (g_chmod (copy, setuid ? 04755 : 0755), ==, 0);
   return g_steal_pointer (&copy);
@@ -39,8 +39,7 @@ test_override_honoured_without_setuid (void)
   g_autofree char *program = NULL;
   g_auto (DshTestRun) run = { 0 };
 
-  dsh_test_require (getuid () == 0, "root (to run a test program as another user)");
-  if (getuid () != 0)
+  if (!dsh_test_require (getuid () == 0, "root (to run a test program as another user)"))
     return;
   program = install_probe (FALSE);
   run_as_nobody (&run, program);
@@ -54,8 +53,7 @@ test_override_ignored_when_setuid (void)
   g_autofree char *program = NULL;
   g_auto (DshTestRun) run = { 0 };
 
-  dsh_test_require (getuid () == 0, "root (to make a setuid-root test program)");
-  if (getuid () != 0)
+  if (!dsh_test_require (getuid () == 0, "root (to make a setuid-root test program)"))
     return;
   program = install_probe (TRUE);
   run_as_nobody (&run, program);

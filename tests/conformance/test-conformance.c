@@ -11,23 +11,14 @@
 #define _GNU_SOURCE
 
 #include <fcntl.h>
-#include <glib.h>
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsh-test-support.h"
-
-/* The exact text of SPEC §5; compared verbatim. */
-#define UNAVAILABLE_TEXT(mode) \
-  "sandbox mode \"" mode "\" is requested but no sandbox backend is usable on this host; " \
-  "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing " \
-  "kernel (Linux), ensure sandbox-exec is usable (macOS), or ensure the ACL restricted-token " \
-  "runner can start (Windows) \u2014 otherwise switch the consumer to danger-full-access."
+#include "dsh-test-linux.h"
 
 /* What a backend is, as far as this suite can observe it. */
 typedef struct {
@@ -213,18 +204,10 @@ cli_exec_wrapped (Fixture *f,
   g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
   const char *env[] = { home_env, tmpdir_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
   g_autofree char *report_text = NULL;
-  g_autoptr (GError) error = NULL;
 
   if (deny)
-    {
-      g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"));
-      g_ptr_array_add (argv, (char *) "--errno");
-      g_ptr_array_add (argv, (char *) backend->deny_errno);
-      g_ptr_array_add (argv, (char *) "--syscall");
-      g_ptr_array_add (argv, (char *) backend->deny_syscalls);
-      g_ptr_array_add (argv, (char *) "--");
-    }
-  g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_SANDBOX_CLI"));
+    dsh_test_add_deny_syscalls (argv, backend->deny_errno, backend->deny_syscalls);
+  g_ptr_array_add (argv, (char *) dsh_test_cli ());
   g_ptr_array_add (argv, (char *) "exec");
   g_ptr_array_add (argv, (char *) "--mode");
   g_ptr_array_add (argv, (char *) mode);
@@ -239,12 +222,11 @@ cli_exec_wrapped (Fixture *f,
 
   g_unlink (f->report_path);
   g_clear_pointer (&f->report, json_node_unref);
-  dsh_test_run (f->ws, (const char *const *) argv->pdata, env, stdin_text, -1, run);
+  dsh_test_run (run, (const char *const *) argv->pdata, env, f->ws, stdin_text);
 
   report_text = dsh_test_read_file (f->report_path);
   g_assert_nonnull (report_text);
-  f->report = json_from_string (report_text, &error);
-  g_assert_no_error (error);
+  f->report = dsh_test_parse_json (report_text);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (f->report), "backend"),
                    ==, backend->name);
 }
@@ -267,14 +249,7 @@ report_outcome (Fixture *f)
   return json_object_get_string_member (report (f), "outcome");
 }
 
-static void
-assert_file_is (const char *path, const char *expected)
-{
-  g_autofree char *contents = dsh_test_read_file (path);
-
-  g_assert_cmpstr (contents, ==, expected);
-}
-
+/* The index of the first line of text containing needle, or -1. */
 static int
 line_index (const char *text, const char *needle)
 {
@@ -286,6 +261,19 @@ line_index (const char *text, const char *needle)
   return -1;
 }
 
+/* The number of lines of text containing needle. */
+static guint
+count_lines_with (const char *text, const char *needle)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  guint n = 0;
+
+  for (gsize i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], needle) != NULL)
+      n++;
+  return n;
+}
+
 /* The sandbox refused a file effect and said so in its own words, then the marker followed. */
 static void
 assert_denied (Fixture *f, const DshTestRun *run, const char *mode)
@@ -295,11 +283,11 @@ assert_denied (Fixture *f, const DshTestRun *run, const char *mode)
   int dialect_at = line_index (run->err, backend->dialect);
   int marker_at = line_index (run->err, marker);
 
-  g_assert_cmpint (run->status, !=, 0);
-  g_assert_cmpint (run->status, !=, 125);
+  g_assert_cmpint (run->exit_code, !=, 0);
+  g_assert_cmpint (run->exit_code, !=, 125);
   g_assert_cmpstr (report_outcome (f), ==, "denied");
   g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
-  g_assert_cmpint (json_object_get_int_member (report (f), "exitCode"), ==, run->status);
+  g_assert_cmpint (json_object_get_int_member (report (f), "exitCode"), ==, run->exit_code);
   g_assert_cmpint (dialect_at, >=, 0);
   g_assert_cmpint (marker_at, >, dialect_at);
   g_assert_cmpuint (json_array_get_length (markers), ==, 1);
@@ -309,11 +297,29 @@ assert_denied (Fixture *f, const DshTestRun *run, const char *mode)
 static void
 assert_completed (Fixture *f, const DshTestRun *run, int status)
 {
-  g_assert_cmpint (run->status, ==, status);
+  g_assert_cmpint (run->exit_code, ==, status);
   g_assert_cmpstr (report_outcome (f), ==, "completed");
   g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
   g_assert_null (strstr (run->err, "[sandbox:"));
   g_assert_null (strstr (run->err, "dsh-sandbox:"));
+}
+
+static void
+assert_exec_denied (Fixture *f, const char *mode, const char *const *command)
+{
+  g_auto (DshTestRun) run = { 0 };
+
+  cli_exec (f, mode, command, &run);
+  assert_denied (f, &run, mode);
+}
+
+static void
+assert_exec_completes (Fixture *f, const char *mode, const char *const *command)
+{
+  g_auto (DshTestRun) run = { 0 };
+
+  cli_exec (f, mode, command, &run);
+  assert_completed (f, &run, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -321,8 +327,6 @@ assert_completed (Fixture *f, const DshTestRun *run, int status)
 static void
 test_read_only_denies_workspace (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
-  g_auto (DshTestRun) op = { 0 };
   g_autofree char *new_file = g_build_filename (f->ws, "new", NULL);
   const char *shell[] = { "sh", "-c", "echo changed > file", NULL };
   const char *create[] = { fileop (), "write", new_file, NULL };
@@ -330,22 +334,18 @@ test_read_only_denies_workspace (Fixture *f, gconstpointer data)
   if (!require_backend ())
     return;
 
-  cli_exec (f, "read-only", shell, &run);
-  assert_denied (f, &run, "read-only");
-  assert_file_is (f->ws_file, "inside\n");
+  assert_exec_denied (f, "read-only", shell);
+  dsh_test_assert_file_is (f->ws_file, "inside\n");
   g_assert_cmpstr (json_object_get_string_member (report (f), "enforcement"), ==,
                    backend->enforcement);
 
-  cli_exec (f, "read-only", create, &op);
-  assert_denied (f, &op, "read-only");
+  assert_exec_denied (f, "read-only", create);
   g_assert_false (g_file_test (new_file, G_FILE_TEST_EXISTS));
 }
 
 static void
 test_read_only_denies_temp (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
-  g_auto (DshTestRun) tmp_run = { 0 };
   g_autofree char *in_tmpdir = g_build_filename (f->tmpdir, "x", NULL);
   g_autofree char *in_tmp = g_strdup_printf ("/tmp/dsh-conformance-ro-%s-%d", backend->name,
                                              (int) getpid ());
@@ -355,12 +355,10 @@ test_read_only_denies_temp (Fixture *f, gconstpointer data)
   if (!require_backend ())
     return;
 
-  cli_exec (f, "read-only", command, &run);
-  assert_denied (f, &run, "read-only");
+  assert_exec_denied (f, "read-only", command);
   g_assert_false (g_file_test (in_tmpdir, G_FILE_TEST_EXISTS));
 
-  cli_exec (f, "read-only", tmp_command, &tmp_run);
-  assert_denied (f, &tmp_run, "read-only");
+  assert_exec_denied (f, "read-only", tmp_command);
   g_assert_false (g_file_test (in_tmp, G_FILE_TEST_EXISTS));
 }
 
@@ -394,23 +392,21 @@ test_workspace_write_allows_workspace (Fixture *f, gconstpointer data)
   cli_exec (f, "workspace-write", command, &run);
   assert_completed (f, &run, 0);
   g_assert_cmpstr (run.out, ==, "written\n");
-  assert_file_is (moved, "written\n");
+  dsh_test_assert_file_is (moved, "written\n");
 }
 
 /* TMPDIR is a writable root on every backend, and lands on the host. */
 static void
 test_workspace_write_allows_tmpdir (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
   g_autofree char *in_tmpdir = g_build_filename (f->tmpdir, "x", NULL);
   const char *command[] = { fileop (), "write", in_tmpdir, "temp\n", NULL };
 
   if (!require_backend ())
     return;
 
-  cli_exec (f, "workspace-write", command, &run);
-  assert_completed (f, &run, 0);
-  assert_file_is (in_tmpdir, "temp\n");
+  assert_exec_completes (f, "workspace-write", command);
+  dsh_test_assert_file_is (in_tmpdir, "temp\n");
 }
 
 /* Pinned difference: /tmp is writable on both, but only Landlock's writes reach the host. */
@@ -433,44 +429,38 @@ test_workspace_write_tmp_area (Fixture *f, gconstpointer data)
   if (backend->private_tmp)
     g_assert_false (g_file_test (name, G_FILE_TEST_EXISTS));
   else
-    assert_file_is (name, "temp\n");
+    dsh_test_assert_file_is (name, "temp\n");
   g_unlink (name);
 }
 
 static void
 test_workspace_write_denies_home (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
   const char *command[] = { "sh", "-c", "echo changed > \"$HOME/file\"", NULL };
 
   if (!require_backend ())
     return;
 
-  cli_exec (f, "workspace-write", command, &run);
-  assert_denied (f, &run, "workspace-write");
-  assert_file_is (f->home_file, "original\n");
+  assert_exec_denied (f, "workspace-write", command);
+  dsh_test_assert_file_is (f->home_file, "original\n");
 }
 
 static void
 test_workspace_write_denies_etc (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
   g_autofree char *name = g_strdup_printf ("/etc/dsh-conformance-%d", (int) getpid ());
   const char *command[] = { fileop (), "write", name, NULL };
 
   if (!require_backend ())
     return;
 
-  cli_exec (f, "workspace-write", command, &run);
-  assert_denied (f, &run, "workspace-write");
+  assert_exec_denied (f, "workspace-write", command);
   g_assert_false (g_file_test (name, G_FILE_TEST_EXISTS));
 }
 
 static void
 test_workspace_write_denies_symlink_escape (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) dir_run = { 0 };
-  g_auto (DshTestRun) file_run = { 0 };
   g_autofree char *dir_link = g_build_filename (f->ws, "escape", NULL);
   g_autofree char *file_link = g_build_filename (f->ws, "file-link", NULL);
   const char *through_dir[] = { fileop (), "write", "escape/file", NULL };
@@ -482,25 +472,21 @@ test_workspace_write_denies_symlink_escape (Fixture *f, gconstpointer data)
   g_assert_cmpint (symlink (f->outside, dir_link), ==, 0);
   g_assert_cmpint (symlink (f->outside_file, file_link), ==, 0);
 
-  cli_exec (f, "workspace-write", through_dir, &dir_run);
-  assert_denied (f, &dir_run, "workspace-write");
-  cli_exec (f, "workspace-write", through_file, &file_run);
-  assert_denied (f, &file_run, "workspace-write");
-  assert_file_is (f->outside_file, "original\n");
+  assert_exec_denied (f, "workspace-write", through_dir);
+  assert_exec_denied (f, "workspace-write", through_file);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 static void
 test_workspace_write_denies_dotdot_escape (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
   const char *command[] = { fileop (), "write", "../outside/file", NULL };
 
   if (!require_backend ())
     return;
 
-  cli_exec (f, "workspace-write", command, &run);
-  assert_denied (f, &run, "workspace-write");
-  assert_file_is (f->outside_file, "original\n");
+  assert_exec_denied (f, "workspace-write", command);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 /* Moving or linking a file out of the workspace fails, whichever errno the backend's kernel
@@ -523,14 +509,14 @@ test_rename_link_out_of_workspace (Fixture *f, gconstpointer data)
       g_auto (DshTestRun) run = { 0 };
 
       cli_exec (f, "workspace-write", commands[i], &run);
-      g_assert_cmpint (run.status, ==, 1);
+      g_assert_cmpint (run.exit_code, ==, 1);
       g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n") ||
                      g_str_equal (run.out, "EROFS\n"));
       g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
       g_assert_cmpstr (report_outcome (f), !=, "runner-failure");
     }
-  assert_file_is (f->ws_file, "inside\n");
-  assert_file_is (f->outside_file, "original\n");
+  dsh_test_assert_file_is (f->ws_file, "inside\n");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
   g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (pulled, G_FILE_TEST_EXISTS));
 }
@@ -552,21 +538,19 @@ test_truncate_outside_denied (Fixture *f, gconstpointer data)
       return;
     }
   assert_denied (f, &run, "workspace-write");
-  assert_file_is (f->outside_file, "original\n");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 static void
 test_proc_self_fd_reopen_denied (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
   const char *command[] = { fileop (), "procfd-write", f->outside_file, NULL };
 
   if (!require_backend ())
     return;
 
-  cli_exec (f, "workspace-write", command, &run);
-  assert_denied (f, &run, "workspace-write");
-  assert_file_is (f->outside_file, "original\n");
+  assert_exec_denied (f, "workspace-write", command);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 /* The host's /dev/shm never changes. Pinned difference: bwrap's /dev is its own (the write
@@ -603,25 +587,17 @@ test_fifo_socket_outside_denied (Fixture *f, gconstpointer data)
   const char *sock_cmd[] = { fileop (), "bind", sock_out, NULL };
   const char *fifo_ok[] = { fileop (), "mkfifo", fifo_in, NULL };
   const char *sock_ok[] = { fileop (), "bind", sock_in, NULL };
-  g_auto (DshTestRun) r1 = { 0 };
-  g_auto (DshTestRun) r2 = { 0 };
-  g_auto (DshTestRun) r3 = { 0 };
-  g_auto (DshTestRun) r4 = { 0 };
 
   if (!require_backend ())
     return;
 
-  cli_exec (f, "workspace-write", fifo_cmd, &r1);
-  assert_denied (f, &r1, "workspace-write");
+  assert_exec_denied (f, "workspace-write", fifo_cmd);
   g_assert_false (g_file_test (fifo_out, G_FILE_TEST_EXISTS));
-  cli_exec (f, "workspace-write", sock_cmd, &r2);
-  assert_denied (f, &r2, "workspace-write");
+  assert_exec_denied (f, "workspace-write", sock_cmd);
   g_assert_false (g_file_test (sock_out, G_FILE_TEST_EXISTS));
 
-  cli_exec (f, "workspace-write", fifo_ok, &r3);
-  assert_completed (f, &r3, 0);
-  cli_exec (f, "workspace-write", sock_ok, &r4);
-  assert_completed (f, &r4, 0);
+  assert_exec_completes (f, "workspace-write", fifo_ok);
+  assert_exec_completes (f, "workspace-write", sock_ok);
 }
 
 /* Pinned difference: metadata. bwrap's read-only mounts refuse chmod; Landlock has no right for
@@ -744,7 +720,7 @@ test_background_child (Fixture *f, gconstpointer data)
   else
     {
       g_assert_true (wait_for_file (late, 5000));
-      assert_file_is (late, "late\n");
+      dsh_test_assert_file_is (late, "late\n");
     }
   g_assert_false (g_file_test (late_outside, G_FILE_TEST_EXISTS));
 }
@@ -775,10 +751,10 @@ test_proc_magic_links (Fixture *f, gconstpointer data)
   fd_cmd[2] = via_fd;
 
   cli_exec (f, "workspace-write", init_cmd, &r1);
-  g_assert_cmpint (r1.status, ==, 1);
+  g_assert_cmpint (r1.exit_code, ==, 1);
   cli_exec (f, "workspace-write", fd_cmd, &r2);
-  g_assert_cmpint (r2.status, ==, 1);
-  assert_file_is (f->outside_file, "original\n");
+  g_assert_cmpint (r2.exit_code, ==, 1);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
   close (fd);
 
   /* Pinned difference: process visibility is not governed by Landlock. */
@@ -804,7 +780,7 @@ test_runner_failure (Fixture *f, gconstpointer data)
     return;
 
   cli_exec_wrapped (f, TRUE, "workspace-write", command, NULL, &run);
-  g_assert_cmpint (run.status, ==, 125);
+  g_assert_cmpint (run.exit_code, ==, 125);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
   g_assert_cmpstr (report_outcome (f), ==, "runner-failure");
   g_assert_false (json_object_get_boolean_member (report (f), "commandRan"));
@@ -820,7 +796,7 @@ test_runner_failure (Fixture *f, gconstpointer data)
   detail = last + strlen (prefix);
   g_assert_true (g_str_has_prefix (detail, backend->fatal_prefix));
   g_assert_cmpint (line_index (run.err, detail), ==, 0);
-  g_assert_cmpuint (dsh_test_count_lines_with (run.err, "dsh-sandbox:"), ==, 1);
+  g_assert_cmpuint (count_lines_with (run.err, "dsh-sandbox:"), ==, 1);
   g_assert_nonnull (strstr (json_object_get_string_member (report (f), "detail"), detail));
 }
 
@@ -884,13 +860,10 @@ backend_works (void)
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
   const char *env[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
-  const char *argv[] = {
-    dsh_test_getenv_required ("DSH_SANDBOX_CLI"), "exec", "--mode", "read-only", "--workspace",
-    "/", "--", "true", NULL,
-  };
+  const char *args[] = { "exec", "--mode", "read-only", "--workspace", "/", "--", "true", NULL };
 
-  dsh_test_run ("/", argv, env, NULL, -1, &run);
-  return run.status == 0;
+  dsh_test_run_cli (&run, args, env, "/");
+  return run.exit_code == 0;
 }
 
 int

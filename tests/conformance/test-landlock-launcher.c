@@ -7,15 +7,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gio/gio.h>
-#include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsh-test-support.h"
+#include "dsh-test-linux.h"
 
 #define FATAL_PREFIX "dsh-landlock-exec: fatal: "
 
@@ -28,13 +26,6 @@ typedef struct {
   char *outside_file;
   char *inside_file;
 } Fixture;
-
-static gboolean
-require_landlock (void)
-{
-  return dsh_test_require (dsh_test_landlock_abi () >= 1,
-                           "the kernel does not enforce Landlock");
-}
 
 static void
 fixture_set_up (Fixture *f, gconstpointer data)
@@ -72,29 +63,30 @@ run_fileop (Fixture *f, const char *op, const char *a, const char *b, DshTestRun
     dsh_test_getenv_required ("DSH_TEST_FILEOP"), op, a, b, NULL,
   };
 
-  dsh_test_run (NULL, argv, NULL, NULL, -1, run);
+  dsh_test_run (run, argv, NULL, NULL, NULL);
 }
 
 static void
 assert_denied (const DshTestRun *run, const char *errno_name)
 {
-  g_assert_cmpint (run->status, ==, 1);
+  g_assert_cmpint (run->exit_code, ==, 1);
   g_assert_cmpstr (run->out, ==, errno_name);
 }
 
 static void
 assert_ok (const DshTestRun *run)
 {
-  g_assert_cmpint (run->status, ==, 0);
+  g_assert_cmpint (run->exit_code, ==, 0);
   g_assert_cmpstr (run->out, ==, "ok\n");
 }
 
+/* Moving or linking across the root's edge: EXDEV when reparenting is refused, EACCES when
+ * making the new entry is. */
 static void
-assert_file_is (const char *path, const char *expected)
+assert_move_refused (const DshTestRun *run)
 {
-  g_autofree char *contents = dsh_test_read_file (path);
-
-  g_assert_cmpstr (contents, ==, expected);
+  g_assert_cmpint (run->exit_code, ==, 1);
+  g_assert_true (g_str_equal (run->out, "EXDEV\n") || g_str_equal (run->out, "EACCES\n"));
 }
 
 static void
@@ -109,24 +101,23 @@ test_write_outside_denied (Fixture *f, gconstpointer data)
     NULL,
   };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "write", f->outside_file, NULL, &run);
   assert_denied (&run, "EACCES\n");
-  assert_file_is (f->outside_file, "original\n");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
   g_assert_true (strstr (run.err, "Permission denied") != NULL);
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "write", new_file, NULL, &run);
   assert_denied (&run, "EACCES\n");
   g_assert_false (g_file_test (new_file, G_FILE_TEST_EXISTS));
 
   /* A real shell shows the dialect the module publishes. */
-  dsh_test_run (NULL, argv, NULL, NULL, -1, &shell);
-  g_assert_cmpint (shell.status, !=, 0);
+  dsh_test_run (&shell, argv, NULL, NULL, NULL);
+  g_assert_cmpint (shell.exit_code, !=, 0);
   g_assert_true (strstr (shell.err, "Permission denied") != NULL);
-  assert_file_is (f->outside_file, "original\n");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 static void
@@ -137,32 +128,28 @@ test_write_beneath_allowed (Fixture *f, gconstpointer data)
   g_autofree char *moved = g_build_filename (sub, "moved", NULL);
   g_autofree char *linked = g_build_filename (sub, "linked", NULL);
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "write", f->inside_file, "written\n", &run);
   assert_ok (&run);
-  assert_file_is (f->inside_file, "written\n");
+  dsh_test_assert_file_is (f->inside_file, "written\n");
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "mkdir", sub, NULL, &run);
   assert_ok (&run);
 
   /* Reparenting inside the root needs REFER, granted from ABI 2 on. */
-  dsh_test_run_clear (&run);
   run_fileop (f, "link", f->inside_file, linked, &run);
   if (dsh_test_landlock_abi () >= 2)
     {
       assert_ok (&run);
-      dsh_test_run_clear (&run);
       run_fileop (f, "rename", f->inside_file, moved, &run);
       assert_ok (&run);
-      assert_file_is (moved, "written\n");
+      dsh_test_assert_file_is (moved, "written\n");
 
-      dsh_test_run_clear (&run);
       run_fileop (f, "truncate", linked, NULL, &run);
       assert_ok (&run);
-      assert_file_is (moved, "");
+      dsh_test_assert_file_is (moved, "");
     }
   else
     assert_denied (&run, "EXDEV\n");
@@ -173,14 +160,14 @@ test_truncate_outside_denied (Fixture *f, gconstpointer data)
 {
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "truncate", f->outside_file, NULL, &run);
   if (dsh_test_landlock_abi () >= 3)
     {
       assert_denied (&run, "EACCES\n");
-      assert_file_is (f->outside_file, "original\n");
+      dsh_test_assert_file_is (f->outside_file, "original\n");
     }
   else
     {
@@ -196,35 +183,27 @@ test_rename_link_out_denied (Fixture *f, gconstpointer data)
   g_autofree char *out_target = g_build_filename (f->outside, "escaped", NULL);
   g_autofree char *in_target = g_build_filename (f->ws, "pulled-in", NULL);
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
-  /* Out of the writable root: EXDEV when reparenting is refused, EACCES when making the new
-   * entry is; either way nothing moves. */
+  /* Out of the writable root: nothing moves. */
   run_fileop (f, "rename", f->inside_file, out_target, &run);
-  g_assert_cmpint (run.status, ==, 1);
-  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
-  assert_file_is (f->inside_file, "inside\n");
+  assert_move_refused (&run);
+  dsh_test_assert_file_is (f->inside_file, "inside\n");
   g_assert_false (g_file_test (out_target, G_FILE_TEST_EXISTS));
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "link", f->inside_file, out_target, &run);
-  g_assert_cmpint (run.status, ==, 1);
-  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
+  assert_move_refused (&run);
   g_assert_false (g_file_test (out_target, G_FILE_TEST_EXISTS));
 
   /* Pulling an outside file in would remove it from a directory the command cannot write. */
-  dsh_test_run_clear (&run);
   run_fileop (f, "rename", f->outside_file, in_target, &run);
-  g_assert_cmpint (run.status, ==, 1);
-  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
-  assert_file_is (f->outside_file, "original\n");
+  assert_move_refused (&run);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 
   /* A hard link from outside into the root would let the command write the outside inode. */
-  dsh_test_run_clear (&run);
   run_fileop (f, "link", f->outside_file, in_target, &run);
-  g_assert_cmpint (run.status, ==, 1);
-  g_assert_true (g_str_equal (run.out, "EXDEV\n") || g_str_equal (run.out, "EACCES\n"));
+  assert_move_refused (&run);
   g_assert_false (g_file_test (in_target, G_FILE_TEST_EXISTS));
 }
 
@@ -237,23 +216,20 @@ test_fifo_socket_outside_denied (Fixture *f, gconstpointer data)
   g_autofree char *fifo_in = g_build_filename (f->ws, "fifo", NULL);
   g_autofree char *sock_in = g_build_filename (f->ws, "sock", NULL);
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "mkfifo", fifo_out, NULL, &run);
   assert_denied (&run, "EACCES\n");
   g_assert_false (g_file_test (fifo_out, G_FILE_TEST_EXISTS));
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "bind", sock_out, NULL, &run);
   assert_denied (&run, "EACCES\n");
   g_assert_false (g_file_test (sock_out, G_FILE_TEST_EXISTS));
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "mkfifo", fifo_in, NULL, &run);
   assert_ok (&run);
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "bind", sock_in, NULL, &run);
   assert_ok (&run);
 }
@@ -267,16 +243,15 @@ test_required_sinks_writable (Fixture *f, gconstpointer data)
     "echo x > /dev/null && echo x > /dev/zero && echo sink-ok", NULL,
   };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   /* Read-only: no --write at all. */
-  dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
-  g_assert_cmpint (run.status, ==, 0);
+  dsh_test_run (&run, argv, NULL, NULL, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
   g_assert_cmpstr (run.out, ==, "sink-ok\n");
 
   /* /dev/full opens for writing; its ENOSPC is the device's answer, not a denial. */
-  dsh_test_run_clear (&run);
   run_fileop (f, "append", "/dev/full", NULL, &run);
   assert_denied (&run, "ENOSPC\n");
 }
@@ -286,18 +261,17 @@ test_proc_self_fd_reopen_denied (Fixture *f, gconstpointer data)
 {
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "procfd-write", f->outside_file, NULL, &run);
   assert_denied (&run, "EACCES\n");
-  assert_file_is (f->outside_file, "original\n");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 
   /* The same trick inside the root works: the magic link resolves to a writable path. */
-  dsh_test_run_clear (&run);
   run_fileop (f, "procfd-write", f->inside_file, NULL, &run);
   assert_ok (&run);
-  assert_file_is (f->inside_file, "inside\nchanged\n");
+  dsh_test_assert_file_is (f->inside_file, "inside\nchanged\n");
 }
 
 static void
@@ -306,7 +280,7 @@ test_dev_shm_denied (Fixture *f, gconstpointer data)
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *name = g_strdup_printf ("/dev/shm/dsh-landlock-test-%d", (int) getpid ());
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
   if (!dsh_test_require (g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR), "no /dev/shm"))
     return;
@@ -326,12 +300,12 @@ test_missing_root_still_enforces (Fixture *f, gconstpointer data)
     dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", f->inside_file, NULL,
   };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
-  dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+  dsh_test_run (&run, argv, NULL, NULL, NULL);
   assert_denied (&run, "EACCES\n");
-  assert_file_is (f->inside_file, "inside\n");
+  dsh_test_assert_file_is (f->inside_file, "inside\n");
 }
 
 /* Pins the reason the module reports partial enforcement on every ABI so far: metadata changes
@@ -342,7 +316,7 @@ test_metadata_not_governed (Fixture *f, gconstpointer data)
   g_auto (DshTestRun) run = { 0 };
   struct stat st;
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "chmod", f->outside_file, "600", &run);
@@ -350,10 +324,9 @@ test_metadata_not_governed (Fixture *f, gconstpointer data)
   g_assert_cmpint (g_stat (f->outside_file, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 0777, ==, 0600);
 
-  dsh_test_run_clear (&run);
   run_fileop (f, "utime", f->outside_file, NULL, &run);
   assert_ok (&run);
-  assert_file_is (f->outside_file, "original\n");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 /* A caller running as root could otherwise create a disk's device node inside the workspace and
@@ -364,11 +337,11 @@ test_no_device_nodes_in_root (Fixture *f, gconstpointer data)
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *node = g_build_filename (f->ws, "null", NULL);
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   run_fileop (f, "mknod-null", node, NULL, &run);
-  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpint (run.exit_code, ==, 1);
   g_assert_true (g_str_equal (run.out, "EACCES\n") || g_str_equal (run.out, "EPERM\n"));
   g_assert_false (g_file_test (node, G_FILE_TEST_EXISTS));
 }
@@ -394,23 +367,13 @@ become_terminal_session (gpointer user_data)
 static void
 run_tiocsti (const char *slave_path, gboolean confined, DshTestRun *run)
 {
-  g_autoptr (GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GError) error = NULL;
   const char *argv[] = {
     dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--",
     dsh_test_getenv_required ("DSH_TEST_FILEOP"), "tiocsti", "3", NULL,
   };
 
-  g_subprocess_launcher_set_child_setup (launcher, become_terminal_session, (gpointer) slave_path,
-                                         NULL);
-  proc = g_subprocess_launcher_spawnv (launcher, confined ? argv : argv + 2, &error);
-  g_assert_no_error (error);
-  memset (run, 0, sizeof *run);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &run->out, &run->err, &error);
-  g_assert_no_error (error);
-  run->status = g_subprocess_get_exit_status (proc);
+  dsh_test_run_full (run, confined ? argv : argv + 2, NULL, NULL, NULL, become_terminal_session,
+                     (gpointer) slave_path);
 }
 
 /* The command shares the caller's terminal; it must not be able to type into it (the typed text
@@ -422,7 +385,7 @@ test_terminal_injection_refused (Fixture *f, gconstpointer data)
   g_auto (DshTestRun) run = { 0 };
   int master;
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   master = posix_openpt (O_RDWR | O_NOCTTY);
@@ -445,7 +408,7 @@ test_terminal_injection_refused (Fixture *f, gconstpointer data)
 static void
 assert_runner_failure (const DshTestRun *run, const char *what)
 {
-  g_assert_cmpint (run->status, ==, 125);
+  g_assert_cmpint (run->exit_code, ==, 125);
   g_assert_true (g_str_has_prefix (run->err, FATAL_PREFIX));
   /* Exactly one line. */
   g_assert_true (strchr (run->err, '\n') == run->err + strlen (run->err) - 1);
@@ -469,7 +432,7 @@ test_runner_failure_without_landlock (Fixture *f, gconstpointer data)
   };
   g_autofree char *marker = g_build_filename (f->ws, "ran", NULL);
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -482,7 +445,7 @@ test_runner_failure_without_landlock (Fixture *f, gconstpointer data)
         dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", marker, NULL,
       };
 
-      dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
+      dsh_test_run (&run, argv, NULL, NULL, NULL);
       assert_runner_failure (&run, cases[i].what);
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
     }
@@ -502,7 +465,7 @@ test_usage_errors (Fixture *f, gconstpointer data)
     {
       g_auto (DshTestRun) run = { 0 };
 
-      dsh_test_run (NULL, cases[i], NULL, NULL, -1, &run);
+      dsh_test_run (&run, cases[i], NULL, NULL, NULL);
       assert_runner_failure (&run, "usage:");
     }
 }
@@ -516,11 +479,11 @@ test_missing_command_not_runner_failure (Fixture *f, gconstpointer data)
     dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--", "dsh-no-such-command-anywhere", NULL,
   };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
-  dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
-  g_assert_cmpint (run.status, ==, 127);
+  dsh_test_run (&run, argv, NULL, NULL, NULL);
+  g_assert_cmpint (run.exit_code, ==, 127);
   g_assert_true (strstr (run.err, "cannot execute") != NULL);
   g_assert_null (strstr (run.err, "fatal"));
 }
@@ -535,15 +498,15 @@ test_status_and_stdin_pass_through (Fixture *f, gconstpointer data)
                               NULL };
   const char *kill_argv[] = { launcher, "--", "sh", "-c", "kill -TERM $$", NULL };
 
-  if (!require_landlock ())
+  if (!dsh_test_require_landlock ())
     return;
 
-  dsh_test_run (NULL, exit_argv, NULL, "hello\n", -1, &run);
-  g_assert_cmpint (run.status, ==, 7);
+  dsh_test_run (&run, exit_argv, NULL, NULL, "hello\n");
+  g_assert_cmpint (run.exit_code, ==, 7);
   g_assert_cmpstr (run.out, ==, "got hello\n");
 
   /* The launcher execs, so the command's own death is what the caller sees. */
-  dsh_test_run (NULL, kill_argv, NULL, NULL, -1, &sig);
+  dsh_test_run (&sig, kill_argv, NULL, NULL, NULL);
   g_assert_cmpint (sig.term_signal, ==, SIGTERM);
 }
 

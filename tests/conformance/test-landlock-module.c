@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "dsh-backend.h"
-#include "dsh-test-support.h"
+#include "dsh-test-linux.h"
 
 typedef struct {
   DshBackendHost host;
@@ -148,7 +148,7 @@ test_confine_workspace_write (void)
                               .workspace_root = "/work/ws", .writable_roots = roots };
   FakeHost fake;
 
-  if (!dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock"))
+  if (!dsh_test_require_landlock ())
     return;
 
   fake_init (&fake, "/opt/launcher");
@@ -178,7 +178,7 @@ test_confine_read_only (void)
                               .writable_roots = roots };
   FakeHost fake;
 
-  if (!dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock"))
+  if (!dsh_test_require_landlock ())
     return;
 
   fake_init (&fake, "/opt/launcher");
@@ -208,7 +208,7 @@ test_refusals (void)
   g_assert_nonnull (fake.error);
   fake_clear (&fake);
 
-  if (!dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock"))
+  if (!dsh_test_require_landlock ())
     return;
 
   /* A relative root would be resolved against the command's directory: refuse it. */
@@ -243,8 +243,8 @@ test_check_without_landlock (void)
                            "/landlock-module/check-without-landlock", "--GTestSubprocess",
                            NULL };
 
-    dsh_test_run (NULL, argv, NULL, NULL, -1, &run);
-    g_assert_cmpint (run.status, ==, 0);
+    dsh_test_run (&run, argv, NULL, NULL, NULL);
+    g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_nonnull (strstr (run.err, "this kernel does not enforce Landlock"));
     g_assert_nonnull (strstr (run.err, "Function not implemented"));
   }

@@ -6,18 +6,9 @@
  */
 #define _GNU_SOURCE
 
-#include <glib.h>
-#include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "dsh-test-support.h"
-
-#define UNAVAILABLE_TEXT(mode) \
-  "sandbox mode \"" mode "\" is requested but no sandbox backend is usable on this host; " \
-  "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing " \
-  "kernel (Linux), ensure sandbox-exec is usable (macOS), or ensure the ACL restricted-token " \
-  "runner can start (Windows) \u2014 otherwise switch the consumer to danger-full-access."
+#include "dsh-test-linux.h"
 
 /* Ways to break a runner for real. */
 #define BREAK_BWRAP "EPERM", "clone"
@@ -28,7 +19,7 @@ require_both_backends (void)
 {
   g_autofree char *bwrap = g_find_program_in_path ("bwrap");
 
-  return dsh_test_require (dsh_test_landlock_abi () >= 1, "the kernel does not enforce Landlock") &&
+  return dsh_test_require_landlock () &&
          dsh_test_require (bwrap != NULL, "bwrap is not installed");
 }
 
@@ -51,19 +42,12 @@ run_cli_cached (const char *backend_override,
                         NULL };
 
   for (gsize i = 0; deny != NULL && deny[i] != NULL; i += 2)
-    {
-      g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"));
-      g_ptr_array_add (argv, (char *) "--errno");
-      g_ptr_array_add (argv, (char *) deny[i]);
-      g_ptr_array_add (argv, (char *) "--syscall");
-      g_ptr_array_add (argv, (char *) deny[i + 1]);
-      g_ptr_array_add (argv, (char *) "--");
-    }
-  g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_SANDBOX_CLI"));
+    dsh_test_add_deny_syscalls (argv, deny[i], deny[i + 1]);
+  g_ptr_array_add (argv, (char *) dsh_test_cli ());
   for (gsize i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  dsh_test_run ("/", (const char *const *) argv->pdata, env, NULL, -1, run);
+  dsh_test_run (run, (const char *const *) argv->pdata, env, "/", NULL);
 }
 
 static void
@@ -80,30 +64,12 @@ probe (const char *backend_override, const char *const *deny)
 {
   g_auto (DshTestRun) run = { 0 };
   const char *args[] = { "probe", "--json", NULL };
-  g_autoptr (GError) error = NULL;
   JsonNode *node;
 
   run_cli (backend_override, deny, args, &run);
-  node = json_from_string (run.out, &error);
-  g_assert_no_error (error);
+  node = dsh_test_parse_json (run.out);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
   return node;
-}
-
-static JsonObject *
-candidate (JsonNode *probe_node, const char *name)
-{
-  JsonArray *candidates = json_object_get_array_member (json_node_get_object (probe_node),
-                                                        "candidates");
-
-  for (guint i = 0; i < json_array_get_length (candidates); i++)
-    {
-      JsonObject *c = json_array_get_object_element (candidates, i);
-
-      if (g_str_equal (json_object_get_string_member (c, "name"), name))
-        return c;
-    }
-  g_assert_not_reached ();
 }
 
 static const char *
@@ -123,8 +89,7 @@ test_prefers_bwrap (void)
 
   node = probe (NULL, NULL);
   g_assert_cmpstr (selected (node), ==, "bwrap");
-  g_assert_cmpstr (json_object_get_string_member (candidate (node, "landlock"), "status"), ==,
-                   "not-needed");
+  g_assert_cmpstr (dsh_test_candidate_string (node, "landlock", "status"), ==, "not-needed");
 }
 
 static void
@@ -137,23 +102,20 @@ test_falls_back_to_landlock (void)
   g_autofree char *file = g_build_filename (ws, "file", NULL);
   const char *args[] = { "exec", "--mode", "read-only", "--workspace", ws, "--",
                          dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", file, NULL };
-  JsonObject *bwrap;
 
   if (!require_both_backends ())
     return;
 
   node = probe (NULL, deny);
   g_assert_cmpstr (selected (node), ==, "landlock");
-  bwrap = candidate (node, "bwrap");
-  g_assert_cmpstr (json_object_get_string_member (bwrap, "status"), ==, "unusable");
-  g_assert_cmpstr (json_object_get_string_member (bwrap, "probe"), ==, "failed");
-  g_assert_nonnull (strstr (json_object_get_string_member (bwrap, "reason"), "bwrap: "));
-  g_assert_cmpstr (json_object_get_string_member (candidate (node, "landlock"), "probe"), ==,
-                   "passed");
+  g_assert_cmpstr (dsh_test_candidate_string (node, "bwrap", "status"), ==, "unusable");
+  g_assert_cmpstr (dsh_test_candidate_string (node, "bwrap", "probe"), ==, "failed");
+  g_assert_nonnull (strstr (dsh_test_candidate_string (node, "bwrap", "reason"), "bwrap: "));
+  g_assert_cmpstr (dsh_test_candidate_string (node, "landlock", "probe"), ==, "passed");
 
   /* And it really confines with Landlock, in Landlock's dialect. */
   run_cli (NULL, deny, args, &run);
-  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpint (run.exit_code, ==, 1);
   g_assert_nonnull (strstr (run.err, "Permission denied"));
   g_assert_nonnull (strstr (run.err, "[sandbox: file access denied under read-only mode]"));
   g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
@@ -171,8 +133,7 @@ test_forced_landlock (void)
 
   node = probe ("landlock", NULL);
   g_assert_cmpstr (selected (node), ==, "landlock");
-  g_assert_cmpstr (json_object_get_string_member (candidate (node, "bwrap"), "status"), ==,
-                   "excluded");
+  g_assert_cmpstr (dsh_test_candidate_string (node, "bwrap", "status"), ==, "excluded");
   enforcement = json_object_get_object_member (json_node_get_object (node), "enforcement");
   for (int i = 0; i < 2; i++)
     {
@@ -203,7 +164,7 @@ test_no_landlock_is_unavailable (void)
 
   node = probe ("landlock", deny);
   g_assert_null (selected (node));
-  g_assert_nonnull (strstr (json_object_get_string_member (candidate (node, "landlock"), "reason"),
+  g_assert_nonnull (strstr (dsh_test_candidate_string (node, "landlock", "reason"),
                             "does not enforce Landlock"));
 
   for (int i = 0; i < 2; i++)
@@ -212,7 +173,7 @@ test_no_landlock_is_unavailable (void)
 
       /* Forced Landlock, then the whole chain with both runners broken. */
       run_cli (i == 0 ? "landlock" : NULL, i == 0 ? deny : both, args, &run);
-      g_assert_cmpint (run.status, ==, 125);
+      g_assert_cmpint (run.exit_code, ==, 125);
       g_assert_cmpstr (run.err, ==, "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write") "\n");
       g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
     }
@@ -239,11 +200,11 @@ test_stale_probe_cache (void)
     return;
 
   run_cli_cached (NULL, cache, NULL, probe_args, &first);
-  g_assert_cmpint (first.status, ==, 0);
+  g_assert_cmpint (first.exit_code, ==, 0);
   g_assert_true (g_file_test (cache, G_FILE_TEST_EXISTS));
 
   run_cli_cached (NULL, cache, deny, exec_args, &run);
-  g_assert_cmpint (run.status, ==, 125);
+  g_assert_cmpint (run.exit_code, ==, 125);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
   g_assert_nonnull (strstr (run.err, "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write")
                                      " Runner failure: bwrap: "));
