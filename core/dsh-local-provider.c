@@ -226,68 +226,35 @@ probe_cache_key (DshLocalProvider *self, GPtrArray *chain)
   return g_string_free (key, FALSE);
 }
 
-/* Takes the chain's outcome from a fresh cache entry. The chosen backend's cheap check still
- * runs, so a runner removed since then is noticed; anything unexpected means probing anew. */
+/* A fresh cache entry only ever says "the first candidate of this exact chain passed", so a
+ * forged or stale one can skip that candidate's probe but never steer the choice anywhere
+ * else. Its cheap check still runs, so a runner removed since then is noticed. */
 static gboolean
 select_from_probe_cache (DshLocalProvider *self, GPtrArray *chain)
 {
+  Candidate *first = chain->pdata[0];
   g_autofree char *key = NULL;
-  g_autofree char *selected = NULL;
-  g_autoptr (GHashTable) failures = NULL;
 
   if (self->probe_cache_path == NULL)
     return FALSE;
   key = probe_cache_key (self, chain);
-  if (!dsh_probe_cache_lookup (self->probe_cache_path, key, &selected, &failures))
+  if (!dsh_probe_cache_lookup (self->probe_cache_path, key) || !run_check (self, first))
     return FALSE;
-
-  for (guint i = 0; i < chain->len; i++)
-    {
-      Candidate *candidate = chain->pdata[i];
-      const char *detail = g_hash_table_lookup (failures, candidate->module->name);
-
-      if (g_str_equal (candidate->module->name, selected))
-        {
-          if (!run_check (self, candidate))
-            break;
-          candidate->probe = PROBE_CACHED;
-          self->selected = candidate;
-          return TRUE;
-        }
-      if (detail == NULL)
-        break;
-      candidate->probe = PROBE_FAILED;
-      candidate->probe_detail = g_strdup_printf ("%s (cached probe result)", detail);
-    }
-
-  /* Not usable as it stands: forget it and probe for real. */
-  for (guint i = 0; i < chain->len; i++)
-    {
-      Candidate *candidate = chain->pdata[i];
-
-      candidate->probe = PROBE_NOT_RUN;
-      g_clear_pointer (&candidate->probe_detail, g_free);
-    }
-  return FALSE;
+  first->probe = PROBE_CACHED;
+  self->selected = first;
+  return TRUE;
 }
 
 static void
 store_in_probe_cache (DshLocalProvider *self, GPtrArray *chain)
 {
-  g_autoptr (GHashTable) failures = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree char *key = NULL;
 
-  if (self->probe_cache_path == NULL)
+  /* Only the outcome that costs nothing to trust is remembered. */
+  if (self->probe_cache_path == NULL || self->selected != chain->pdata[0])
     return;
-  for (guint i = 0; i < chain->len; i++)
-    {
-      Candidate *candidate = chain->pdata[i];
-
-      if (candidate->probe == PROBE_FAILED)
-        g_hash_table_insert (failures, candidate->module->name, candidate->probe_detail);
-    }
   key = probe_cache_key (self, chain);
-  dsh_probe_cache_store (self->probe_cache_path, key, self->selected->module->name, failures);
+  dsh_probe_cache_store (self->probe_cache_path, key);
 }
 
 /* Called with the lock held; runs once per provider lifetime. */

@@ -1,10 +1,10 @@
-/* dsh-probe-cache-private.h — remembering a chain's probe results across processes, so that a
- * command-line call does not pay a functional probe every time.
+/* dsh-probe-cache-private.h — remembering across processes that the first candidate of a chain
+ * passed its functional probe, so that a command-line call does not pay that probe every time.
  *
- * Safe by construction: an entry names only which of the already loaded and vetted candidates
- * passed; it never holds an argv. A stale or forged entry can at worst pick another confining
- * backend, whose runner may then fail (a runner failure) or find nothing usable (unavailable) —
- * never an unconfined run.
+ * Safe by construction: an entry only says that the preferred, already vetted candidate of an
+ * exact chain works; it holds no argv and names no other candidate. A stale or forged entry can
+ * at worst skip that candidate's probe, whose runner may then fail (a runner failure) — it can
+ * neither cause an unconfined run nor steer the choice to a weaker backend.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,17 +25,12 @@ void      dsh_probe_cache_add_member   (GString    *key,
                                         const char *name,
                                         const char *module_path);
 
-/* When the file holds a fresh entry for key: TRUE with *selected (the passing candidate) and
- * *failures (name -> detail of each candidate that failed before it). */
+/* Does the file hold a fresh entry for key? */
 gboolean  dsh_probe_cache_lookup       (const char  *path,
-                                        const char  *key,
-                                        char       **selected,
-                                        GHashTable **failures);
+                                        const char  *key);
 
 /* Best effort: a cache that cannot be written only costs a probe next time. */
 void      dsh_probe_cache_store        (const char  *path,
-                                        const char  *key,
-                                        const char  *selected,
-                                        GHashTable  *failures);
+                                        const char  *key);
 
 G_END_DECLS

@@ -1,5 +1,5 @@
-/* dsh-probe-cache.c — a small per-user key file recording which candidate of a chain passed its
- * functional probe, keyed by the exact module files of the chain, and trusted only briefly.
+/* dsh-probe-cache.c — a small per-user key file recording that the first candidate of a chain
+ * passed its functional probe, keyed by the exact module files of the chain, trusted briefly.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,7 +24,7 @@ dsh_probe_cache_default_path (void)
     dir = g_build_filename (g_get_user_cache_dir (), "dsh-sandbox", NULL);
   if (g_mkdir_with_parents (dir, 0700) != 0)
     return NULL;
-  return g_build_filename (dir, "probe-cache-v2.ini", NULL);
+  return g_build_filename (dir, "probe-cache-v3.ini", NULL);
 }
 
 void
@@ -40,18 +40,12 @@ dsh_probe_cache_add_member (GString *key, const char *name, const char *module_p
 }
 
 #define GROUP "probe-cache"
-#define FAILED_GROUP "failed"
 
 gboolean
-dsh_probe_cache_lookup (const char *path,
-                        const char *key,
-                        char **selected,
-                        GHashTable **failures)
+dsh_probe_cache_lookup (const char *path, const char *key)
 {
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autofree char *stored_key = NULL;
-  g_autofree char *name = NULL;
-  g_auto (GStrv) failed = NULL;
   gint64 written;
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   struct stat st;
@@ -65,32 +59,15 @@ dsh_probe_cache_lookup (const char *path,
 
   stored_key = g_key_file_get_string (file, GROUP, "key", NULL);
   written = g_key_file_get_int64 (file, GROUP, "time", NULL);
-  name = g_key_file_get_string (file, GROUP, "selected", NULL);
-  if (g_strcmp0 (stored_key, key) != 0 || name == NULL || written <= 0 || written > now ||
-      now - written > DSH_PROBE_CACHE_TTL_SECONDS)
-    return FALSE;
-
-  *failures = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  failed = g_key_file_get_keys (file, FAILED_GROUP, NULL, NULL);
-  for (gsize i = 0; failed != NULL && failed[i] != NULL; i++)
-    {
-      char *detail = g_key_file_get_string (file, FAILED_GROUP, failed[i], NULL);
-
-      g_hash_table_insert (*failures, g_strdup (failed[i]),
-                           detail != NULL ? detail : g_strdup (""));
-    }
-  *selected = g_steal_pointer (&name);
-  return TRUE;
+  return g_strcmp0 (stored_key, key) == 0 && written > 0 && written <= now &&
+         now - written <= DSH_PROBE_CACHE_TTL_SECONDS;
 }
 
 void
-dsh_probe_cache_store (const char *path, const char *key, const char *selected,
-                       GHashTable *failures)
+dsh_probe_cache_store (const char *path, const char *key)
 {
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autofree char *text = NULL;
-  GHashTableIter iter;
-  gpointer name, detail;
   gsize len = 0;
 
   if (path == NULL)
@@ -98,11 +75,6 @@ dsh_probe_cache_store (const char *path, const char *key, const char *selected,
 
   g_key_file_set_string (file, GROUP, "key", key);
   g_key_file_set_int64 (file, GROUP, "time", g_get_real_time () / G_USEC_PER_SEC);
-  g_key_file_set_string (file, GROUP, "selected", selected);
-  g_hash_table_iter_init (&iter, failures);
-  while (g_hash_table_iter_next (&iter, &name, &detail))
-    g_key_file_set_string (file, FAILED_GROUP, name, detail);
-
   text = g_key_file_to_data (file, &len, NULL);
   /* Written whole and renamed into place, so a reader never sees half an entry. */
   if (!g_file_set_contents_full (path, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,

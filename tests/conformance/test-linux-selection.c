@@ -211,6 +211,37 @@ test_stale_probe_cache (void)
   dsh_test_remove_tree (dir);
 }
 
+/* The cache only ever remembers that the preferred backend passed: a fallback chosen while bwrap
+ * was broken is not remembered, so nothing written to the cache file (by a confined command
+ * whose HOME is its workspace, say) can steer a later call to the weaker backend. */
+static void
+test_cache_never_remembers_a_fallback (void)
+{
+  const char *deny[] = { BREAK_BWRAP, NULL };
+  g_autofree char *dir = dsh_test_scratch_dir ("selection");
+  g_autofree char *cache = g_build_filename (dir, "probe-cache.ini", NULL);
+  const char *probe_args[] = { "probe", "--json", NULL };
+  g_auto (DshTestRun) broken = { 0 };
+  g_auto (DshTestRun) healthy = { 0 };
+  g_autoptr (JsonNode) report = NULL;
+
+  if (!require_both_backends ())
+    return;
+
+  run_cli_cached (NULL, cache, deny, probe_args, &broken);
+  g_assert_cmpint (broken.exit_code, ==, 0);
+  g_assert_nonnull (strstr (broken.out, "\"selected\" : \"landlock\""));
+  g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
+
+  run_cli_cached (NULL, cache, NULL, probe_args, &healthy);
+  g_assert_cmpint (healthy.exit_code, ==, 0);
+  report = dsh_test_parse_json (healthy.out);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "selected"), ==,
+                   "bwrap");
+  g_assert_true (g_file_test (cache, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,6 +252,8 @@ main (int argc, char **argv)
   g_test_add_func ("/linux-selection/forced-landlock", test_forced_landlock);
   g_test_add_func ("/linux-selection/no-landlock-is-unavailable", test_no_landlock_is_unavailable);
   g_test_add_func ("/linux-selection/stale-probe-cache", test_stale_probe_cache);
+  g_test_add_func ("/linux-selection/cache-never-remembers-a-fallback",
+                   test_cache_never_remembers_a_fallback);
 
   return g_test_run ();
 }

@@ -1,6 +1,6 @@
 /* fuzz-probe-cache.c — libFuzzer target for the probe-cache file parser: whatever a cache file
- * holds (a torn write, a forged entry, garbage, invalid UTF-8), lookup either finds a well-formed entry for the
- * exact key or nothing; never a crash.
+ * holds (a torn write, a forged entry, garbage, invalid UTF-8), lookup answers yes or no; never
+ * a crash.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -14,8 +14,6 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   static char *path = NULL;
-  g_autofree char *selected = NULL;
-  g_autoptr (GHashTable) failures = NULL;
 
   if (path == NULL)
     {
@@ -27,10 +25,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_assert (g_file_set_contents_full (path, (const char *) data, (gssize) size,
                                       G_FILE_SET_CONTENTS_NONE, 0600, NULL));
 
-  if (dsh_probe_cache_lookup (path, "fuzz-key", &selected, &failures))
-    {
-      g_assert (selected != NULL);
-      g_assert (failures != NULL);
-    }
+  /* Any answer is fine; only a crash, a hang or a leak is a finding. */
+  (void) dsh_probe_cache_lookup (path, "fuzz-key");
   return 0;
 }
