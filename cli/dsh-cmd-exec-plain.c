@@ -37,6 +37,7 @@ dsh_cmd_exec_plain (int argc, char **argv)
     return dsh_cli_fail_error (error);
 
   dsh_exec_run_init (&run);
+  run.spelled_workspace = workspace != NULL ? workspace : policy->workspace_root;
   if (!dsh_exec_run_open_report (&run, report_path, &error))
     status = dsh_cli_fail_error (error);
   else

@@ -258,6 +258,9 @@ run (Exec *exec)
   exec->run.report.standing_mode = exec->policy->mode;
   exec->run.report.workspace_root = exec->policy->workspace_root;
   exec->run.report.session_id = exec->policy->session_id;
+  exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
+                                : exec->workspace != NULL ? exec->workspace
+                                                          : exec->policy->workspace_root;
   exec->run.after_denial = print_hint;
   exec->run.on_refusal = end_turn_on_refusal;
   exec->run.user_data = exec;

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dsh-spawn-private.h"
@@ -31,15 +32,41 @@ dsh_exec_run_clear (DshExecRun *run)
 gboolean
 dsh_exec_run_open_report (DshExecRun *run, const char *path, GError **error)
 {
+  struct stat st;
+  int saved;
+
   if (path == NULL)
     return TRUE;
-  run->report_fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* dsh-sandbox writes the report unconfined, so a symlink or FIFO a confined command left at
+   * that path must not redirect or stall the write: no following, no blocking, regular files
+   * only. */
+  run->report_fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (run->report_fd < 0)
     {
-      int saved = errno;
-
+      saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot open the report file: %s",
+                   saved == ELOOP   ? "it is a symbolic link"
+                   : saved == ENXIO ? "it is not a regular file"
+                                    : g_strerror (saved));
+      return FALSE;
+    }
+  if (fstat (run->report_fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "cannot open the report file: it is not a regular file");
+      close (run->report_fd);
+      run->report_fd = -1;
+      return FALSE;
+    }
+  if (ftruncate (run->report_fd, 0) != 0 ||
+      fcntl (run->report_fd, F_SETFL, fcntl (run->report_fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    {
+      saved = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
                    "cannot open the report file: %s", g_strerror (saved));
+      close (run->report_fd);
+      run->report_fd = -1;
       return FALSE;
     }
   return TRUE;
@@ -177,6 +204,13 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command,
                       const DshSandboxPolicy *policy)
 {
   run->report.mode = policy->mode;
+  if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE && run->spelled_workspace != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (!dsh_roots_check_unplanted (run->spelled_workspace, &error))
+        return dsh_exec_run_refuse (run, DSH_OUTCOME_UNAVAILABLE, error->message);
+    }
   /* danger-full-access runs the raw argv and never asks a provider. */
   if (dsh_sandbox_mode_is_confined (policy->mode))
     return run_confined (run, command, policy);

@@ -16,6 +16,9 @@ typedef struct _DshExecRun DshExecRun;
 struct _DshExecRun {
   DshExecReport report;
   int report_fd;
+  /* The workspace as the caller spelled it (option, session cwd or current directory), checked
+   * for planted symlinks before a workspace-write run. */
+  const char *spelled_workspace;
 
   /* Optional: after the denial marker (the escalation hint goes here). */
   void (*after_denial) (DshExecRun *run, DshSandboxMode mode, gpointer user_data);

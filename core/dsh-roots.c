@@ -8,7 +8,12 @@
  */
 #include "dsh-roots.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsh-error.h"
 #include <string.h>
 
 char *
@@ -85,4 +90,111 @@ dsh_path_is_beneath (const char *path, const char *root)
   if (len == 1 && root[0] == '/')
     return path[0] == '/';
   return strncmp (path, root, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* Walks path the way the kernel resolves it and returns the first symlink met inside one of
+ * writable (a new string), or NULL. A missing component ends the walk: nothing lies beyond it. */
+static char *
+find_planted_symlink (const char *path, const char *const *writable)
+{
+  GQueue *pending = g_queue_new ();
+  g_autoptr (GString) resolved = g_string_new (NULL);
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+  char *planted = NULL;
+  guint links = 0;
+
+  for (gsize i = 0; parts[i] != NULL; i++)
+    g_queue_push_tail (pending, g_strdup (parts[i]));
+
+  while (planted == NULL && !g_queue_is_empty (pending))
+    {
+      g_autofree char *part = g_queue_pop_head (pending);
+      g_autofree char *candidate = NULL;
+      g_autofree char *target = NULL;
+      struct stat st;
+
+      if (part[0] == '\0' || g_str_equal (part, "."))
+        continue;
+      if (g_str_equal (part, ".."))
+        {
+          char *slash = strrchr (resolved->str, '/');
+
+          g_string_truncate (resolved, slash != NULL ? (gsize) (slash - resolved->str) : 0);
+          continue;
+        }
+
+      candidate = g_strdup_printf ("%s/%s", resolved->str, part);
+      if (lstat (candidate, &st) != 0)
+        break;
+      if (!S_ISLNK (st.st_mode))
+        {
+          g_string_assign (resolved, candidate);
+          continue;
+        }
+
+      for (gsize i = 0; writable[i] != NULL; i++)
+        {
+          if (dsh_path_is_beneath (resolved->len > 0 ? resolved->str : "/", writable[i]))
+            planted = g_strdup (candidate);
+        }
+      target = g_file_read_link (candidate, NULL);
+      if (planted != NULL || target == NULL || ++links > 40)
+        break;
+
+      /* Continue through the link's target, as the kernel does. */
+      {
+        g_auto (GStrv) target_parts = g_strsplit (target, "/", -1);
+
+        for (gsize i = g_strv_length (target_parts); i > 0; i--)
+          g_queue_push_head (pending, g_strdup (target_parts[i - 1]));
+      }
+      if (target[0] == '/')
+        g_string_truncate (resolved, 0);
+    }
+
+  g_queue_free_full (pending, g_free);
+  return planted;
+}
+
+gboolean
+dsh_roots_check_unplanted (const char *spelled_workspace, GError **error)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *absolute = NULL;
+  g_autoptr (DshSandboxPolicy) widest = NULL;
+  g_auto (GStrv) writable = NULL;
+  const char *spelled[3];
+
+  g_return_val_if_fail (spelled_workspace != NULL, FALSE);
+
+  root = dsh_workspace_root (spelled_workspace, "/");
+  if (g_str_equal (root, "/"))
+    return TRUE;
+  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
+  writable = dsh_writable_roots (widest);
+
+  absolute = g_canonicalize_filename (spelled_workspace, NULL);
+  spelled[0] = absolute;
+  spelled[1] = "/tmp";
+  spelled[2] = g_get_tmp_dir ();
+  for (guint i = 0; i < G_N_ELEMENTS (spelled); i++)
+    {
+      g_autofree char *planted = g_path_is_absolute (spelled[i])
+                                   ? find_planted_symlink (spelled[i],
+                                                           (const char *const *) writable)
+                                   : NULL;
+
+      if (planted != NULL)
+        {
+          g_autofree char *valid = g_utf8_make_valid (planted, -1);
+
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                       "the writable root %s is reached through the symlink %s, which lies "
+                       "where confined commands may write: a command could have planted it to "
+                       "move this call's writable roots; refusing to run the command",
+                       spelled[i], valid);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }

@@ -1,11 +1,13 @@
 /* test-reach-around.c — nothing a confined command may write can change what runs unconfined
  * later or reach around the sandbox now: an inherited writable descriptor is closed, a backend
- * module or helper inside the workspace is refused before its code runs, and a session log a
- * confined command could rewrite is refused.
+ * module or helper inside the workspace is refused before its code runs, a session log a
+ * confined command could rewrite is refused, and so is a writable root reached through a
+ * symlink an earlier command could have planted.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "dsh-test-util.h"
 
@@ -132,6 +134,112 @@ test_path_is_beneath (void)
   g_assert_false (dsh_path_is_beneath ("relative", "/"));
 }
 
+/* An earlier workspace-write call renamed its workspace (or TMPDIR) under /tmp and put a symlink
+ * in its place: the next call must not follow it to wherever it points. */
+static void
+test_planted_root_symlink_refused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *target = g_build_filename (dir, "elsewhere", NULL);
+  g_autofree char *link_dir = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *written = g_build_filename (target, "written", NULL);
+  g_autofree char *touch = g_strdup_printf ("touch %s", written);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (target, 0755), ==, 0);
+  link_dir = g_dir_make_tmp ("dsh-planted-XXXXXX", &error);
+  g_assert_no_error (error);
+  link = g_build_filename (link_dir, "proj", NULL);
+  g_assert_cmpint (symlink (target, link), ==, 0);
+
+  /* The workspace itself. */
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                           "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+    g_autofree char *expected = g_strdup_printf (
+      "dsh-sandbox: the writable root %s is reached through the symlink %s, which lies where "
+      "confined commands may write: *\n", link, link);
+
+    dsh_test_run_cli (&run, args, NULL, ws);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_true (g_pattern_match_simple (expected, run.err));
+    g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
+  }
+  /* TMPDIR. */
+  {
+    g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", link);
+    const char *env[] = { tmpdir_env, NULL };
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_nonnull (strstr (run.err, "is reached through the symlink"));
+    g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
+  }
+  /* A symlink outside every writable root is the caller's own and is followed. */
+  {
+    g_autofree char *own_link = g_build_filename (dir, "own-link", NULL);
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", own_link, "--",
+                           "sh", "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    g_assert_cmpint (symlink (target, own_link), ==, 0);
+    dsh_test_run_cli (&run, args, NULL, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (written, G_FILE_TEST_EXISTS));
+  }
+  dsh_test_remove_tree (link_dir);
+  dsh_test_remove_tree (dir);
+}
+
+/* The report is written unconfined: a symlink or FIFO planted at its path by a confined command
+ * must neither redirect the write nor stall it. */
+static void
+test_planted_report_refused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *precious = g_build_filename (dir, "precious", NULL);
+  g_autofree char *report = g_build_filename (ws, "report.json", NULL);
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  g_autofree char *touch = g_strdup_printf ("touch %s", marker);
+  const char *args[] = { "exec", "--workspace", ws, "--report", report, "--", "sh", "-c", touch,
+                         NULL };
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  dsh_test_write_file (precious, "precious\n");
+
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    g_assert_cmpint (symlink (precious, report), ==, 0);
+    dsh_test_run_cli (&run, args, NULL, ws);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_cmpstr (run.err, ==,
+                     "dsh-sandbox: cannot open the report file: it is a symbolic link\n");
+    dsh_test_assert_file_is (precious, "precious\n");
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    g_assert_cmpint (g_unlink (report), ==, 0);
+  }
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    g_assert_cmpint (mkfifo (report, 0644), ==, 0);
+    dsh_test_run_cli (&run, args, NULL, ws);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_cmpstr (run.err, ==,
+                     "dsh-sandbox: cannot open the report file: it is not a regular file\n");
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -140,5 +248,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/inherited-descriptor", test_inherited_descriptor_closed);
   g_test_add_func ("/reach-around/module-in-workspace", test_module_in_workspace_refused);
   g_test_add_func ("/reach-around/session-log-in-reach", test_session_log_in_reach_refused);
+  g_test_add_func ("/reach-around/planted-root-symlink", test_planted_root_symlink_refused);
+  g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);
   return g_test_run ();
 }
