@@ -130,19 +130,44 @@ new_local_provider (void)
                                           (const char *const *) helper_dirs);
 }
 
+/* Everything a confined command of this workspace may write: the workspace, /tmp and the temp
+ * directory. An uninstalled build under /tmp or the temp directory still trusts its own tree
+ * there (a development build; installed modules never live there). */
+static GStrv
+untrusted_roots_for (const char *workspace_root)
+{
+  g_autoptr (DshSandboxPolicy) widest = NULL;
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_auto (GStrv) roots = NULL;
+  gboolean uninstalled = dsh_cli_running_uninstalled ();
+
+  /* A workspace of / would leave no trusted file at all; writing everywhere under
+   * workspace-write is what such a caller asked for. */
+  if (workspace_root == NULL || g_str_equal (workspace_root, "/"))
+    return g_strv_builder_end (builder);
+
+  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
+  roots = dsh_writable_roots (widest);
+  for (gsize i = 0; roots[i] != NULL; i++)
+    {
+      if (i > 0 && uninstalled && exe != NULL && dsh_path_is_beneath (exe, roots[i]))
+        continue;
+      g_strv_builder_add (builder, roots[i]);
+    }
+  return g_strv_builder_end (builder);
+}
+
 DshLocalProvider *
 dsh_cli_new_provider (const char *workspace_root)
 {
   DshLocalProvider *provider = new_local_provider ();
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
-  /* A workspace of / would leave no trusted file at all; writing everywhere under
-   * workspace-write is what such a caller asked for. */
-  const char *untrusted[] = { g_strcmp0 (workspace_root, "/") != 0 ? workspace_root : NULL,
-                              NULL };
+  g_auto (GStrv) untrusted = untrusted_roots_for (workspace_root);
 
-  /* A confined command may write its workspace: nothing that runs unconfined (a module, a
-   * helper, a runner) may come from there. */
-  dsh_local_provider_set_untrusted_roots (provider, untrusted);
+  /* A confined command may write there: nothing that runs unconfined (a module, a helper, a
+   * runner) may come from there. */
+  dsh_local_provider_set_untrusted_roots (provider, (const char *const *) untrusted);
 
   /* Every call is a new process: without the cache each would pay a functional probe. */
   if (g_strcmp0 (cache, "off") != 0)

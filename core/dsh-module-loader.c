@@ -173,7 +173,8 @@ load_module (DshBackendModule *module, const char *const *untrusted_roots)
   if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
     {
       module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
-                                         "may write (the workspace)");
+                                         "may write (the workspace, /tmp or the temp "
+                                         "directory)");
       return;
     }
 

@@ -1,6 +1,6 @@
 /* test-reach-around.c — nothing a confined command may write can change what runs unconfined
  * later or reach around the sandbox now: an inherited writable descriptor is closed, a backend
- * module or helper inside the workspace is refused before its code runs, a session log a
+ * module or helper inside the workspace or /tmp is refused before its code runs, a session log a
  * confined command could rewrite is refused, and so is a writable root reached through a
  * symlink an earlier command could have planted.
  *
@@ -93,6 +93,29 @@ test_module_in_workspace_refused (void)
     g_assert_cmpint (run.exit_code, ==, 125);
     g_assert_cmpstr (run.err, ==, expected);
     g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  /* Nor below /tmp, which Landlock leaves writable — unless this very build lives there (an
+   * uninstalled build trusts its own tree). */
+  {
+    g_autofree char *tmp_modules = dsh_test_make_tmp_dir ();
+    g_autofree char *copy3 = dsh_test_copy_module (alpha, tmp_modules);
+    g_autofree char *env_dir = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", tmp_modules);
+    g_autofree char *cli = dsh_canonical_path (dsh_test_cli ());
+    g_autofree char *tmp = dsh_canonical_path ("/tmp");
+    const char *env[] = { env_dir, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+    const char *args[] = { "exec", "--workspace", ws, "--", "sh", "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    g_assert_cmpint (g_chmod (tmp_modules, 0755), ==, 0);
+    dsh_test_run_cli (&run, args, env, ws);
+    if (dsh_path_is_beneath (cli, tmp))
+      g_assert_cmpint (run.exit_code, ==, 0);
+    else
+      {
+        g_assert_cmpint (run.exit_code, ==, 125);
+        g_assert_cmpstr (run.err, ==, expected);
+        g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+      }
   }
   dsh_test_remove_tree (dir);
 }

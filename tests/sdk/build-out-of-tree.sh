@@ -6,7 +6,13 @@ set -eu
 
 src=$1
 build=$2
-tmp=$(mktemp -d)
+# Modules below /tmp or $TMPDIR (where confined commands may write) are refused by exec, so the
+# scratch tree lives in the build directory, or /var/tmp when that is itself below /tmp.
+base=$(cd "$build" && pwd -P)
+case "$base/" in
+  /tmp/*|"${TMPDIR:-/tmp}"/*) base=/var/tmp ;;
+esac
+tmp=$(mktemp -d "$base/sdk-out-of-tree-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 DESTDIR="$tmp/dest" meson install -C "$build" --no-rebuild --quiet >/dev/null
