@@ -369,7 +369,8 @@ open_op (int root_fd, const char *rest, gpointer data)
 {
   OpenData *d = data;
 
-  return open_beneath (root_fd, rest, d->flags, d->mode, &d->fd);
+  /* Never blocks: a FIFO a confined command left at the path must not stall the tool. */
+  return open_beneath (root_fd, rest, d->flags | O_NONBLOCK, d->mode, &d->fd);
 }
 
 int
@@ -391,6 +392,23 @@ dsh_fs_fence_open (const DshSandboxPolicy *policy, const char *path, int flags, 
     }
   if (!fenced (policy, path, "open", open_op, &data, error))
     return -1;
+
+  /* Write tools write files: a FIFO, socket or device planted at the path is refused. */
+  {
+    struct stat st;
+
+    if (fstat (data.fd, &st) != 0 || !S_ISREG (st.st_mode))
+      {
+        g_autofree char *shown = g_utf8_make_valid (path, -1);
+
+        close (data.fd);
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                     "cannot open %s: not a regular file", shown);
+        return -1;
+      }
+    if ((flags & O_NONBLOCK) == 0)
+      fcntl (data.fd, F_SETFL, fcntl (data.fd, F_GETFL) & ~O_NONBLOCK);
+  }
   return data.fd;
 }
 

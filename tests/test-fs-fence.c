@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "dsh-fs-fence-private.h"
+#include <sys/stat.h>
+
 #include "dsh-test-util.h"
 
 typedef struct {
@@ -344,6 +346,30 @@ test_ordinary_errors_are_io_errors (Fixture *f, gconstpointer portable)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
 }
 
+/* A FIFO (or any non-file) planted at the path by a confined command is refused at once: the
+ * tool neither blocks on it nor writes into it. */
+static void
+test_planted_fifo_refused (Fixture *f, gconstpointer portable)
+{
+  g_autofree char *fifo = NULL;
+  g_autoptr (GError) error = NULL;
+  gint64 started;
+
+  if (skip_without_base (f))
+    return;
+  fifo = ws_path (f, "notes.txt");
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+
+  started = g_get_monotonic_time ();
+  g_assert_cmpint (dsh_fs_fence_open (f->policy, fifo, O_WRONLY | O_CREAT | O_TRUNC, 0644,
+                                      &error), ==, -1);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_cmpint (dsh_fs_fence_open (f->policy, fifo, O_RDWR, 0, &error), ==, -1);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 5 * G_USEC_PER_SEC);
+}
+
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */
 
 static void
@@ -516,6 +542,7 @@ main (int argc, char **argv)
         { "inner-links-and-dotdot", test_inner_links_and_dotdot },
         { "other-modes", test_other_modes },
         { "ordinary-errors", test_ordinary_errors_are_io_errors },
+        { "planted-fifo", test_planted_fifo_refused },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },
       };
