@@ -30,10 +30,12 @@ extern char **environ;
 
 static volatile sig_atomic_t child_pid;
 
+/* A signal another process sends us goes on to the command. The terminal's own (SI_KERNEL)
+ * already reached it, being in our process group; forwarding it too would deliver it twice. */
 static void
-forward_signal (int signum)
+forward_signal (int signum, siginfo_t *info, void *context)
 {
-  if (child_pid > 0)
+  if (child_pid > 0 && info->si_code != SI_KERNEL)
     kill (child_pid, signum);
 }
 
@@ -44,9 +46,9 @@ install_forwarding (struct sigaction *saved)
 {
   struct sigaction action = { 0 };
 
-  action.sa_handler = forward_signal;
+  action.sa_sigaction = forward_signal;
   sigemptyset (&action.sa_mask);
-  action.sa_flags = SA_RESTART;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
   for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
     sigaction (forwarded_signals[i], &action, &saved[i]);
 }

@@ -1,5 +1,5 @@
 /* dsh-landlock-exec — the Landlock launcher: allow writes only beneath the given roots and the
- * required sinks, then exec the command.
+ * required sinks, run the command, and take down whatever it leaves running when it exits.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -23,7 +23,11 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/audit.h>
@@ -217,6 +221,143 @@ refuse_terminal_injection (void)
     fatal ("cannot install the terminal-injection filter", errno);
 }
 
+/* ---- running the command --------------------------------------------------------------- */
+
+static volatile sig_atomic_t command_pid;
+
+/* Signals another process sends us (dsh-sandbox forwarding, our parent dying) go on to the
+ * command; the terminal's own (SI_KERNEL) already reached it, being in our process group. */
+static void
+forward_signal (int signum, siginfo_t *info, void *context)
+{
+  (void) context;
+  if (command_pid > 0 && info->si_code != SI_KERNEL)
+    kill (command_pid, signum);
+}
+
+static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* Kills every child we have. Orphans of the command are reparented to us (a subreaper), so
+ * repeating this until none is left takes down the whole tree the command started. */
+static void
+kill_children (void)
+{
+  DIR *proc = opendir ("/proc");
+  struct dirent *entry;
+  pid_t self = getpid ();
+
+  if (proc == NULL)
+    return;
+  while ((entry = readdir (proc)) != NULL)
+    {
+      char path[sizeof "/proc//stat" + sizeof entry->d_name], stat_line[512];
+      const char *after_name;
+      char state;
+      int fd, ppid;
+      ssize_t n;
+
+      if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
+        continue;
+      snprintf (path, sizeof path, "/proc/%s/stat", entry->d_name);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      n = read (fd, stat_line, sizeof stat_line - 1);
+      close (fd);
+      if (n <= 0)
+        continue;
+      stat_line[n] = '\0';
+      /* "pid (comm) state ppid ...": comm may hold anything, so parse after the last ')'. */
+      after_name = strrchr (stat_line, ')');
+      if (after_name != NULL && sscanf (after_name + 1, " %c %d", &state, &ppid) == 2 &&
+          ppid == self)
+        kill ((pid_t) atoi (entry->d_name), SIGKILL);
+    }
+  closedir (proc);
+}
+
+static void
+reap_leftovers (void)
+{
+  for (;;)
+    {
+      pid_t reaped = waitpid (-1, NULL, WNOHANG);
+
+      if (reaped > 0)
+        continue;
+      if (reaped < 0 && errno != EINTR)
+        return; /* ECHILD: nothing is left */
+      kill_children ();
+      if (waitpid (-1, NULL, 0) < 0 && errno == ECHILD)
+        return;
+    }
+}
+
+/* Runs the (already confined) command as our child and, once it exits, kills and reaps every
+ * process it left behind: a background process must not outlive the call, and with it the
+ * policy of the call. Passes the command's exit status on, or dies of the same signal. */
+static int
+supervise (char **command)
+{
+  struct sigaction action = { 0 };
+  int status = 0;
+  pid_t child;
+
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    fatal ("prctl(PR_SET_CHILD_SUBREAPER) failed", errno);
+  /* If whoever started us dies, the command and its tree go too. */
+  if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
+    fatal ("prctl(PR_SET_PDEATHSIG) failed", errno);
+
+  action.sa_sigaction = forward_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset (&action.sa_mask);
+  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
+    sigaction (forwarded_signals[i], &action, NULL);
+
+  child = fork ();
+  if (child < 0)
+    fatal ("fork failed", errno);
+  if (child == 0)
+    {
+      int errnum;
+
+      for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
+        signal (forwarded_signals[i], SIG_DFL);
+      execvp (command[0], command);
+
+      /* The confinement is in place and the command itself cannot be run: that is the
+       * command's failure (as a shell reports it, 127 or 126), not the runner's, so no
+       * "fatal:" here. */
+      errnum = errno;
+      fprintf (stderr, "dsh-landlock-exec: cannot execute '%s': %s\n", command[0],
+               strerror (errnum));
+      _exit (errnum == ENOENT ? 127 : 126);
+    }
+
+  command_pid = child;
+  while (waitpid (child, &status, 0) < 0)
+    {
+      if (errno != EINTR)
+        fatal ("waitpid failed", errno);
+    }
+  command_pid = 0;
+  reap_leftovers ();
+
+  if (WIFSIGNALED (status))
+    {
+      struct rlimit no_core = { 0, 0 };
+      int signum = WTERMSIG (status);
+
+      /* Die the same way, so the caller sees the signal, not a made-up status. */
+      setrlimit (RLIMIT_CORE, &no_core);
+      signal (signum, SIG_DFL);
+      raise (signum);
+      return 128 + signum;
+    }
+  return WEXITSTATUS (status);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -275,15 +416,5 @@ main (int argc, char **argv)
     fatal ("landlock_restrict_self failed", errno);
   close (ruleset_fd);
 
-  execvp (argv[cmd_index], &argv[cmd_index]);
-
-  /* The confinement is in place and the command itself cannot be run: that is the command's
-   * failure (as a shell reports it, 127 or 126), not the runner's, so no "fatal:" here. */
-  {
-    int errnum = errno;
-
-    fprintf (stderr, "dsh-landlock-exec: cannot execute '%s': %s\n", argv[cmd_index],
-             strerror (errnum));
-    return errnum == ENOENT ? 127 : 126;
-  }
+  return supervise (&argv[cmd_index]);
 }
