@@ -105,8 +105,11 @@ dsh_cli_escalate (DshApprovalService *service,
   *out_asked = FALSE;
   *out_outcome = DSH_APPROVAL_OUTCOME_UNAVAILABLE;
 
-  /* A person approves what they are shown: argv that cannot be shown faithfully is refused. */
-  for (gsize i = 0; command[i] != NULL; i++)
+  /* A person approves what they are shown: argv that cannot be shown faithfully is refused —
+   * but only once widening is established, which comes first and has its own text. */
+  for (gsize i = 0; dsh_escalation_is_strictly_wider (standing_mode, requested_mode) &&
+                    command[i] != NULL;
+       i++)
     {
       if (!g_utf8_validate (command[i], -1, NULL))
         {

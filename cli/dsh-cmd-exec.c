@@ -210,7 +210,7 @@ escalate (Exec *exec, DshSandboxMode *mode, GError **error)
 
 /* After a denial's marker: the hint when a retry with a wider mode could still be approved —
  * never under "never", never without a session or anyone to ask, never when no wider mode
- * exists. */
+ * exists, and never after the escalated retry itself. */
 static void
 print_hint (DshExecRun *run, DshSandboxMode mode, gpointer user_data)
 {
@@ -218,6 +218,9 @@ print_hint (DshExecRun *run, DshSandboxMode mode, gpointer user_data)
   DshApprovalPolicy policy;
   gboolean channel;
 
+  /* This call already was the one sanctioned retry: its denial is final. */
+  if (exec->sandbox_permissions != NULL)
+    return;
   policy = dsh_approval_service_effective_policy (exec->approval, exec->session,
                                                   exec->call_policy);
   channel = exec->approver != NULL || dsh_tty_approver_available ();

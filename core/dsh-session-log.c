@@ -572,6 +572,18 @@ session_log_error (GError **error, const char *name, guint line, GError *cause)
   return FALSE;
 }
 
+/* A crash leaves a prefix of a line, or zeroes where its data should be; a line that closes its
+ * object was written whole, whatever its content. */
+static gboolean
+looks_torn (const char *line, gsize length)
+{
+  if (memchr (line, '\0', length) != NULL)
+    return TRUE;
+  while (length > 0 && g_ascii_isspace (line[length - 1]))
+    length--;
+  return length == 0 || line[length - 1] != '}';
+}
+
 /* Consumes complete lines of buf (the file's bytes from self->committed on) into the log.
  * Transactional: on error nothing changes. *out_consumed is the length of the accepted prefix;
  * the rest, if any, is a torn tail. Caller holds the lock (or owns a fresh object). */
@@ -607,9 +619,12 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
       object = parse_line (start, (gsize) (newline - start), &syntax_error, &local_error);
       if (object == NULL)
         {
-          /* An unparsable last line is a torn append too (e.g. a crash left zeroes where the
-           * data should be); anywhere else it is damage that we refuse to guess around. */
-          if (syntax_error && (gsize) (newline - buf) + 1 == length)
+          /* An unparsable last line that never closes its object (or holds the zeroes a crash
+           * can leave where data should be) is a torn append too; a complete line that will not
+           * parse, here or anywhere else, is damage that we refuse to guess around — and never
+           * cut. */
+          if (syntax_error && (gsize) (newline - buf) + 1 == length &&
+              looks_torn (start, (gsize) (newline - start)))
             {
               g_clear_error (&local_error);
               break;

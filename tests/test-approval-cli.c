@@ -520,7 +520,8 @@ static const HintCase hint_cases[] = {
   { "sessionless", FALSE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, FALSE, FALSE, RO, FALSE },
   { "nobody-to-ask", TRUE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, FALSE, FALSE, FALSE, RO, FALSE },
   { "workspace-write", TRUE, WW, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, FALSE, TRUE, WW, TRUE },
-  { "after-escalation", TRUE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, TRUE, TRUE, WW, TRUE },
+  /* The escalated retry was the one sanctioned exception: its own denial is final. */
+  { "after-escalation", TRUE, RO, DSH_APPROVAL_POLICY_ASK, FALSE, TRUE, TRUE, TRUE, WW, FALSE },
 };
 
 static void
@@ -754,6 +755,30 @@ test_sessionless_escalation (void)
                    "the call has no agent to route it through\n");
   g_assert_false (g_file_test (s.request, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
+/* Widening is checked first and has its own text, whatever else is wrong with the request
+ * (here an argv no person could be shown faithfully). */
+static void
+test_non_widening_checked_first (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  const char *options[] = { "--session", NULL, "--sandbox-permissions", "workspace-write",
+                            "--justification", JUSTIFICATION, "--approver", NULL, NULL };
+  const char *command[] = { "/bin/echo", "\xff", NULL };
+  const char *env[] = { "ANSWER=allowed-once", NULL };
+
+  scratch_init (&s);
+  make_session (&s, DSH_SANDBOX_MODE_WORKSPACE_WRITE, DSH_APPROVAL_POLICY_ASK);
+  options[1] = s.session;
+  options[7] = s.approver;
+  run_exec (&run, options, command, env);
+  g_assert_cmpint (run.exit_code, ==, 125);
+  g_assert_cmpstr (run.err, ==,
+                   "dsh-sandbox: sandbox escalation to \"workspace-write\" is not strictly wider "
+                   "than this call's current \"workspace-write\" mode\n");
+  g_assert_false (g_file_test (s.request, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -1279,6 +1304,7 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/no-channel", test_no_channel);
   g_test_add_func ("/approval-cli/sessionless", test_sessionless_escalation);
   g_test_add_func ("/approval-cli/usage-errors", test_usage_errors);
+  g_test_add_func ("/approval-cli/non-widening-first", test_non_widening_checked_first);
   g_test_add_func ("/approval-cli/danger-grant-runs-raw", test_danger_grant_runs_raw);
   g_test_add_func ("/approval-cli/describe", test_describe);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);

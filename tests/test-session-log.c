@@ -274,6 +274,34 @@ test_unparsable_last_line_dropped (void)
   g_assert_cmpuint (dsh_test_count_lines (path), ==, 3);
 }
 
+/* A complete last line that will not parse was written whole (by another tool, say): it is
+ * damage to report, never a torn tail to cut, so no append can make it disappear. */
+static void
+test_complete_unparsable_last_line_kept (void)
+{
+  static const char *const complete[] = {
+    "{\"type\":\"harness/note\",\"data\":{\"s\":\"\\ud800\"},\"time\":\"2026-01-01T00:00:00Z\"}\n",
+    "{\"type\":\"x\",\"data\":{\"n\":99999999999999999999},\"time\":\"2025-01-01T00:00:00Z\"}\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (complete); i++)
+    {
+      g_autofree char *path = new_log_path ();
+      g_autofree char *contents = g_strconcat (HEADER, complete[i], NULL);
+      g_autofree char *after = NULL;
+      g_autoptr (DshSessionLog) log = NULL;
+      g_autoptr (GError) error = NULL;
+
+      dsh_test_write_file (path, contents);
+      log = dsh_session_log_load (path, &error);
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+      g_assert_nonnull (strstr (error->message, "session.jsonl:2:"));
+      g_assert_null (log);
+      after = dsh_test_read_file (path);
+      g_assert_cmpstr (after, ==, contents);
+    }
+}
+
 static void
 test_malformed_middle_line_is_an_error (void)
 {
@@ -826,6 +854,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session-log/torn/every-cut", test_torn_tail_every_cut);
   g_test_add_func ("/session-log/torn/unparsable-last-line", test_unparsable_last_line_dropped);
   g_test_add_func ("/session-log/malformed-middle-line", test_malformed_middle_line_is_an_error);
+  g_test_add_func ("/session-log/torn/complete-unparsable-last-line-kept",
+                   test_complete_unparsable_last_line_kept);
   g_test_add_func ("/session-log/forged/on-load", test_forged_events_refused_on_load);
   g_test_add_func ("/session-log/forged/on-append", test_forged_events_refused_on_append);
   g_test_add_func ("/session-log/turns/residue-dropped",

@@ -19,7 +19,9 @@
  * array is the file's content (after crash-tail repair), not a mirror of any state.
  *
  * Crash-tail repair on load (in memory only; loading never writes the file):
- *   - a torn last line (no trailing newline, or an unparsable last line) is dropped;
+ *   - a torn last line (no trailing newline, or a last line that never closes its object or
+ *     holds the zeroes a crash can leave) is dropped; a complete line that will not parse is
+ *     damage, an error like any malformed line, and is never cut;
  *   - turn-scoped events outside an open turn are crash residue: dropped with a g_warning;
  *   - anything else that is malformed (a bad middle line, a bad header, a `sandbox/mode` or
  *     `approval/policy` value outside its vocabulary) fails the load with an error naming the line.
