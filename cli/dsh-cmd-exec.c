@@ -264,6 +264,9 @@ run (Exec *exec)
   exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
                                 : exec->workspace != NULL ? exec->workspace
                                                           : exec->policy->workspace_root;
+  exec->run.session_created = exec->session != NULL
+                                ? dsh_session_log_get_created (exec->session)
+                                : NULL;
   exec->run.after_denial = print_hint;
   exec->run.on_refusal = end_turn_on_refusal;
   exec->run.user_data = exec;

@@ -19,6 +19,9 @@ struct _DshExecRun {
   /* The workspace as the caller spelled it (option, session cwd or current directory), checked
    * for planted symlinks before a workspace-write run. */
   const char *spelled_workspace;
+  /* With a session: its creation time, so that a symlink planted on the way to its cwd since
+   * then is refused. */
+  const char *session_created;
 
   /* Optional: after the denial marker (the escalation hint goes here). */
   void (*after_denial) (DshExecRun *run, DshSandboxMode mode, gpointer user_data);

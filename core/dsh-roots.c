@@ -92,10 +92,11 @@ dsh_path_is_beneath (const char *path, const char *root)
   return strncmp (path, root, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
-/* Walks path the way the kernel resolves it and returns the first symlink met inside one of
- * writable (a new string), or NULL. A missing component ends the walk: nothing lies beyond it. */
+/* Walks path the way the kernel resolves it and returns the first symlink (a new string) that
+ * lies inside one of writable or was changed after not_before (Unix time in microseconds; 0 for
+ * none), or NULL. A missing component ends the walk: nothing lies beyond it. */
 static char *
-find_planted_symlink (const char *path, const char *const *writable)
+find_planted_symlink (const char *path, const char *const *writable, gint64 not_before)
 {
   GQueue *pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
@@ -132,11 +133,14 @@ find_planted_symlink (const char *path, const char *const *writable)
           continue;
         }
 
-      for (gsize i = 0; writable[i] != NULL; i++)
+      for (gsize i = 0; writable != NULL && writable[i] != NULL; i++)
         {
           if (dsh_path_is_beneath (resolved->len > 0 ? resolved->str : "/", writable[i]))
             planted = g_strdup (candidate);
         }
+      if (planted == NULL && not_before > 0 &&
+          (gint64) st.st_ctim.tv_sec * G_USEC_PER_SEC + st.st_ctim.tv_nsec / 1000 > not_before)
+        planted = g_strdup (candidate);
       target = g_file_read_link (candidate, NULL);
       if (planted != NULL || target == NULL || ++links > 40)
         break;
@@ -181,7 +185,7 @@ dsh_roots_check_unplanted (const char *spelled_workspace, GError **error)
     {
       g_autofree char *planted = g_path_is_absolute (spelled[i])
                                    ? find_planted_symlink (spelled[i],
-                                                           (const char *const *) writable)
+                                                           (const char *const *) writable, 0)
                                    : NULL;
 
       if (planted != NULL)
@@ -195,6 +199,35 @@ dsh_roots_check_unplanted (const char *spelled_workspace, GError **error)
                        spelled[i], valid);
           return FALSE;
         }
+    }
+  return TRUE;
+}
+
+gboolean
+dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **error)
+{
+  g_autoptr (GDateTime) when = g_date_time_new_from_iso8601 (created, NULL);
+  g_autofree char *planted = NULL;
+
+  g_return_val_if_fail (cwd != NULL, FALSE);
+
+  /* No creation time to compare with: nothing can be told apart, so nothing is refused here. */
+  if (when == NULL || !g_path_is_absolute (cwd))
+    return TRUE;
+  planted = find_planted_symlink (cwd, NULL,
+                                  g_date_time_to_unix (when) * G_USEC_PER_SEC +
+                                    g_date_time_get_microsecond (when));
+  if (planted != NULL)
+    {
+      g_autofree char *valid_cwd = g_utf8_make_valid (cwd, -1);
+      g_autofree char *valid = g_utf8_make_valid (planted, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "the session's cwd %s is reached through the symlink %s, made after the "
+                   "session was created: a command could have planted it to move the "
+                   "session's workspace; refusing to run the command",
+                   valid_cwd, valid);
+      return FALSE;
     }
   return TRUE;
 }

@@ -263,6 +263,57 @@ test_planted_report_refused (void)
   dsh_test_remove_tree (dir);
 }
 
+/* Two sessions, one workspace inside the other: a command of the outer session replaces the
+ * inner one's cwd with a symlink out of both. The inner session must refuse to follow it. */
+static void
+test_nested_session_cwd_swap_refused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *outer = g_build_filename (dir, "outer", NULL);
+  g_autofree char *inner = g_build_filename (outer, "inner", NULL);
+  g_autofree char *target = g_build_filename (dir, "elsewhere", NULL);
+  g_autofree char *outer_log = g_build_filename (dir, "outer.jsonl", NULL);
+  g_autofree char *inner_log = g_build_filename (dir, "inner.jsonl", NULL);
+  g_autofree char *written = g_build_filename (target, "written", NULL);
+  g_autofree char *swap = g_strdup_printf ("rmdir '%s' && ln -s '%s' '%s'", inner, target,
+                                           inner);
+  g_autofree char *touch = g_strdup_printf ("touch '%s'", written);
+  g_autoptr (DshSessionLog) outer_session = NULL;
+  g_autoptr (DshSessionLog) inner_session = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (inner, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (target, 0755), ==, 0);
+  outer_session = dsh_test_create_session_log (outer_log, outer);
+  inner_session = dsh_test_create_session_log (inner_log, inner);
+  g_assert_true (dsh_session_log_append_mode (outer_session, DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                              &error));
+  g_assert_true (dsh_session_log_append_mode (inner_session, DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                              &error));
+  g_assert_no_error (error);
+
+  {
+    const char *args[] = { "exec", "--session", outer_log, "--", "sh", "-c", swap, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, NULL, outer);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  {
+    const char *args[] = { "exec", "--session", inner_log, "--", "sh", "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+    g_autofree char *expected = g_strdup_printf (
+      "dsh-sandbox: the session's cwd %s is reached through the symlink %s, made after the "
+      "session was created: *\n", inner, inner);
+
+    dsh_test_run_cli (&run, args, NULL, dir);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_true (g_pattern_match_simple (expected, run.err));
+    g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
+  }
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -273,5 +324,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/session-log-in-reach", test_session_log_in_reach_refused);
   g_test_add_func ("/reach-around/planted-root-symlink", test_planted_root_symlink_refused);
   g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);
+  g_test_add_func ("/reach-around/nested-session-cwd-swap", test_nested_session_cwd_swap_refused);
   return g_test_run ();
 }

@@ -37,4 +37,11 @@ gboolean dsh_path_is_beneath (const char             *path,
 gboolean dsh_roots_check_unplanted (const char             *spelled_workspace,
                                     GError                **error);
 
+/* A session's cwd was fixed when the session was created (created: its ISO 8601 time); a symlink
+ * on the way to it made since then is what a command of another, enclosing workspace would plant
+ * to move this session's workspace. FALSE (DSH_SANDBOX_ERROR_UNAVAILABLE) when there is one. */
+gboolean dsh_roots_check_session_cwd (const char             *cwd,
+                                      const char             *created,
+                                      GError                **error);
+
 G_END_DECLS
