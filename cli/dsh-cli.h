@@ -29,7 +29,8 @@ void               dsh_cli_install_log_writer (void);
 gboolean           dsh_cli_running_uninstalled (void);
 
 /* A provider that finds its backend modules and helpers next to an uninstalled build, or under
- * the installed libdir/libexecdir, and refuses any beneath workspace_root (if given). */
+ * the installed libdir/libexecdir, and refuses any beneath what a confined command of
+ * workspace_root may write (the workspace, /tmp, the temp directory), if given. */
 DshLocalProvider  *dsh_cli_new_provider     (const char     *workspace_root);
 
 /* Cuts argv at the first "--": returns what follows it (NULL without one) and leaves the
@@ -49,7 +50,8 @@ DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
                                              const char     *workspace,
                                              GError        **error);
 
-/* Prints a JSON node, pretty, with a trailing newline, to stdout. */
+/* Prints a JSON node, pretty, with a trailing newline, to stdout (dsh-sandbox-full only: the
+ * front does not link json-glib). */
 void               dsh_cli_print_json       (JsonNode       *node);
 
 int dsh_cmd_exec_plain (int argc, char **argv);
