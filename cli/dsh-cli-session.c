@@ -77,28 +77,40 @@ dsh_cli_printable (const char *text)
 }
 
 gboolean
-dsh_cli_check_session_unreachable (const char *session_path,
-                                   const char *workspace_root,
-                                   GError **error)
+dsh_cli_check_unreachable (const char *what,
+                           const char *path,
+                           const char *workspace_root,
+                           GError **error)
 {
   g_autoptr (DshSandboxPolicy) widest = NULL;
-  g_autofree char *log = dsh_canonical_path (session_path);
+  g_autofree char *canonical = dsh_canonical_path (path);
+  g_autofree char *root = dsh_workspace_root (workspace_root, "/");
   g_auto (GStrv) roots = NULL;
 
   /* Whatever a confined command of this workspace may ever write, escalations included. */
-  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
+  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
   roots = dsh_writable_roots (widest);
   for (gsize i = 0; roots[i] != NULL; i++)
     {
-      if (dsh_path_is_beneath (log, roots[i]))
+      if (dsh_path_is_beneath (canonical, roots[i]))
         {
           g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-                       "the session log %s lies inside %s, which confined commands may write: a "
-                       "command could rewrite its own policy; keep session logs outside the "
-                       "workspace, /tmp and the temp directory",
-                       dsh_cli_printable (log), dsh_cli_printable (roots[i]));
+                       "the %s %s lies inside %s, which confined commands may write: a "
+                       "command could rewrite its own policy; keep it outside the workspace, "
+                       "/tmp and the temp directory",
+                       what, dsh_cli_printable (canonical), dsh_cli_printable (roots[i]));
           return FALSE;
         }
     }
   return TRUE;
+}
+
+gboolean
+dsh_cli_check_config_unreachable (const char *workspace_root, GError **error)
+{
+  const char *path = g_getenv ("DSH_SANDBOX_CONFIG");
+
+  if (path == NULL || *path == '\0')
+    return TRUE;
+  return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root, error);
 }

@@ -21,11 +21,17 @@ DshPolicyService     *dsh_cli_new_policy_service    (DshPermissionPresets  *pres
 DshSessionLog        *dsh_cli_load_session          (const char            *path,
                                                      GError               **error);
 
-/* Refuses a session log a confined command of this workspace could write (beneath the
- * workspace, /tmp or the temp directory): it would let a command rewrite its own policy. */
-gboolean              dsh_cli_check_session_unreachable (const char        *session_path,
-                                                         const char        *workspace_root,
-                                                         GError           **error);
+/* Refuses a file that decides policy (a session log, the deployment configuration) when a
+ * confined command of this workspace could write it (beneath the workspace, /tmp or the temp
+ * directory): a command could rewrite its own policy. what names the file in the message. */
+gboolean              dsh_cli_check_unreachable     (const char            *what,
+                                                     const char            *path,
+                                                     const char            *workspace_root,
+                                                     GError               **error);
+
+/* The same for $DSH_SANDBOX_CONFIG, when it is set. */
+gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
+                                                        GError            **error);
 
 /* {"mode", "workspaceRoot", "sessionId"?} — schemas/policy-resolve.schema.json. */
 JsonNode             *dsh_cli_policy_to_json        (const DshSandboxPolicy *policy);

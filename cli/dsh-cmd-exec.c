@@ -169,8 +169,9 @@ resolve_policy (Exec *exec, GError **error)
                    ? dsh_policy_service_resolve_with_mode (service, exec->session, mode)
                    : dsh_policy_service_resolve (service, exec->session);
   return exec->policy != NULL &&
-         dsh_cli_check_session_unreachable (exec->session_path, exec->policy->workspace_root,
-                                            error);
+         dsh_cli_check_unreachable ("session log", exec->session_path,
+                                    exec->policy->workspace_root, error) &&
+         dsh_cli_check_config_unreachable (exec->policy->workspace_root, error);
 }
 
 /* ---- 5. the escalation --------------------------------------------------------------------- */

@@ -55,6 +55,9 @@ cmd_new (int argc, char **argv)
   if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
     return dsh_cli_fail ("the session cwd \"%s\" is not an existing directory", cwd);
 
+  /* The defaults a new session pins must come from where its own commands cannot write. */
+  if (!dsh_cli_check_config_unreachable (cwd, &error))
+    return dsh_cli_fail_error (error);
   presets = dsh_cli_load_presets (&error);
   if (presets == NULL)
     return dsh_cli_fail_error (error);

@@ -267,8 +267,10 @@ static void
 test_config_defaults_and_pinning (void)
 {
   g_autofree char *dir = dsh_test_make_tmp_dir ();
-  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
-  g_autofree char *bad_config = g_build_filename (dir, "bad.json", NULL);
+  /* The configuration decides policy: it lives where no session's commands may write. */
+  g_autofree char *config_dir = dsh_test_scratch_dir ("config");
+  g_autofree char *config = g_build_filename (config_dir, "config.json", NULL);
+  g_autofree char *bad_config = g_build_filename (config_dir, "bad.json", NULL);
   g_autofree char *old_path = g_build_filename (dir, "old.jsonl", NULL);
   g_autofree char *new_path = g_build_filename (dir, "new.jsonl", NULL);
   g_autofree char *env_config = NULL;
@@ -326,6 +328,20 @@ test_config_defaults_and_pinning (void)
   env[0] = env_bad;
   cli (&run, env, "policy", "resolve", NULL);
   assert_refused (&run, "defaultMode");
+
+  /* A configuration the new session's own commands could rewrite is refused. */
+  {
+    g_autofree char *reachable = g_build_filename (dir, "config.json", NULL);
+    g_autofree char *env_reachable = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", reachable);
+    g_autofree char *third = g_build_filename (dir, "third.jsonl", NULL);
+
+    g_assert_true (g_file_set_contents (reachable, "{}", -1, NULL));
+    env[0] = env_reachable;
+    cli (&run, env, "session", "new", third, "--cwd", dir, NULL);
+    assert_refused (&run, "which confined commands may write");
+    g_assert_false (g_file_test (third, G_FILE_TEST_EXISTS));
+  }
+  dsh_test_remove_tree (config_dir);
 }
 
 static void
