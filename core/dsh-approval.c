@@ -513,6 +513,37 @@ on_sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
   *out = g_object_ref (result);
 }
 
+static gboolean
+drain_timed_out (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* The decision is in, but an answerer told to stop (a prompt, a child process) may still be
+ * finishing in this private context: let it, so that nothing is left pending or unreaped when
+ * the context goes away — within a second, since an answerer could ignore the cancellation. */
+static void
+drain_answerers (GMainContext *context, GAsyncResult *result)
+{
+  g_autoptr (GSource) timeout = g_timeout_source_new (1000);
+  GObject *task = G_OBJECT (result);
+  gboolean timed_out = FALSE;
+
+  g_object_add_weak_pointer (task, (gpointer *) &task);
+  g_object_unref (result);
+  g_source_set_callback (timeout, drain_timed_out, &timed_out, NULL);
+  g_source_attach (timeout, context);
+  while (task != NULL && !timed_out)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (timeout);
+  if (task != NULL)
+    {
+      g_debug ("an approval answerer did not stop within a second of the decision");
+      g_object_remove_weak_pointer (task, (gpointer *) &task);
+    }
+}
+
 gboolean
 dsh_approval_service_request (DshApprovalService *self,
                               DshSessionLog *session,
@@ -536,6 +567,7 @@ dsh_approval_service_request (DshApprovalService *self,
   while (result == NULL)
     g_main_context_iteration (context, TRUE);
   ok = dsh_approval_service_request_finish (self, result, out_outcome, error);
+  drain_answerers (context, g_steal_pointer (&result));
   g_main_context_pop_thread_default (context);
   return ok;
 }

@@ -20,6 +20,7 @@ typedef enum {
   BEHAVE_JUNK,           /* answers a value outside the vocabulary */
   BEHAVE_HOLD,           /* keeps the request until test_answerer_release() */
   BEHAVE_SWAP_LOG,       /* replaces the session file, then answers allowed-once */
+  BEHAVE_STOP_ON_CANCEL, /* answers nothing, and finishes (cancelled) once told to stop */
 } Behaviour;
 
 #define TEST_TYPE_ANSWERER (test_answerer_get_type ())
@@ -31,6 +32,7 @@ struct _TestAnswerer {
   Behaviour behaviour;
   DshApprovalOutcome outcome;
   guint calls;
+  guint finished;
   GPtrArray *requests;
   /* BEHAVE_HOLD */
   GTask *held;
@@ -56,6 +58,16 @@ replace_file (const char *path)
   g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
   g_assert_true (g_file_set_contents (tmp, contents, (gssize) length, NULL));
   g_assert_cmpint (g_rename (tmp, path), ==, 0);
+}
+
+static void
+stop_on_cancel (GCancellable *cancellable, gpointer user_data)
+{
+  GTask *task = user_data;
+
+  if (!g_task_get_completed (task))
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "told to stop");
+  g_task_set_task_data (task, NULL, NULL);
 }
 
 static void
@@ -102,6 +114,15 @@ test_answerer_answer_async (DshApprovalAnswerer *answerer,
       g_set_object (&self->held_cancellable, cancellable);
       return;
 
+    case BEHAVE_STOP_ON_CANCEL:
+      task = g_task_new (self, cancellable, callback, user_data);
+      g_task_set_return_on_cancel (task, TRUE);
+      /* Never returns on its own: only the cancellation ends it, like a prompt withdrawn. */
+      g_task_set_task_data (task, g_object_ref (task), g_object_unref);
+      g_cancellable_connect (cancellable, G_CALLBACK (stop_on_cancel), g_object_ref (task),
+                             g_object_unref);
+      return;
+
     case BEHAVE_SWAP_LOG:
       replace_file (self->swap_path);
       task = g_task_new (self, NULL, callback, user_data);
@@ -129,6 +150,7 @@ test_answerer_answer_finish (DshApprovalAnswerer *answerer,
 {
   TestAnswerer *self = TEST_ANSWERER (answerer);
 
+  self->finished++;
   if (self->behaviour == BEHAVE_FAIL_NO_ERROR)
     {
       /* Says it failed, sets no error: still just a failure. */
@@ -635,6 +657,25 @@ test_cancel_from_thread (Fixture *f, gconstpointer data)
   g_thread_join (g_steal_pointer (&thread));
 }
 
+/* The synchronous request returns only once an answerer told to stop has finished, so nothing of
+ * it is left pending (or a child process unreaped) when its private context goes away. */
+static void
+test_sync_request_drains_answerer (Fixture *f, gconstpointer data)
+{
+  g_autoptr (TestAnswerer) stopper = test_answerer_new (BEHAVE_STOP_ON_CANCEL, 0);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GThread) thread = NULL;
+  g_autoptr (GError) error = NULL;
+  DshApprovalOutcome outcome;
+
+  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (stopper), NULL);
+  thread = g_thread_new ("canceller", cancel_soon, cancellable);
+  g_assert_true (ask (f, DSH_APPROVAL_POLICY_ASK, cancellable, &outcome, &error));
+  g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_CANCELLED);
+  g_assert_cmpuint (stopper->finished, ==, 1);
+  g_thread_join (g_steal_pointer (&thread));
+}
+
 static void
 test_answer_beats_cancel (Fixture *f, gconstpointer data)
 {
@@ -843,6 +884,7 @@ main (int argc, char **argv)
   ADD ("/approval/cancel/races-answer", test_cancel_races_answer);
   ADD ("/approval/cancel/from-thread", test_cancel_from_thread);
   ADD ("/approval/cancel/answer-first", test_answer_beats_cancel);
+  ADD ("/approval/cancel/sync-drains-answerer", test_sync_request_drains_answerer);
   ADD ("/approval/cancel/already", test_already_cancelled);
   ADD ("/approval/outside-turn", test_outside_turn);
   ADD ("/approval/append-fails/asked", test_asked_append_fails);
