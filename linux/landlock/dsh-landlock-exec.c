@@ -1,5 +1,6 @@
 /* dsh-landlock-exec — the Landlock launcher: allow writes only beneath the given roots and the
- * required sinks, run the command, and take down whatever it leaves running when it exits.
+ * required sinks, run the command confined in a child, and take down whatever it leaves running
+ * when it exits.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include <linux/audit.h>
+#include <linux/openat2.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
@@ -76,7 +78,11 @@
 
 struct ll_ruleset_attr {
   uint64_t handled_access_fs;
+  uint64_t handled_access_net; /* ABI 4; never set: network is out of scope */
+  uint64_t scoped;             /* ABI 6 */
 };
+
+#define LL_SCOPE_SIGNAL (1ULL << 1) /* ABI 6 */
 
 struct ll_path_beneath_attr {
   uint64_t allowed_access;
@@ -119,6 +125,18 @@ fatal_path (const char *what, const char *path, int errnum)
   exit (EXIT_RUNNER_FAILURE);
 }
 
+static int
+open_without_symlinks (const char *path)
+{
+  struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+  int fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+
+  /* openat2 predates Landlock (5.6 against 5.13); a filter may still hide it. */
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+    fd = open (path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  return fd;
+}
+
 /* Grant `rights` beneath `path`. A path that does not exist is skipped: a missing root matches
  * nothing until it exists, and skipping only ever denies more. */
 static void
@@ -128,11 +146,15 @@ allow_beneath (int ruleset_fd, const char *path, uint64_t rights)
   struct stat st;
   int fd;
 
-  fd = open (path, O_PATH | O_CLOEXEC);
+  /* Roots arrive canonical: a symlink anywhere on the way means one was put there since (a
+   * confined command racing this call), and following it would grant whatever it points to. */
+  fd = open_without_symlinks (path);
   if (fd < 0)
     {
       if (errno == ENOENT || errno == ENOTDIR)
         return;
+      if (errno == ELOOP)
+        fatal_path ("a symlink appeared on the way to", path, errno);
       fatal_path ("cannot open", path, errno);
     }
   if (fstat (fd, &st) != 0)
@@ -224,14 +246,20 @@ refuse_terminal_injection (void)
 /* ---- running the command --------------------------------------------------------------- */
 
 static volatile sig_atomic_t command_pid;
+static pid_t original_parent;
 
-/* Signals another process sends us (dsh-sandbox forwarding, our parent dying) go on to the
- * command; the terminal's own (SI_KERNEL) already reached it, being in our process group. */
+/* Signals another process sends us (dsh-sandbox forwarding) go on to the command; the terminal's
+ * own (SI_KERNEL) already reached it, being in our process group. When our parent died, the
+ * call is over: the command is killed outright, and its leftovers with it after it exits. */
 static void
 forward_signal (int signum, siginfo_t *info, void *context)
 {
   (void) context;
-  if (command_pid > 0 && info->si_code != SI_KERNEL)
+  if (command_pid <= 0)
+    return;
+  if (getppid () != original_parent)
+    kill (command_pid, SIGKILL);
+  else if (info->si_code != SI_KERNEL)
     kill (command_pid, signum);
 }
 
@@ -293,11 +321,35 @@ reap_leftovers (void)
     }
 }
 
-/* Runs the (already confined) command as our child and, once it exits, kills and reaps every
- * process it left behind: a background process must not outlive the call, and with it the
- * policy of the call. Passes the command's exit status on, or dies of the same signal. */
+/* In the child: confine it (only it — the launcher stays outside the domain it supervises), then
+ * run the command. */
+static _Noreturn void
+confine_and_exec (int ruleset_fd, char **command)
+{
+  int errnum;
+
+  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
+    signal (forwarded_signals[i], SIG_DFL);
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    fatal ("prctl(PR_SET_NO_NEW_PRIVS) failed", errno);
+  refuse_terminal_injection ();
+  if (syscall (__NR_landlock_restrict_self, ruleset_fd, 0) != 0)
+    fatal ("landlock_restrict_self failed", errno);
+  close (ruleset_fd);
+  execvp (command[0], command);
+
+  /* The confinement is in place and the command itself cannot be run: that is the command's
+   * failure (as a shell reports it, 127 or 126), not the runner's, so no "fatal:" here. */
+  errnum = errno;
+  fprintf (stderr, "dsh-landlock-exec: cannot execute '%s': %s\n", command[0], strerror (errnum));
+  _exit (errnum == ENOENT ? 127 : 126);
+}
+
+/* Runs the command, confined, as our child and, once it exits, kills and reaps every process it
+ * left behind: a background process must not outlive the call, and with it the policy of the
+ * call. Passes the command's exit status on, or dies of the same signal. */
 static int
-supervise (char **command)
+supervise (int ruleset_fd, char **command)
 {
   struct sigaction action = { 0 };
   int status = 0;
@@ -306,6 +358,7 @@ supervise (char **command)
   if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
     fatal ("prctl(PR_SET_CHILD_SUBREAPER) failed", errno);
   /* If whoever started us dies, the command and its tree go too. */
+  original_parent = getppid ();
   if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
     fatal ("prctl(PR_SET_PDEATHSIG) failed", errno);
 
@@ -319,23 +372,13 @@ supervise (char **command)
   if (child < 0)
     fatal ("fork failed", errno);
   if (child == 0)
-    {
-      int errnum;
-
-      for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
-        signal (forwarded_signals[i], SIG_DFL);
-      execvp (command[0], command);
-
-      /* The confinement is in place and the command itself cannot be run: that is the
-       * command's failure (as a shell reports it, 127 or 126), not the runner's, so no
-       * "fatal:" here. */
-      errnum = errno;
-      fprintf (stderr, "dsh-landlock-exec: cannot execute '%s': %s\n", command[0],
-               strerror (errnum));
-      _exit (errnum == ENOENT ? 127 : 126);
-    }
+    confine_and_exec (ruleset_fd, command);
+  close (ruleset_fd);
 
   command_pid = child;
+  /* The parent may have died before the death signal was armed. */
+  if (getppid () != original_parent)
+    kill (child, SIGKILL);
   while (waitpid (child, &status, 0) < 0)
     {
       if (errno != EINTR)
@@ -388,6 +431,10 @@ main (int argc, char **argv)
 
   handled = handled_rights_for_abi (abi);
   ruleset_attr.handled_access_fs = handled;
+  /* From ABI 6 the command cannot signal processes outside its domain — above all not this
+   * launcher, whose death would otherwise free the command's leftovers. */
+  if (abi >= 6)
+    ruleset_attr.scoped = LL_SCOPE_SIGNAL;
   ruleset_fd = (int) syscall (__NR_landlock_create_ruleset, &ruleset_attr, sizeof ruleset_attr, 0);
   if (ruleset_fd < 0)
     fatal ("landlock_create_ruleset failed", errno);
@@ -409,12 +456,5 @@ main (int argc, char **argv)
     allow_beneath (ruleset_fd, sinks[i], handled & LL_FS_WRITE_FILE);
   allow_own_terminals (ruleset_fd, handled & LL_FS_WRITE_FILE);
 
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    fatal ("prctl(PR_SET_NO_NEW_PRIVS) failed", errno);
-  refuse_terminal_injection ();
-  if (syscall (__NR_landlock_restrict_self, ruleset_fd, 0) != 0)
-    fatal ("landlock_restrict_self failed", errno);
-  close (ruleset_fd);
-
-  return supervise (&argv[cmd_index]);
+  return supervise (ruleset_fd, &argv[cmd_index]);
 }

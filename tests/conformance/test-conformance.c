@@ -703,6 +703,29 @@ test_background_child (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (detached, G_FILE_TEST_EXISTS));
 }
 
+/* Nor can the command free what it leaves running by killing whatever supervises it: bwrap's
+ * init ignores it from inside the PID namespace, and Landlock's signal scoping (ABI 6 on) keeps
+ * the command from signalling the launcher outside its domain. */
+static void
+test_supervisor_cannot_be_killed (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *late = g_build_filename (f->ws, "late", NULL);
+  const char *command[] = {
+    "sh", "-c",
+    "setsid sh -c 'sleep 0.5; echo late > \"$0\"' \"$1\" </dev/null >/dev/null 2>&1 & "
+    "kill -9 $PPID; exit 0",
+    "sh", late, NULL,
+  };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec (f, "workspace-write", command, &run);
+  g_usleep (1500 * 1000);
+  g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
+}
+
 /* /proc magic links do not reach around the sandbox: not through PID 1's root, not through a
  * descriptor the (unconfined) test process holds open for writing. */
 static void
@@ -883,6 +906,7 @@ main (int argc, char **argv)
   ADD ("escape/proc-magic-links", test_proc_magic_links);
   ADD ("difference/metadata-outside", test_metadata_outside);
   ADD ("passthrough/background-child-dies", test_background_child);
+  ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
   ADD ("passthrough/exit-status", test_exit_status_passes_through);
   ADD ("passthrough/signal", test_signal_passes_through);
   ADD ("passthrough/stdin", test_stdin_passes_through);
