@@ -5,6 +5,22 @@
  */
 #include "dsh-cli.h"
 
+#include <sys/stat.h>
+
+char *
+dsh_cli_default_workspace (void)
+{
+  const char *pwd = g_getenv ("PWD");
+  struct stat here, there;
+
+  /* The path the caller knows the directory by, not the one the kernel already resolved: a
+   * symlink planted on the way to it can only be noticed while its spelling is still around. */
+  if (pwd != NULL && g_path_is_absolute (pwd) && stat (".", &here) == 0 &&
+      stat (pwd, &there) == 0 && here.st_dev == there.st_dev && here.st_ino == there.st_ino)
+    return g_strdup (pwd);
+  return g_get_current_dir ();
+}
+
 DshSandboxPolicy *
 dsh_cli_resolve_policy (const char *mode_text, const char *workspace, GError **error)
 {
@@ -16,7 +32,7 @@ dsh_cli_resolve_policy (const char *mode_text, const char *workspace, GError **e
     return NULL;
 
   if (workspace == NULL)
-    workspace = cwd = g_get_current_dir ();
+    workspace = cwd = dsh_cli_default_workspace ();
   else if (!g_utf8_validate (workspace, -1, NULL))
     {
       g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,

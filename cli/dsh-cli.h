@@ -44,6 +44,9 @@ gboolean           dsh_cli_parse_options    (GOptionContext *context,
                                              char          **argv,
                                              GError        **error);
 
+/* The current directory as the caller spells it ($PWD when it names this directory). */
+char              *dsh_cli_default_workspace (void);
+
 /* --mode (default read-only) and --workspace (default the current directory, else an existing
  * absolute UTF-8 directory), made canonical. */
 DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,

@@ -42,9 +42,10 @@ dsh_cmd_confine (int argc, char **argv)
   if (!dsh_sandbox_mode_is_confined (policy->mode))
     return dsh_cli_fail ("danger-full-access is not confined: spawn the command as it is");
 
+  if (workspace == NULL)
+    workspace = dsh_cli_default_workspace ();
   if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
-      !dsh_roots_check_unplanted (workspace != NULL ? workspace : policy->workspace_root,
-                                  &error))
+      !dsh_roots_check_unplanted (workspace, policy->workspace_root, &error))
     return dsh_cli_fail_error (error);
 
   provider = dsh_cli_new_provider (policy->workspace_root);

@@ -36,8 +36,10 @@ dsh_cmd_exec_plain (int argc, char **argv)
   if (policy == NULL)
     return dsh_cli_fail_error (error);
 
+  if (workspace == NULL)
+    workspace = dsh_cli_default_workspace ();
   dsh_exec_run_init (&run);
-  run.spelled_workspace = workspace != NULL ? workspace : policy->workspace_root;
+  run.spelled_workspace = workspace;
   if (!dsh_exec_run_open_report (&run, report_path, &error))
     status = dsh_cli_fail_error (error);
   else

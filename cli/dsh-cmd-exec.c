@@ -262,9 +262,10 @@ run (Exec *exec)
   exec->run.report.standing_mode = exec->policy->mode;
   exec->run.report.workspace_root = exec->policy->workspace_root;
   exec->run.report.session_id = exec->policy->session_id;
+  if (exec->session == NULL && exec->workspace == NULL)
+    exec->workspace = dsh_cli_default_workspace ();
   exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
-                                : exec->workspace != NULL ? exec->workspace
-                                                          : exec->policy->workspace_root;
+                                                      : exec->workspace;
   exec->run.session_created = exec->session != NULL
                                 ? dsh_session_log_get_created (exec->session)
                                 : NULL;

@@ -208,7 +208,7 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command,
     {
       g_autoptr (GError) error = NULL;
 
-      if (!dsh_roots_check_unplanted (run->spelled_workspace, &error) ||
+      if (!dsh_roots_check_unplanted (run->spelled_workspace, policy->workspace_root, &error) ||
           (run->session_created != NULL &&
            !dsh_roots_check_session_cwd (run->spelled_workspace, run->session_created, &error)))
         return dsh_exec_run_refuse (run, DSH_OUTCOME_UNAVAILABLE, error->message);

@@ -94,9 +94,13 @@ dsh_path_is_beneath (const char *path, const char *root)
 
 /* Walks path the way the kernel resolves it and returns the first symlink (a new string) that
  * lies inside one of writable or was changed after not_before (Unix time in microseconds; 0 for
- * none), or NULL. A missing component ends the walk: nothing lies beyond it. */
+ * none), or NULL. A missing component ends the walk: nothing lies beyond it. When the walk went
+ * all the way, *out_resolved (if given) is where it ended. */
 static char *
-find_planted_symlink (const char *path, const char *const *writable, gint64 not_before)
+find_planted_symlink (const char *path,
+                      const char *const *writable,
+                      gint64 not_before,
+                      char **out_resolved)
 {
   GQueue *pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
@@ -156,49 +160,83 @@ find_planted_symlink (const char *path, const char *const *writable, gint64 not_
         g_string_truncate (resolved, 0);
     }
 
+  if (out_resolved != NULL && planted == NULL && g_queue_is_empty (pending))
+    *out_resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
   g_queue_free_full (pending, g_free);
   return planted;
 }
 
-gboolean
-dsh_roots_check_unplanted (const char *spelled_workspace, GError **error)
+static gboolean
+planted_error (GError **error, const char *root, const char *planted)
 {
-  g_autofree char *root = NULL;
-  g_autofree char *absolute = NULL;
+  g_autofree char *valid_root = g_utf8_make_valid (root, -1);
+  g_autofree char *valid = g_utf8_make_valid (planted, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+               "the writable root %s is reached through the symlink %s, which lies where "
+               "confined commands may write: a command could have planted it to move this "
+               "call's writable roots; refusing to run the command",
+               valid_root, valid);
+  return FALSE;
+}
+
+gboolean
+dsh_roots_check_unplanted (const char *spelled_workspace,
+                           const char *workspace_root,
+                           GError **error)
+{
   g_autoptr (DshSandboxPolicy) widest = NULL;
   g_auto (GStrv) writable = NULL;
-  const char *spelled[3];
+  g_autofree char *absolute = NULL;
+  g_autofree char *planted = NULL;
+  g_autofree char *resolved = NULL;
+  const char *temp_areas[2];
 
   g_return_val_if_fail (spelled_workspace != NULL, FALSE);
+  g_return_val_if_fail (workspace_root != NULL, FALSE);
 
-  root = dsh_workspace_root (spelled_workspace, "/");
-  if (g_str_equal (root, "/"))
+  if (g_str_equal (workspace_root, "/"))
     return TRUE;
-  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
+  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
   writable = dsh_writable_roots (widest);
 
-  absolute = g_canonicalize_filename (spelled_workspace, NULL);
-  spelled[0] = absolute;
-  spelled[1] = "/tmp";
-  spelled[2] = g_get_tmp_dir ();
-  for (guint i = 0; i < G_N_ELEMENTS (spelled); i++)
+  /* As spelled, made absolute but not normalised: ".." must be walked the kernel's way. */
+  if (g_path_is_absolute (spelled_workspace))
+    absolute = g_strdup (spelled_workspace);
+  else
     {
-      g_autofree char *planted = g_path_is_absolute (spelled[i])
-                                   ? find_planted_symlink (spelled[i],
-                                                           (const char *const *) writable, 0)
+      g_autofree char *cwd = g_get_current_dir ();
+
+      absolute = g_build_filename (cwd, spelled_workspace, NULL);
+    }
+  planted = find_planted_symlink (absolute, (const char *const *) writable, 0, &resolved);
+  if (planted != NULL)
+    return planted_error (error, spelled_workspace, planted);
+  /* The root was resolved a moment ago; resolving it again must land in the same place, or
+   * something is moving it right now. */
+  if (resolved != NULL && !g_str_equal (resolved, workspace_root))
+    {
+      g_autofree char *valid = g_utf8_make_valid (spelled_workspace, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "the workspace %s changed while it was being checked; refusing to run the "
+                   "command",
+                   valid);
+      return FALSE;
+    }
+
+  temp_areas[0] = "/tmp";
+  temp_areas[1] = g_get_tmp_dir ();
+  for (guint i = 0; i < G_N_ELEMENTS (temp_areas); i++)
+    {
+      g_autofree char *in_temp = g_path_is_absolute (temp_areas[i])
+                                   ? find_planted_symlink (temp_areas[i],
+                                                           (const char *const *) writable, 0,
+                                                           NULL)
                                    : NULL;
 
-      if (planted != NULL)
-        {
-          g_autofree char *valid = g_utf8_make_valid (planted, -1);
-
-          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                       "the writable root %s is reached through the symlink %s, which lies "
-                       "where confined commands may write: a command could have planted it to "
-                       "move this call's writable roots; refusing to run the command",
-                       spelled[i], valid);
-          return FALSE;
-        }
+      if (in_temp != NULL)
+        return planted_error (error, temp_areas[i], in_temp);
     }
   return TRUE;
 }
@@ -216,7 +254,8 @@ dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **erro
     return TRUE;
   planted = find_planted_symlink (cwd, NULL,
                                   g_date_time_to_unix (when) * G_USEC_PER_SEC +
-                                    g_date_time_get_microsecond (when));
+                                    g_date_time_get_microsecond (when),
+                                  NULL);
   if (planted != NULL)
     {
       g_autofree char *valid_cwd = g_utf8_make_valid (cwd, -1);

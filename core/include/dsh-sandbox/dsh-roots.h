@@ -31,10 +31,12 @@ gboolean dsh_path_is_beneath (const char             *path,
 /* A writable root is only as trustworthy as the path that leads to it: when resolving the spelled
  * workspace, /tmp or the temp directory follows a symlink that lies inside a directory confined
  * commands of this workspace may write, an earlier command could have planted it to move this
- * call's writable roots anywhere (its own workspace renamed, a link put in its place). Sets
- * DSH_SANDBOX_ERROR_UNAVAILABLE naming the link and returns FALSE then. A workspace of / is
- * accepted: such a caller already lets commands write everywhere. */
+ * call's writable roots anywhere (its own workspace renamed, a link put in its place); and when
+ * the spelled workspace no longer resolves to workspace_root (the canonical root the policy
+ * holds), it is being moved right now. Sets DSH_SANDBOX_ERROR_UNAVAILABLE and returns FALSE
+ * then. A workspace of / is accepted: such a caller already lets commands write everywhere. */
 gboolean dsh_roots_check_unplanted (const char             *spelled_workspace,
+                                    const char             *workspace_root,
                                     GError                **error);
 
 /* A session's cwd was fixed when the session was created (created: its ISO 8601 time); a symlink
