@@ -169,14 +169,20 @@ dsh_cli_new_provider (const char *workspace_root)
    * runner) may come from there. */
   dsh_local_provider_set_untrusted_roots (provider, (const char *const *) untrusted);
 
-  /* Every call is a new process: without the cache each would pay a functional probe. */
+  /* Every call is a new process: without the cache each would pay a functional probe. A
+   * cache a confined command could write (HOME inside the workspace) is not used. */
   if (g_strcmp0 (cache, "off") != 0)
     {
       g_autofree char *path = cache != NULL && g_path_is_absolute (cache)
                                 ? g_strdup (cache)
                                 : dsh_local_provider_default_probe_cache ();
+      g_autofree char *canonical = path != NULL ? dsh_canonical_path (path) : NULL;
+      gboolean reachable = FALSE;
 
-      dsh_local_provider_set_probe_cache (provider, path);
+      for (gsize i = 0; canonical != NULL && untrusted[i] != NULL; i++)
+        reachable = reachable || dsh_path_is_beneath (canonical, untrusted[i]);
+      if (!reachable)
+        dsh_local_provider_set_probe_cache (provider, path);
     }
   return provider;
 }

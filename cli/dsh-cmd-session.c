@@ -103,6 +103,10 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
   session = dsh_cli_load_session (operands[0], &error);
   if (session == NULL)
     return dsh_cli_fail_error (error);
+  /* The table and defaults decide what this switch appends: they must come from where the
+   * session's own commands cannot write. */
+  if (!dsh_cli_check_config_unreachable (dsh_session_log_get_cwd (session), &error))
+    return dsh_cli_fail_error (error);
 
   switch (kind)
     {

@@ -15,6 +15,7 @@ dsh_probe_cache_default_path (void)
 {
   const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
   g_autofree char *dir = NULL;
+  struct stat st;
 
   /* The runtime directory is private to the user and cleared at logout; otherwise the cache
    * directory under the home. */
@@ -23,6 +24,11 @@ dsh_probe_cache_default_path (void)
   else
     dir = g_build_filename (g_get_user_cache_dir (), "dsh-sandbox", NULL);
   if (g_mkdir_with_parents (dir, 0700) != 0)
+    return NULL;
+  /* Only a real directory of our own that nobody else can write: never a link someone put
+   * there to have this process write elsewhere. */
+  if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & 077) != 0)
     return NULL;
   return g_build_filename (dir, "probe-cache-v3.ini", NULL);
 }

@@ -151,6 +151,8 @@ stream_until_exit (pid_t pid, int err_fd, const DshSpawnOptions *options, GStrin
 
           if (w == pid)
             {
+              /* Reaped: its PID may be reused at once, so nothing is forwarded to it now. */
+              child_pid = 0;
               exited = TRUE;
               drain_deadline = g_get_monotonic_time () + DRAIN_AFTER_EXIT_MS * 1000;
             }

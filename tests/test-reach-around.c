@@ -314,6 +314,24 @@ test_nested_session_cwd_swap_refused (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A probe cache the command could write (a HOME inside the workspace, say) is neither read nor
+ * written. */
+static void
+test_probe_cache_in_reach_unused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *cache = g_build_filename (dir, "probe-cache.ini", NULL);
+  g_autofree char *cache_env = g_strdup_printf ("DSH_SANDBOX_PROBE_CACHE=%s", cache);
+  const char *env[] = { cache_env, "DSH_SANDBOX_BACKEND", NULL };
+  const char *args[] = { "exec", "--workspace", dir, "--", "true", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  dsh_test_run_cli (&run, args, env, dir);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,6 +342,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/session-log-in-reach", test_session_log_in_reach_refused);
   g_test_add_func ("/reach-around/planted-root-symlink", test_planted_root_symlink_refused);
   g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);
+  g_test_add_func ("/reach-around/probe-cache-in-reach", test_probe_cache_in_reach_unused);
   g_test_add_func ("/reach-around/nested-session-cwd-swap", test_nested_session_cwd_swap_refused);
   return g_test_run ();
 }

@@ -340,6 +340,9 @@ test_config_defaults_and_pinning (void)
     cli (&run, env, "session", "new", third, "--cwd", dir, NULL);
     assert_refused (&run, "which confined commands may write");
     g_assert_false (g_file_test (third, G_FILE_TEST_EXISTS));
+    /* Nor may it decide what a switch of an existing session appends. */
+    cli (&run, env, "session", "set-preset", new_path, "review", NULL);
+    assert_refused (&run, "which confined commands may write");
   }
   dsh_test_remove_tree (config_dir);
 }

@@ -187,7 +187,9 @@ test_stale_probe_cache (void)
 {
   const char *deny[] = { BREAK_BWRAP, NULL };
   g_autofree char *dir = dsh_test_scratch_dir ("selection");
-  g_autofree char *cache = g_build_filename (dir, "probe-cache.json", NULL);
+  /* Outside the workspace: a cache the command could write is not used at all. */
+  g_autofree char *cache_dir = dsh_test_scratch_dir ("selection-cache");
+  g_autofree char *cache = g_build_filename (cache_dir, "probe-cache.ini", NULL);
   g_autofree char *marker = g_build_filename (dir, "ran", NULL);
   const char *probe_args[] = { "probe", "--json", NULL };
   const char *exec_args[] = { "exec", "--mode", "workspace-write", "--workspace", dir, "--",
@@ -209,6 +211,7 @@ test_stale_probe_cache (void)
   g_assert_nonnull (strstr (run.err, "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write")
                                      " Runner failure: bwrap: "));
   dsh_test_remove_tree (dir);
+  dsh_test_remove_tree (cache_dir);
 }
 
 /* The cache only ever remembers that the preferred backend passed: a fallback chosen while bwrap
