@@ -92,6 +92,13 @@ report_enforcement (DshBackendHost *host, long abi)
                 "files outside the writable roots", abi);
       host->add_reason (host, reason);
     }
+  if (abi < 6)
+    {
+      snprintf (reason, sizeof reason,
+                "Landlock ABI %ld cannot scope signals (ABI 6): the command can kill its "
+                "launcher, and processes it started may then outlive the call", abi);
+      host->add_reason (host, reason);
+    }
 }
 
 static int
