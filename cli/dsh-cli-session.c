@@ -27,6 +27,28 @@ dsh_cli_load_session (const char *path, GError **error)
   return dsh_session_log_load (path, error);
 }
 
+gboolean
+dsh_cli_load_presets_and_session (const char *session_path,
+                                  DshPermissionPresets **out_presets,
+                                  DshSessionLog **out_session,
+                                  GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = dsh_cli_load_presets (error);
+  g_autoptr (DshSessionLog) session = NULL;
+
+  if (presets == NULL)
+    return FALSE;
+  if (session_path != NULL)
+    {
+      session = dsh_cli_load_session (session_path, error);
+      if (session == NULL)
+        return FALSE;
+    }
+  *out_presets = g_steal_pointer (&presets);
+  *out_session = g_steal_pointer (&session);
+  return TRUE;
+}
+
 JsonNode *
 dsh_cli_policy_to_json (const DshSandboxPolicy *policy)
 {

@@ -17,6 +17,13 @@ DshPermissionPresets *dsh_cli_load_presets          (GError               **erro
  * the current directory. */
 DshPolicyService     *dsh_cli_new_policy_service    (DshPermissionPresets  *presets);
 
+/* The deployment's presets and, when session_path is given, that session (else *out_session is
+ * NULL): what the read-only subcommands (policy, describe) start from. */
+gboolean              dsh_cli_load_presets_and_session (const char             *session_path,
+                                                        DshPermissionPresets  **out_presets,
+                                                        DshSessionLog         **out_session,
+                                                        GError                **error);
+
 /* Loads an existing session log (the file must exist; crash tails are repaired in memory). */
 DshSessionLog        *dsh_cli_load_session          (const char            *path,
                                                      GError               **error);

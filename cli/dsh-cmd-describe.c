@@ -41,15 +41,8 @@ dsh_cmd_describe (int argc, char **argv)
   if (operands[1] != NULL)
     return dsh_cli_fail ("unexpected argument \"%s\"", dsh_cli_printable (operands[1]));
 
-  presets = dsh_cli_load_presets (&error);
-  if (presets == NULL)
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, &error))
     return dsh_cli_fail_error (error);
-  if (session_path != NULL)
-    {
-      session = dsh_cli_load_session (session_path, &error);
-      if (session == NULL)
-        return dsh_cli_fail_error (error);
-    }
 
   policy_service = dsh_cli_new_policy_service (presets);
   policy = dsh_policy_service_resolve (policy_service, session);

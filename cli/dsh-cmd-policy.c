@@ -44,15 +44,8 @@ cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
   if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, &error))
     return dsh_cli_fail_error (error);
 
-  presets = dsh_cli_load_presets (&error);
-  if (presets == NULL)
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, &error))
     return dsh_cli_fail_error (error);
-  if (session_path != NULL)
-    {
-      session = dsh_cli_load_session (session_path, &error);
-      if (session == NULL)
-        return dsh_cli_fail_error (error);
-    }
   service = dsh_cli_new_policy_service (presets);
 
   if (context_text)
