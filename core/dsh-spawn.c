@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,10 +89,78 @@ open_pidfd (pid_t pid)
 #endif
 }
 
+/* A stdin that is a file, not a stream: the command gets a pipe instead, fed from it here. A
+ * descriptor to the caller's file would let the command reopen it for writing through
+ * /proc/self/fd/0, on the host's own mount, whatever the sandbox's view of it says. */
+typedef struct {
+  int source;      /* our stdin */
+  int pipe_write;  /* -1 when done */
+  char buffer[16384];
+  gsize length;
+  gsize offset;
+} StdinPump;
+
+static gboolean
+stdin_is_a_file (void)
+{
+  struct stat st;
+
+  return fstat (STDIN_FILENO, &st) == 0 &&
+         (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode) || S_ISBLK (st.st_mode));
+}
+
+static void
+pump_close (StdinPump *pump)
+{
+  if (pump->pipe_write >= 0)
+    close (pump->pipe_write);
+  pump->pipe_write = -1;
+}
+
+/* Moves what it can without blocking on the pipe; a command that stops reading (or exits)
+ * ends the pump. */
+static void
+pump_stdin (StdinPump *pump)
+{
+  while (pump->pipe_write >= 0)
+    {
+      ssize_t n;
+
+      if (pump->offset == pump->length)
+        {
+          n = read (pump->source, pump->buffer, sizeof (pump->buffer));
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            {
+              pump_close (pump);
+              return;
+            }
+          pump->length = (gsize) n;
+          pump->offset = 0;
+        }
+      n = write (pump->pipe_write, pump->buffer + pump->offset, pump->length - pump->offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && errno == EAGAIN)
+        return;
+      if (n < 0)
+        {
+          pump_close (pump);
+          return;
+        }
+      pump->offset += (gsize) n;
+    }
+}
+
 /* Reads stderr until it closes and the child has exited (then at most DRAIN_AFTER_EXIT_MS
  * more), killing it at the deadline if there is one; returns the wait status. */
 static int
-stream_until_exit (pid_t pid, int err_fd, const DshSpawnOptions *options, GString *captured)
+stream_until_exit (pid_t pid,
+                   int err_fd,
+                   StdinPump *pump,
+                   const DshSpawnOptions *options,
+                   GString *captured)
 {
   int pidfd = open_pidfd (pid);
   gboolean exited = FALSE;
@@ -106,8 +175,9 @@ stream_until_exit (pid_t pid, int err_fd, const DshSpawnOptions *options, GStrin
 
   while (!exited || err_open)
     {
-      struct pollfd fds[2] = { { .fd = err_fd, .events = POLLIN },
-                               { .fd = pidfd, .events = POLLIN } };
+      struct pollfd fds[3] = { { .fd = err_fd, .events = POLLIN },
+                               { .fd = pidfd, .events = POLLIN },
+                               { .fd = -1, .events = POLLOUT } };
       gint64 now = g_get_monotonic_time ();
       gint64 deadline = exited ? drain_deadline : (killed ? G_MAXINT64 : kill_deadline);
       int timeout = -1;
@@ -131,9 +201,13 @@ stream_until_exit (pid_t pid, int err_fd, const DshSpawnOptions *options, GStrin
 
       fds[0].fd = err_open ? err_fd : -1;
       fds[1].fd = exited ? -1 : pidfd;
-      n = poll (fds, 2, timeout);
+      fds[2].fd = exited ? -1 : pump->pipe_write;
+      n = poll (fds, 3, timeout);
       if (n < 0 && errno != EINTR)
         break;
+
+      if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0)
+        pump_stdin (pump);
 
       if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
         {
@@ -161,6 +235,7 @@ stream_until_exit (pid_t pid, int err_fd, const DshSpawnOptions *options, GStrin
 
   if (!exited)
     waitpid (pid, &status, 0);
+  pump_close (pump);
   if (pidfd >= 0)
     close (pidfd);
   return status;
@@ -178,6 +253,9 @@ dsh_spawn_run (const char *const *argv,
   posix_spawnattr_t attr;
   struct sigaction saved[G_N_ELEMENTS (forwarded_signals)];
   sigset_t defaults;
+  StdinPump pump = { 0 };
+  void (*old_sigpipe) (int);
+  int stdin_pipe[2] = { -1, -1 };
   int pipe_fds[2];
   pid_t pid;
   int rc;
@@ -192,7 +270,27 @@ dsh_spawn_run (const char *const *argv,
       return FALSE;
     }
 
+  pump.source = STDIN_FILENO;
+  pump.pipe_write = -1;
+  if (!options->quiet && options->close_inherited_fds && stdin_is_a_file ())
+    {
+      if (pipe2 (stdin_pipe, O_CLOEXEC) != 0)
+        {
+          int saved_errno = errno;
+
+          close (pipe_fds[0]);
+          close (pipe_fds[1]);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       "cannot create a pipe: %s", g_strerror (saved_errno));
+          return FALSE;
+        }
+      fcntl (stdin_pipe[1], F_SETFL, O_NONBLOCK);
+      pump.pipe_write = stdin_pipe[1];
+    }
+
   posix_spawn_file_actions_init (&actions);
+  if (pump.pipe_write >= 0)
+    posix_spawn_file_actions_adddup2 (&actions, stdin_pipe[0], STDIN_FILENO);
   if (options->quiet)
     {
       posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -218,12 +316,15 @@ dsh_spawn_run (const char *const *argv,
   posix_spawn_file_actions_destroy (&actions);
   posix_spawnattr_destroy (&attr);
   close (pipe_fds[1]);
+  if (pump.pipe_write >= 0)
+    close (stdin_pipe[0]);
 
   if (rc != 0)
     {
       if (options->forward_signals)
         restore_signals (saved);
       close (pipe_fds[0]);
+      pump_close (&pump);
       g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
                    "cannot execute \"%s\": %s", argv[0], g_strerror (rc));
       return FALSE;
@@ -231,7 +332,11 @@ dsh_spawn_run (const char *const *argv,
 
   if (options->forward_signals)
     child_pid = pid;
-  status = stream_until_exit (pid, pipe_fds[0], options, captured);
+  /* A command that stops reading its stdin must not kill us with SIGPIPE. */
+  old_sigpipe = signal (SIGPIPE, SIG_IGN);
+  pump_stdin (&pump);
+  status = stream_until_exit (pid, pipe_fds[0], &pump, options, captured);
+  signal (SIGPIPE, old_sigpipe);
   if (options->forward_signals)
     {
       child_pid = 0;

@@ -8,6 +8,7 @@
  */
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dsh-test-util.h"
 
@@ -332,6 +333,69 @@ test_probe_cache_in_reach_unused (void)
   dsh_test_remove_tree (dir);
 }
 
+static const char *const backends[] = { "bwrap", "landlock" };
+
+/* A read-only stdin file must not be reopened for writing through /proc/self/fd/0 (under bwrap
+ * that path would reach the host's own read-write mount): confined commands read a pipe. */
+static void
+test_stdin_file_not_reopened (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
+      const char *env[] = { backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      const char *argv[] = { "sh", "-c", "exec \"$1\" exec --workspace \"$2\" -- sh -c "
+                             "'echo escaped > /proc/self/fd/0; cat' < \"$3\"",
+                             "sh", dsh_test_cli (), ws, outside, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_write_file (outside, "original\n");
+      dsh_test_run (&run, argv, env, ws, NULL);
+      g_test_message ("%s: %s", backends[i], run.err);
+      dsh_test_assert_file_is (outside, "original\n");
+      /* The command still reads its stdin. */
+      g_assert_true (g_str_has_prefix (run.out, "original\n"));
+    }
+  dsh_test_remove_tree (dir);
+}
+
+/* A root caller's command keeps no capability to undo the sandbox: no remount of / read-write,
+ * no sysctl (kernel.core_pattern would run a file of its choosing on the host). */
+static void
+test_root_cannot_undo_the_sandbox (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+  g_autofree char *script = g_strdup_printf (
+    "mount -o remount,rw,bind / 2>/dev/null; echo escaped > '%s'; "
+    "cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname && echo sysctl-written",
+    outside);
+
+  if (!dsh_test_require (getuid () == 0, "root (the case is a root caller)"))
+    return;
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
+      const char *env[] = { backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      const char *args[] = { "exec", "--workspace", ws, "--", "sh", "-c", script, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_write_file (outside, "original\n");
+      dsh_test_run_cli (&run, args, env, ws);
+      g_test_message ("%s: %s", backends[i], run.err);
+      dsh_test_assert_file_is (outside, "original\n");
+      g_assert_null (strstr (run.out, "sysctl-written"));
+    }
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,6 +407,9 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/planted-root-symlink", test_planted_root_symlink_refused);
   g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);
   g_test_add_func ("/reach-around/probe-cache-in-reach", test_probe_cache_in_reach_unused);
+  g_test_add_func ("/reach-around/stdin-file-not-reopened", test_stdin_file_not_reopened);
+  g_test_add_func ("/reach-around/root-cannot-undo-the-sandbox",
+                   test_root_cannot_undo_the_sandbox);
   g_test_add_func ("/reach-around/nested-session-cwd-swap", test_nested_session_cwd_swap_refused);
   return g_test_run ();
 }

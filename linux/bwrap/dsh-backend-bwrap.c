@@ -64,15 +64,23 @@ static int
 bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *const *argv)
 {
   /* Order matters: the root bind comes first so that the fresh /dev and /proc mount over it;
-   * a /proc bound from the host would let /proc/<pid>/root and /fd reach around the mounts. */
+   * a /proc bound from the host would let /proc/<pid>/root and /fd reach around the mounts.
+   * No capabilities: a root caller's command would otherwise keep CAP_SYS_ADMIN in its user
+   * namespace and could simply remount / read-write. /proc/sys stays read-only: sysctl checks
+   * the real uid, so a root caller's command could otherwise set kernel.core_pattern and have
+   * the host run a workspace file. A private IPC namespace keeps SysV objects off the host. */
   static const char *const profile[] = {
     "--new-session",
     "--die-with-parent",
     "--unshare-user",
     "--unshare-pid",
+    "--unshare-ipc",
+    "--cap-drop", "ALL",
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
+    "--ro-bind", "/proc/sys", "/proc/sys",
+    "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
     NULL,
   };
   const char *bwrap = host->find_program (host, "bwrap");
