@@ -173,8 +173,8 @@ run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolic
       return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
     }
 
-  report->outcome = dsh_classify_result (report->confined, report->exit_code, captured->str,
-                                         &detail);
+  report->outcome = dsh_classify_result_len (report->confined, report->exit_code, captured->str,
+                                             captured->len, &detail);
   if (report->outcome == DSH_OUTCOME_RUNNER_FAILURE)
     {
       g_autofree char *text = dsh_text_runner_failure (mode, detail);

@@ -72,21 +72,25 @@ exit_code_allowed (const DshRunnerFailureRule *rule, int exit_code)
   return FALSE;
 }
 
-gboolean
-dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
-                                 int exit_code,
-                                 const char *stderr_text,
-                                 char **detail)
+/* Matching works on lengths, not NUL-terminated strings: a NUL byte in a command's stderr must
+ * not hide what follows it. */
+static gboolean
+rule_matches_len (const DshRunnerFailureRule *rule,
+                  int exit_code,
+                  const char *text,
+                  gsize length,
+                  char **detail)
 {
-  const char *line = stderr_text;
+  gsize pos = 0;
 
-  if (!exit_code_allowed (rule, exit_code) || stderr_text == NULL)
+  if (!exit_code_allowed (rule, exit_code) || text == NULL)
     return FALSE;
 
-  while (*line != '\0')
+  while (pos < length)
     {
-      const char *end = strchr (line, '\n');
-      gsize len = end != NULL ? (gsize) (end - line) : strlen (line);
+      const char *line = text + pos;
+      const char *end = memchr (line, '\n', length - pos);
+      gsize len = end != NULL ? (gsize) (end - line) : length - pos;
       gsize trimmed = len;
 
       /* A CRLF line is the same line. */
@@ -100,17 +104,55 @@ dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
               if (contains_ignore_case (line, trimmed, rule->fatal_signatures[i]))
                 {
                   if (detail != NULL)
-                    *detail = g_utf8_make_valid (line, trimmed);
+                    *detail = g_utf8_make_valid (line, (gssize) trimmed);
                   return TRUE;
                 }
             }
         }
-
-      if (end == NULL)
-        break;
-      line = end + 1;
+      pos += len + 1;
     }
   return FALSE;
+}
+
+gboolean
+dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
+                                 int exit_code,
+                                 const char *stderr_text,
+                                 char **detail)
+{
+  return rule_matches_len (rule, exit_code, stderr_text,
+                           stderr_text != NULL ? strlen (stderr_text) : 0, detail);
+}
+
+DshOutcome
+dsh_classify_result_len (DshConfinedArgv *confined,
+                         int exit_code,
+                         const char *stderr_data,
+                         gsize length,
+                         char **detail)
+{
+  GPtrArray *rules;
+  const char *const *signatures;
+
+  g_return_val_if_fail (DSH_IS_CONFINED_ARGV (confined), DSH_OUTCOME_COMPLETED);
+
+  if (exit_code == 0 || stderr_data == NULL)
+    return DSH_OUTCOME_COMPLETED;
+
+  rules = dsh_confined_argv_get_runner_failure_rules (confined);
+  for (guint i = 0; i < rules->len; i++)
+    {
+      if (rule_matches_len (rules->pdata[i], exit_code, stderr_data, length, detail))
+        return DSH_OUTCOME_RUNNER_FAILURE;
+    }
+
+  signatures = dsh_confined_argv_get_denial_signatures (confined);
+  for (gsize i = 0; signatures[i] != NULL; i++)
+    {
+      if (contains_ignore_case (stderr_data, length, signatures[i]))
+        return DSH_OUTCOME_DENIED;
+    }
+  return DSH_OUTCOME_COMPLETED;
 }
 
 DshOutcome
@@ -119,26 +161,6 @@ dsh_classify_result (DshConfinedArgv *confined,
                      const char *stderr_text,
                      char **detail)
 {
-  GPtrArray *rules;
-  const char *const *signatures;
-
-  g_return_val_if_fail (DSH_IS_CONFINED_ARGV (confined), DSH_OUTCOME_COMPLETED);
-
-  if (exit_code == 0 || stderr_text == NULL)
-    return DSH_OUTCOME_COMPLETED;
-
-  rules = dsh_confined_argv_get_runner_failure_rules (confined);
-  for (guint i = 0; i < rules->len; i++)
-    {
-      if (dsh_runner_failure_rule_matches (rules->pdata[i], exit_code, stderr_text, detail))
-        return DSH_OUTCOME_RUNNER_FAILURE;
-    }
-
-  signatures = dsh_confined_argv_get_denial_signatures (confined);
-  for (gsize i = 0; signatures[i] != NULL; i++)
-    {
-      if (contains_ignore_case (stderr_text, strlen (stderr_text), signatures[i]))
-        return DSH_OUTCOME_DENIED;
-    }
-  return DSH_OUTCOME_COMPLETED;
+  return dsh_classify_result_len (confined, exit_code, stderr_text,
+                                  stderr_text != NULL ? strlen (stderr_text) : 0, detail);
 }

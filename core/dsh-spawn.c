@@ -24,8 +24,10 @@
 extern char **environ;
 
 /* Classification needs the runner's first lines and any denial text; a command that floods
- * stderr still streams everything, only the copy stops growing. */
+ * stderr still streams everything, only the copy keeps just its head and its tail. */
 #define CAPTURE_LIMIT (1024 * 1024)
+/* Past the limit the last bytes are kept too: a denial usually comes at the end. */
+#define CAPTURE_TAIL (64 * 1024)
 /* After the command exits, output from a straggler holding stderr open is read this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
@@ -62,8 +64,10 @@ restore_signals (const struct sigaction *saved)
 }
 
 static void
-pass_through (const char *data, gsize len, gboolean echo, GString *captured)
+pass_through (const char *data, gsize len, gboolean echo, GString *captured, GByteArray *tail)
 {
+  gsize to_head;
+
   /* Stderr is never rewritten: pass the bytes on as they came. */
   for (gsize done = 0; echo && done < len;)
     {
@@ -75,8 +79,15 @@ pass_through (const char *data, gsize len, gboolean echo, GString *captured)
         break;
       done += (gsize) w;
     }
-  if (captured->len < CAPTURE_LIMIT)
-    g_string_append_len (captured, data, MIN (len, CAPTURE_LIMIT - captured->len));
+
+  to_head = captured->len < CAPTURE_LIMIT ? MIN (len, CAPTURE_LIMIT - captured->len) : 0;
+  g_string_append_len (captured, data, (gssize) to_head);
+  if (len > to_head)
+    {
+      g_byte_array_append (tail, (const guint8 *) data + to_head, (guint) (len - to_head));
+      if (tail->len > CAPTURE_TAIL)
+        g_byte_array_remove_range (tail, 0, tail->len - CAPTURE_TAIL);
+    }
 }
 
 static int
@@ -172,6 +183,7 @@ stream_until_exit (pid_t pid,
                            : G_MAXINT64;
   int status = 0;
   char buffer[16384];
+  g_autoptr (GByteArray) tail = g_byte_array_new ();
 
   while (!exited || err_open)
     {
@@ -214,7 +226,7 @@ stream_until_exit (pid_t pid,
           ssize_t r = read (err_fd, buffer, sizeof (buffer));
 
           if (r > 0)
-            pass_through (buffer, (gsize) r, !options->quiet, captured);
+            pass_through (buffer, (gsize) r, !options->quiet, captured, tail);
           else if (r == 0 || errno != EINTR)
             err_open = FALSE;
         }
@@ -236,6 +248,12 @@ stream_until_exit (pid_t pid,
   if (!exited)
     waitpid (pid, &status, 0);
   pump_close (pump);
+  /* Head and tail, on separate lines so that no line is made of both. */
+  if (tail->len > 0)
+    {
+      g_string_append_c (captured, '\n');
+      g_string_append_len (captured, (const char *) tail->data, tail->len);
+    }
   if (pidfd >= 0)
     close (pidfd);
   return status;

@@ -134,6 +134,20 @@ test_non_utf8_stderr (void)
 }
 
 static void
+test_nul_bytes_hide_nothing (void)
+{
+  g_autoptr (DshConfinedArgv) confined = make_confined (FALSE, FALSE);
+  static const char denial[] = "noise\0\nsh: 1: cannot create f: Read-only file system\n";
+  static const char fatal[] = "\0runner: fatal: no namespaces\n";
+  g_autofree char *detail = NULL;
+
+  g_assert_cmpint (dsh_classify_result_len (confined, 2, denial, sizeof denial - 1, NULL), ==,
+                   DSH_OUTCOME_DENIED);
+  g_assert_cmpint (dsh_classify_result_len (confined, 1, fatal, sizeof fatal - 1, &detail), ==,
+                   DSH_OUTCOME_RUNNER_FAILURE);
+}
+
+static void
 test_outcome_names (void)
 {
   g_assert_cmpstr (dsh_outcome_to_string (DSH_OUTCOME_COMPLETED), ==, "completed");
@@ -159,6 +173,7 @@ main (int argc, char **argv)
   g_test_add_func ("/classify/runner-failure/informational", test_informational_lines_excluded);
   g_test_add_func ("/classify/denial/dialect", test_denial_dialect);
   g_test_add_func ("/classify/non-utf8", test_non_utf8_stderr);
+  g_test_add_func ("/classify/nul-bytes", test_nul_bytes_hide_nothing);
   g_test_add_func ("/classify/outcome-names", test_outcome_names);
   return g_test_run ();
 }

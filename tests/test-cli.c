@@ -419,6 +419,42 @@ test_plain_exec_is_lean (void)
   g_assert_nonnull (strstr (handed.err, "libjson-glib"));
 }
 
+/* A denial is found whatever precedes it on stderr: a NUL byte, or more than the captured head. */
+static void
+test_denial_after_nul_or_flood (void)
+{
+  g_autofree char *ws = dsh_test_make_tmp_dir ();
+  g_autofree char *report = g_build_filename (ws, "report.json", NULL);
+  const char *scripts[] = {
+    "printf 'x\\0y\\n' >&2; echo hi > /etc/dsh-denied; exit 2",
+    "head -c 1200000 /dev/zero | tr '\\0' a >&2; echo >&2; echo hi > /etc/dsh-denied; exit 2",
+  };
+
+  if (!dsh_test_require (have_bwrap (), "bwrap"))
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (scripts); i++)
+    {
+      const char *args[] = { "exec", "--workspace", ws, "--report", report, "--", "sh", "-c",
+                             scripts[i], NULL };
+      const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", NULL };
+      g_auto (DshTestRun) run = { 0 };
+      g_autofree char *json = NULL;
+      g_autoptr (JsonNode) node = NULL;
+
+      dsh_test_run_cli (&run, args, env, ws);
+      g_assert_cmpint (run.exit_code, ==, 2);
+      /* (stderr itself holds a NUL in the first case, so the report tells.) */
+      json = dsh_test_read_file (report);
+      node = dsh_test_parse_json (json);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "outcome"), ==,
+                       "denied");
+      g_assert_cmpstr (json_array_get_string_element (
+                         json_object_get_array_member (json_node_get_object (node), "markers"),
+                         0),
+                       ==, "[sandbox: file access denied under read-only mode]");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -427,6 +463,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/unavailable-never-runs", test_unavailable_never_runs);
   g_test_add_func ("/cli/danger-full-access-runs-raw", test_danger_full_access_runs_raw);
   g_test_add_func ("/cli/plain-exec-is-lean", test_plain_exec_is_lean);
+  g_test_add_func ("/cli/denial-after-nul-or-flood", test_denial_after_nul_or_flood);
   g_test_add_func ("/cli/report-unwritable", test_report_unwritable_never_runs);
   g_test_add_func ("/cli/bwrap/runner-failure", test_bwrap_runner_failure);
   g_test_add_func ("/cli/bwrap/command-exec-failure",

@@ -35,4 +35,11 @@ DshOutcome   dsh_classify_result         (DshConfinedArgv            *confined,
                                           const char                 *stderr_text,
                                           char                      **detail);
 
+/* The same for stderr bytes that may hold NUL bytes (what a command really wrote). */
+DshOutcome   dsh_classify_result_len     (DshConfinedArgv            *confined,
+                                          int                         exit_code,
+                                          const char                 *stderr_data,
+                                          gsize                       length,
+                                          char                      **detail);
+
 G_END_DECLS
