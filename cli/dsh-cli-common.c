@@ -5,8 +5,11 @@
  */
 #include "dsh-cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dsh-cli-config.h"
 
@@ -92,6 +95,26 @@ write_log (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoint
         }
     }
   return G_LOG_WRITER_HANDLED;
+}
+
+void
+dsh_cli_ensure_standard_fds (void)
+{
+  /* A closed 0, 1 or 2 would be taken by the next file or pipe we open, and a command or a
+   * runner would then read or write it as if it were stdio. */
+  for (int fd = 0; fd <= 2; fd++)
+    {
+      if (fcntl (fd, F_GETFD) < 0 && errno == EBADF)
+        {
+          int null_fd = open ("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+
+          if (null_fd >= 0 && null_fd != fd)
+            {
+              dup2 (null_fd, fd);
+              close (null_fd);
+            }
+        }
+    }
 }
 
 void

@@ -22,6 +22,9 @@ int                dsh_cli_fail             (const char *format,
                                              ...) G_GNUC_PRINTF (1, 2);
 int                dsh_cli_fail_error       (const GError *error);
 
+/* Opens /dev/null on any of descriptors 0–2 that the caller left closed. */
+void               dsh_cli_ensure_standard_fds (void);
+
 /* Library warnings print as one "dsh-sandbox warning: ..." line, never as the refusal line. */
 void               dsh_cli_install_log_writer (void);
 

@@ -84,6 +84,7 @@ main (int argc, char **argv)
 {
   g_autofree char *full = NULL;
 
+  dsh_cli_ensure_standard_fds ();
   dsh_cli_install_log_writer ();
 
   /* The plain path takes every argument as raw bytes and has no translated text, so it skips

@@ -35,6 +35,7 @@ print_usage (FILE *out)
 int
 main (int argc, char **argv)
 {
+  dsh_cli_ensure_standard_fds ();
   dsh_cli_install_log_writer ();
   /* Messages name the command the user typed, not this helper. */
   g_set_prgname ("dsh-sandbox");

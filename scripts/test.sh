@@ -4,6 +4,9 @@
 # skipped test is a failure: nothing that must run may quietly not run.
 set -eu
 cd "$(dirname "$0")/.."
+# CI may start us with no standard input at all. A closed descriptor 0 would be reused by the
+# next pipe a test opens, and GLib's spawn then hands a child a stdin that closes on exec.
+exec </dev/null
 
 ./scripts/setup-debian.sh
 if [ -f build-test/build.ninja ]; then
