@@ -358,8 +358,8 @@ test_stdin_file_not_reopened (void)
       dsh_test_run (&run, argv, env, ws, NULL);
       g_test_message ("%s: %s", backends[i], run.err);
       dsh_test_assert_file_is (outside, "original\n");
-      /* The command still reads its stdin. */
-      g_assert_true (g_str_has_prefix (run.out, "original\n"));
+      /* The command still reads its stdin (its own write into the pipe may come first). */
+      g_assert_nonnull (strstr (run.out, "original\n"));
     }
   dsh_test_remove_tree (dir);
 }
