@@ -15,8 +15,7 @@ meson compile -C build >/dev/null
 cli="$top/build/cli/dsh-sandbox"
 launcher="$top/build/linux/landlock/dsh-landlock-exec"
 workspace=$(mktemp -d)
-cache=$(mktemp -d)/probe-cache.json
-trap 'rm -rf "$workspace" "$(dirname "$cache")"' EXIT
+trap 'rm -rf "$workspace"' EXIT
 cd "$workspace"
 true_bin=$(command -v true)
 runs=${DSH_BENCH_RUNS:-300}
@@ -27,8 +26,12 @@ bwrap_argv=$(DSH_SANDBOX_BACKEND=bwrap "$cli" confine --mode workspace-write -- 
 landlock_argv=$(DSH_SANDBOX_BACKEND=landlock "$cli" confine --mode workspace-write -- "$true_bin" |
   python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))')
 
-export DSH_SANDBOX_PROBE_CACHE="$cache"
-"$cli" probe >/dev/null # warm the probe cache, as any earlier call would
+# Warm the user's probe cache, as any earlier call would, and make sure the measured calls use
+# it: a cache they ignored (one below /tmp, say) would add a functional probe to every exec.
+"$cli" probe >/dev/null
+"$cli" probe --json | python3 -c 'import json,sys
+c = json.load(sys.stdin)["candidates"][0]
+sys.exit(0 if c["probe"] == "cached" else "bench: the probe cache is not used: " + c["probe"])'
 
 floor="$top/build/bench/bench-floor"
 # Two hyperfine invocations in this one run: the backend override is an environment variable
