@@ -217,7 +217,7 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 #define ARG1_LOW (offsetof (struct seccomp_data, args[1]) + 4)
 #endif
 
-static void
+static int
 refuse_terminal_injection (void)
 {
   struct sock_filter code[] = {
@@ -239,8 +239,7 @@ refuse_terminal_injection (void)
   };
   struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
 
-  if (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
-    fatal ("cannot install the terminal-injection filter", errno);
+  return prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0 ? 0 : errno;
 }
 
 /* ---- running the command --------------------------------------------------------------- */
@@ -321,28 +320,48 @@ reap_leftovers (void)
     }
 }
 
+/* The child shares our memory until it execs (see supervise), so it reports with one write(2)
+ * and leaves with _exit(): no stdio, no atexit handlers run on our behalf. */
+static _Noreturn void
+child_exit (int status, const char *prefix, const char *what, const char *detail)
+{
+  char line[PATH_MAX + 256];
+  int n = snprintf (line, sizeof line, "%s%s%s%s\n", prefix, what, detail != NULL ? ": " : "",
+                    detail != NULL ? detail : "");
+
+  if (n > 0)
+    (void) !write (STDERR_FILENO, line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+  _exit (status);
+}
+
 /* In the child: confine it (only it — the launcher stays outside the domain it supervises), then
  * run the command. */
 static _Noreturn void
 confine_and_exec (int ruleset_fd, char **command)
 {
+  char what[PATH_MAX + 32];
   int errnum;
 
   for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
     signal (forwarded_signals[i], SIG_DFL);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    fatal ("prctl(PR_SET_NO_NEW_PRIVS) failed", errno);
-  refuse_terminal_injection ();
+    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "prctl(PR_SET_NO_NEW_PRIVS) failed",
+                strerror (errno));
+  errnum = refuse_terminal_injection ();
+  if (errnum != 0)
+    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "cannot install the terminal-injection filter",
+                strerror (errnum));
   if (syscall (__NR_landlock_restrict_self, ruleset_fd, 0) != 0)
-    fatal ("landlock_restrict_self failed", errno);
+    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "landlock_restrict_self failed",
+                strerror (errno));
   close (ruleset_fd);
   execvp (command[0], command);
 
   /* The confinement is in place and the command itself cannot be run: that is the command's
    * failure (as a shell reports it, 127 or 126), not the runner's, so no "fatal:" here. */
   errnum = errno;
-  fprintf (stderr, "dsh-landlock-exec: cannot execute '%s': %s\n", command[0], strerror (errnum));
-  _exit (errnum == ENOENT ? 127 : 126);
+  snprintf (what, sizeof what, "cannot execute '%s'", command[0]);
+  child_exit (errnum == ENOENT ? 127 : 126, "dsh-landlock-exec: ", what, strerror (errnum));
 }
 
 /* Runs the command, confined, as our child and, once it exits, kills and reaps every process it
@@ -368,9 +387,11 @@ supervise (int ruleset_fd, char **command)
   for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
     sigaction (forwarded_signals[i], &action, NULL);
 
-  child = fork ();
+  /* vfork: the child borrows our memory (nothing is copied, and we take no copy-on-write faults
+   * afterwards) and we wait until it has exec'd; it only makes system calls before that. */
+  child = vfork ();
   if (child < 0)
-    fatal ("fork failed", errno);
+    fatal ("cannot start the command", errno);
   if (child == 0)
     confine_and_exec (ruleset_fd, command);
   close (ruleset_fd);
