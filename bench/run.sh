@@ -17,8 +17,8 @@ launcher="$top/build/linux/landlock/dsh-landlock-exec"
 workspace=$(mktemp -d)
 trap 'rm -rf "$workspace"' EXIT
 cd "$workspace"
-true_bin=$(command -v true)
-runs=${DSH_BENCH_RUNS:-300}
+true_bin=$(which true) # a path: `command -v` may name the shell builtin
+runs=${DSH_BENCH_RUNS:-500}
 
 # The raw runners get exactly the argv dsh-sandbox would spawn.
 bwrap_argv=$(DSH_SANDBOX_BACKEND=bwrap "$cli" confine --mode workspace-write -- "$true_bin" |
@@ -34,46 +34,43 @@ c = json.load(sys.stdin)["candidates"][0]
 sys.exit(0 if c["probe"] == "cached" else "bench: the probe cache is not used: " + c["probe"])'
 
 floor="$top/build/bench/bench-floor"
-# Two hyperfine invocations in this one run: the backend override is an environment variable
-# and must not cost an extra `env` process in the measurement.
-hyperfine --shell=none --warmup 20 --runs "$runs" --export-json "$top/bench/hyperfine-bwrap.json" \
-  -n bare "$true_bin" \
-  -n raw-bwrap "$bwrap_argv" \
-  -n floor-bwrap "$floor $bwrap_argv" \
-  -n dsh-exec-bwrap "$cli exec --mode workspace-write -- $true_bin" \
-  -n firejail "firejail --quiet --noprofile --read-only=/ --read-write=$workspace -- $true_bin" \
-  >/dev/null
-DSH_SANDBOX_BACKEND=landlock \
-hyperfine --shell=none --warmup 20 --runs "$runs" --export-json "$top/bench/hyperfine-landlock.json" \
-  -n raw-landlock "$landlock_argv" \
-  -n floor-landlock "$floor $landlock_argv" \
-  -n dsh-exec-landlock "$cli exec --mode workspace-write -- $true_bin" \
-  >/dev/null
+# All commands in turns, in one run (see bench-interleave.c for why not one after the other).
+# The backend override goes through the driver, so it costs no extra `env` process.
+"$top/build/bench/bench-interleave" "$runs" \
+  "bare=$true_bin" \
+  "raw-bwrap=$bwrap_argv" \
+  "floor-bwrap=$floor $bwrap_argv" \
+  "dsh-exec-bwrap=$cli exec --mode workspace-write -- $true_bin" \
+  "firejail=$(command -v firejail) --quiet --noprofile --read-only=/ --read-write=$workspace -- $true_bin" \
+  "raw-landlock=$landlock_argv" \
+  "floor-landlock=$floor $landlock_argv" \
+  "dsh-exec-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $true_bin" \
+  >"$top/bench/interleaved.json"
 
 confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/landlock")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
-python3 - "$top/bench/hyperfine-bwrap.json" "$top/bench/hyperfine-landlock.json" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
+python3 - "$top/bench/interleaved.json" "$runs" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
 import json, sys
-runs = {}
-for path in sys.argv[1:3]:
-    runs.update({r["command"]: r for r in json.load(open(path))["results"]})
-ms = {name: r["median"] * 1000 for name, r in runs.items()}
-out = {
+
+timed = json.load(open(sys.argv[1]))
+ms = {name: t["median_ms"] for name, t in timed.items()}
+print(json.dumps({
+    "runs_per_command": int(sys.argv[2]),
     "median_ms": {k: round(v, 3) for k, v in ms.items()},
+    "p10_p90_ms": {k: [round(t["p10_ms"], 3), round(t["p90_ms"], 3)] for k, t in timed.items()},
     "ratio_dsh_bwrap_over_raw_bwrap": round(ms["dsh-exec-bwrap"] / ms["raw-bwrap"], 3),
-    "ratio_dsh_landlock_over_raw_launcher": round(ms["dsh-exec-landlock"] / ms["raw-landlock"], 3),
-    "landlock_added_over_bare_ms": round(ms["dsh-exec-landlock"] - ms["bare"], 3),
+    "ratio_floor_bwrap_over_raw_bwrap": round(ms["floor-bwrap"] / ms["raw-bwrap"], 3),
     "ratio_dsh_bwrap_over_firejail": round(ms["dsh-exec-bwrap"] / ms["firejail"], 3),
-    "floor_bwrap_over_raw_bwrap": round(ms["floor-bwrap"] / ms["raw-bwrap"], 3),
+    "landlock_added_over_bare_ms": round(ms["dsh-exec-landlock"] - ms["bare"], 3),
     "floor_landlock_added_over_bare_ms": round(ms["floor-landlock"] - ms["bare"], 3),
+    "ratio_dsh_landlock_over_raw_launcher": round(ms["dsh-exec-landlock"] / ms["raw-landlock"], 3),
     "dsh_own_work_over_floor_ms": {
         "bwrap": round(ms["dsh-exec-bwrap"] - ms["floor-bwrap"], 3),
         "landlock": round(ms["dsh-exec-landlock"] - ms["floor-landlock"], 3),
     },
     "confine_in_process": json.loads(sys.argv[3]),
     "peak_rss_kib_dsh_exec": int(sys.argv[4]),
-}
-print(json.dumps(out, indent=2))
+}, indent=2))
 PY
-rm -f "$top/bench/hyperfine-bwrap.json" "$top/bench/hyperfine-landlock.json"
+rm -f "$top/bench/interleaved.json"

@@ -13,7 +13,7 @@ packages="
 "
 
 if [ "${1:-}" = --bench ]; then
-  packages="$packages hyperfine time firejail"
+  packages="$packages time firejail"
 fi
 
 as_root() {
