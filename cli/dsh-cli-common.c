@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "dsh-cli-config.h"
+#include "dsh-config.h"
+#include "dsh-probe-cache-private.h"
 
 int
 dsh_cli_fail (const char *format, ...)
@@ -137,20 +139,22 @@ dsh_cli_running_uninstalled (void)
   return g_str_equal (exe_dir, build_dir);
 }
 
-static DshLocalProvider *
-new_local_provider (void)
+static DshBackendSelector *
+new_selector (void)
 {
+  const char *installed_backend_dirs[] = { DSH_BACKEND_DIR, NULL };
+  const char *installed_helper_dirs[] = { DSH_HELPER_DIR, NULL };
   g_auto (GStrv) backend_dirs = NULL;
   g_auto (GStrv) helper_dirs = NULL;
 
   if (!dsh_cli_running_uninstalled ())
-    return dsh_local_provider_new ();
+    return dsh_backend_selector_new (installed_backend_dirs, installed_helper_dirs);
 
   /* An uninstalled build finds the modules and helpers it was built with. */
   backend_dirs = g_strsplit (DSH_BUILD_BACKEND_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
   helper_dirs = g_strsplit (DSH_BUILD_HELPER_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
-  return dsh_local_provider_new_for_dirs ((const char *const *) backend_dirs,
-                                          (const char *const *) helper_dirs);
+  return dsh_backend_selector_new ((const char *const *) backend_dirs,
+                                   (const char *const *) helper_dirs);
 }
 
 /* Everything a confined command of this workspace may write: the workspace, /tmp and the temp
@@ -181,16 +185,16 @@ untrusted_roots_for (const char *workspace_root)
   return g_strv_builder_end (builder);
 }
 
-DshLocalProvider *
-dsh_cli_new_provider (const char *workspace_root)
+DshBackendSelector *
+dsh_cli_new_selector (const char *workspace_root)
 {
-  DshLocalProvider *provider = new_local_provider ();
+  DshBackendSelector *selector = new_selector ();
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
   g_auto (GStrv) untrusted = untrusted_roots_for (workspace_root);
 
   /* A confined command may write there: nothing that runs unconfined (a module, a helper, a
    * runner) may come from there. */
-  dsh_local_provider_set_untrusted_roots (provider, (const char *const *) untrusted);
+  dsh_backend_selector_set_untrusted_roots (selector, (const char *const *) untrusted);
 
   /* Every call is a new process: without the cache each would pay a functional probe. A
    * cache a confined command could write (HOME inside the workspace) is not used. */
@@ -198,14 +202,14 @@ dsh_cli_new_provider (const char *workspace_root)
     {
       g_autofree char *path = cache != NULL && g_path_is_absolute (cache)
                                 ? g_strdup (cache)
-                                : dsh_local_provider_default_probe_cache ();
+                                : dsh_probe_cache_default_path ();
       g_autofree char *canonical = path != NULL ? dsh_canonical_path (path) : NULL;
       gboolean reachable = FALSE;
 
       for (gsize i = 0; canonical != NULL && untrusted[i] != NULL; i++)
         reachable = reachable || dsh_path_is_beneath (canonical, untrusted[i]);
       if (!reachable)
-        dsh_local_provider_set_probe_cache (provider, path);
+        dsh_backend_selector_set_probe_cache (selector, path);
     }
-  return provider;
+  return selector;
 }

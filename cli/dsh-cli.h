@@ -9,6 +9,8 @@
 
 #include <dsh-sandbox.h>
 
+#include "dsh-backend-selector-private.h"
+
 G_BEGIN_DECLS
 
 /* The command never ran: usage error, unavailable, runner failure, escalation refused. */
@@ -31,9 +33,13 @@ void               dsh_cli_install_log_writer (void);
 /* Is this the uninstalled build's command (found next to the build tree's modules)? */
 gboolean           dsh_cli_running_uninstalled (void);
 
-/* A provider that finds its backend modules and helpers next to an uninstalled build, or under
+/* A backend selector that finds its modules and helpers next to an uninstalled build, or under
  * the installed libdir/libexecdir, and refuses any beneath what a confined command of
- * workspace_root may write (the workspace, /tmp, the temp directory), if given. */
+ * workspace_root may write (the workspace, /tmp, the temp directory), if given; it uses the
+ * per-user probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise. The exec path uses it
+ * directly (no GObject); everything else wraps it in a provider. */
+DshBackendSelector *dsh_cli_new_selector    (const char     *workspace_root);
+/* The same as a DshLocalProvider (dsh-cli-provider.c, dsh-sandbox-full only). */
 DshLocalProvider  *dsh_cli_new_provider     (const char     *workspace_root);
 
 /* Cuts argv at the first "--": returns what follows it (NULL without one) and leaves the

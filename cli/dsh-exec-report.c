@@ -19,7 +19,7 @@ dsh_exec_report_init (DshExecReport *report)
 void
 dsh_exec_report_clear (DshExecReport *report)
 {
-  g_clear_object (&report->confined);
+  g_clear_pointer (&report->confined, dsh_confinement_free);
   g_clear_pointer (&report->markers, g_ptr_array_unref);
   g_clear_pointer (&report->detail, g_free);
 }
@@ -51,17 +51,14 @@ dsh_exec_report_to_text (const DshExecReport *report)
   dsh_json_object_add_string (&object, "sessionId", report->session_id);
 
   dsh_json_object_add_string (&object, "backend",
-                              report->confined != NULL
-                                ? dsh_confined_argv_get_backend (report->confined)
-                                : NULL);
+                              report->confined != NULL ? report->confined->backend : NULL);
   dsh_json_object_add_string (&object, "enforcement",
                               report->confined != NULL
-                                ? dsh_enforcement_to_string (
-                                    dsh_confined_argv_get_enforcement (report->confined))
+                                ? dsh_enforcement_to_string (report->confined->enforcement)
                                 : NULL);
   dsh_json_object_add_strv (&object, "enforcementReasons",
                             report->confined != NULL
-                              ? dsh_confined_argv_get_reasons (report->confined)
+                              ? (const char *const *) report->confined->reasons
                               : NULL);
   markers = g_new0 (const char *, report->markers->len + 1);
   for (guint i = 0; i < report->markers->len; i++)

@@ -6,6 +6,8 @@
 
 #include <dsh-sandbox.h>
 
+#include "dsh-confinement-private.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -24,7 +26,7 @@ typedef struct {
   const char *workspace_root;
   const char *session_id;
   /* NULL when nothing was confined (danger-full-access or never ran). */
-  DshConfinedArgv *confined;
+  DshConfinement *confined;
   /* Marker lines printed after the command's own stderr. */
   GPtrArray *markers;
   /* The runner's fatal line or the refusal text. */

@@ -149,15 +149,15 @@ run_unconfined (DshExecRun *run, const char *const *command)
 static int
 run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
 {
-  g_autoptr (DshLocalProvider) provider = dsh_cli_new_provider (policy->workspace_root);
+  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector (policy->workspace_root);
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *detail = NULL;
   DshExecReport *report = &run->report;
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
 
-  report->confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), command,
-                                                   policy, &error);
+  /* The selector itself, not a provider: the exec path never starts GObject's type system. */
+  report->confined = dsh_backend_selector_confine (selector, command, policy, &error);
   if (report->confined == NULL)
     return dsh_exec_run_refuse (run,
                                 g_error_matches (error, DSH_SANDBOX_ERROR,
@@ -166,15 +166,15 @@ run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolic
                                   : DSH_OUTCOME_RUNNER_FAILURE,
                                 error->message);
 
-  if (!spawn (run, dsh_confined_argv_get_argv (report->confined), TRUE, captured, &error))
+  if (!spawn (run, (const char *const *) report->confined->argv, TRUE, captured, &error))
     {
       g_autofree char *text = dsh_text_runner_failure (mode, error->message);
 
       return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
     }
 
-  report->outcome = dsh_classify_result_len (report->confined, report->exit_code, captured->str,
-                                             captured->len, &detail);
+  report->outcome = dsh_confinement_classify (report->confined, report->exit_code, captured->str,
+                                              captured->len, &detail);
   if (report->outcome == DSH_OUTCOME_RUNNER_FAILURE)
     {
       g_autofree char *text = dsh_text_runner_failure (mode, detail);

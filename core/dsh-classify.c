@@ -1,10 +1,11 @@
 /* dsh-classify.c — runner failure first (exit gate, informational exclusions, a fatal
  * signature on one remaining line), then denial (a dialect signature), else completed.
- * Exit status alone never proves a runner failure.
+ * Exit status alone never proves a runner failure. (dsh_classify_result() is DshConfinedArgv's
+ * face of this, in dsh-confined-argv.c.)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-classify.h"
+#include "dsh-confinement-private.h"
 
 #include <string.h>
 
@@ -125,42 +126,28 @@ dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
 }
 
 DshOutcome
-dsh_classify_result_len (DshConfinedArgv *confined,
-                         int exit_code,
-                         const char *stderr_data,
-                         gsize length,
-                         char **detail)
+dsh_confinement_classify (const DshConfinement *self,
+                          int exit_code,
+                          const char *stderr_data,
+                          gsize length,
+                          char **detail)
 {
-  GPtrArray *rules;
-  const char *const *signatures;
-
-  g_return_val_if_fail (DSH_IS_CONFINED_ARGV (confined), DSH_OUTCOME_COMPLETED);
+  g_return_val_if_fail (self != NULL, DSH_OUTCOME_COMPLETED);
 
   if (exit_code == 0 || stderr_data == NULL)
     return DSH_OUTCOME_COMPLETED;
 
-  rules = dsh_confined_argv_get_runner_failure_rules (confined);
-  for (guint i = 0; i < rules->len; i++)
+  for (guint i = 0; i < self->runner_failure_rules->len; i++)
     {
-      if (rule_matches_len (rules->pdata[i], exit_code, stderr_data, length, detail))
+      if (rule_matches_len (self->runner_failure_rules->pdata[i], exit_code, stderr_data, length,
+                            detail))
         return DSH_OUTCOME_RUNNER_FAILURE;
     }
 
-  signatures = dsh_confined_argv_get_denial_signatures (confined);
-  for (gsize i = 0; signatures[i] != NULL; i++)
+  for (gsize i = 0; self->denial_signatures[i] != NULL; i++)
     {
-      if (contains_ignore_case (stderr_data, length, signatures[i]))
+      if (contains_ignore_case (stderr_data, length, self->denial_signatures[i]))
         return DSH_OUTCOME_DENIED;
     }
   return DSH_OUTCOME_COMPLETED;
-}
-
-DshOutcome
-dsh_classify_result (DshConfinedArgv *confined,
-                     int exit_code,
-                     const char *stderr_text,
-                     char **detail)
-{
-  return dsh_classify_result_len (confined, exit_code, stderr_text,
-                                  stderr_text != NULL ? strlen (stderr_text) : 0, detail);
 }

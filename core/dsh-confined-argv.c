@@ -1,84 +1,27 @@
-/* dsh-confined-argv.c — the immutable result of confine(). Everything is copied out of the
- * backend module, so a result outlives the provider that produced it (hot reload).
+/* dsh-confined-argv.c — the immutable result of confine(), as a GObject around a
+ * DshConfinement. Everything is copied out of the backend module, so a result outlives the
+ * provider that produced it (hot reload).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-confined-argv.h"
+#include "dsh-confinement-private.h"
+
+#include <string.h>
 
 struct _DshConfinedArgv {
   GObject parent_instance;
 
-  GStrv argv;
-  char *backend;
-  DshEnforcement enforcement;
-  GStrv reasons;
-  GStrv denial_signatures;
-  GPtrArray *runner_failure_rules;
+  DshConfinement *confinement;
 };
 
 G_DEFINE_FINAL_TYPE (DshConfinedArgv, dsh_confined_argv, G_TYPE_OBJECT)
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-G_DEFINE_BOXED_TYPE (DshRunnerFailureRule, dsh_runner_failure_rule, dsh_runner_failure_rule_copy,
-                     dsh_runner_failure_rule_free)
-#pragma GCC diagnostic pop
-
-static const char *const empty_strv[] = { NULL };
-
-DshRunnerFailureRule *
-dsh_runner_failure_rule_new (const int *allowed_exit_codes,
-                             gsize n_allowed_exit_codes,
-                             const char *const *fatal_signatures,
-                             const char *const *informational_lines)
-{
-  DshRunnerFailureRule *rule = g_new0 (DshRunnerFailureRule, 1);
-
-  if (allowed_exit_codes != NULL && n_allowed_exit_codes > 0)
-    {
-      rule->allowed_exit_codes = g_array_sized_new (FALSE, FALSE, sizeof (int),
-                                                    n_allowed_exit_codes);
-      g_array_append_vals (rule->allowed_exit_codes, allowed_exit_codes, n_allowed_exit_codes);
-    }
-  rule->fatal_signatures = g_strdupv ((char **) (fatal_signatures != NULL ? fatal_signatures
-                                                                          : empty_strv));
-  rule->informational_lines = informational_lines != NULL
-                                ? g_strdupv ((char **) informational_lines)
-                                : NULL;
-  return rule;
-}
-
-DshRunnerFailureRule *
-dsh_runner_failure_rule_copy (const DshRunnerFailureRule *rule)
-{
-  return dsh_runner_failure_rule_new (
-    rule->allowed_exit_codes != NULL ? (const int *) (void *) rule->allowed_exit_codes->data : NULL,
-    rule->allowed_exit_codes != NULL ? rule->allowed_exit_codes->len : 0,
-    (const char *const *) rule->fatal_signatures,
-    (const char *const *) rule->informational_lines);
-}
-
-void
-dsh_runner_failure_rule_free (DshRunnerFailureRule *rule)
-{
-  if (rule == NULL)
-    return;
-  g_clear_pointer (&rule->allowed_exit_codes, g_array_unref);
-  g_strfreev (rule->fatal_signatures);
-  g_strfreev (rule->informational_lines);
-  g_free (rule);
-}
 
 static void
 dsh_confined_argv_finalize (GObject *object)
 {
   DshConfinedArgv *self = DSH_CONFINED_ARGV (object);
 
-  g_strfreev (self->argv);
-  g_free (self->backend);
-  g_strfreev (self->reasons);
-  g_strfreev (self->denial_signatures);
-  g_ptr_array_unref (self->runner_failure_rules);
+  dsh_confinement_free (self->confinement);
 
   G_OBJECT_CLASS (dsh_confined_argv_parent_class)->finalize (object);
 }
@@ -94,10 +37,13 @@ dsh_confined_argv_init (DshConfinedArgv *self)
 {
 }
 
-static GStrv
-copy_strv (const char *const *strv)
+DshConfinedArgv *
+dsh_confined_argv_new_take (DshConfinement *confinement)
 {
-  return g_strdupv ((char **) (strv != NULL ? strv : empty_strv));
+  DshConfinedArgv *self = g_object_new (DSH_TYPE_CONFINED_ARGV, NULL);
+
+  self->confinement = confinement;
+  return self;
 }
 
 DshConfinedArgv *
@@ -108,59 +54,71 @@ dsh_confined_argv_new (const char *const *argv,
                        const char *const *denial_signatures,
                        GPtrArray *runner_failure_rules)
 {
-  DshConfinedArgv *self = g_object_new (DSH_TYPE_CONFINED_ARGV, NULL);
-
-  self->argv = copy_strv (argv);
-  self->backend = g_strdup (backend);
-  self->enforcement = enforcement;
-  self->reasons = copy_strv (reasons);
-  self->denial_signatures = copy_strv (denial_signatures);
-  self->runner_failure_rules = g_ptr_array_new_with_free_func (
-    (GDestroyNotify) dsh_runner_failure_rule_free);
-  for (guint i = 0; runner_failure_rules != NULL && i < runner_failure_rules->len; i++)
-    g_ptr_array_add (self->runner_failure_rules,
-                     dsh_runner_failure_rule_copy (runner_failure_rules->pdata[i]));
-  return self;
+  return dsh_confined_argv_new_take (dsh_confinement_new (argv, backend, enforcement, reasons,
+                                                          denial_signatures,
+                                                          runner_failure_rules));
 }
 
 const char *const *
 dsh_confined_argv_get_argv (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
-  return (const char *const *) self->argv;
+  return (const char *const *) self->confinement->argv;
 }
 
 const char *
 dsh_confined_argv_get_backend (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
-  return self->backend;
+  return self->confinement->backend;
 }
 
 DshEnforcement
 dsh_confined_argv_get_enforcement (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), DSH_ENFORCEMENT_PARTIAL);
-  return self->enforcement;
+  return self->confinement->enforcement;
 }
 
 const char *const *
 dsh_confined_argv_get_reasons (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
-  return (const char *const *) self->reasons;
+  return (const char *const *) self->confinement->reasons;
 }
 
 const char *const *
 dsh_confined_argv_get_denial_signatures (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
-  return (const char *const *) self->denial_signatures;
+  return (const char *const *) self->confinement->denial_signatures;
 }
 
 GPtrArray *
 dsh_confined_argv_get_runner_failure_rules (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
-  return self->runner_failure_rules;
+  return self->confinement->runner_failure_rules;
+}
+
+/* Declared in dsh-classify.h; defined here so that classification itself needs no GObject. */
+DshOutcome
+dsh_classify_result_len (DshConfinedArgv *confined,
+                         int exit_code,
+                         const char *stderr_data,
+                         gsize length,
+                         char **detail)
+{
+  g_return_val_if_fail (DSH_IS_CONFINED_ARGV (confined), DSH_OUTCOME_COMPLETED);
+  return dsh_confinement_classify (confined->confinement, exit_code, stderr_data, length, detail);
+}
+
+DshOutcome
+dsh_classify_result (DshConfinedArgv *confined,
+                     int exit_code,
+                     const char *stderr_text,
+                     char **detail)
+{
+  return dsh_classify_result_len (confined, exit_code, stderr_text,
+                                  stderr_text != NULL ? strlen (stderr_text) : 0, detail);
 }

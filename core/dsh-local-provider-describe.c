@@ -28,7 +28,7 @@ probe_state_to_string (ProbeState state)
 }
 
 static Candidate *
-candidate_of (DshLocalProvider *self, DshBackendModule *module)
+candidate_of (DshBackendSelector *self, DshBackendModule *module)
 {
   for (guint i = 0; i < self->candidates->len; i++)
     {
@@ -61,7 +61,7 @@ add_string_array (JsonBuilder *builder, const char *name, const char *const *val
 }
 
 static void
-add_candidate (DshLocalProvider *self, JsonBuilder *builder, DshBackendModule *module)
+add_candidate (DshBackendSelector *self, JsonBuilder *builder, DshBackendModule *module)
 {
   Candidate *candidate = candidate_of (self, module);
   const char *status;
@@ -74,7 +74,7 @@ add_candidate (DshLocalProvider *self, JsonBuilder *builder, DshBackendModule *m
     }
   else if (candidate == self->selected)
     status = "selected";
-  else if (dsh_local_provider_is_excluded (self, candidate))
+  else if (dsh_backend_selector_is_excluded (self, candidate))
     {
       status = "excluded";
       reason = "not named by DSH_SANDBOX_BACKEND";
@@ -106,7 +106,7 @@ add_candidate (DshLocalProvider *self, JsonBuilder *builder, DshBackendModule *m
 /* Describes the selected backend for a read-only and a workspace-write confine, since a backend
  * may enforce the two differently. Called with the lock held. */
 static void
-add_selected (DshLocalProvider *self, JsonBuilder *builder)
+add_selected (DshBackendSelector *self, JsonBuilder *builder)
 {
   const char *modes[] = { "read-only", "workspace-write" };
   g_autofree char *cwd = g_get_current_dir ();
@@ -125,7 +125,7 @@ add_selected (DshLocalProvider *self, JsonBuilder *builder)
                                        cwd, NULL);
       json_builder_set_member_name (builder, modes[i]);
       json_builder_begin_object (builder);
-      if (dsh_local_provider_call_confine (self, self->selected->module, argv, policy, &call, &error))
+      if (dsh_backend_selector_call_confine (self, self->selected->module, argv, policy, &call, &error))
         {
           add_string_member (builder, "enforcement", dsh_enforcement_to_string (call.enforcement));
           add_string_array (builder, "reasons", (const char *const *) call.reasons->pdata);
@@ -139,14 +139,16 @@ add_selected (DshLocalProvider *self, JsonBuilder *builder)
 }
 
 JsonNode *
-dsh_local_provider_describe (DshLocalProvider *self)
+dsh_local_provider_describe (DshLocalProvider *provider)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
+  DshBackendSelector *self;
 
-  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
+  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (provider), NULL);
 
+  self = provider->selector;
   g_mutex_lock (&self->lock);
-  dsh_local_provider_select_locked (self);
+  dsh_backend_selector_select_locked (self);
 
   json_builder_begin_object (builder);
   add_string_member (builder, "os", DSH_HOST_OS);

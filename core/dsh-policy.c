@@ -1,15 +1,8 @@
-/* dsh-policy.c — the boxed per-call execution policy.
+/* dsh-policy.c — the per-call execution policy (its boxed GType is in dsh-boxed-types.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-policy.h"
-
-/* GLib's boxed-type macro converts to a transparent union, which -Wpedantic rejects. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-G_DEFINE_BOXED_TYPE (DshSandboxPolicy, dsh_sandbox_policy, dsh_sandbox_policy_copy,
-                     dsh_sandbox_policy_free)
-#pragma GCC diagnostic pop
 
 DshSandboxPolicy *
 dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const char *session_id)

@@ -14,7 +14,7 @@ main (void)
 {
   g_autoptr (DshLocalProvider) provider = dsh_local_provider_new ();
 
-  g_print ("ignored=%s dir=%s\n", provider->backend_dir_ignored ? "yes" : "no",
-           provider->backend_dirs[0]);
+  g_print ("ignored=%s dir=%s\n", provider->selector->backend_dir_ignored ? "yes" : "no",
+           provider->selector->backend_dirs[0]);
   return 0;
 }

@@ -1,0 +1,86 @@
+/* dsh-backend-selector-private.h — choosing one backend and confining with it, without GObject:
+ * the state and logic behind DshLocalProvider, which the command's exec path also uses
+ * directly so that it never starts GObject's type system.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dsh-backend-host-private.h"
+#include "dsh-confinement-private.h"
+#include "dsh-module-loader-private.h"
+#include "dsh-policy.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  PROBE_NOT_RUN,
+  PROBE_SKIPPED,
+  PROBE_PASSED,
+  PROBE_FAILED,
+  /* Passed or failed according to a fresh cross-process cache entry. */
+  PROBE_CACHED,
+} ProbeState;
+
+typedef struct {
+  /* Borrowed from the selector's modules array. */
+  DshBackendModule *module;
+  ProbeState probe;
+  char *probe_detail;
+} Candidate;
+
+typedef struct {
+  GStrv backend_dirs;
+  GStrv helper_dirs;
+  char *backend_override;
+  gboolean backend_dir_ignored;
+  char *probe_cache_path;
+  GStrv untrusted_roots;
+
+  GMutex lock;
+  gboolean selection_done;
+  GPtrArray *modules;
+  GPtrArray *candidates;
+  Candidate *selected;
+  char *selection_failure;
+} DshBackendSelector;
+
+/* See dsh_local_provider_new_for_dirs(): the same directories and environment overrides. */
+DshBackendSelector *dsh_backend_selector_new               (const char *const *backend_dirs,
+                                                            const char *const *helper_dirs);
+void                dsh_backend_selector_free              (DshBackendSelector *self);
+/* Both before the first selection; see the DshLocalProvider setters. */
+void                dsh_backend_selector_set_probe_cache   (DshBackendSelector *self,
+                                                            const char         *path);
+void                dsh_backend_selector_set_untrusted_roots (DshBackendSelector *self,
+                                                              const char *const  *roots);
+
+/* Selects once per selector lifetime; call with self->lock held. */
+void                dsh_backend_selector_select_locked     (DshBackendSelector *self);
+/* Selects (thread-safely) and returns the chosen backend's name, or NULL with
+ * DSH_SANDBOX_ERROR_UNAVAILABLE (naming mode in its text). */
+const char         *dsh_backend_selector_get_selected      (DshBackendSelector *self,
+                                                            const char         *mode,
+                                                            GError            **error);
+GStrv               dsh_backend_selector_list_backends     (DshBackendSelector *self);
+/* Is this candidate outside the chain DSH_SANDBOX_BACKEND names? */
+gboolean            dsh_backend_selector_is_excluded       (DshBackendSelector *self,
+                                                            const Candidate    *candidate);
+/* Runs the module's confine() and checks that the result wraps, never passes through; on
+ * success call->argv and call->reasons are NULL-terminated. Clear call either way. */
+gboolean            dsh_backend_selector_call_confine      (DshBackendSelector     *self,
+                                                            DshBackendModule       *module,
+                                                            const char *const      *argv,
+                                                            const DshSandboxPolicy *policy,
+                                                            DshBackendCall         *call,
+                                                            GError                **error);
+/* argv is non-empty and policy a confined mode with an absolute workspace (the caller checks,
+ * as dsh_sandbox_provider_confine() does). Fails closed with DSH_SANDBOX_ERROR_UNAVAILABLE. */
+DshConfinement     *dsh_backend_selector_confine           (DshBackendSelector     *self,
+                                                            const char *const      *argv,
+                                                            const DshSandboxPolicy *policy,
+                                                            GError                **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendSelector, dsh_backend_selector_free)
+
+G_END_DECLS

@@ -1,0 +1,492 @@
+/* dsh-backend-selector.c — selects one backend per selector lifetime: load this host's modules,
+ * order them by priority, probe a chain of several functionally (really run the runner on a
+ * trivial command), take a sole candidate without a probe, and fail closed when nothing is left.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-backend-selector-private.h"
+
+#include <string.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
+#include <unistd.h>
+
+#include "dsh-error.h"
+#include "dsh-probe-cache-private.h"
+#include "dsh-roots.h"
+#include "dsh-texts.h"
+
+#define PROBE_TIMEOUT_MS 10000
+
+static void
+candidate_free (Candidate *candidate)
+{
+  g_free (candidate->probe_detail);
+  g_free (candidate);
+}
+
+static gboolean
+is_privileged_process (void)
+{
+#ifdef __linux__
+  return getauxval (AT_SECURE) != 0;
+#elif !defined(G_OS_WIN32)
+  return getuid () != geteuid () || getgid () != getegid ();
+#else
+  return FALSE;
+#endif
+}
+
+static int
+compare_priority (gconstpointer a, gconstpointer b)
+{
+  const Candidate *ca = *(Candidate *const *) a;
+  const Candidate *cb = *(Candidate *const *) b;
+
+  if (ca->module->priority != cb->module->priority)
+    return ca->module->priority > cb->module->priority ? -1 : 1;
+  return strcmp (ca->module->name, cb->module->name);
+}
+
+static void
+print_backend_help (DshBackendSelector *self)
+{
+  g_printerr ("Supported arguments for the DSH_SANDBOX_BACKEND environment variable:\n");
+  for (guint i = 0; i < self->candidates->len; i++)
+    {
+      const Candidate *c = self->candidates->pdata[i];
+
+      g_printerr ("  %s - %s\n", c->module->name, c->module->description);
+    }
+}
+
+/* Called with the lock held. */
+static void
+scan_modules (DshBackendSelector *self)
+{
+  if (self->modules != NULL)
+    return;
+
+  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                         (const char *const *) self->untrusted_roots);
+  self->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      DshBackendModule *module = self->modules->pdata[i];
+      Candidate *candidate;
+
+      if (module->refused_reason != NULL)
+        continue;
+      candidate = g_new0 (Candidate, 1);
+      candidate->module = module;
+      g_ptr_array_add (self->candidates, candidate);
+    }
+  g_ptr_array_sort (self->candidates, compare_priority);
+}
+
+gboolean
+dsh_backend_selector_is_excluded (DshBackendSelector *self, const Candidate *candidate)
+{
+  return self->backend_override != NULL && !g_str_equal (self->backend_override, "help") &&
+         !g_str_equal (self->backend_override, candidate->module->name);
+}
+
+/* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
+gboolean
+dsh_backend_selector_call_confine (DshBackendSelector *self,
+                                 DshBackendModule *module,
+                                 const char *const *argv,
+                                 const DshSandboxPolicy *policy,
+                                 DshBackendCall *call,
+                                 GError **error)
+{
+  g_auto (GStrv) roots = dsh_writable_roots (policy);
+  DshBackendPolicy backend_policy = { 0 };
+  guint n_argv = g_strv_length ((char **) argv);
+  int rc;
+
+  backend_policy.mode = policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE
+                          ? DSH_BACKEND_MODE_WORKSPACE_WRITE
+                          : DSH_BACKEND_MODE_READ_ONLY;
+  backend_policy.workspace_root = policy->workspace_root;
+  backend_policy.session_id = policy->session_id;
+  backend_policy.writable_roots = (const char *const *) roots;
+
+  dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
+                         (const char *const *) self->untrusted_roots);
+  rc = module->descriptor->confine (&call->host, &backend_policy, argv);
+  if (rc != 0 || call->error != NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" could not confine the command: %s", module->name,
+                   call->error != NULL ? call->error : "no reason given");
+      return FALSE;
+    }
+
+  /* The caller's argv must come last, after at least the runner itself. */
+  if (call->argv->len <= n_argv)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" returned an argv that does not wrap the command",
+                   module->name);
+      return FALSE;
+    }
+  for (guint i = 0; i < n_argv; i++)
+    {
+      if (g_strcmp0 (call->argv->pdata[call->argv->len - n_argv + i], argv[i]) != 0)
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                       "backend \"%s\" returned an argv that does not end with the command",
+                       module->name);
+          return FALSE;
+        }
+    }
+  if (call->enforcement == DSH_ENFORCEMENT_PARTIAL && call->reasons->len == 0)
+    g_ptr_array_add (call->reasons,
+                     g_strdup ("the backend reported partial enforcement without a reason"));
+  g_ptr_array_add (call->argv, NULL);
+  g_ptr_array_add (call->reasons, NULL);
+  return TRUE;
+}
+
+static gboolean
+run_check (DshBackendSelector *self, Candidate *candidate)
+{
+  DshBackendCall call;
+  int rc;
+
+  if (candidate->module->descriptor->check == NULL)
+    return TRUE;
+
+  dsh_backend_call_init (&call, (const char *const *) self->helper_dirs,
+                         (const char *const *) self->untrusted_roots);
+  rc = candidate->module->descriptor->check (&call.host);
+  if (rc != 0 || call.error != NULL)
+    {
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup (call.error != NULL ? call.error
+                                                             : "the backend's check failed");
+    }
+  dsh_backend_call_clear (&call);
+  return candidate->probe != PROBE_FAILED;
+}
+
+/* Really runs the runner on a trivial command under read-only. */
+static void
+run_functional_probe (DshBackendSelector *self, Candidate *candidate)
+{
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autofree char *true_path = dsh_backend_find_program ("true");
+  const char *argv[] = { true_path != NULL ? true_path : "/bin/true", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *stderr_text = NULL;
+  DshBackendCall call;
+  int exit_code = -1;
+
+  if (!dsh_backend_selector_call_confine (self, candidate->module, argv, policy, &call, &error) ||
+      !dsh_backend_run_probe ((const char *const *) call.argv->pdata, PROBE_TIMEOUT_MS,
+                              &exit_code, &stderr_text, &error))
+    {
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup (error->message);
+    }
+  else if (exit_code != 0)
+    {
+      g_auto (GStrv) lines = g_strsplit (stderr_text, "\n", 2);
+
+      candidate->probe = PROBE_FAILED;
+      candidate->probe_detail = g_strdup_printf ("the probe command exited with status %d%s%s",
+                                                 exit_code, lines[0] && lines[0][0] ? ": " : "",
+                                                 lines[0] ? lines[0] : "");
+    }
+  else
+    {
+      candidate->probe = PROBE_PASSED;
+    }
+  dsh_backend_call_clear (&call);
+}
+
+static char *
+probe_cache_key (DshBackendSelector *self, GPtrArray *chain)
+{
+  GString *key = g_string_new (NULL);
+
+  g_string_append_printf (key, "uid=%u;", (guint) getuid ());
+  for (guint i = 0; i < chain->len; i++)
+    {
+      const Candidate *c = chain->pdata[i];
+
+      dsh_probe_cache_add_member (key, c->module->name, c->module->path);
+    }
+  return g_string_free (key, FALSE);
+}
+
+/* A fresh cache entry only ever says "the first candidate of this exact chain passed", so a
+ * forged or stale one can skip that candidate's probe but never steer the choice anywhere
+ * else. Its cheap check still runs, so a runner removed since then is noticed. */
+static gboolean
+select_from_probe_cache (DshBackendSelector *self, GPtrArray *chain)
+{
+  Candidate *first = chain->pdata[0];
+  g_autofree char *key = NULL;
+
+  if (self->probe_cache_path == NULL)
+    return FALSE;
+  key = probe_cache_key (self, chain);
+  if (!dsh_probe_cache_lookup (self->probe_cache_path, key) || !run_check (self, first))
+    return FALSE;
+  first->probe = PROBE_CACHED;
+  self->selected = first;
+  return TRUE;
+}
+
+static void
+store_in_probe_cache (DshBackendSelector *self, GPtrArray *chain)
+{
+  g_autofree char *key = NULL;
+
+  /* Only the outcome that costs nothing to trust is remembered. */
+  if (self->probe_cache_path == NULL || self->selected != chain->pdata[0])
+    return;
+  key = probe_cache_key (self, chain);
+  dsh_probe_cache_store (self->probe_cache_path, key);
+}
+
+/* Called with the lock held; runs once per selector lifetime. */
+void
+dsh_backend_selector_select_locked (DshBackendSelector *self)
+{
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+
+  if (self->selection_done)
+    return;
+  self->selection_done = TRUE;
+
+  scan_modules (self);
+  if (g_strcmp0 (self->backend_override, "help") == 0)
+    print_backend_help (self);
+
+  for (guint i = 0; i < self->candidates->len; i++)
+    {
+      if (!dsh_backend_selector_is_excluded (self, self->candidates->pdata[i]))
+        g_ptr_array_add (chain, self->candidates->pdata[i]);
+    }
+
+  if (chain->len == 0)
+    {
+      self->selection_failure =
+        self->backend_override != NULL && !g_str_equal (self->backend_override, "help")
+          ? g_strdup_printf ("DSH_SANDBOX_BACKEND=%s names no usable backend module",
+                             self->backend_override)
+          : g_strdup ("no backend module for this host could be loaded");
+      return;
+    }
+
+  /* A sole candidate is taken without a functional probe: its own refusal at run time is the
+   * fail-closed end. Its cheap static check still runs. */
+  if (chain->len == 1)
+    {
+      Candidate *only = chain->pdata[0];
+
+      if (run_check (self, only))
+        {
+          only->probe = PROBE_SKIPPED;
+          self->selected = only;
+        }
+      else
+        self->selection_failure = g_strdup_printf ("backend \"%s\": %s", only->module->name,
+                                                   only->probe_detail);
+      return;
+    }
+
+  if (select_from_probe_cache (self, chain))
+    return;
+
+  for (guint i = 0; i < chain->len; i++)
+    {
+      Candidate *candidate = chain->pdata[i];
+
+      if (run_check (self, candidate))
+        run_functional_probe (self, candidate);
+      if (candidate->probe == PROBE_PASSED)
+        {
+          self->selected = candidate;
+          store_in_probe_cache (self, chain);
+          return;
+        }
+    }
+  self->selection_failure = g_strdup ("every backend candidate failed its probe");
+}
+
+static Candidate *
+ensure_selected (DshBackendSelector *self, const char *mode, GError **error)
+{
+  Candidate *selected;
+
+  g_mutex_lock (&self->lock);
+  dsh_backend_selector_select_locked (self);
+  selected = self->selected;
+  g_mutex_unlock (&self->lock);
+
+  if (selected == NULL)
+    {
+      g_autofree char *text = dsh_text_unavailable (mode);
+
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
+    }
+  return selected;
+}
+
+static GPtrArray *
+failure_rules_of (const DshBackendDescriptor *desc)
+{
+  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_runner_failure_rule_free);
+
+  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
+    {
+      const DshBackendFailureRule *r = &desc->runner_failure_rules[i];
+
+      g_ptr_array_add (rules, dsh_runner_failure_rule_new (r->allowed_exit_codes,
+                                                          r->n_allowed_exit_codes,
+                                                          r->fatal_signatures,
+                                                          r->informational_lines));
+    }
+  return rules;
+}
+
+DshConfinement *
+dsh_backend_selector_confine (DshBackendSelector *self,
+                              const char *const *argv,
+                              const DshSandboxPolicy *policy,
+                              GError **error)
+{
+  const char *mode = dsh_sandbox_mode_to_string (policy->mode);
+  g_autoptr (GError) local_error = NULL;
+  g_autoptr (GPtrArray) rules = NULL;
+  DshConfinement *confinement;
+  Candidate *selected;
+  DshBackendCall call;
+
+  selected = ensure_selected (self, mode, error);
+  if (selected == NULL)
+    return NULL;
+
+  if (!dsh_backend_selector_call_confine (self, selected->module, argv, policy, &call,
+                                          &local_error))
+    {
+      g_autofree char *text = dsh_text_unavailable (mode);
+
+      g_debug ("%s", local_error->message);
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
+      dsh_backend_call_clear (&call);
+      return NULL;
+    }
+
+  rules = failure_rules_of (selected->module->descriptor);
+  confinement = dsh_confinement_new ((const char *const *) call.argv->pdata,
+                                     selected->module->name, call.enforcement,
+                                     (const char *const *) call.reasons->pdata,
+                                     selected->module->descriptor->denial_signatures, rules);
+  dsh_backend_call_clear (&call);
+  return confinement;
+}
+
+const char *
+dsh_backend_selector_get_selected (DshBackendSelector *self, const char *mode, GError **error)
+{
+  Candidate *selected = ensure_selected (self, mode, error);
+
+  return selected != NULL ? selected->module->name : NULL;
+}
+
+GStrv
+dsh_backend_selector_list_backends (DshBackendSelector *self)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_mutex_lock (&self->lock);
+  scan_modules (self);
+  for (guint i = 0; i < self->candidates->len; i++)
+    g_strv_builder_add (builder, ((Candidate *) self->candidates->pdata[i])->module->name);
+  g_mutex_unlock (&self->lock);
+  return g_strv_builder_end (builder);
+}
+
+void
+dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path)
+{
+  g_mutex_lock (&self->lock);
+  g_free (self->probe_cache_path);
+  self->probe_cache_path = g_strdup (path);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+dsh_backend_selector_set_untrusted_roots (DshBackendSelector *self, const char *const *roots)
+{
+  g_mutex_lock (&self->lock);
+  g_strfreev (self->untrusted_roots);
+  self->untrusted_roots = NULL;
+  if (roots != NULL)
+    {
+      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+      for (gsize i = 0; roots[i] != NULL; i++)
+        {
+          g_autofree char *canonical = dsh_canonical_path (roots[i]);
+
+          g_strv_builder_add (builder, canonical);
+        }
+      self->untrusted_roots = g_strv_builder_end (builder);
+    }
+  g_mutex_unlock (&self->lock);
+}
+
+DshBackendSelector *
+dsh_backend_selector_new (const char *const *backend_dirs, const char *const *helper_dirs)
+{
+  DshBackendSelector *self = g_new0 (DshBackendSelector, 1);
+  const char *dir_override = g_getenv ("DSH_SANDBOX_BACKEND_DIR");
+  const char *backend = g_getenv ("DSH_SANDBOX_BACKEND");
+
+  g_mutex_init (&self->lock);
+  if (dir_override != NULL && dir_override[0] != '\0' && is_privileged_process ())
+    {
+      /* A setuid caller must not let its invoker choose the code it loads. */
+      self->backend_dir_ignored = TRUE;
+      dir_override = NULL;
+    }
+  if (dir_override != NULL && dir_override[0] != '\0')
+    {
+      const char *dirs[] = { dir_override, NULL };
+
+      self->backend_dirs = g_strdupv ((char **) dirs);
+    }
+  else
+    self->backend_dirs = g_strdupv ((char **) backend_dirs);
+
+  self->helper_dirs = g_strdupv ((char **) helper_dirs);
+  if (backend != NULL && backend[0] != '\0')
+    self->backend_override = g_strdup (backend);
+  return self;
+}
+
+void
+dsh_backend_selector_free (DshBackendSelector *self)
+{
+  if (self == NULL)
+    return;
+  /* Candidates borrow modules, so they go first; closing the modules comes last. */
+  g_clear_pointer (&self->candidates, g_ptr_array_unref);
+  g_clear_pointer (&self->modules, g_ptr_array_unref);
+  g_strfreev (self->backend_dirs);
+  g_strfreev (self->helper_dirs);
+  g_free (self->backend_override);
+  g_free (self->selection_failure);
+  g_free (self->probe_cache_path);
+  g_strfreev (self->untrusted_roots);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}

@@ -1,0 +1,92 @@
+/* dsh-confinement.c — the plain result of confining one command and its runner-failure rules.
+ * Nothing here touches GObject (their GTypes are registered in dsh-boxed-types.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-confinement-private.h"
+
+static const char *const empty_strv[] = { NULL };
+
+static GStrv
+copy_strv (const char *const *strv)
+{
+  return g_strdupv ((char **) (strv != NULL ? strv : empty_strv));
+}
+
+DshRunnerFailureRule *
+dsh_runner_failure_rule_new (const int *allowed_exit_codes,
+                             gsize n_allowed_exit_codes,
+                             const char *const *fatal_signatures,
+                             const char *const *informational_lines)
+{
+  DshRunnerFailureRule *rule = g_new0 (DshRunnerFailureRule, 1);
+
+  if (allowed_exit_codes != NULL && n_allowed_exit_codes > 0)
+    {
+      rule->allowed_exit_codes = g_array_sized_new (FALSE, FALSE, sizeof (int),
+                                                    n_allowed_exit_codes);
+      g_array_append_vals (rule->allowed_exit_codes, allowed_exit_codes, n_allowed_exit_codes);
+    }
+  rule->fatal_signatures = copy_strv (fatal_signatures);
+  rule->informational_lines = informational_lines != NULL
+                                ? g_strdupv ((char **) informational_lines)
+                                : NULL;
+  return rule;
+}
+
+DshRunnerFailureRule *
+dsh_runner_failure_rule_copy (const DshRunnerFailureRule *rule)
+{
+  return dsh_runner_failure_rule_new (
+    rule->allowed_exit_codes != NULL ? (const int *) (void *) rule->allowed_exit_codes->data : NULL,
+    rule->allowed_exit_codes != NULL ? rule->allowed_exit_codes->len : 0,
+    (const char *const *) rule->fatal_signatures,
+    (const char *const *) rule->informational_lines);
+}
+
+void
+dsh_runner_failure_rule_free (DshRunnerFailureRule *rule)
+{
+  if (rule == NULL)
+    return;
+  g_clear_pointer (&rule->allowed_exit_codes, g_array_unref);
+  g_strfreev (rule->fatal_signatures);
+  g_strfreev (rule->informational_lines);
+  g_free (rule);
+}
+
+DshConfinement *
+dsh_confinement_new (const char *const *argv,
+                     const char *backend,
+                     DshEnforcement enforcement,
+                     const char *const *reasons,
+                     const char *const *denial_signatures,
+                     GPtrArray *runner_failure_rules)
+{
+  DshConfinement *self = g_new0 (DshConfinement, 1);
+
+  self->argv = copy_strv (argv);
+  self->backend = g_strdup (backend);
+  self->enforcement = enforcement;
+  self->reasons = copy_strv (reasons);
+  self->denial_signatures = copy_strv (denial_signatures);
+  self->runner_failure_rules = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) dsh_runner_failure_rule_free);
+  for (guint i = 0; runner_failure_rules != NULL && i < runner_failure_rules->len; i++)
+    g_ptr_array_add (self->runner_failure_rules,
+                     dsh_runner_failure_rule_copy (runner_failure_rules->pdata[i]));
+  return self;
+}
+
+void
+dsh_confinement_free (DshConfinement *self)
+{
+  if (self == NULL)
+    return;
+  g_strfreev (self->argv);
+  g_free (self->backend);
+  g_strfreev (self->reasons);
+  g_strfreev (self->denial_signatures);
+  g_ptr_array_unref (self->runner_failure_rules);
+  g_free (self);
+}
