@@ -34,30 +34,41 @@ c = json.load(sys.stdin)["candidates"][0]
 sys.exit(0 if c["probe"] == "cached" else "bench: the probe cache is not used: " + c["probe"])'
 
 floor="$top/build/bench/bench-floor"
-# All commands in turns, in one run (see bench-interleave.c for why not one after the other).
-# The backend override goes through the driver, so it costs no extra `env` process.
-"$top/build/bench/bench-interleave" "$runs" \
+interleave="$top/build/bench/bench-interleave"
+# Each group's commands in turns (see bench-interleave.c for why not one after the other). The
+# groups run apart: tearing down bwrap's and firejail's namespaces goes on in the kernel after
+# they exit, and would otherwise land on the Landlock commands measured next to them. The
+# backend override goes through the driver, so it costs no extra `env` process.
+"$interleave" "$runs" \
   "bare=$true_bin" \
   "raw-bwrap=$bwrap_argv" \
   "floor-bwrap=$floor $bwrap_argv" \
   "dsh-exec-bwrap=$cli exec --mode workspace-write -- $true_bin" \
-  "firejail=$(command -v firejail) --quiet --noprofile --read-only=/ --read-write=$workspace -- $true_bin" \
+  "firejail=$(which firejail) --quiet --noprofile --read-only=/ --read-write=$workspace -- $true_bin" \
+  >"$top/bench/interleaved-bwrap.json"
+"$interleave" "$runs" \
+  "bare=$true_bin" \
   "raw-landlock=$landlock_argv" \
   "floor-landlock=$floor $landlock_argv" \
   "dsh-exec-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $true_bin" \
-  >"$top/bench/interleaved.json"
+  >"$top/bench/interleaved-landlock.json"
 
 confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/landlock")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
-python3 - "$top/bench/interleaved.json" "$runs" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
+python3 - "$top/bench" "$runs" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
 import json, sys
 
-timed = json.load(open(sys.argv[1]))
+groups = {g: json.load(open(f"{sys.argv[1]}/interleaved-{g}.json")) for g in ("bwrap", "landlock")}
+timed = {}
+for group, results in groups.items():
+    for name, t in results.items():
+        timed[name if name != "bare" else f"bare-{group}-group"] = t
 ms = {name: t["median_ms"] for name, t in timed.items()}
+ms["bare"] = ms["bare-landlock-group"]
 print(json.dumps({
     "runs_per_command": int(sys.argv[2]),
-    "median_ms": {k: round(v, 3) for k, v in ms.items()},
+    "median_ms": {k: round(v, 3) for k, v in ms.items() if k != "bare"},
     "p10_p90_ms": {k: [round(t["p10_ms"], 3), round(t["p90_ms"], 3)] for k, t in timed.items()},
     "ratio_dsh_bwrap_over_raw_bwrap": round(ms["dsh-exec-bwrap"] / ms["raw-bwrap"], 3),
     "ratio_floor_bwrap_over_raw_bwrap": round(ms["floor-bwrap"] / ms["raw-bwrap"], 3),
@@ -73,4 +84,4 @@ print(json.dumps({
     "peak_rss_kib_dsh_exec": int(sys.argv[4]),
 }, indent=2))
 PY
-rm -f "$top/bench/interleaved.json"
+rm -f "$top"/bench/interleaved-*.json
