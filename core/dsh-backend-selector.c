@@ -68,15 +68,20 @@ scan_modules (DshBackendSelector *self)
   if (self->modules != NULL)
     return;
 
+  /* A backend pinned by DSH_SANDBOX_BACKEND is the only module opened: none of the others'
+   * code runs, and the call does not pay for loading them. */
   self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
-                                         (const char *const *) self->untrusted_roots);
+                                         (const char *const *) self->untrusted_roots,
+                                         g_strcmp0 (self->backend_override, "help") != 0
+                                           ? self->backend_override
+                                           : NULL);
   self->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
   for (guint i = 0; i < self->modules->len; i++)
     {
       DshBackendModule *module = self->modules->pdata[i];
       Candidate *candidate;
 
-      if (module->refused_reason != NULL)
+      if (module->refused_reason != NULL || module->excluded)
         continue;
       candidate = g_new0 (Candidate, 1);
       candidate->module = module;

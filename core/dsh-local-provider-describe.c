@@ -72,6 +72,11 @@ add_candidate (DshBackendSelector *self, JsonBuilder *builder, DshBackendModule 
       status = "refused";
       reason = module->refused_reason;
     }
+  else if (module->excluded)
+    {
+      status = "excluded";
+      reason = "not named by DSH_SANDBOX_BACKEND, so not loaded";
+    }
   else if (candidate == self->selected)
     status = "selected";
   else if (dsh_backend_selector_is_excluded (self, candidate))
@@ -159,9 +164,16 @@ dsh_local_provider_describe (DshLocalProvider *provider)
 
   json_builder_set_member_name (builder, "candidates");
   json_builder_begin_array (builder);
-  /* Usable candidates in the order they are tried, then refused files. */
+  /* Usable candidates in the order they are tried, then files not opened, then refused ones. */
   for (guint i = 0; i < self->candidates->len; i++)
     add_candidate (self, builder, ((Candidate *) self->candidates->pdata[i])->module);
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      DshBackendModule *module = self->modules->pdata[i];
+
+      if (module->excluded)
+        add_candidate (self, builder, module);
+    }
   for (guint i = 0; i < self->modules->len; i++)
     {
       DshBackendModule *module = self->modules->pdata[i];

@@ -22,16 +22,21 @@ typedef struct {
   const DshBackendDescriptor *descriptor;
   /* Why this module was refused, or NULL. */
   char *refused_reason;
+  /* Not opened: its file names another backend than the one asked for. */
+  gboolean excluded;
 } DshBackendModule;
 
 void       dsh_backend_module_free   (DshBackendModule   *module);
 
 /* Scans each directory for module files in name order and returns every one seen (element type
  * DshBackendModule), loaded or refused with a reason; a name seen twice is refused the second
- * time. Modules for another OS are refused too, and so are files beneath untrusted_roots
- * (directories confined commands may write), before any of their code runs. */
+ * time, and so is a module whose descriptor names another backend than its file name. Modules
+ * for another OS are refused too, and so are files beneath untrusted_roots (directories
+ * confined commands may write), before any of their code runs. With only_name, files named for
+ * other backends are listed as excluded and never opened. */
 GPtrArray *dsh_module_loader_scan    (const char *const  *dirs,
-                                      const char *const  *untrusted_roots);
+                                      const char *const  *untrusted_roots,
+                                      const char         *only_name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendModule, dsh_backend_module_free)
 

@@ -205,6 +205,12 @@ load_module (DshBackendModule *module, const char *const *untrusted_roots)
 
   desc = describe ();
   module->refused_reason = check_descriptor (desc);
+  /* DSH_SANDBOX_BACKEND picks modules by file name, before opening them: the names must agree. */
+  if (module->refused_reason == NULL && module->name != NULL &&
+      !g_str_equal (desc->name, module->name))
+    module->refused_reason = g_strdup_printf ("the descriptor names the backend \"%s\", but the "
+                                              "file is named for \"%s\"",
+                                              desc->name, module->name);
   if (module->refused_reason != NULL)
     {
       g_module_close (handle);
@@ -226,7 +232,9 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-dsh_module_loader_scan (const char *const *dirs, const char *const *untrusted_roots)
+dsh_module_loader_scan (const char *const *dirs,
+                        const char *const *untrusted_roots,
+                        const char *only_name)
 {
   GPtrArray *modules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_backend_module_free);
   g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
@@ -253,6 +261,12 @@ dsh_module_loader_scan (const char *const *dirs, const char *const *untrusted_ro
           module = g_new0 (DshBackendModule, 1);
           module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
           module->name = g_steal_pointer (&file_name);
+          module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);
+          if (module->excluded)
+            {
+              g_ptr_array_add (modules, module);
+              continue;
+            }
           load_module (module, untrusted_roots);
 
           if (module->refused_reason == NULL && g_hash_table_contains (names, module->name))

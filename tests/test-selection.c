@@ -84,6 +84,7 @@ assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
 
 static const char *alpha_only[] = { "fake-alpha", NULL };
 static const char *alpha_beta[] = { "fake-alpha", "fake-beta", NULL };
+static const char *alpha_misnamed[] = { "fake-alpha", "fake-misnamed", NULL };
 
 static void
 test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
@@ -171,6 +172,60 @@ test_override_restricts_chain (Fixture *f, gconstpointer data)
   g_assert_cmpstr (log, ==, "");
   report = dsh_local_provider_describe (provider);
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
+}
+
+/* A pinned backend is the only module opened: a file named for another backend is listed, not
+ * loaded, so even one that could not be loaded at all is merely excluded. */
+static void
+test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
+{
+  g_autofree char *garbage = g_build_filename (f->modules_dir, "libdsh-backend-fake-gamma.so",
+                                               NULL);
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_set_contents (garbage, "not an ELF file", -1, &error));
+  g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
+  provider = new_provider (f);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
+  report = dsh_local_provider_describe (provider);
+  text = json_to_string (report, FALSE);
+  dsh_test_assert_valid_json (text, "probe.schema.json");
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *name = i == 0 ? "fake-alpha" : "fake-gamma";
+
+      g_assert_cmpstr (dsh_test_candidate_string (report, name, "status"), ==, "excluded");
+      g_assert_cmpstr (dsh_test_candidate_string (report, name, "reason"), ==,
+                       "not named by DSH_SANDBOX_BACKEND, so not loaded");
+    }
+
+  /* Without the override, the same directory opens every file. */
+  g_unsetenv ("DSH_SANDBOX_BACKEND");
+  g_clear_object (&provider);
+  g_clear_pointer (&report, json_node_unref);
+  provider = new_provider (f);
+  report = dsh_local_provider_describe (provider);
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-gamma", "status"), ==, "refused");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "selected");
+}
+
+/* Since the override goes by file name, a module whose descriptor names another backend is
+ * refused: it could otherwise be selected as one name and be pinned as another. */
+static void
+test_descriptor_name_must_match_file (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (JsonNode) report = NULL;
+
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  report = dsh_local_provider_describe (provider);
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-misnamed", "status"), ==, "refused");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-misnamed", "reason"), ==,
+                   "the descriptor names the backend \"fake-other\", but the file is named for "
+                   "\"fake-misnamed\"");
 }
 
 static void
@@ -348,6 +403,10 @@ main (int argc, char **argv)
   ADD ("/selection/nothing-usable", alpha_beta, test_nothing_usable_fails_closed);
   ADD ("/selection/empty-dir", NULL, test_empty_dir_fails_closed);
   ADD ("/selection/override/restricts", alpha_beta, test_override_restricts_chain);
+  ADD ("/selection/override/opens-only-named", alpha_beta,
+       test_override_opens_only_the_named_module);
+  ADD ("/selection/descriptor-name-matches-file", alpha_misnamed,
+       test_descriptor_name_must_match_file);
   ADD ("/selection/override/unknown", alpha_beta, test_override_unknown_name);
   ADD ("/selection/override/help", alpha_beta, test_override_help);
   ADD ("/selection/override/backend-dir", alpha_only, test_backend_dir_env_replaces_dirs);

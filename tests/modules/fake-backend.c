@@ -26,7 +26,12 @@
 
 #define FAKE_PASTE2(a, b, c) a##b##c
 #define FAKE_PASTE(a, b, c) FAKE_PASTE2 (a, b, c)
+#ifdef FAKE_GENERIC_ENTRY
+/* Found whatever the file is called, so the file name can disagree with the descriptor. */
+#define FAKE_DESCRIBE dsh_backend_describe
+#else
 #define FAKE_DESCRIBE FAKE_PASTE (dsh_backend_fake_, FAKE_SYMBOL, _describe)
+#endif
 
 DSH_BACKEND_EXPORT const DshBackendDescriptor *FAKE_DESCRIBE (void);
 
