@@ -214,7 +214,7 @@ run_functional_probe (DshBackendSelector *self, Candidate *candidate)
 }
 
 static char *
-probe_cache_key (DshBackendSelector *self, GPtrArray *chain)
+probe_cache_key (DshBackendSelector *self, GPtrArray *chain, const Candidate *passed)
 {
   GString *key = g_string_new (NULL);
 
@@ -225,37 +225,52 @@ probe_cache_key (DshBackendSelector *self, GPtrArray *chain)
 
       dsh_probe_cache_add_member (key, c->module->name, c->module->path);
     }
+  g_string_append_printf (key, "passed=%s;", passed->module->name);
   return g_string_free (key, FALSE);
 }
 
-/* A fresh cache entry only ever says "the first candidate of this exact chain passed", so a
- * forged or stale one can skip that candidate's probe but never steer the choice anywhere
- * else. Its cheap check still runs, so a runner removed since then is noticed. */
-static gboolean
-select_from_probe_cache (DshBackendSelector *self, GPtrArray *chain)
+/* Runs the cheap checks in chain order up to the first that passes (the earlier ones are then
+ * marked failed): the candidate a full selection would probe first. */
+static Candidate *
+first_passing_check (DshBackendSelector *self, GPtrArray *chain)
 {
-  Candidate *first = chain->pdata[0];
+  for (guint i = 0; i < chain->len; i++)
+    {
+      if (run_check (self, chain->pdata[i]))
+        return chain->pdata[i];
+    }
+  return NULL;
+}
+
+/* A fresh cache entry only ever says "the first candidate of this exact chain that passes its
+ * cheap check passed its functional probe". The checks run on every call, so a forged or stale
+ * entry can skip that one candidate's probe (and end in a runner failure), but never steer the
+ * choice past a preferred candidate whose check passes — a runner that is installed but broken
+ * is probed again on every call, never remembered. */
+static gboolean
+select_from_probe_cache (DshBackendSelector *self, GPtrArray *chain, Candidate *first_usable)
+{
   g_autofree char *key = NULL;
 
   if (self->probe_cache_path == NULL)
     return FALSE;
-  key = probe_cache_key (self, chain);
-  if (!dsh_probe_cache_lookup (self->probe_cache_path, key) || !run_check (self, first))
+  key = probe_cache_key (self, chain, first_usable);
+  if (!dsh_probe_cache_lookup (self->probe_cache_path, key))
     return FALSE;
-  first->probe = PROBE_CACHED;
-  self->selected = first;
+  first_usable->probe = PROBE_CACHED;
+  self->selected = first_usable;
   return TRUE;
 }
 
 static void
-store_in_probe_cache (DshBackendSelector *self, GPtrArray *chain)
+store_in_probe_cache (DshBackendSelector *self, GPtrArray *chain, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
 
   /* Only the outcome that costs nothing to trust is remembered. */
-  if (self->probe_cache_path == NULL || self->selected != chain->pdata[0])
+  if (self->probe_cache_path == NULL || self->selected != first_usable)
     return;
-  key = probe_cache_key (self, chain);
+  key = probe_cache_key (self, chain, first_usable);
   dsh_probe_cache_store (self->probe_cache_path, key);
 }
 
@@ -264,6 +279,7 @@ void
 dsh_backend_selector_select_locked (DshBackendSelector *self)
 {
   g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+  Candidate *first_usable;
 
   if (self->selection_done)
     return;
@@ -306,19 +322,23 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
       return;
     }
 
-  if (select_from_probe_cache (self, chain))
+  first_usable = first_passing_check (self, chain);
+  if (first_usable != NULL && select_from_probe_cache (self, chain, first_usable))
     return;
 
-  for (guint i = 0; i < chain->len; i++)
+  for (guint i = 0; first_usable != NULL && i < chain->len; i++)
     {
       Candidate *candidate = chain->pdata[i];
 
-      if (run_check (self, candidate))
+      /* Those before the first usable one have failed their check already. */
+      if (candidate->probe == PROBE_FAILED)
+        continue;
+      if (candidate == first_usable || run_check (self, candidate))
         run_functional_probe (self, candidate);
       if (candidate->probe == PROBE_PASSED)
         {
           self->selected = candidate;
-          store_in_probe_cache (self, chain);
+          store_in_probe_cache (self, chain, first_usable);
           return;
         }
     }

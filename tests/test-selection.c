@@ -33,6 +33,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
   g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
   g_unsetenv ("DSH_FAKE_BETA_BROKEN");
+  g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
 }
 
 static void
@@ -43,6 +44,7 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
   g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
   g_unsetenv ("DSH_FAKE_BETA_BROKEN");
+  g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
   g_free (f->modules_dir);
   g_free (f->log_path);
   g_free (f->workspace);
@@ -228,6 +230,73 @@ test_descriptor_name_must_match_file (Fixture *f, gconstpointer data)
                    "\"fake-misnamed\"");
 }
 
+static DshLocalProvider *
+new_cached_provider (Fixture *f)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  DshLocalProvider *provider = new_provider (f);
+
+  dsh_local_provider_set_probe_cache (provider, cache);
+  return provider;
+}
+
+static const char *
+candidate_probe (DshLocalProvider *provider, const char *name)
+{
+  g_autoptr (JsonNode) report = dsh_local_provider_describe (provider);
+
+  return g_intern_string (dsh_test_candidate_string (report, name, "probe"));
+}
+
+/* The probe cache remembers the first candidate whose cheap check passes (a preferred runner
+ * that is not installed is checked again on every call, cheaply), never a fallback from a
+ * runner that is installed but fails its probe. */
+static void
+test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *log = NULL;
+
+  g_setenv ("DSH_FAKE_ALPHA_MISSING", "1", TRUE);
+  for (guint call = 0; call < 2; call++)
+    {
+      g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+      g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
+      g_assert_cmpstr (candidate_probe (provider, "fake-beta"), ==, call == 0 ? "passed"
+                                                                              : "cached");
+      g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "failed");
+    }
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "beta\n");
+
+  /* The preferred runner is back: the entry for the fallback does not apply to it. */
+  g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
+  {
+    g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+    g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+    g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "passed");
+  }
+
+  /* Installed but broken (and no entry for it yet): probed on every call, the fallback never
+   * remembered. */
+  g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
+  g_assert_true (g_remove (f->log_path) == 0);
+  g_assert_true (g_remove (cache) == 0);
+  for (guint call = 0; call < 2; call++)
+    {
+      g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+      g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
+      g_assert_cmpstr (candidate_probe (provider, "fake-beta"), ==, "passed");
+    }
+  g_free (log);
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "beta\nbeta\n");
+  g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_override_unknown_name (Fixture *f, gconstpointer data)
 {
@@ -411,6 +480,8 @@ main (int argc, char **argv)
   ADD ("/selection/override/help", alpha_beta, test_override_help);
   ADD ("/selection/override/backend-dir", alpha_only, test_backend_dir_env_replaces_dirs);
   ADD ("/selection/cached-per-provider", alpha_beta, test_selection_cached_per_provider);
+  ADD ("/selection/probe-cache/missing-runner", alpha_beta,
+       test_probe_cache_skips_missing_runners);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);

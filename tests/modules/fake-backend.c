@@ -3,11 +3,13 @@
  *
  * Its "runner" is /bin/sh: it fails like a real runner (exit 71 and one fatal line) when
  * DSH_FAKE_<NAME>_BROKEN=1 at run time, logs every run to $DSH_FAKE_LOG, then executes the
- * command unconfined. It is never installed.
+ * command unconfined. Its cheap check fails, as for a runner that is not installed, when
+ * DSH_FAKE_<NAME>_MISSING=1. It is never installed.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "dsh-backend.h"
 
@@ -78,6 +80,19 @@ fake_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *
   return 0;
 }
 
+static int
+fake_check (DshBackendHost *host)
+{
+  const char *missing = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_MISSING");
+
+  if (missing != NULL && strcmp (missing, "1") == 0)
+    {
+      host->set_error (host, "fake-" FAKE_NAME ": the runner is not installed");
+      return -1;
+    }
+  return 0;
+}
+
 static const DshBackendDescriptor descriptor = {
   .abi_major = FAKE_ABI_MAJOR,
   .abi_minor = FAKE_ABI_MINOR,
@@ -86,6 +101,7 @@ static const DshBackendDescriptor descriptor = {
   .os = DSH_BACKEND_OS_LINUX,
   .priority = FAKE_PRIORITY,
   .confine = fake_confine,
+  .check = fake_check,
   .denial_signatures = denial_signatures,
 #ifndef FAKE_NO_RULES
   .runner_failure_rules = failure_rules,
