@@ -130,7 +130,8 @@ add_selected (DshBackendSelector *self, JsonBuilder *builder)
                                        cwd, NULL);
       json_builder_set_member_name (builder, modes[i]);
       json_builder_begin_object (builder);
-      if (dsh_backend_selector_call_confine (self, self->selected->module, argv, policy, &call, &error))
+      if (dsh_backend_selector_call_confine (self, self->selected->module, argv, policy, &call,
+                                             &error))
         {
           add_string_member (builder, "enforcement", dsh_enforcement_to_string (call.enforcement));
           add_string_array (builder, "reasons", (const char *const *) call.reasons->pdata);
