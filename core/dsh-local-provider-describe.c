@@ -105,6 +105,8 @@ add_candidate (DshBackendSelector *self, JsonBuilder *builder, DshBackendModule 
       add_string_member (builder, "description", module->description);
       add_string_member (builder, "probe", probe_state_to_string (candidate->probe));
     }
+  else if (module->excluded)
+    add_string_member (builder, "probe", probe_state_to_string (PROBE_NOT_RUN));
   json_builder_end_object (builder);
 }
 

@@ -202,6 +202,7 @@ test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
       g_assert_cmpstr (dsh_test_candidate_string (report, name, "status"), ==, "excluded");
       g_assert_cmpstr (dsh_test_candidate_string (report, name, "reason"), ==,
                        "not named by DSH_SANDBOX_BACKEND, so not loaded");
+      g_assert_cmpstr (dsh_test_candidate_string (report, name, "probe"), ==, "not-run");
     }
 
   /* Without the override, the same directory opens every file. */
