@@ -76,6 +76,7 @@ print(json.dumps({
     "landlock_added_over_bare_ms": round(ms["dsh-exec-landlock"] - ms["bare"], 3),
     "floor_landlock_added_over_bare_ms": round(ms["floor-landlock"] - ms["bare"], 3),
     "ratio_dsh_landlock_over_raw_launcher": round(ms["dsh-exec-landlock"] / ms["raw-landlock"], 3),
+    "ratio_dsh_landlock_over_dsh_bwrap": round(ms["dsh-exec-landlock"] / ms["dsh-exec-bwrap"], 3),
     "dsh_own_work_over_floor_ms": {
         "bwrap": round(ms["dsh-exec-bwrap"] - ms["floor-bwrap"], 3),
         "landlock": round(ms["dsh-exec-landlock"] - ms["floor-landlock"], 3),
