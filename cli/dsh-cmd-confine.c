@@ -1,18 +1,77 @@
 /* dsh-cmd-confine.c — "dsh-sandbox confine": the ConfinedArgv JSON for a command, for harnesses
- * that spawn it themselves.
+ * that spawn it themselves. With --session, the mode and workspace come from the session, as
+ * for exec, but nothing is appended: confining runs nothing.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
+#include "dsh-cli-session.h"
+
+/* The policy of this call and the workspace as spelled (for the planted-symlink check). */
+static DshSandboxPolicy *
+resolve_policy (const char *mode_text,
+                const char *workspace,
+                const char *session_path,
+                char **out_spelled_workspace,
+                char **out_session_created,
+                GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  DshSandboxMode mode;
+
+  if (session_path == NULL)
+    {
+      *out_spelled_workspace = workspace != NULL ? g_strdup (workspace)
+                                                 : dsh_cli_default_workspace ();
+      return dsh_cli_resolve_policy (mode_text, workspace, error);
+    }
+
+  /* The session's cwd is its workspace, immutable; a second root would contradict it. */
+  if (workspace != NULL)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                           "--workspace cannot be combined with --session: the session's cwd is "
+                           "its workspace");
+      return NULL;
+    }
+  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
+    return NULL;
+  presets = dsh_cli_load_presets (error);
+  if (presets == NULL)
+    return NULL;
+  session = dsh_cli_load_session (session_path, error);
+  if (session == NULL)
+    return NULL;
+  /* --mode is the explicit mode of this call: it outranks the session's last sandbox/mode. */
+  service = dsh_cli_new_policy_service (presets);
+  policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
+                             : dsh_policy_service_resolve (service, session);
+  /* A session log or configuration a confined command could rewrite would set its own policy. */
+  if (policy == NULL ||
+      !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root, error) ||
+      !dsh_cli_check_config_unreachable (policy->workspace_root, error))
+    return NULL;
+  *out_spelled_workspace = g_strdup (dsh_session_log_get_cwd (session));
+  *out_session_created = g_strdup (dsh_session_log_get_created (session));
+  return g_steal_pointer (&policy);
+}
 
 int
 dsh_cmd_confine (int argc, char **argv)
 {
   g_autofree char *mode = NULL;
   g_autofree char *workspace = NULL;
+  g_autofree char *session_path = NULL;
   const GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode, "Sandbox mode (default read-only)", "MODE" },
-    { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace, "Workspace root", "DIR" },
+    { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode,
+      "Sandbox mode (default read-only); with --session, the explicit mode of this call", "MODE" },
+    { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace,
+      "Workspace root without a session (default: the current directory)", "DIR" },
+    { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path,
+      "The session log: mode and workspace come from it (nothing is appended)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
@@ -21,6 +80,8 @@ dsh_cmd_confine (int argc, char **argv)
   g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (JsonNode) json = NULL;
+  g_autofree char *spelled_workspace = NULL;
+  g_autofree char *session_created = NULL;
   char **command;
 
   command = dsh_cli_split_command (&argc, argv);
@@ -36,16 +97,17 @@ dsh_cmd_confine (int argc, char **argv)
                              "written as JSON", i);
     }
 
-  policy = dsh_cli_resolve_policy (mode, workspace, &error);
+  policy = resolve_policy (mode, workspace, session_path, &spelled_workspace, &session_created,
+                           &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
   if (!dsh_sandbox_mode_is_confined (policy->mode))
     return dsh_cli_fail ("danger-full-access is not confined: spawn the command as it is");
 
-  if (workspace == NULL)
-    workspace = dsh_cli_default_workspace ();
   if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
-      !dsh_roots_check_unplanted (workspace, policy->workspace_root, &error))
+      (!dsh_roots_check_unplanted (spelled_workspace, policy->workspace_root, &error) ||
+       (session_created != NULL &&
+        !dsh_roots_check_session_cwd (spelled_workspace, session_created, &error))))
     return dsh_cli_fail_error (error);
 
   provider = dsh_cli_new_provider (policy->workspace_root);

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <glib/gstdio.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,6 +161,90 @@ test_session_lifecycle (void)
   assert_ok (&run);
   g_assert_nonnull (strstr (run.out, "mode: danger-full-access\n"));
   g_assert_nonnull (strstr (run.out, "preset: danger-full-access\n"));
+}
+
+/* Is `path` the argument of a writable bind in a bwrap argv (ConfinedArgv JSON)? */
+static gboolean
+argv_binds_writable (const char *confined_json, const char *path)
+{
+  g_autoptr (JsonNode) node = dsh_test_parse_json (confined_json);
+  JsonArray *argv = json_object_get_array_member (json_node_get_object (node), "argv");
+
+  for (guint i = 0; i + 1 < json_array_get_length (argv); i++)
+    {
+      const char *arg = json_array_get_string_element (argv, i);
+
+      if ((g_str_equal (arg, "--bind") || g_str_equal (arg, "--bind-try")) &&
+          g_str_equal (json_array_get_string_element (argv, i + 1), path))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* confine --session takes the mode and the workspace from the session, like exec, and appends
+ * nothing: confining runs nothing. */
+static void
+test_confine_with_session (void)
+{
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
+  g_autofree char *workspace = g_build_filename (dir, "ws", NULL);
+  g_autofree char *canonical = NULL;
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+  g_auto (DshTestRun) run = { 0 };
+  guint lines;
+
+  if (!dsh_test_require (bwrap != NULL, "bwrap is not installed"))
+    return;
+  g_assert_cmpint (g_mkdir (workspace, 0700), ==, 0);
+  canonical = dsh_canonical_path (workspace);
+  cli (&run, NULL, "session", "new", path, "--cwd", workspace, "--preset", "workspace-write",
+       NULL);
+  assert_ok (&run);
+  lines = dsh_test_count_lines (path);
+
+  cli (&run, env, "confine", "--session", path, "--", "true", NULL);
+  assert_ok (&run);
+  dsh_test_assert_valid_json (run.out, "confined-argv.schema.json");
+  g_assert_true (argv_binds_writable (run.out, canonical));
+
+  /* --mode is this call's explicit mode, as for exec. */
+  cli (&run, env, "confine", "--session", path, "--mode", "read-only", "--", "true", NULL);
+  assert_ok (&run);
+  g_assert_false (argv_binds_writable (run.out, canonical));
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
+
+  /* The session's last mode decides without --mode. */
+  cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
+  assert_ok (&run);
+  lines = dsh_test_count_lines (path);
+  cli (&run, env, "confine", "--session", path, "--", "true", NULL);
+  assert_ok (&run);
+  g_assert_false (argv_binds_writable (run.out, canonical));
+  g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
+
+  cli (&run, env, "confine", "--session", path, "--workspace", workspace, "--", "true", NULL);
+  assert_refused (&run, "--workspace cannot be combined with --session");
+  cli (&run, env, "confine", "--session", path, "--mode", "read-0nly", "--", "true", NULL);
+  assert_refused (&run, "read-only");
+  dsh_test_remove_tree (dir);
+}
+
+/* A session log a confined command of its workspace could rewrite is refused by confine too. */
+static void
+test_confine_refuses_reachable_session (void)
+{
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, "--preset", "workspace-write", NULL);
+  assert_ok (&run);
+  cli (&run, env, "confine", "--session", path, "--", "true", NULL);
+  assert_refused (&run, "session log");
+  dsh_test_remove_tree (dir);
 }
 
 static void
@@ -387,6 +472,9 @@ main (int argc, char **argv)
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
   g_test_add_func ("/session-cli/config-defaults-and-pinning", test_config_defaults_and_pinning);
   g_test_add_func ("/session-cli/crash-tail", test_crash_tail_via_cli);
+  g_test_add_func ("/session-cli/confine-with-session", test_confine_with_session);
+  g_test_add_func ("/session-cli/confine-refuses-reachable-session",
+                   test_confine_refuses_reachable_session);
 
   return g_test_run ();
 }
