@@ -40,6 +40,16 @@ gboolean              dsh_cli_check_unreachable     (const char            *what
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
                                                         GError            **error);
 
+/* The policy of one confine call (dsh-cmd-confine.c): from the session when session_path is
+ * given (mode_text is then this call's explicit mode; workspace must be NULL), else from
+ * mode_text and workspace (NULL: read-only, the current directory). Refuses danger-full-access,
+ * a session log or configuration a confined command could rewrite, and a planted symlink on the
+ * way to a workspace-write root. */
+DshSandboxPolicy     *dsh_cli_confine_policy        (const char            *mode_text,
+                                                     const char            *workspace,
+                                                     const char            *session_path,
+                                                     GError               **error);
+
 /* {"mode", "workspaceRoot", "sessionId"?} — schemas/policy-resolve.schema.json. */
 JsonNode             *dsh_cli_policy_to_json        (const DshSandboxPolicy *policy);
 

@@ -59,6 +59,34 @@ resolve_policy (const char *mode_text,
   return g_steal_pointer (&policy);
 }
 
+DshSandboxPolicy *
+dsh_cli_confine_policy (const char *mode_text,
+                        const char *workspace,
+                        const char *session_path,
+                        GError **error)
+{
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autofree char *spelled_workspace = NULL;
+  g_autofree char *session_created = NULL;
+
+  policy = resolve_policy (mode_text, workspace, session_path, &spelled_workspace,
+                           &session_created, error);
+  if (policy == NULL)
+    return NULL;
+  if (!dsh_sandbox_mode_is_confined (policy->mode))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "danger-full-access is not confined: spawn the command as it is");
+      return NULL;
+    }
+  if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
+      (!dsh_roots_check_unplanted (spelled_workspace, policy->workspace_root, error) ||
+       (session_created != NULL &&
+        !dsh_roots_check_session_cwd (spelled_workspace, session_created, error))))
+    return NULL;
+  return g_steal_pointer (&policy);
+}
+
 int
 dsh_cmd_confine (int argc, char **argv)
 {
@@ -80,8 +108,6 @@ dsh_cmd_confine (int argc, char **argv)
   g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (JsonNode) json = NULL;
-  g_autofree char *spelled_workspace = NULL;
-  g_autofree char *session_created = NULL;
   char **command;
 
   command = dsh_cli_split_command (&argc, argv);
@@ -97,17 +123,8 @@ dsh_cmd_confine (int argc, char **argv)
                              "written as JSON", i);
     }
 
-  policy = resolve_policy (mode, workspace, session_path, &spelled_workspace, &session_created,
-                           &error);
+  policy = dsh_cli_confine_policy (mode, workspace, session_path, &error);
   if (policy == NULL)
-    return dsh_cli_fail_error (error);
-  if (!dsh_sandbox_mode_is_confined (policy->mode))
-    return dsh_cli_fail ("danger-full-access is not confined: spawn the command as it is");
-
-  if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
-      (!dsh_roots_check_unplanted (spelled_workspace, policy->workspace_root, &error) ||
-       (session_created != NULL &&
-        !dsh_roots_check_session_cwd (spelled_workspace, session_created, &error))))
     return dsh_cli_fail_error (error);
 
   provider = dsh_cli_new_provider (policy->workspace_root);
