@@ -73,5 +73,6 @@ int dsh_cmd_exec     (int argc, char **argv);
 int dsh_cmd_session  (int argc, char **argv);
 int dsh_cmd_policy   (int argc, char **argv);
 int dsh_cmd_describe (int argc, char **argv);
+int dsh_cmd_serve    (int argc, char **argv);
 
 G_END_DECLS

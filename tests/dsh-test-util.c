@@ -265,19 +265,35 @@ dsh_test_parse_json (const char *text)
   return node;
 }
 
-void
-dsh_test_assert_valid_json (const char *text, const char *schema_name)
+static void
+validate_json (DshTestRun *run, const char *text, const char *schema_name)
 {
   const char *validator = dsh_test_getenv_required ("DSH_TEST_VALIDATOR");
   g_autofree char *schema = g_build_filename (dsh_test_getenv_required ("DSH_TEST_SCHEMAS_DIR"),
                                               schema_name, NULL);
   const char *argv[] = { "/usr/bin/python3", validator, schema, "-", NULL };
+
+  dsh_test_run (run, argv, NULL, NULL, text);
+}
+
+void
+dsh_test_assert_valid_json (const char *text, const char *schema_name)
+{
   g_auto (DshTestRun) run = { 0 };
 
-  dsh_test_run (&run, argv, NULL, NULL, text);
+  validate_json (&run, text, schema_name);
   if (run.exit_code != 0)
     g_error ("%s does not validate against %s:\n%s%s\n--- document ---\n%s", "JSON",
              schema_name, run.out, run.err, text);
+}
+
+gboolean
+dsh_test_json_validates (const char *text, const char *schema_name)
+{
+  g_auto (DshTestRun) run = { 0 };
+
+  validate_json (&run, text, schema_name);
+  return run.exit_code == 0;
 }
 
 const char *

@@ -1,0 +1,223 @@
+/* dsh-serve-request.c — reading one "dsh-sandbox serve" request strictly: anything the
+ * protocol does not define is refused, never ignored, so a client's typo cannot silently
+ * confine under a default it did not mean.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-serve-request.h"
+
+#include <string.h>
+
+#include "dsh-json-strict-private.h"
+
+G_DEFINE_QUARK (dsh-serve-error-quark, dsh_serve_error)
+
+const char *
+dsh_serve_error_code_name (DshServeError code)
+{
+  switch (code)
+    {
+    case DSH_SERVE_ERROR_PARSE_ERROR:
+      return "PARSE_ERROR";
+    case DSH_SERVE_ERROR_INVALID_REQUEST:
+      return "INVALID_REQUEST";
+    case DSH_SERVE_ERROR_UNKNOWN_METHOD:
+      return "UNKNOWN_METHOD";
+    default:
+      return "UNKNOWN";
+    }
+}
+
+typedef struct {
+  const char *name;
+  DshServeMethod method;
+  /* The parameters it takes, NULL-terminated. */
+  const char *params[5];
+} MethodSpec;
+
+static const MethodSpec methods[] = {
+  { "probe", DSH_SERVE_METHOD_PROBE, { NULL } },
+  { "confine", DSH_SERVE_METHOD_CONFINE, { "argv", "mode", "workspace", "session", NULL } },
+  { "reload", DSH_SERVE_METHOD_RELOAD, { NULL } },
+};
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_propagate_error (error, g_error_new_valist (DSH_SERVE_ERROR,
+                                                DSH_SERVE_ERROR_INVALID_REQUEST, format, args));
+  va_end (args);
+  return FALSE;
+}
+
+static gboolean
+is_listed (const char *const *names, const char *name)
+{
+  for (gsize i = 0; names[i] != NULL; i++)
+    {
+      if (g_str_equal (names[i], name))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every member of object must be one of names. */
+static gboolean
+check_members (JsonObject *object, const char *const *names, const char *where, GError **error)
+{
+  g_autoptr (GList) members = json_object_get_members (object);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      if (!is_listed (names, l->data))
+        return invalid (error, "unknown member \"%s\" in %s", (const char *) l->data, where);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_id (JsonObject *object, DshServeRequest *request, GError **error)
+{
+  JsonNode *id = json_object_get_member (object, "id");
+
+  if (id == NULL)
+    {
+      request->id = json_node_new (JSON_NODE_NULL);
+      return TRUE;
+    }
+  if (JSON_NODE_HOLDS_NULL (id) ||
+      (JSON_NODE_HOLDS_VALUE (id) && (json_node_get_value_type (id) == G_TYPE_STRING ||
+                                      json_node_get_value_type (id) == G_TYPE_INT64)))
+    {
+      request->id = json_node_copy (id);
+      return TRUE;
+    }
+  request->id = json_node_new (JSON_NODE_NULL);
+  return invalid (error, "the id must be a string, an integer or null");
+}
+
+static gboolean
+read_string (JsonObject *params, const char *name, char **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (params, name);
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return invalid (error, "the parameter \"%s\" must be a string", name);
+  *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+static gboolean
+read_argv (JsonObject *params, DshServeRequest *request, GError **error)
+{
+  JsonNode *node = json_object_get_member (params, "argv");
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  JsonArray *array;
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, "confine needs the parameter \"argv\", an array of strings");
+  array = json_node_get_array (node);
+  if (json_array_get_length (array) == 0)
+    return invalid (error, "the command to confine is empty");
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
+        return invalid (error, "argv[%u] is not a string", i);
+      g_strv_builder_add (builder, json_node_get_string (element));
+    }
+  request->argv = g_strv_builder_end (builder);
+  if (request->argv[0][0] == '\0')
+    return invalid (error, "the command to confine is empty");
+  return TRUE;
+}
+
+gboolean
+dsh_serve_request_parse (const char *line,
+                         gsize length,
+                         DshServeRequest *request,
+                         GError **error)
+{
+  static const char *const top_members[] = { "id", "method", "params", NULL };
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (GError) local_error = NULL;
+  const MethodSpec *spec = NULL;
+  JsonObject *object;
+  JsonNode *method;
+  JsonNode *params_node;
+  JsonObject *params = NULL;
+  gboolean syntax_error = FALSE;
+
+  memset (request, 0, sizeof (*request));
+  root = dsh_json_strict_parse (line, length, &syntax_error, &local_error);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_PARSE_ERROR,
+                   "the request is not one JSON object%s%s",
+                   local_error != NULL ? ": " : "",
+                   local_error != NULL ? local_error->message : "");
+      return FALSE;
+    }
+  object = json_node_get_object (root);
+  if (!read_id (object, request, error) ||
+      !check_members (object, top_members, "a request", error))
+    return FALSE;
+
+  method = json_object_get_member (object, "method");
+  if (method == NULL || !JSON_NODE_HOLDS_VALUE (method) ||
+      json_node_get_value_type (method) != G_TYPE_STRING)
+    return invalid (error, "the request needs a \"method\" string");
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    {
+      if (g_str_equal (methods[i].name, json_node_get_string (method)))
+        spec = &methods[i];
+    }
+  if (spec == NULL)
+    {
+      g_set_error (error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_UNKNOWN_METHOD,
+                   "no method \"%s\" (there are probe, confine and reload)",
+                   json_node_get_string (method));
+      return FALSE;
+    }
+  request->method = spec->method;
+
+  params_node = json_object_get_member (object, "params");
+  if (params_node != NULL && !JSON_NODE_HOLDS_OBJECT (params_node))
+    return invalid (error, "\"params\" must be an object");
+  if (params_node != NULL)
+    {
+      g_autofree char *where = g_strdup_printf ("the parameters of %s", spec->name);
+
+      params = json_node_get_object (params_node);
+      if (!check_members (params, spec->params, where, error))
+        return FALSE;
+    }
+
+  if (spec->method != DSH_SERVE_METHOD_CONFINE)
+    return TRUE;
+  if (params == NULL)
+    return invalid (error, "confine needs the parameter \"argv\", an array of strings");
+  return read_argv (params, request, error) &&
+         read_string (params, "mode", &request->mode, error) &&
+         read_string (params, "workspace", &request->workspace, error) &&
+         read_string (params, "session", &request->session, error);
+}
+
+void
+dsh_serve_request_clear (DshServeRequest *request)
+{
+  g_clear_pointer (&request->id, json_node_unref);
+  g_clear_pointer (&request->argv, g_strfreev);
+  g_clear_pointer (&request->mode, g_free);
+  g_clear_pointer (&request->workspace, g_free);
+  g_clear_pointer (&request->session, g_free);
+}

@@ -1,0 +1,332 @@
+/* test-serve.c — `dsh-sandbox serve`: one response per request line, in order, each valid
+ * against schemas/serve-response.schema.json with its result valid against the method's own
+ * schema; malformed, unknown and oversized requests answered with an error and the next one
+ * still served; the request schema and the server agreeing on what is a request; providers
+ * kept between calls and dropped by reload; the same guards as the confine command.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "dsh-test-util.h"
+
+static const char *const bwrap_env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                                         NULL };
+
+/* Runs serve on these request lines and returns its response lines, each schema-checked. */
+static GPtrArray *
+serve (const char *const *env, const char *cwd, const char *const *requests)
+{
+  g_autoptr (GString) input = g_string_new (NULL);
+  const char *args[] = { "serve", NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (GStrv) lines = NULL;
+  GPtrArray *responses = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  for (gsize i = 0; requests[i] != NULL; i++)
+    g_string_append_printf (input, "%s\n", requests[i]);
+  {
+    const char *argv[] = { dsh_test_cli (), args[0], NULL };
+
+    dsh_test_run (&run, argv, env, cwd, input->str);
+  }
+  if (run.exit_code != 0)
+    g_error ("serve exited %d: %s", run.exit_code, run.err);
+  g_assert_cmpstr (run.err, ==, "");
+  lines = g_strsplit (run.out, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      dsh_test_assert_valid_json (lines[i], "serve-response.schema.json");
+      g_ptr_array_add (responses, dsh_test_parse_json (lines[i]));
+    }
+  return responses;
+}
+
+static JsonObject *
+response (GPtrArray *responses, guint i)
+{
+  g_assert_cmpuint (i, <, responses->len);
+  return json_node_get_object (responses->pdata[i]);
+}
+
+static const char *
+error_code (GPtrArray *responses, guint i)
+{
+  JsonObject *r = response (responses, i);
+
+  if (!json_object_has_member (r, "error"))
+    return NULL;
+  return json_object_get_string_member (json_object_get_object_member (r, "error"), "code");
+}
+
+/* The result, re-serialised and checked against schema. */
+static JsonObject *
+result (GPtrArray *responses, guint i, const char *schema)
+{
+  JsonObject *r = response (responses, i);
+  JsonNode *node = json_object_get_member (r, "result");
+  g_autofree char *text = NULL;
+
+  if (node == NULL)
+    g_error ("response %u is an error: %s", i,
+             json_object_get_string_member (json_object_get_object_member (r, "error"),
+                                            "message"));
+  text = json_to_string (node, FALSE);
+  if (schema != NULL)
+    dsh_test_assert_valid_json (text, schema);
+  return json_node_get_object (node);
+}
+
+static gboolean
+have_bwrap (void)
+{
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+
+  return dsh_test_require (bwrap != NULL, "bwrap is not installed");
+}
+
+static void
+test_methods (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("serve");
+  g_autofree char *confine = g_strdup_printf ("{\"id\":2,\"method\":\"confine\",\"params\":"
+                                              "{\"argv\":[\"sh\",\"-c\",\"make test\"],"
+                                              "\"mode\":\"workspace-write\",\"workspace\":\"%s\"}}",
+                                              ws);
+  const char *requests[] = {
+    "{\"id\":1,\"method\":\"probe\"}",
+    confine,
+    "{\"id\":\"three\",\"method\":\"reload\",\"params\":{}}",
+    "{\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}",
+    NULL,
+  };
+  g_autoptr (GPtrArray) responses = NULL;
+  JsonArray *argv;
+  guint n;
+
+  if (!have_bwrap ())
+    return;
+  responses = serve (bwrap_env, ws, requests);
+  g_assert_cmpuint (responses->len, ==, 4);
+
+  g_assert_cmpint (json_object_get_int_member (response (responses, 0), "id"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (result (responses, 0, "probe.schema.json"),
+                                                  "selected"), ==, "bwrap");
+
+  argv = json_object_get_array_member (result (responses, 1, "confined-argv.schema.json"),
+                                       "argv");
+  n = json_array_get_length (argv);
+  g_assert_cmpstr (json_array_get_string_element (argv, n - 3), ==, "sh");
+  g_assert_cmpstr (json_array_get_string_element (argv, n - 1), ==, "make test");
+
+  g_assert_cmpstr (json_object_get_string_member (response (responses, 2), "id"), ==, "three");
+  g_assert_true (json_object_get_boolean_member (result (responses, 2, NULL), "reloaded"));
+
+  /* No id: a null one; no mode or workspace: read-only in the server's directory. */
+  g_assert_true (json_object_get_null_member (response (responses, 3), "id"));
+  result (responses, 3, "confined-argv.schema.json");
+  dsh_test_remove_tree (ws);
+}
+
+/* Each bad line gets its error, and the line after it is served all the same. */
+static void
+test_bad_requests (void)
+{
+  g_autofree char *long_line = g_strnfill (1024 * 1024 + 10, ' ');
+  const char *requests[] = {
+    "not json",
+    "[1, 2]",
+    "{\"id\":1,\"method\":\"probe\",\"id\":2}",
+    "{\"id\":2,\"method\":\"nope\"}",
+    "{\"id\":3,\"method\":\"probe\",\"extra\":true}",
+    "{\"id\":4,\"method\":\"probe\",\"params\":{\"argv\":[\"x\"]}}",
+    "{\"id\":5,\"method\":\"confine\"}",
+    "{\"id\":6,\"method\":\"confine\",\"params\":{\"argv\":[]}}",
+    "{\"id\":7,\"method\":\"confine\",\"params\":{\"argv\":[\"\"]}}",
+    "{\"id\":8,\"method\":\"confine\",\"params\":{\"argv\":[\"true\",1]}}",
+    "{\"id\":9,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"],\"mode\":\"read-0nly\"}}",
+    "{\"id\":10,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"],"
+    "\"mode\":\"danger-full-access\"}}",
+    "{\"id\":11,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"],\"workspace\":\"rel\"}}",
+    "{\"id\":1.5,\"method\":\"probe\"}",
+    "{\"id\":true,\"method\":\"probe\"}",
+    "{\"id\":12,\"method\":7}",
+    long_line,
+    "   ",
+    "{\"id\":13,\"method\":\"reload\"}",
+    NULL,
+  };
+  const char *expected[] = {
+    "PARSE_ERROR", "PARSE_ERROR", "PARSE_ERROR", "UNKNOWN_METHOD", "INVALID_REQUEST",
+    "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST",
+    "INVALID_REQUEST", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "INVALID_ARGUMENT",
+    "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST", "PARSE_ERROR",
+    /* the blank line is skipped */
+    NULL,
+  };
+  g_autoptr (GPtrArray) responses = serve (bwrap_env, NULL, requests);
+
+  g_assert_cmpuint (responses->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i + 1 < G_N_ELEMENTS (expected); i++)
+    {
+      if (g_strcmp0 (error_code (responses, i), expected[i]) != 0)
+        g_error ("response %u: expected %s, got %s", i, expected[i],
+                 error_code (responses, i) ? error_code (responses, i) : "a result");
+    }
+  /* Where the id could be read, it is echoed with the error. */
+  g_assert_cmpint (json_object_get_int_member (response (responses, 3), "id"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (response (responses, 10), "id"), ==, 9);
+  g_assert_true (json_object_get_null_member (response (responses, 0), "id"));
+  g_assert_true (json_object_get_boolean_member (result (responses, 17, NULL), "reloaded"));
+}
+
+/* The request schema and the server agree: what one accepts, the other does not refuse as a
+ * malformed request, and the other way round. */
+static void
+test_schema_agrees (void)
+{
+  const char *valid[] = {
+    "{\"method\":\"probe\"}",
+    "{\"id\":null,\"method\":\"reload\",\"params\":{}}",
+    "{\"id\":\"x\",\"method\":\"confine\",\"params\":{\"argv\":[\"a\",\"\"],\"mode\":\"zzz\"}}",
+    NULL,
+  };
+  const char *invalid[] = {
+    "{\"id\":1}",
+    "{\"method\":\"probe\",\"params\":{\"x\":1}}",
+    "{\"method\":\"confine\",\"params\":{\"argv\":[\"a\"],\"cwd\":\"/\"}}",
+    "{\"method\":\"confine\",\"params\":{\"argv\":[\"a\"],\"mode\":1}}",
+    "{\"method\":\"confine\",\"params\":{\"argv\":\"a\"}}",
+    "{\"method\":\"confine\",\"params\":[]}",
+    NULL,
+  };
+  g_autoptr (GPtrArray) accepted = NULL;
+  g_autoptr (GPtrArray) refused = NULL;
+
+  accepted = serve (bwrap_env, NULL, valid);
+  for (guint i = 0; valid[i] != NULL; i++)
+    {
+      const char *code = error_code (accepted, i);
+
+      dsh_test_assert_valid_json (valid[i], "serve-request.schema.json");
+      g_assert_true (code == NULL || (!g_str_equal (code, "PARSE_ERROR") &&
+                                      !g_str_equal (code, "INVALID_REQUEST") &&
+                                      !g_str_equal (code, "UNKNOWN_METHOD")));
+    }
+  refused = serve (bwrap_env, NULL, invalid);
+  for (guint i = 0; invalid[i] != NULL; i++)
+    {
+      g_assert_false (dsh_test_json_validates (invalid[i], "serve-request.schema.json"));
+      g_assert_cmpstr (error_code (refused, i), ==, "INVALID_REQUEST");
+    }
+}
+
+/* Modules are loaded once per provider lifetime; reload starts a new one, so a module taken
+ * away in between is noticed by the next call and nothing is confined without a backend. */
+static void
+test_reload_rescans (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve-modules");
+  /* The server's workspace (its current directory) must not hold the modules: they would be
+   * refused as planted by a confined command. */
+  g_autofree char *ws = dsh_test_scratch_dir ("serve-ws");
+  g_autofree char *module = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *dir_env = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", dir);
+  const char *env[] = { dir_env, "DSH_SANDBOX_PROBE_CACHE=off", "DSH_SANDBOX_BACKEND", NULL };
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GSubprocess) server = NULL;
+  g_autoptr (GDataInputStream) out = NULL;
+  g_autoptr (GError) error = NULL;
+  GOutputStream *in;
+  const char *steps[][2] = {
+    { "{\"id\":1,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}", "result" },
+    { NULL, NULL }, /* the module is removed here */
+    { "{\"id\":2,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}", "result" },
+    { "{\"id\":3,\"method\":\"reload\"}", "result" },
+    { "{\"id\":4,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}", "SANDBOX_UNAVAILABLE" },
+  };
+
+  module = dsh_test_module_path ("fake-alpha");
+  copy = dsh_test_copy_module (module, dir);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  dsh_test_launcher_set_env (launcher, env);
+  g_subprocess_launcher_set_cwd (launcher, ws);
+  server = g_subprocess_launcher_spawn (launcher, &error, dsh_test_cli (), "serve", NULL);
+  g_assert_no_error (error);
+  in = g_subprocess_get_stdin_pipe (server);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server));
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autofree char *line = NULL;
+      g_autofree char *request = NULL;
+      g_autoptr (JsonNode) node = NULL;
+      JsonObject *r;
+
+      if (steps[i][0] == NULL)
+        {
+          g_assert_cmpint (g_remove (copy), ==, 0);
+          continue;
+        }
+      request = g_strconcat (steps[i][0], "\n", NULL);
+      g_assert_true (g_output_stream_write_all (in, request, strlen (request), NULL, NULL,
+                                                &error));
+      g_assert_no_error (error);
+      line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (line);
+      dsh_test_assert_valid_json (line, "serve-response.schema.json");
+      node = dsh_test_parse_json (line);
+      r = json_node_get_object (node);
+      if (g_str_equal (steps[i][1], "result"))
+        g_assert_true (json_object_has_member (r, "result"));
+      else
+        g_assert_cmpstr (json_object_get_string_member (
+                           json_object_get_object_member (r, "error"), "code"), ==,
+                         steps[i][1]);
+    }
+  g_assert_true (g_output_stream_close (in, NULL, &error));
+  g_assert_true (g_subprocess_wait_check (server, NULL, &error));
+  g_assert_no_error (error);
+  dsh_test_remove_tree (dir);
+  dsh_test_remove_tree (ws);
+}
+
+/* The confine command's guards hold here too: a session log a confined command could rewrite
+ * is refused. */
+static void
+test_guards (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *request = g_strdup_printf ("{\"id\":1,\"method\":\"confine\",\"params\":"
+                                              "{\"argv\":[\"true\"],\"session\":\"%s\"}}", path);
+  const char *new_args[] = { "session", "new", path, "--cwd", dir, NULL };
+  const char *requests[] = { request, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (GPtrArray) responses = NULL;
+  JsonObject *error;
+
+  dsh_test_run_cli (&run, new_args, NULL, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  responses = serve (bwrap_env, NULL, requests);
+  error = json_object_get_object_member (response (responses, 0), "error");
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "session log"));
+  dsh_test_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/serve/methods", test_methods);
+  g_test_add_func ("/serve/bad-requests", test_bad_requests);
+  g_test_add_func ("/serve/schema-agrees", test_schema_agrees);
+  g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
+  g_test_add_func ("/serve/guards", test_guards);
+  return g_test_run ();
+}
