@@ -50,6 +50,15 @@ DshSandboxPolicy     *dsh_cli_confine_policy        (const char            *mode
                                                      const char            *session_path,
                                                      GError               **error);
 
+/* What "policy resolve" and "policy context" print (dsh-cmd-policy.c): a call's policy, from
+ * the session if given, mode_text being an explicit, approved mode; and the model-facing
+ * policy context text. */
+DshSandboxPolicy     *dsh_cli_policy_resolve        (const char            *session_path,
+                                                     const char            *mode_text,
+                                                     GError               **error);
+char                 *dsh_cli_policy_context        (const char            *session_path,
+                                                     GError               **error);
+
 /* {"mode", "workspaceRoot", "sessionId"?} — schemas/policy-resolve.schema.json. */
 JsonNode             *dsh_cli_policy_to_json        (const DshSandboxPolicy *policy);
 

@@ -10,6 +10,36 @@ static const char usage[] =
   "  dsh-sandbox policy resolve [--session FILE] [--mode MODE] [--json]\n"
   "  dsh-sandbox policy context [--session FILE]\n";
 
+DshSandboxPolicy *
+dsh_cli_policy_resolve (const char *session_path, const char *mode_text, GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  DshSandboxMode mode;
+
+  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
+    return NULL;
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error))
+    return NULL;
+  service = dsh_cli_new_policy_service (presets);
+  return mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
+                           : dsh_policy_service_resolve (service, session);
+}
+
+char *
+dsh_cli_policy_context (const char *session_path, GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error))
+    return NULL;
+  service = dsh_cli_new_policy_service (presets);
+  return dsh_policy_service_render_context (service, session);
+}
+
 static int
 cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
 {
@@ -28,12 +58,8 @@ cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
   };
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshPermissionPresets) presets = NULL;
-  g_autoptr (DshPolicyService) service = NULL;
-  g_autoptr (DshSessionLog) session = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_auto (GStrv) operands = NULL;
-  DshSandboxMode mode;
 
   g_option_context_add_main_entries (context, context_text ? context_entries : resolve_entries,
                                      NULL);
@@ -41,23 +67,20 @@ cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
     return dsh_cli_fail_error (error);
   if (operands[0] != NULL)
     return dsh_cli_fail ("unexpected argument \"%s\"", dsh_cli_printable (operands[0]));
-  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, &error))
-    return dsh_cli_fail_error (error);
-
-  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, &error))
-    return dsh_cli_fail_error (error);
-  service = dsh_cli_new_policy_service (presets);
 
   if (context_text)
     {
-      g_autofree char *text = dsh_policy_service_render_context (service, session);
+      g_autofree char *text = dsh_cli_policy_context (session_path, &error);
 
+      if (text == NULL)
+        return dsh_cli_fail_error (error);
       printf ("%s\n", text);
       return 0;
     }
 
-  policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
-                             : dsh_policy_service_resolve (service, session);
+  policy = dsh_cli_policy_resolve (session_path, mode_text, &error);
+  if (policy == NULL)
+    return dsh_cli_fail_error (error);
   if (as_json)
     {
       g_autoptr (JsonNode) json = dsh_cli_policy_to_json (policy);

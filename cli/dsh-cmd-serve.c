@@ -7,9 +7,11 @@
  *   {"id": 2, "error": {"code": "SANDBOX_UNAVAILABLE", "message": "..."}}
  *
  * Methods: probe (the probe document), confine (the ConfinedArgv document; params as the
- * confine command's options) and reload (drop every provider, so the next call rescans the
- * modules). A provider per workspace is kept between calls, so its selection is made once: a
- * confine costs microseconds, not a process. Schemas: serve-request, serve-response.
+ * confine command's options), reload (drop every provider, so the next call rescans the
+ * modules), policy.resolve and policy.context (as the policy command: the policy document and
+ * {"text": the model-facing context}). A provider per workspace is kept between calls, so its
+ * selection is made once: a confine costs microseconds, not a process. Schemas: serve-request,
+ * serve-response.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -94,6 +96,7 @@ handle (Server *server, const DshServeRequest *request, GError **error)
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (JsonBuilder) builder = NULL;
+  g_autofree char *text = NULL;
 
   switch (request->method)
     {
@@ -117,6 +120,21 @@ handle (Server *server, const DshServeRequest *request, GError **error)
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "reloaded");
       json_builder_add_boolean_value (builder, TRUE);
+      json_builder_end_object (builder);
+      return json_builder_get_root (builder);
+
+    case DSH_SERVE_METHOD_POLICY_RESOLVE:
+      policy = dsh_cli_policy_resolve (request->session, request->mode, error);
+      return policy != NULL ? dsh_cli_policy_to_json (policy) : NULL;
+
+    case DSH_SERVE_METHOD_POLICY_CONTEXT:
+      text = dsh_cli_policy_context (request->session, error);
+      if (text == NULL)
+        return NULL;
+      builder = json_builder_new ();
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "text");
+      json_builder_add_string_value (builder, text);
       json_builder_end_object (builder);
       return json_builder_get_root (builder);
 
@@ -168,7 +186,8 @@ dsh_cmd_serve (int argc, char **argv)
   gboolean too_long;
 
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
-                                         "(methods: probe, confine, reload).");
+                                         "(methods: probe, confine, reload, policy.resolve, "
+                                         "policy.context).");
   if (!dsh_cli_parse_options (context, argc, argv, &error))
     return dsh_cli_fail_error (error);
 

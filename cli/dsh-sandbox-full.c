@@ -21,7 +21,7 @@ static const DshCommand commands[] = {
   { "session", dsh_cmd_session, "create a session log, switch its mode/approval/preset, show it" },
   { "policy", dsh_cmd_policy, "resolve a call's policy; print the model-facing policy context" },
   { "describe", dsh_cmd_describe, "print a tool's model-facing description (bash)" },
-  { "serve", dsh_cmd_serve, "answer probe/confine requests as JSON lines on stdin/stdout" },
+  { "serve", dsh_cmd_serve, "answer probe/confine/policy requests as JSON lines (stdin/stdout)" },
 };
 
 static void

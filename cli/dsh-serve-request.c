@@ -39,6 +39,8 @@ static const MethodSpec methods[] = {
   { "probe", DSH_SERVE_METHOD_PROBE, { NULL } },
   { "confine", DSH_SERVE_METHOD_CONFINE, { "argv", "mode", "workspace", "session", NULL } },
   { "reload", DSH_SERVE_METHOD_RELOAD, { NULL } },
+  { "policy.resolve", DSH_SERVE_METHOD_POLICY_RESOLVE, { "session", "mode", NULL } },
+  { "policy.context", DSH_SERVE_METHOD_POLICY_CONTEXT, { "session", NULL } },
 };
 
 static gboolean
@@ -184,7 +186,8 @@ dsh_serve_request_parse (const char *line,
   if (spec == NULL)
     {
       g_set_error (error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_UNKNOWN_METHOD,
-                   "no method \"%s\" (there are probe, confine and reload)",
+                   "no method \"%s\" (there are probe, confine, reload, policy.resolve and "
+                   "policy.context)",
                    json_node_get_string (method));
       return FALSE;
     }
@@ -202,11 +205,12 @@ dsh_serve_request_parse (const char *line,
         return FALSE;
     }
 
-  if (spec->method != DSH_SERVE_METHOD_CONFINE)
-    return TRUE;
-  if (params == NULL)
+  if (spec->method == DSH_SERVE_METHOD_CONFINE && params == NULL)
     return invalid (error, "confine needs the parameter \"argv\", an array of strings");
-  return read_argv (params, request, error) &&
+  if (params == NULL)
+    return TRUE;
+  /* check_members() has kept out what the method does not take. */
+  return (spec->method != DSH_SERVE_METHOD_CONFINE || read_argv (params, request, error)) &&
          read_string (params, "mode", &request->mode, error) &&
          read_string (params, "workspace", &request->workspace, error) &&
          read_string (params, "session", &request->session, error);

@@ -23,6 +23,8 @@ typedef enum {
   DSH_SERVE_METHOD_PROBE,
   DSH_SERVE_METHOD_CONFINE,
   DSH_SERVE_METHOD_RELOAD,
+  DSH_SERVE_METHOD_POLICY_RESOLVE,
+  DSH_SERVE_METHOD_POLICY_CONTEXT,
 } DshServeMethod;
 
 typedef struct {
@@ -30,8 +32,8 @@ typedef struct {
    * parsed, and set even when the rest of the request is refused, if it could be read. */
   JsonNode *id;
   DshServeMethod method;
-  /* confine: the exact argv (non-empty, its first element too) and the optional policy
-   * inputs, as for "dsh-sandbox confine". */
+  /* confine: the exact argv (non-empty, its first element too); confine and policy.*: the
+   * optional policy inputs, as for the confine and policy commands. */
   GStrv argv;
   char *mode;
   char *workspace;

@@ -190,6 +190,8 @@ test_schema_agrees (void)
     "{\"method\":\"probe\"}",
     "{\"id\":null,\"method\":\"reload\",\"params\":{}}",
     "{\"id\":\"x\",\"method\":\"confine\",\"params\":{\"argv\":[\"a\",\"\"],\"mode\":\"zzz\"}}",
+    "{\"method\":\"policy.resolve\",\"params\":{\"mode\":\"read-only\"}}",
+    "{\"method\":\"policy.context\"}",
     NULL,
   };
   const char *invalid[] = {
@@ -199,6 +201,8 @@ test_schema_agrees (void)
     "{\"method\":\"confine\",\"params\":{\"argv\":[\"a\"],\"mode\":1}}",
     "{\"method\":\"confine\",\"params\":{\"argv\":\"a\"}}",
     "{\"method\":\"confine\",\"params\":[]}",
+    "{\"method\":\"policy.context\",\"params\":{\"mode\":\"read-only\"}}",
+    "{\"method\":\"policy.resolve\",\"params\":{\"workspace\":\"/\"}}",
     NULL,
   };
   g_autoptr (GPtrArray) accepted = NULL;
@@ -295,6 +299,50 @@ test_reload_rescans (void)
   dsh_test_remove_tree (ws);
 }
 
+/* policy.resolve and policy.context answer what the policy command prints. */
+static void
+test_policy_methods (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *resolve = g_strdup_printf ("{\"id\":1,\"method\":\"policy.resolve\","
+                                              "\"params\":{\"session\":\"%s\"}}", path);
+  g_autofree char *explicit = g_strdup_printf ("{\"id\":2,\"method\":\"policy.resolve\","
+                                               "\"params\":{\"session\":\"%s\","
+                                               "\"mode\":\"read-only\"}}", path);
+  g_autofree char *context = g_strdup_printf ("{\"id\":3,\"method\":\"policy.context\","
+                                              "\"params\":{\"session\":\"%s\"}}", path);
+  const char *new_args[] = { "session", "new", path, "--cwd", ws, "--preset", "workspace-write",
+                             NULL };
+  const char *context_args[] = { "policy", "context", "--session", path, NULL };
+  const char *requests[] = { resolve, explicit, context, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (GPtrArray) responses = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *text_line = NULL;
+  JsonObject *policy;
+
+  g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
+  canonical = dsh_canonical_path (ws);
+  dsh_test_run_cli (&run, new_args, NULL, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  responses = serve (NULL, NULL, requests);
+
+  policy = result (responses, 0, "policy-resolve.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (policy, "mode"), ==, "workspace-write");
+  g_assert_cmpstr (json_object_get_string_member (policy, "workspaceRoot"), ==, canonical);
+  policy = result (responses, 1, "policy-resolve.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (policy, "mode"), ==, "read-only");
+
+  dsh_test_run_cli (&run, context_args, NULL, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  text_line = g_strconcat (json_object_get_string_member (result (responses, 2, NULL), "text"),
+                           "\n", NULL);
+  g_assert_cmpstr (text_line, ==, run.out);
+  dsh_test_remove_tree (dir);
+}
+
 /* The confine command's guards hold here too: a session log a confined command could rewrite
  * is refused. */
 static void
@@ -327,6 +375,7 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/bad-requests", test_bad_requests);
   g_test_add_func ("/serve/schema-agrees", test_schema_agrees);
   g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
+  g_test_add_func ("/serve/policy-methods", test_policy_methods);
   g_test_add_func ("/serve/guards", test_guards);
   return g_test_run ();
 }
