@@ -90,13 +90,25 @@ respond (JsonNode *id, JsonNode *result, const GError *error)
   fflush (stdout);
 }
 
+/* {name: value}, taking value. */
+static JsonNode *
+object_with (const char *name, JsonNode *value)
+{
+  JsonObject *object = json_object_new ();
+  JsonNode *node = json_node_init_object (json_node_alloc (), object);
+
+  json_object_set_member (object, name, value);
+  json_object_unref (object);
+  return node;
+}
+
 static JsonNode *
 handle (Server *server, const DshServeRequest *request, GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
-  g_autoptr (JsonBuilder) builder = NULL;
   g_autofree char *text = NULL;
+  JsonNode *value;
 
   switch (request->method)
     {
@@ -116,12 +128,8 @@ handle (Server *server, const DshServeRequest *request, GError **error)
     case DSH_SERVE_METHOD_RELOAD:
       /* A provider lifetime is the unit of hot reload; calls made so far are done with theirs. */
       g_hash_table_remove_all (server->providers);
-      builder = json_builder_new ();
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "reloaded");
-      json_builder_add_boolean_value (builder, TRUE);
-      json_builder_end_object (builder);
-      return json_builder_get_root (builder);
+      value = json_node_init_boolean (json_node_alloc (), TRUE);
+      return object_with ("reloaded", value);
 
     case DSH_SERVE_METHOD_POLICY_RESOLVE:
       policy = dsh_cli_policy_resolve (request->session, request->mode, error);
@@ -131,12 +139,8 @@ handle (Server *server, const DshServeRequest *request, GError **error)
       text = dsh_cli_policy_context (request->session, error);
       if (text == NULL)
         return NULL;
-      builder = json_builder_new ();
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "text");
-      json_builder_add_string_value (builder, text);
-      json_builder_end_object (builder);
-      return json_builder_get_root (builder);
+      value = json_node_init_string (json_node_alloc (), text);
+      return object_with ("text", value);
 
     default:
       g_assert_not_reached ();
