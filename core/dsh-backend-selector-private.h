@@ -63,9 +63,6 @@ const char         *dsh_backend_selector_get_selected      (DshBackendSelector *
                                                             const char         *mode,
                                                             GError            **error);
 GStrv               dsh_backend_selector_list_backends     (DshBackendSelector *self);
-/* Is this candidate outside the chain DSH_SANDBOX_BACKEND names? */
-gboolean            dsh_backend_selector_is_excluded       (DshBackendSelector *self,
-                                                            const Candidate    *candidate);
 /* Runs the module's confine() and checks that the result wraps, never passes through; on
  * success call->argv and call->reasons are NULL-terminated. Clear call either way. */
 gboolean            dsh_backend_selector_call_confine      (DshBackendSelector     *self,

@@ -90,13 +90,6 @@ scan_modules (DshBackendSelector *self)
   g_ptr_array_sort (self->candidates, compare_priority);
 }
 
-gboolean
-dsh_backend_selector_is_excluded (DshBackendSelector *self, const Candidate *candidate)
-{
-  return self->backend_override != NULL && !g_str_equal (self->backend_override, "help") &&
-         !g_str_equal (self->backend_override, candidate->module->name);
-}
-
 /* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
 gboolean
 dsh_backend_selector_call_confine (DshBackendSelector *self,
@@ -214,14 +207,14 @@ run_functional_probe (DshBackendSelector *self, Candidate *candidate)
 }
 
 static char *
-probe_cache_key (DshBackendSelector *self, GPtrArray *chain, const Candidate *passed)
+probe_cache_key (DshBackendSelector *self, const Candidate *passed)
 {
   GString *key = g_string_new (NULL);
 
   g_string_append_printf (key, "uid=%u;", (guint) getuid ());
-  for (guint i = 0; i < chain->len; i++)
+  for (guint i = 0; i < self->candidates->len; i++)
     {
-      const Candidate *c = chain->pdata[i];
+      const Candidate *c = self->candidates->pdata[i];
 
       dsh_probe_cache_add_member (key, c->module->name, c->module->path);
     }
@@ -232,12 +225,12 @@ probe_cache_key (DshBackendSelector *self, GPtrArray *chain, const Candidate *pa
 /* Runs the cheap checks in chain order up to the first that passes (the earlier ones are then
  * marked failed): the candidate a full selection would probe first. */
 static Candidate *
-first_passing_check (DshBackendSelector *self, GPtrArray *chain)
+first_passing_check (DshBackendSelector *self)
 {
-  for (guint i = 0; i < chain->len; i++)
+  for (guint i = 0; i < self->candidates->len; i++)
     {
-      if (run_check (self, chain->pdata[i]))
-        return chain->pdata[i];
+      if (run_check (self, self->candidates->pdata[i]))
+        return self->candidates->pdata[i];
     }
   return NULL;
 }
@@ -248,13 +241,13 @@ first_passing_check (DshBackendSelector *self, GPtrArray *chain)
  * choice past a preferred candidate whose check passes — a runner that is installed but broken
  * is probed again on every call, never remembered. */
 static gboolean
-select_from_probe_cache (DshBackendSelector *self, GPtrArray *chain, Candidate *first_usable)
+select_from_probe_cache (DshBackendSelector *self, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
 
   if (self->probe_cache_path == NULL)
     return FALSE;
-  key = probe_cache_key (self, chain, first_usable);
+  key = probe_cache_key (self, first_usable);
   if (!dsh_probe_cache_lookup (self->probe_cache_path, key))
     return FALSE;
   first_usable->probe = PROBE_CACHED;
@@ -263,14 +256,14 @@ select_from_probe_cache (DshBackendSelector *self, GPtrArray *chain, Candidate *
 }
 
 static void
-store_in_probe_cache (DshBackendSelector *self, GPtrArray *chain, Candidate *first_usable)
+store_in_probe_cache (DshBackendSelector *self, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
 
   /* Only the outcome that costs nothing to trust is remembered. */
   if (self->probe_cache_path == NULL || self->selected != first_usable)
     return;
-  key = probe_cache_key (self, chain, first_usable);
+  key = probe_cache_key (self, first_usable);
   dsh_probe_cache_store (self->probe_cache_path, key);
 }
 
@@ -278,7 +271,7 @@ store_in_probe_cache (DshBackendSelector *self, GPtrArray *chain, Candidate *fir
 void
 dsh_backend_selector_select_locked (DshBackendSelector *self)
 {
-  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+  GPtrArray *chain;
   Candidate *first_usable;
 
   if (self->selection_done)
@@ -288,12 +281,8 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
   scan_modules (self);
   if (g_strcmp0 (self->backend_override, "help") == 0)
     print_backend_help (self);
-
-  for (guint i = 0; i < self->candidates->len; i++)
-    {
-      if (!dsh_backend_selector_is_excluded (self, self->candidates->pdata[i]))
-        g_ptr_array_add (chain, self->candidates->pdata[i]);
-    }
+  /* Modules DSH_SANDBOX_BACKEND does not name were never opened: every candidate is in. */
+  chain = self->candidates;
 
   if (chain->len == 0)
     {
@@ -322,8 +311,8 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
       return;
     }
 
-  first_usable = first_passing_check (self, chain);
-  if (first_usable != NULL && select_from_probe_cache (self, chain, first_usable))
+  first_usable = first_passing_check (self);
+  if (first_usable != NULL && select_from_probe_cache (self, first_usable))
     return;
 
   for (guint i = 0; first_usable != NULL && i < chain->len; i++)
@@ -338,7 +327,7 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
       if (candidate->probe == PROBE_PASSED)
         {
           self->selected = candidate;
-          store_in_probe_cache (self, chain, first_usable);
+          store_in_probe_cache (self, first_usable);
           return;
         }
     }

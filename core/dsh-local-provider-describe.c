@@ -79,11 +79,6 @@ add_candidate (DshBackendSelector *self, JsonBuilder *builder, DshBackendModule 
     }
   else if (candidate == self->selected)
     status = "selected";
-  else if (dsh_backend_selector_is_excluded (self, candidate))
-    {
-      status = "excluded";
-      reason = "not named by DSH_SANDBOX_BACKEND";
-    }
   else if (candidate->probe == PROBE_FAILED)
     {
       status = "unusable";
