@@ -125,10 +125,10 @@ dsh_cli_install_log_writer (void)
   g_log_set_writer_func (write_log, NULL, NULL);
 }
 
-gboolean
-dsh_cli_running_uninstalled (void)
+/* Is exe (this process's executable, or NULL) the build tree's command? */
+static gboolean
+is_build_tree_command (const char *exe)
 {
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *exe_dir = NULL;
   g_autofree char *build_dir = NULL;
 
@@ -139,15 +139,23 @@ dsh_cli_running_uninstalled (void)
   return g_str_equal (exe_dir, build_dir);
 }
 
+gboolean
+dsh_cli_running_uninstalled (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+
+  return is_build_tree_command (exe);
+}
+
 static DshBackendSelector *
-new_selector (void)
+new_selector (gboolean uninstalled)
 {
   const char *installed_backend_dirs[] = { DSH_BACKEND_DIR, NULL };
   const char *installed_helper_dirs[] = { DSH_HELPER_DIR, NULL };
   g_auto (GStrv) backend_dirs = NULL;
   g_auto (GStrv) helper_dirs = NULL;
 
-  if (!dsh_cli_running_uninstalled ())
+  if (!uninstalled)
     return dsh_backend_selector_new (installed_backend_dirs, installed_helper_dirs);
 
   /* An uninstalled build finds the modules and helpers it was built with. */
@@ -158,16 +166,15 @@ new_selector (void)
 }
 
 /* Everything a confined command of this workspace may write: the workspace, /tmp and the temp
- * directory. An uninstalled build under /tmp or the temp directory still trusts its own tree
- * there (a development build; installed modules never live there). */
+ * directory. An uninstalled build (build_tree_exe: its command, else NULL) under /tmp or the
+ * temp directory still trusts its own tree there (a development build; installed modules never
+ * live there). */
 static GStrv
-untrusted_roots_for (const char *workspace_root)
+untrusted_roots_for (const char *workspace_root, const char *build_tree_exe)
 {
   g_autoptr (DshSandboxPolicy) widest = NULL;
   g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_auto (GStrv) roots = NULL;
-  gboolean uninstalled = dsh_cli_running_uninstalled ();
 
   /* A workspace of / would leave no trusted file at all; writing everywhere under
    * workspace-write is what such a caller asked for. */
@@ -178,7 +185,7 @@ untrusted_roots_for (const char *workspace_root)
   roots = dsh_writable_roots (widest);
   for (gsize i = 0; roots[i] != NULL; i++)
     {
-      if (i > 0 && uninstalled && exe != NULL && dsh_path_is_beneath (exe, roots[i]))
+      if (i > 0 && build_tree_exe != NULL && dsh_path_is_beneath (build_tree_exe, roots[i]))
         continue;
       g_strv_builder_add (builder, roots[i]);
     }
@@ -188,9 +195,12 @@ untrusted_roots_for (const char *workspace_root)
 DshBackendSelector *
 dsh_cli_new_selector (const char *workspace_root)
 {
-  DshBackendSelector *selector = new_selector ();
+  /* Read once: this runs on every exec. */
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  gboolean uninstalled = is_build_tree_command (exe);
+  DshBackendSelector *selector = new_selector (uninstalled);
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
-  g_auto (GStrv) untrusted = untrusted_roots_for (workspace_root);
+  g_auto (GStrv) untrusted = untrusted_roots_for (workspace_root, uninstalled ? exe : NULL);
 
   /* A confined command may write there: nothing that runs unconfined (a module, a helper, a
    * runner) may come from there. */
