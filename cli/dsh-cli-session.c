@@ -136,3 +136,48 @@ dsh_cli_check_config_unreachable (const char *workspace_root, GError **error)
     return TRUE;
   return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root, error);
 }
+
+gboolean
+dsh_cli_check_workspace_without_session (const char *workspace,
+                                         const char *session_path,
+                                         GError **error)
+{
+  /* The session's cwd is its workspace, immutable; a second root would contradict it. */
+  if (session_path == NULL || workspace == NULL)
+    return TRUE;
+  g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                       "--workspace cannot be combined with --session: the session's cwd is "
+                       "its workspace");
+  return FALSE;
+}
+
+DshSandboxPolicy *
+dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
+                                const char *session_path,
+                                const char *mode_text,
+                                DshSessionLog **out_session,
+                                GError **error)
+{
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  DshSandboxMode mode;
+
+  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
+    return NULL;
+  session = dsh_cli_load_session (session_path, error);
+  if (session == NULL)
+    return NULL;
+  /* --mode with a session is the explicit mode of this call (as for "policy resolve"): it
+   * outranks the session's last sandbox/mode, and escalation widens from it. */
+  service = dsh_cli_new_policy_service (presets);
+  policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
+                             : dsh_policy_service_resolve (service, session);
+  /* A session log or configuration a confined command could rewrite would set its own policy. */
+  if (policy == NULL ||
+      !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root, error) ||
+      !dsh_cli_check_config_unreachable (policy->workspace_root, error))
+    return NULL;
+  *out_session = g_steal_pointer (&session);
+  return g_steal_pointer (&policy);
+}

@@ -40,6 +40,21 @@ gboolean              dsh_cli_check_unreachable     (const char            *what
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
                                                         GError            **error);
 
+/* --workspace beside --session is refused: the session's cwd is its workspace. */
+gboolean              dsh_cli_check_workspace_without_session (const char     *workspace,
+                                                               const char     *session_path,
+                                                               GError        **error);
+
+/* The policy of a call that runs or confines a command with a session: mode_text (if given)
+ * is this call's explicit mode and outranks the session's last one. A session log or
+ * configuration a confined command could rewrite is refused. *out_session receives the
+ * loaded session. */
+DshSandboxPolicy     *dsh_cli_resolve_session_policy (DshPermissionPresets  *presets,
+                                                      const char            *session_path,
+                                                      const char            *mode_text,
+                                                      DshSessionLog        **out_session,
+                                                      GError               **error);
+
 /* The policy of one confine call (dsh-cmd-confine.c): from the session when session_path is
  * given (mode_text is then this call's explicit mode; workspace must be NULL), else from
  * mode_text and workspace (NULL: read-only, the current directory). Refuses danger-full-access,

@@ -17,10 +17,8 @@ resolve_policy (const char *mode_text,
                 GError **error)
 {
   g_autoptr (DshPermissionPresets) presets = NULL;
-  g_autoptr (DshPolicyService) service = NULL;
   g_autoptr (DshSessionLog) session = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
-  DshSandboxMode mode;
 
   if (session_path == NULL)
     {
@@ -29,30 +27,13 @@ resolve_policy (const char *mode_text,
       return dsh_cli_resolve_policy (mode_text, workspace, error);
     }
 
-  /* The session's cwd is its workspace, immutable; a second root would contradict it. */
-  if (workspace != NULL)
-    {
-      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                           "--workspace cannot be combined with --session: the session's cwd is "
-                           "its workspace");
-      return NULL;
-    }
-  if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
+  if (!dsh_cli_check_workspace_without_session (workspace, session_path, error))
     return NULL;
   presets = dsh_cli_load_presets (error);
   if (presets == NULL)
     return NULL;
-  session = dsh_cli_load_session (session_path, error);
-  if (session == NULL)
-    return NULL;
-  /* --mode is the explicit mode of this call: it outranks the session's last sandbox/mode. */
-  service = dsh_cli_new_policy_service (presets);
-  policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
-                             : dsh_policy_service_resolve (service, session);
-  /* A session log or configuration a confined command could rewrite would set its own policy. */
-  if (policy == NULL ||
-      !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root, error) ||
-      !dsh_cli_check_config_unreachable (policy->workspace_root, error))
+  policy = dsh_cli_resolve_session_policy (presets, session_path, mode_text, &session, error);
+  if (policy == NULL)
     return NULL;
   *out_spelled_workspace = g_strdup (dsh_session_log_get_cwd (session));
   *out_session_created = g_strdup (dsh_session_log_get_created (session));

@@ -113,14 +113,8 @@ check_options (Exec *exec, GError **error)
       !dsh_approval_policy_from_string (exec->approval_policy, &exec->call_policy, error))
     return FALSE;
 
-  /* The session's cwd is its workspace, immutable; a second root would contradict it. */
-  if (exec->session_path != NULL && exec->workspace != NULL)
-    {
-      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                           "--workspace cannot be combined with --session: the session's cwd is "
-                           "its workspace");
-      return FALSE;
-    }
+  if (!dsh_cli_check_workspace_without_session (exec->workspace, exec->session_path, error))
+    return FALSE;
 
   if (exec->approver_command != NULL)
     {
@@ -139,8 +133,6 @@ static gboolean
 resolve_policy (Exec *exec, GError **error)
 {
   g_autoptr (DshPermissionPresets) presets = NULL;
-  g_autoptr (DshPolicyService) service = NULL;
-  DshSandboxMode mode;
 
   presets = dsh_cli_load_presets (error);
   if (presets == NULL)
@@ -157,21 +149,9 @@ resolve_policy (Exec *exec, GError **error)
       return exec->policy != NULL;
     }
 
-  if (exec->mode != NULL && !dsh_sandbox_mode_from_string (exec->mode, &mode, error))
-    return FALSE;
-  exec->session = dsh_cli_load_session (exec->session_path, error);
-  if (exec->session == NULL)
-    return FALSE;
-  /* --mode with a session is the explicit mode of this call (as for "policy resolve"): it
-   * outranks the session's last sandbox/mode, and escalation widens from it. */
-  service = dsh_cli_new_policy_service (presets);
-  exec->policy = exec->mode != NULL
-                   ? dsh_policy_service_resolve_with_mode (service, exec->session, mode)
-                   : dsh_policy_service_resolve (service, exec->session);
-  return exec->policy != NULL &&
-         dsh_cli_check_unreachable ("session log", exec->session_path,
-                                    exec->policy->workspace_root, error) &&
-         dsh_cli_check_config_unreachable (exec->policy->workspace_root, error);
+  exec->policy = dsh_cli_resolve_session_policy (presets, exec->session_path, exec->mode,
+                                                 &exec->session, error);
+  return exec->policy != NULL;
 }
 
 /* ---- 5. the escalation --------------------------------------------------------------------- */
