@@ -22,7 +22,10 @@ dsh_cli_default_workspace (void)
 }
 
 DshSandboxPolicy *
-dsh_cli_resolve_policy (const char *mode_text, const char *workspace, GError **error)
+dsh_cli_resolve_policy (const char *mode_text,
+                        const char *workspace,
+                        char **out_spelled_workspace,
+                        GError **error)
 {
   DshSandboxMode mode = DSH_SANDBOX_MODE_DEFAULT;
   g_autofree char *cwd = NULL;
@@ -33,23 +36,16 @@ dsh_cli_resolve_policy (const char *mode_text, const char *workspace, GError **e
 
   if (workspace == NULL)
     workspace = cwd = dsh_cli_default_workspace ();
-  else if (!g_utf8_validate (workspace, -1, NULL))
-    {
-      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                           "the workspace path is not valid UTF-8");
-      return NULL;
-    }
-  else if (!g_path_is_absolute (workspace))
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "the workspace \"%s\" is not an absolute path", workspace);
-      return NULL;
-    }
-
   if (!g_utf8_validate (workspace, -1, NULL))
     {
       g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                            "the workspace path is not valid UTF-8");
+      return NULL;
+    }
+  if (cwd == NULL && !g_path_is_absolute (workspace))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the workspace \"%s\" is not an absolute path", workspace);
       return NULL;
     }
   if (!g_file_test (workspace, G_FILE_TEST_IS_DIR))
@@ -66,5 +62,7 @@ dsh_cli_resolve_policy (const char *mode_text, const char *workspace, GError **e
                            "the canonical workspace path is not valid UTF-8");
       return NULL;
     }
+  if (out_spelled_workspace != NULL)
+    *out_spelled_workspace = cwd != NULL ? g_steal_pointer (&cwd) : g_strdup (workspace);
   return dsh_sandbox_policy_new (mode, root, NULL);
 }

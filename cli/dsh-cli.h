@@ -57,9 +57,11 @@ gboolean           dsh_cli_parse_options    (GOptionContext *context,
 char              *dsh_cli_default_workspace (void);
 
 /* --mode (default read-only) and --workspace (default the current directory, else an existing
- * absolute UTF-8 directory), made canonical. */
+ * absolute UTF-8 directory), made canonical. *out_spelled_workspace (if given) receives the
+ * workspace as spelled, the default included, for the planted-symlink check. */
 DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
                                              const char     *workspace,
+                                             char          **out_spelled_workspace,
                                              GError        **error);
 
 /* Prints a JSON node, pretty, with a trailing newline, to stdout (dsh-sandbox-full only: the

@@ -21,11 +21,7 @@ resolve_policy (const char *mode_text,
   g_autoptr (DshSandboxPolicy) policy = NULL;
 
   if (session_path == NULL)
-    {
-      *out_spelled_workspace = workspace != NULL ? g_strdup (workspace)
-                                                 : dsh_cli_default_workspace ();
-      return dsh_cli_resolve_policy (mode_text, workspace, error);
-    }
+    return dsh_cli_resolve_policy (mode_text, workspace, out_spelled_workspace, error);
 
   if (!dsh_cli_check_workspace_without_session (workspace, session_path, error))
     return NULL;

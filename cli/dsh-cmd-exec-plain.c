@@ -12,6 +12,7 @@ dsh_cmd_exec_plain (int argc, char **argv)
   g_autofree char *mode = NULL;
   g_autofree char *workspace = NULL;
   g_autofree char *report_path = NULL;
+  g_autofree char *spelled_workspace = NULL;
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode, NULL, "MODE" },
     { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace, NULL, "DIR" },
@@ -32,14 +33,12 @@ dsh_cmd_exec_plain (int argc, char **argv)
   if (command == NULL || command[0] == NULL || command[0][0] == '\0')
     return dsh_cli_fail ("no command given: put it after \"--\"");
 
-  policy = dsh_cli_resolve_policy (mode, workspace, &error);
+  policy = dsh_cli_resolve_policy (mode, workspace, &spelled_workspace, &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
 
-  if (workspace == NULL)
-    workspace = dsh_cli_default_workspace ();
   dsh_exec_run_init (&run);
-  run.spelled_workspace = workspace;
+  run.spelled_workspace = spelled_workspace;
   if (!dsh_exec_run_open_report (&run, report_path, &error))
     status = dsh_cli_fail_error (error);
   else

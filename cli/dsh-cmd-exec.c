@@ -145,8 +145,15 @@ resolve_policy (Exec *exec, GError **error)
   if (exec->session_path == NULL)
     {
       /* Sessionless: --mode and --workspace, as before there were sessions. */
-      exec->policy = dsh_cli_resolve_policy (exec->mode, exec->workspace, error);
-      return exec->policy != NULL;
+      g_autofree char *spelled = NULL;
+
+      exec->policy = dsh_cli_resolve_policy (exec->mode, exec->workspace, &spelled, error);
+      if (exec->policy == NULL)
+        return FALSE;
+      /* From here on, the workspace as spelled, the default included. */
+      g_free (exec->workspace);
+      exec->workspace = g_steal_pointer (&spelled);
+      return TRUE;
     }
 
   exec->policy = dsh_cli_resolve_session_policy (presets, exec->session_path, exec->mode,
@@ -242,8 +249,6 @@ run (Exec *exec)
   exec->run.report.standing_mode = exec->policy->mode;
   exec->run.report.workspace_root = exec->policy->workspace_root;
   exec->run.report.session_id = exec->policy->session_id;
-  if (exec->session == NULL && exec->workspace == NULL)
-    exec->workspace = dsh_cli_default_workspace ();
   exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
                                                       : exec->workspace;
   exec->run.session_created = exec->session != NULL
