@@ -353,23 +353,6 @@ ensure_selected (DshBackendSelector *self, const char *mode, GError **error)
   return selected;
 }
 
-static GPtrArray *
-failure_rules_of (const DshBackendDescriptor *desc)
-{
-  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_runner_failure_rule_free);
-
-  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
-    {
-      const DshBackendFailureRule *r = &desc->runner_failure_rules[i];
-
-      g_ptr_array_add (rules, dsh_runner_failure_rule_new (r->allowed_exit_codes,
-                                                          r->n_allowed_exit_codes,
-                                                          r->fatal_signatures,
-                                                          r->informational_lines));
-    }
-  return rules;
-}
-
 DshConfinement *
 dsh_backend_selector_confine (DshBackendSelector *self,
                               const char *const *argv,
@@ -378,7 +361,7 @@ dsh_backend_selector_confine (DshBackendSelector *self,
 {
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   g_autoptr (GError) local_error = NULL;
-  g_autoptr (GPtrArray) rules = NULL;
+  const DshBackendDescriptor *desc;
   DshConfinement *confinement;
   Candidate *selected;
   DshBackendCall call;
@@ -398,11 +381,22 @@ dsh_backend_selector_confine (DshBackendSelector *self,
       return NULL;
     }
 
-  rules = failure_rules_of (selected->module->descriptor);
+  desc = selected->module->descriptor;
   confinement = dsh_confinement_new ((const char *const *) call.argv->pdata,
                                      selected->module->name, call.enforcement,
                                      (const char *const *) call.reasons->pdata,
-                                     selected->module->descriptor->denial_signatures, rules);
+                                     desc->denial_signatures, NULL);
+  /* Copied out of the module once, straight into the result. */
+  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
+    {
+      const DshBackendFailureRule *r = &desc->runner_failure_rules[i];
+
+      g_ptr_array_add (confinement->runner_failure_rules,
+                       dsh_runner_failure_rule_new (r->allowed_exit_codes,
+                                                    r->n_allowed_exit_codes,
+                                                    r->fatal_signatures,
+                                                    r->informational_lines));
+    }
   dsh_backend_call_clear (&call);
   return confinement;
 }
