@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 /* One module file seen during a scan, loaded or refused. */
 typedef struct {
   char *path;
-  /* The descriptor's name once loaded, else the name the file name suggests. */
+  /* The backend name the file name gives (a loaded descriptor must carry the same). */
   char *name;
   char *description;
   int priority;

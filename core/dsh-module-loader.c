@@ -185,20 +185,17 @@ load_module (DshBackendModule *module, const char *const *untrusted_roots)
       return;
     }
 
-  if (module->name != NULL)
-    {
-      specific = g_strdup_printf ("dsh_backend_%s_describe", module->name);
-      g_strdelimit (specific, "-", '_');
-    }
-  if ((specific == NULL || !g_module_symbol (handle, specific, (gpointer *) &describe)) &&
+  /* The scan only keeps files whose name gives a backend name. */
+  specific = g_strdup_printf ("dsh_backend_%s_describe", module->name);
+  g_strdelimit (specific, "-", '_');
+  if (!g_module_symbol (handle, specific, (gpointer *) &describe) &&
       !g_module_symbol (handle, "dsh_backend_describe", (gpointer *) &describe))
     describe = NULL;
   if (describe == NULL)
     {
       module->refused_reason = g_strdup_printf ("the module exports neither %s nor "
                                                 "dsh_backend_describe",
-                                                specific != NULL ? specific
-                                                                 : "dsh_backend_<name>_describe");
+                                                specific);
       g_module_close (handle);
       return;
     }
@@ -206,8 +203,7 @@ load_module (DshBackendModule *module, const char *const *untrusted_roots)
   desc = describe ();
   module->refused_reason = check_descriptor (desc);
   /* DSH_SANDBOX_BACKEND picks modules by file name, before opening them: the names must agree. */
-  if (module->refused_reason == NULL && module->name != NULL &&
-      !g_str_equal (desc->name, module->name))
+  if (module->refused_reason == NULL && !g_str_equal (desc->name, module->name))
     module->refused_reason = g_strdup_printf ("the descriptor names the backend \"%s\", but the "
                                               "file is named for \"%s\"",
                                               desc->name, module->name);
@@ -217,8 +213,6 @@ load_module (DshBackendModule *module, const char *const *untrusted_roots)
       return;
     }
 
-  g_free (module->name);
-  module->name = g_strdup (desc->name);
   module->description = g_utf8_make_valid (desc->description != NULL ? desc->description : "", -1);
   module->priority = desc->priority;
   module->descriptor = desc;
