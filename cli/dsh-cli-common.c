@@ -200,11 +200,7 @@ dsh_cli_new_selector (const char *workspace_root)
   gboolean uninstalled = is_build_tree_command (exe);
   DshBackendSelector *selector = new_selector (uninstalled);
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
-  g_auto (GStrv) untrusted = untrusted_roots_for (workspace_root, uninstalled ? exe : NULL);
-
-  /* A confined command may write there: nothing that runs unconfined (a module, a helper, a
-   * runner) may come from there. */
-  dsh_backend_selector_set_untrusted_roots (selector, (const char *const *) untrusted);
+  GStrv untrusted = untrusted_roots_for (workspace_root, uninstalled ? exe : NULL);
 
   /* Every call is a new process: without the cache each would pay a functional probe. A
    * cache a confined command could write (HOME inside the workspace) is not used. */
@@ -213,13 +209,13 @@ dsh_cli_new_selector (const char *workspace_root)
       g_autofree char *path = cache != NULL && g_path_is_absolute (cache)
                                 ? g_strdup (cache)
                                 : dsh_probe_cache_default_path ();
-      g_autofree char *canonical = path != NULL ? dsh_canonical_path (path) : NULL;
-      gboolean reachable = FALSE;
 
-      for (gsize i = 0; canonical != NULL && untrusted[i] != NULL; i++)
-        reachable = reachable || dsh_path_is_beneath (canonical, untrusted[i]);
-      if (!reachable)
+      if (path != NULL && !dsh_backend_path_is_untrusted (path, (const char *const *) untrusted))
         dsh_backend_selector_set_probe_cache (selector, path);
     }
+
+  /* A confined command may write there: nothing that runs unconfined (a module, a helper, a
+   * runner) may come from there. The roots are canonical already. */
+  dsh_backend_selector_take_untrusted_roots (selector, untrusted);
   return selector;
 }

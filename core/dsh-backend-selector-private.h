@@ -54,6 +54,9 @@ void                dsh_backend_selector_set_probe_cache   (DshBackendSelector *
                                                             const char         *path);
 void                dsh_backend_selector_set_untrusted_roots (DshBackendSelector *self,
                                                               const char *const  *roots);
+/* The same for roots that are canonical already (dsh_writable_roots()), taking them. */
+void                dsh_backend_selector_take_untrusted_roots (DshBackendSelector *self,
+                                                               GStrv               canonical_roots);
 
 /* Selects once per selector lifetime; call with self->lock held. */
 void                dsh_backend_selector_select_locked     (DshBackendSelector *self);

@@ -432,24 +432,32 @@ dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path
 }
 
 void
-dsh_backend_selector_set_untrusted_roots (DshBackendSelector *self, const char *const *roots)
+dsh_backend_selector_take_untrusted_roots (DshBackendSelector *self, GStrv canonical_roots)
 {
   g_mutex_lock (&self->lock);
   g_strfreev (self->untrusted_roots);
-  self->untrusted_roots = NULL;
-  if (roots != NULL)
-    {
-      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-
-      for (gsize i = 0; roots[i] != NULL; i++)
-        {
-          g_autofree char *canonical = dsh_canonical_path (roots[i]);
-
-          g_strv_builder_add (builder, canonical);
-        }
-      self->untrusted_roots = g_strv_builder_end (builder);
-    }
+  self->untrusted_roots = canonical_roots;
   g_mutex_unlock (&self->lock);
+}
+
+void
+dsh_backend_selector_set_untrusted_roots (DshBackendSelector *self, const char *const *roots)
+{
+  g_autoptr (GStrvBuilder) builder = NULL;
+
+  if (roots == NULL)
+    {
+      dsh_backend_selector_take_untrusted_roots (self, NULL);
+      return;
+    }
+  builder = g_strv_builder_new ();
+  for (gsize i = 0; roots[i] != NULL; i++)
+    {
+      g_autofree char *canonical = dsh_canonical_path (roots[i]);
+
+      g_strv_builder_add (builder, canonical);
+    }
+  dsh_backend_selector_take_untrusted_roots (self, g_strv_builder_end (builder));
 }
 
 DshBackendSelector *
