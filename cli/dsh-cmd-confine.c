@@ -56,10 +56,7 @@ dsh_cli_confine_policy (const char *mode_text,
                            "danger-full-access is not confined: spawn the command as it is");
       return NULL;
     }
-  if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
-      (!dsh_roots_check_unplanted (spelled_workspace, policy->workspace_root, error) ||
-       (session_created != NULL &&
-        !dsh_roots_check_session_cwd (spelled_workspace, session_created, error))))
+  if (!dsh_cli_check_roots_unplanted (policy, spelled_workspace, session_created, error))
     return NULL;
   return g_steal_pointer (&policy);
 }

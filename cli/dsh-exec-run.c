@@ -203,16 +203,12 @@ int
 dsh_exec_run_command (DshExecRun *run, const char *const *command,
                       const DshSandboxPolicy *policy)
 {
-  run->report.mode = policy->mode;
-  if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE && run->spelled_workspace != NULL)
-    {
-      g_autoptr (GError) error = NULL;
+  g_autoptr (GError) error = NULL;
 
-      if (!dsh_roots_check_unplanted (run->spelled_workspace, policy->workspace_root, &error) ||
-          (run->session_created != NULL &&
-           !dsh_roots_check_session_cwd (run->spelled_workspace, run->session_created, &error)))
-        return dsh_exec_run_refuse (run, DSH_OUTCOME_UNAVAILABLE, error->message);
-    }
+  run->report.mode = policy->mode;
+  if (!dsh_cli_check_roots_unplanted (policy, run->spelled_workspace, run->session_created,
+                                      &error))
+    return dsh_exec_run_refuse (run, DSH_OUTCOME_UNAVAILABLE, error->message);
   /* danger-full-access runs the raw argv and never asks a provider. */
   if (dsh_sandbox_mode_is_confined (policy->mode))
     return run_confined (run, command, policy);
