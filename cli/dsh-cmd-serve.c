@@ -55,6 +55,7 @@ error_code (const GError *error)
   return "FAILED";
 }
 
+/* Writes one response line; takes result (NULL with an error). */
 static void
 respond (JsonNode *id, JsonNode *result, const GError *error)
 {
@@ -70,6 +71,8 @@ respond (JsonNode *id, JsonNode *result, const GError *error)
     {
       g_autofree char *message = g_utf8_make_valid (error->message, -1);
 
+      g_clear_pointer (&result, json_node_unref);
+
       json_builder_set_member_name (builder, "error");
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "code");
@@ -81,7 +84,7 @@ respond (JsonNode *id, JsonNode *result, const GError *error)
   else
     {
       json_builder_set_member_name (builder, "result");
-      json_builder_add_value (builder, json_node_copy (result));
+      json_builder_add_value (builder, result);
     }
   json_builder_end_object (builder);
   response = json_builder_get_root (builder);
@@ -213,7 +216,7 @@ dsh_cmd_serve (int argc, char **argv)
         continue;
       if (dsh_serve_request_parse (line->str, line->len, &request, &request_error))
         result = handle (&server, &request, &request_error);
-      respond (request.id, result, request_error);
+      respond (request.id, g_steal_pointer (&result), request_error);
       dsh_serve_request_clear (&request);
     }
   g_hash_table_unref (server.providers);
