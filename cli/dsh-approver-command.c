@@ -72,31 +72,6 @@ typedef struct {
 } ApproverRun;
 
 static void
-approver_run_free (gpointer data)
-{
-  ApproverRun *run = data;
-
-  if (run->cancelled_id != 0)
-    g_cancellable_disconnect (run->cancellable, run->cancelled_id);
-  g_clear_object (&run->cancellable);
-  if (run->timeout_source != NULL)
-    {
-      g_source_destroy (run->timeout_source);
-      g_source_unref (run->timeout_source);
-    }
-  if (run->drain_source != NULL)
-    {
-      g_source_destroy (run->drain_source);
-      g_source_unref (run->drain_source);
-    }
-  g_clear_object (&run->stop);
-  g_clear_object (&run->process);
-  if (run->answer != NULL)
-    g_string_free (run->answer, TRUE);
-  g_free (run);
-}
-
-static void
 clear_source (GSource **source)
 {
   if (*source != NULL)
@@ -104,6 +79,23 @@ clear_source (GSource **source)
       g_source_destroy (*source);
       g_clear_pointer (source, g_source_unref);
     }
+}
+
+static void
+approver_run_free (gpointer data)
+{
+  ApproverRun *run = data;
+
+  if (run->cancelled_id != 0)
+    g_cancellable_disconnect (run->cancellable, run->cancelled_id);
+  g_clear_object (&run->cancellable);
+  clear_source (&run->timeout_source);
+  clear_source (&run->drain_source);
+  g_clear_object (&run->stop);
+  g_clear_object (&run->process);
+  if (run->answer != NULL)
+    g_string_free (run->answer, TRUE);
+  g_free (run);
 }
 
 static void
@@ -251,10 +243,8 @@ on_cancelled (GCancellable *cancellable, gpointer user_data)
   ApproverRun *run = user_data;
 
   /* The question is gone (decided, or withdrawn by the caller): stop asking. Safe from any
-   * thread: both calls are. */
-  if (!run->exited)
-    g_subprocess_force_exit (run->process);
-  g_cancellable_cancel (run->stop);
+   * thread: both calls stop_run makes are. */
+  stop_run (run);
 }
 
 static void
