@@ -15,6 +15,12 @@
 #include "dsh-config.h"
 #include "dsh-probe-cache-private.h"
 
+const char *
+dsh_cli_printable (const char *text)
+{
+  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
+}
+
 int
 dsh_cli_fail (const char *format, ...)
 {
@@ -71,7 +77,7 @@ dsh_cli_parse_options (GOptionContext *context, int argc, char **argv, GError **
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "unexpected argument \"%s\"; put the command after \"--\"",
-                   g_utf8_validate (parsed[1], -1, NULL) ? parsed[1] : "(not UTF-8)");
+                   dsh_cli_printable (parsed[1]));
       return FALSE;
     }
   return TRUE;

@@ -92,11 +92,6 @@ dsh_cli_parse_with_operands (GOptionContext *context, int argc, char **argv,
   return TRUE;
 }
 
-const char *
-dsh_cli_printable (const char *text)
-{
-  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
-}
 
 gboolean
 dsh_cli_check_unreachable (const char *what,

@@ -85,7 +85,4 @@ gboolean              dsh_cli_parse_with_operands   (GOptionContext        *cont
                                                      GStrv                 *out_operands,
                                                      GError               **error);
 
-/* A path or word from argv, safe to put in a one-line error message. */
-const char           *dsh_cli_printable             (const char            *text);
-
 G_END_DECLS

@@ -24,6 +24,9 @@ int                dsh_cli_fail             (const char *format,
                                              ...) G_GNUC_PRINTF (1, 2);
 int                dsh_cli_fail_error       (const GError *error);
 
+/* A path or word from argv, safe to put in a one-line error message. */
+const char        *dsh_cli_printable        (const char     *text);
+
 /* Opens /dev/null on any of descriptors 0–2 that the caller left closed. */
 void               dsh_cli_ensure_standard_fds (void);
 

@@ -75,5 +75,5 @@ main (int argc, char **argv)
     }
 
   return dsh_cli_fail ("unknown command \"%s\"; run \"dsh-sandbox --help\"",
-                       g_utf8_validate (argv[1], -1, NULL) ? argv[1] : "(not UTF-8)");
+                       dsh_cli_printable (argv[1]));
 }
