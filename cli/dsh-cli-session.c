@@ -21,6 +21,16 @@ dsh_cli_new_policy_service (DshPermissionPresets *presets)
   return dsh_policy_service_new (dsh_permission_presets_get_default_mode (presets), NULL);
 }
 
+DshApprovalService *
+dsh_cli_new_approval_service (DshPermissionPresets *presets)
+{
+  DshApprovalService *approval = dsh_approval_service_new ();
+
+  dsh_approval_service_set_default_policy (
+    approval, dsh_permission_presets_get_default_approval_policy (presets));
+  return approval;
+}
+
 DshSessionLog *
 dsh_cli_load_session (const char *path, GError **error)
 {

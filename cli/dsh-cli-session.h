@@ -17,6 +17,9 @@ DshPermissionPresets *dsh_cli_load_presets          (GError               **erro
  * the current directory. */
 DshPolicyService     *dsh_cli_new_policy_service    (DshPermissionPresets  *presets);
 
+/* The approval service for this deployment: default approval policy from the configuration. */
+DshApprovalService   *dsh_cli_new_approval_service  (DshPermissionPresets  *presets);
+
 /* The deployment's presets and, when session_path is given, that session (else *out_session is
  * NULL): what the read-only subcommands (policy, describe) start from. */
 gboolean              dsh_cli_load_presets_and_session (const char             *session_path,

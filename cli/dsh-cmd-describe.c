@@ -46,9 +46,7 @@ dsh_cmd_describe (int argc, char **argv)
 
   policy_service = dsh_cli_new_policy_service (presets);
   policy = dsh_policy_service_resolve (policy_service, session);
-  approval = dsh_approval_service_new ();
-  dsh_approval_service_set_default_policy (
-    approval, dsh_permission_presets_get_default_approval_policy (presets));
+  approval = dsh_cli_new_approval_service (presets);
 
   /* The executor confines exactly when the standing mode does: under danger-full-access
    * there is nothing to escalate to, so nothing is advertised. */

@@ -137,10 +137,7 @@ resolve_policy (Exec *exec, GError **error)
   presets = dsh_cli_load_presets (error);
   if (presets == NULL)
     return FALSE;
-  exec->approval = dsh_approval_service_new ();
-  dsh_approval_service_set_default_policy (exec->approval,
-                                           dsh_permission_presets_get_default_approval_policy (
-                                             presets));
+  exec->approval = dsh_cli_new_approval_service (presets);
 
   if (exec->session_path == NULL)
     {

@@ -97,11 +97,7 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
     return DSH_EXIT_NOT_RUN;
 
   /* Validate the value before touching the file. */
-  presets = dsh_cli_load_presets (&error);
-  if (presets == NULL)
-    return dsh_cli_fail_error (error);
-  session = dsh_cli_load_session (operands[0], &error);
-  if (session == NULL)
+  if (!dsh_cli_load_presets_and_session (operands[0], &presets, &session, &error))
     return dsh_cli_fail_error (error);
   /* The table and defaults decide what this switch appends: they must come from where the
    * session's own commands cannot write. */
@@ -121,14 +117,12 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
       break;
     case SWITCH_APPROVAL:
       {
-        g_autoptr (DshApprovalService) approval = dsh_approval_service_new ();
+        g_autoptr (DshApprovalService) approval = dsh_cli_new_approval_service (presets);
         g_autofree char *notice = NULL;
         DshApprovalPolicy policy;
 
         /* Through the approval service: one event, and the notice the host injects for the
          * model when the effective policy changed (printed on stdout). */
-        dsh_approval_service_set_default_policy (
-          approval, dsh_permission_presets_get_default_approval_policy (presets));
         ok = dsh_approval_policy_from_string (operands[1], &policy, &error) &&
              dsh_approval_service_set_policy (approval, session, policy, &notice, &error);
         if (ok && notice != NULL)
@@ -203,11 +197,7 @@ cmd_show (int argc, char **argv)
   if (expect_operands (operands, 1, "session show FILE [--json]") != 0)
     return DSH_EXIT_NOT_RUN;
 
-  presets = dsh_cli_load_presets (&error);
-  if (presets == NULL)
-    return dsh_cli_fail_error (error);
-  session = dsh_cli_load_session (operands[0], &error);
-  if (session == NULL)
+  if (!dsh_cli_load_presets_and_session (operands[0], &presets, &session, &error))
     return dsh_cli_fail_error (error);
   service = dsh_cli_new_policy_service (presets);
   policy = dsh_policy_service_resolve (service, session);
