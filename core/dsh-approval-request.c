@@ -20,15 +20,48 @@ G_DEFINE_BOXED_TYPE (DshApprovalRequest, dsh_approval_request, dsh_approval_requ
                      dsh_approval_request_unref)
 #pragma GCC diagnostic pop
 
+static JsonObject *copy_object (JsonObject *object);
+
+/* json_node_copy() shares an object or array with the original; this copies all the way down. */
+static JsonNode *
+copy_node (JsonNode *node)
+{
+  JsonNode *copy;
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      copy = json_node_alloc ();
+      json_node_take_object (json_node_init (copy, JSON_NODE_OBJECT),
+                             copy_object (json_node_get_object (node)));
+      return copy;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *source = json_node_get_array (node);
+        JsonArray *array = json_array_sized_new (json_array_get_length (source));
+
+        for (guint i = 0; i < json_array_get_length (source); i++)
+          json_array_add_element (array, copy_node (json_array_get_element (source, i)));
+        copy = json_node_alloc ();
+        json_node_take_array (json_node_init (copy, JSON_NODE_ARRAY), array);
+        return copy;
+      }
+    case JSON_NODE_VALUE:
+    case JSON_NODE_NULL:
+    default:
+      return json_node_copy (node);
+    }
+}
+
 static JsonObject *
 copy_object (JsonObject *object)
 {
-  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr (JsonNode) copy = NULL;
+  JsonObject *copy = json_object_new ();
+  g_autoptr (GList) members = json_object_get_members (object);
 
-  json_node_set_object (node, object);
-  copy = json_node_copy (node);
-  return json_node_dup_object (copy);
+  for (GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (copy, l->data, copy_node (json_object_get_member (object, l->data)));
+  return copy;
 }
 
 DshApprovalRequest *

@@ -396,6 +396,36 @@ test_request_shape (Fixture *f, gconstpointer data)
   g_assert_cmpuint (json_object_get_size (dsh_session_event_get_data (asked->pdata[0])), ==, 3);
 }
 
+/* Answerers see the details as they were when the request was made, however deep the caller
+ * keeps changing its own object afterwards. */
+static void
+test_request_details_are_a_snapshot (void)
+{
+  g_autoptr (JsonObject) details = json_object_new ();
+  g_autoptr (JsonObject) nested = json_object_new ();
+  g_autoptr (JsonArray) list = json_array_new ();
+  g_autoptr (DshApprovalRequest) request = NULL;
+  JsonObject *seen;
+
+  json_object_set_string_member (nested, "path", "/src");
+  json_array_add_string_element (list, "first");
+  json_object_set_object_member (details, "nested", json_object_ref (nested));
+  json_object_set_array_member (details, "list", json_array_ref (list));
+  json_object_set_string_member (details, "top", "before");
+  request = dsh_approval_request_new ("id", "bash", "reason", "session", details);
+
+  json_object_set_string_member (nested, "path", "/etc");
+  json_array_add_string_element (list, "second");
+  json_object_set_string_member (details, "top", "after");
+
+  seen = dsh_approval_request_get_details (request);
+  g_assert_true (seen != details);
+  g_assert_cmpstr (json_object_get_string_member (seen, "top"), ==, "before");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (seen, "nested"),
+                                                  "path"), ==, "/src");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (seen, "list")), ==, 1);
+}
+
 static void
 test_chain_delegates (Fixture *f, gconstpointer data)
 {
@@ -871,6 +901,7 @@ main (int argc, char **argv)
   ADD ("/approval/no-answerer", test_no_answerer);
   ADD ("/approval/each-outcome", test_each_outcome);
   ADD ("/approval/request-shape", test_request_shape);
+  g_test_add_func ("/approval/request-details-snapshot", test_request_details_are_a_snapshot);
   ADD ("/approval/chain/delegates", test_chain_delegates);
   ADD ("/approval/chain/all-delegate", test_chain_all_delegate);
   ADD ("/approval/chain/prepend-and-remove", test_prepend_and_remove);
