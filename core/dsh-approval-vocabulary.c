@@ -6,6 +6,7 @@
 #include "dsh-approval-vocabulary.h"
 
 #include "dsh-error.h"
+#include "dsh-vocabulary-private.h"
 
 static const char *const policy_names[] = {
   [DSH_APPROVAL_POLICY_ASK] = "ask",
@@ -19,14 +20,6 @@ static const char *const outcome_names[] = {
   [DSH_APPROVAL_OUTCOME_UNAVAILABLE] = "unavailable",
 };
 
-static const char *
-printable (const char *text)
-{
-  if (text == NULL)
-    return "";
-  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
-}
-
 gboolean
 dsh_approval_policy_from_string (const char *text, DshApprovalPolicy *policy, GError **error)
 {
@@ -39,7 +32,8 @@ dsh_approval_policy_from_string (const char *text, DshApprovalPolicy *policy, GE
         }
     }
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-               "unknown approval policy \"%s\": expected one of ask, never", printable (text));
+               "unknown approval policy \"%s\": expected one of ask, never",
+               dsh_vocabulary_printable (text));
   return FALSE;
 }
 
@@ -64,7 +58,7 @@ dsh_approval_outcome_from_string (const char *text, DshApprovalOutcome *outcome,
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                "unknown approval outcome \"%s\": expected one of allowed-once, rejected, "
                "cancelled, unavailable",
-               printable (text));
+               dsh_vocabulary_printable (text));
   return FALSE;
 }
 

@@ -6,6 +6,7 @@
 #include "dsh-mode.h"
 
 #include "dsh-error.h"
+#include "dsh-vocabulary-private.h"
 
 static const char *const mode_names[] = {
   [DSH_SANDBOX_MODE_READ_ONLY] = "read-only",
@@ -25,12 +26,10 @@ dsh_sandbox_mode_from_string (const char *text, DshSandboxMode *mode, GError **e
         }
     }
 
-  if (text != NULL && !g_utf8_validate (text, -1, NULL))
-    text = "(not UTF-8)";
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                "unknown sandbox mode \"%s\": expected one of read-only, workspace-write, "
                "danger-full-access",
-               text != NULL ? text : "");
+               dsh_vocabulary_printable (text));
   return FALSE;
 }
 

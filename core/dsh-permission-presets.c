@@ -98,12 +98,6 @@ find_entry (DshPermissionPresets *self, const char *name)
   return NULL;
 }
 
-static const char *
-printable (const char *text)
-{
-  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
-}
-
 gboolean
 dsh_permission_presets_add (DshPermissionPresets *self, const char *name, DshSandboxMode mode,
                             DshApprovalPolicy policy, GError **error)
@@ -229,7 +223,7 @@ check_selectable (DshPermissionPresets *self, const char *name, GError **error)
 
       names = g_strjoinv (", ", list);
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "unknown preset \"%s\": expected one of %s", printable (name ? name : ""),
+                   "unknown preset \"%s\": expected one of %s", dsh_vocabulary_printable (name),
                    *names != '\0' ? names : "(none configured)");
       return FALSE;
     }
