@@ -39,6 +39,9 @@ void  dsh_backend_call_clear  (DshBackendCall     *call);
 /* A program from the system directories first, then PATH; NULL when absent. */
 char    *dsh_backend_find_program (const char *name);
 
+/* How long a functional probe may take before it is killed and counted as failed. */
+#define DSH_PROBE_TIMEOUT_MS 10000
+
 /* Runs argv with stdin and stdout on /dev/null, stderr captured, killed after timeout_ms.
  * Returns FALSE when it could not start; else *exit_code is its status (128+N for a signal). */
 gboolean dsh_backend_run_probe (const char *const *argv,

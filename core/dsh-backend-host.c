@@ -10,8 +10,6 @@
 #include "dsh-roots.h"
 #include "dsh-spawn-private.h"
 
-#define PROBE_TIMEOUT_MS 10000
-
 static DshBackendCall *
 call_of (DshBackendHost *host)
 {
@@ -140,7 +138,7 @@ host_spawn_probe (DshBackendHost *host,
   g_autofree char *stderr_text = NULL;
   int status = -1;
 
-  if (!dsh_backend_run_probe (argv, PROBE_TIMEOUT_MS, &status, &stderr_text, NULL))
+  if (!dsh_backend_run_probe (argv, DSH_PROBE_TIMEOUT_MS, &status, &stderr_text, NULL))
     return -1;
 
   if (exit_status != NULL)

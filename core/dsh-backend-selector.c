@@ -17,8 +17,6 @@
 #include "dsh-roots.h"
 #include "dsh-texts.h"
 
-#define PROBE_TIMEOUT_MS 10000
-
 static void
 candidate_free (Candidate *candidate)
 {
@@ -184,7 +182,7 @@ run_functional_probe (DshBackendSelector *self, Candidate *candidate)
   int exit_code = -1;
 
   if (!dsh_backend_selector_call_confine (self, candidate->module, argv, policy, &call, &error) ||
-      !dsh_backend_run_probe ((const char *const *) call.argv->pdata, PROBE_TIMEOUT_MS,
+      !dsh_backend_run_probe ((const char *const *) call.argv->pdata, DSH_PROBE_TIMEOUT_MS,
                               &exit_code, &stderr_text, &error))
     {
       candidate->probe = PROBE_FAILED;
