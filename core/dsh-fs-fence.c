@@ -25,6 +25,7 @@
 
 #include "dsh-error.h"
 #include "dsh-roots.h"
+#include "dsh-roots-private.h"
 #include "dsh-texts.h"
 
 /* Descriptors used only to anchor *at calls: O_PATH needs no read permission on Linux. */
@@ -208,17 +209,6 @@ open_root (const char *root)
 
 /* ---- choosing the roots ------------------------------------------------------------------ */
 
-static char *
-absolute_path (const char *path)
-{
-  g_autofree char *here = NULL;
-
-  if (g_path_is_absolute (path))
-    return g_strdup (path);
-  here = g_get_current_dir ();
-  return g_build_filename (here, path, NULL);
-}
-
 /* The part of path below root, or NULL when root does not lexically contain path. Purely a
  * routing decision: containment itself is enforced by the kernel relative to the root fd. */
 static const char *
@@ -321,7 +311,7 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
     }
 
   roots = dsh_writable_roots (policy);
-  absolute = absolute_path (path);
+  absolute = dsh_absolute_path_as_spelled (path);
   routes = route (roots, absolute);
   if (routes->len == 0)
     {

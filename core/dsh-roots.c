@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-roots.h"
+#include "dsh-roots-private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -90,6 +91,17 @@ dsh_path_is_beneath (const char *path, const char *root)
   if (len == 1 && root[0] == '/')
     return path[0] == '/';
   return strncmp (path, root, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+char *
+dsh_absolute_path_as_spelled (const char *path)
+{
+  g_autofree char *here = NULL;
+
+  if (g_path_is_absolute (path))
+    return g_strdup (path);
+  here = g_get_current_dir ();
+  return g_build_filename (here, path, NULL);
 }
 
 /* Walks path the way the kernel resolves it and returns the first symlink (a new string) that
@@ -201,14 +213,7 @@ dsh_roots_check_unplanted (const char *spelled_workspace,
   writable = dsh_writable_roots (widest);
 
   /* As spelled, made absolute but not normalised: ".." must be walked the kernel's way. */
-  if (g_path_is_absolute (spelled_workspace))
-    absolute = g_strdup (spelled_workspace);
-  else
-    {
-      g_autofree char *cwd = g_get_current_dir ();
-
-      absolute = g_build_filename (cwd, spelled_workspace, NULL);
-    }
+  absolute = dsh_absolute_path_as_spelled (spelled_workspace);
   planted = find_planted_symlink (absolute, (const char *const *) writable, 0, &resolved);
   if (planted != NULL)
     return planted_error (error, spelled_workspace, planted);

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-session-log.h"
+#include "dsh-roots-private.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -886,14 +887,7 @@ dsh_session_log_create (const char *path, const char *cwd, GError **error)
     }
   /* Absolute against the current directory, but not lexically normalised: "a/link/../b" must
    * keep meaning what chdir would reach when the policy canonicalises it. */
-  if (g_path_is_absolute (cwd))
-    absolute = g_strdup (cwd);
-  else
-    {
-      g_autofree char *here = g_get_current_dir ();
-
-      absolute = g_build_filename (here, cwd, NULL);
-    }
+  absolute = dsh_absolute_path_as_spelled (cwd);
 
   json_object_set_string_member (header, "id", id);
   json_object_set_string_member (header, "cwd", absolute);
