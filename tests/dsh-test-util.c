@@ -375,3 +375,11 @@ dsh_test_require (gboolean available, const char *what)
     g_test_skip (what);
   return FALSE;
 }
+
+gboolean
+dsh_test_require_bwrap (void)
+{
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+
+  return dsh_test_require (bwrap != NULL, "bwrap is not installed");
+}

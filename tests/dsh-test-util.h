@@ -125,4 +125,7 @@ char     *dsh_test_copy_module       (const char *module_path,
 gboolean  dsh_test_require           (gboolean    available,
                                       const char *what);
 
+/* dsh_test_require() for an installed bubblewrap. */
+gboolean  dsh_test_require_bwrap     (void);
+
 G_END_DECLS

@@ -160,14 +160,6 @@ test_report_unwritable_never_runs (void)
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
 
-static gboolean
-have_bwrap (void)
-{
-  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
-
-  return bwrap != NULL;
-}
-
 static void
 test_bwrap_runner_failure (void)
 {
@@ -187,7 +179,7 @@ test_bwrap_runner_failure (void)
   const char *last_line;
   JsonObject *object;
 
-  if (!dsh_test_require (have_bwrap (), "bwrap"))
+  if (!dsh_test_require_bwrap ())
     return;
 
   dsh_test_run (&run, argv, env, ws, NULL);
@@ -220,7 +212,7 @@ test_bwrap_command_exec_failure_is_not_runner_failure (void)
   const char *args[] = { "exec", "--workspace", ws, "--", "/nonexistent-dsh-program", NULL };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!dsh_test_require (have_bwrap (), "bwrap"))
+  if (!dsh_test_require_bwrap ())
     return;
   dsh_test_run_cli (&run, args, env, ws);
   /* The command's own failure to exist passes through as bwrap reports it. */
@@ -243,7 +235,7 @@ test_confine_json (void)
   g_autofree char *canonical = realpath (ws, NULL);
   gboolean saw_ro_root = FALSE, saw_proc = FALSE, saw_bind = FALSE;
 
-  if (!dsh_test_require (have_bwrap (), "bwrap"))
+  if (!dsh_test_require_bwrap ())
     return;
   dsh_test_run_cli (&run, args, env, ws);
   g_assert_cmpint (run.exit_code, ==, 0);
@@ -283,7 +275,7 @@ test_probe_json_real (void)
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonNode) node = NULL;
 
-  if (!dsh_test_require (have_bwrap (), "bwrap"))
+  if (!dsh_test_require_bwrap ())
     return;
   dsh_test_run_cli (&run, args, NULL, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
@@ -431,7 +423,7 @@ test_denial_after_nul_or_flood (void)
     "head -c 1200000 /dev/zero | tr '\\0' a >&2; echo >&2; echo hi > /etc/dsh-denied; exit 2",
   };
 
-  if (!dsh_test_require (have_bwrap (), "bwrap"))
+  if (!dsh_test_require_bwrap ())
     return;
   for (guint i = 0; i < G_N_ELEMENTS (scripts); i++)
     {

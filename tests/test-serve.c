@@ -78,14 +78,6 @@ result (GPtrArray *responses, guint i, const char *schema)
   return json_node_get_object (node);
 }
 
-static gboolean
-have_bwrap (void)
-{
-  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
-
-  return dsh_test_require (bwrap != NULL, "bwrap is not installed");
-}
-
 static void
 test_methods (void)
 {
@@ -105,7 +97,7 @@ test_methods (void)
   JsonArray *argv;
   guint n;
 
-  if (!have_bwrap ())
+  if (!dsh_test_require_bwrap ())
     return;
   responses = serve (bwrap_env, ws, requests);
   g_assert_cmpuint (responses->len, ==, 4);

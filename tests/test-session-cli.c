@@ -191,11 +191,10 @@ test_confine_with_session (void)
   g_autofree char *workspace = g_build_filename (dir, "ws", NULL);
   g_autofree char *canonical = NULL;
   g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
-  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
   g_auto (DshTestRun) run = { 0 };
   guint lines;
 
-  if (!dsh_test_require (bwrap != NULL, "bwrap is not installed"))
+  if (!dsh_test_require_bwrap ())
     return;
   g_assert_cmpint (g_mkdir (workspace, 0700), ==, 0);
   canonical = dsh_canonical_path (workspace);

@@ -17,10 +17,7 @@
 static gboolean
 require_both_backends (void)
 {
-  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
-
-  return dsh_test_require_landlock () &&
-         dsh_test_require (bwrap != NULL, "bwrap is not installed");
+  return dsh_test_require_landlock () && dsh_test_require_bwrap ();
 }
 
 /* Runs the CLI with `args`, optionally under dsh-test-deny-syscalls with each errno/syscalls
