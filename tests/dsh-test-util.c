@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- running programs ---------------------------------------------------------------------- */
 
@@ -382,4 +383,21 @@ dsh_test_require_bwrap (void)
   g_autofree char *bwrap = g_find_program_in_path ("bwrap");
 
   return dsh_test_require (bwrap != NULL, "bwrap is not installed");
+}
+
+void
+dsh_test_assert_one_line (const char *err, const char *prefix, const char *needle)
+{
+  if (!g_str_has_prefix (err, prefix) || !g_str_has_suffix (err, "\n") ||
+      memchr (err, '\n', strlen (err) - 1) != NULL)
+    g_error ("stderr is not one \"%s\" line: %s", prefix, err);
+  if (needle != NULL && strstr (err, needle) == NULL)
+    g_error ("stderr lacks \"%s\": %s", needle, err);
+}
+
+void
+dsh_test_assert_refused (const DshTestRun *run, const char *needle)
+{
+  g_assert_cmpint (run->exit_code, ==, 125);
+  dsh_test_assert_one_line (run->err, "dsh-sandbox: ", needle);
 }

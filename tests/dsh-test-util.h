@@ -64,6 +64,14 @@ void      dsh_test_add_deny_syscalls (GPtrArray  *argv,
 /* The value of a variable the meson test() sets, or an error naming it. */
 const char *dsh_test_getenv_required (const char *name);
 
+/* stderr is exactly one line, starting with prefix and containing needle (NULL: any text). */
+void      dsh_test_assert_one_line   (const char       *err,
+                                      const char       *prefix,
+                                      const char       *needle);
+/* The command never ran: exit 125 and one "dsh-sandbox: " line containing needle (or NULL). */
+void      dsh_test_assert_refused    (const DshTestRun *run,
+                                      const char       *needle);
+
 /* ---- directories and files ----------------------------------------------------------------- */
 
 /* A fresh private (0700) directory under TMPDIR, removed with its contents at the end of the

@@ -21,9 +21,7 @@ assert_one_error_line (const char *err, const char *text)
 static void
 assert_one_error_line_matching (const char *err, const char *pattern)
 {
-  g_assert_true (g_str_has_prefix (err, "dsh-sandbox: "));
-  g_assert_nonnull (strchr (err, '\n'));
-  g_assert_cmpstr (strchr (err, '\n') + 1, ==, "");
+  dsh_test_assert_one_line (err, "dsh-sandbox: ", NULL);
   if (!g_pattern_match_simple (pattern, err))
     g_error ("stderr \"%s\" does not match \"%s\"", err, pattern);
 }

@@ -44,18 +44,6 @@ assert_ok (DshTestRun *run)
   g_assert_cmpstr (run->err, ==, "");
 }
 
-/* Exit 125 and exactly one "dsh-sandbox: ..." line on stderr containing `needle`. */
-static void
-assert_refused (DshTestRun *run, const char *needle)
-{
-  g_assert_cmpint (run->exit_code, ==, 125);
-  g_assert_true (g_str_has_prefix (run->err, "dsh-sandbox: "));
-  g_assert_true (g_str_has_suffix (run->err, "\n"));
-  g_assert_null (memchr (run->err, '\n', strlen (run->err) - 1));
-  if (needle != NULL && strstr (run->err, needle) == NULL)
-    g_error ("stderr lacks \"%s\": %s", needle, run->err);
-}
-
 /* Every line of a session file validates: the header, then each event. */
 static void
 assert_log_valid (const char *path)
@@ -224,9 +212,9 @@ test_confine_with_session (void)
   g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
 
   cli (&run, env, "confine", "--session", path, "--workspace", workspace, "--", "true", NULL);
-  assert_refused (&run, "--workspace cannot be combined with --session");
+  dsh_test_assert_refused (&run, "--workspace cannot be combined with --session");
   cli (&run, env, "confine", "--session", path, "--mode", "read-0nly", "--", "true", NULL);
-  assert_refused (&run, "read-only");
+  dsh_test_assert_refused (&run, "read-only");
   dsh_test_remove_tree (dir);
 }
 
@@ -242,7 +230,7 @@ test_confine_refuses_reachable_session (void)
   cli (&run, NULL, "session", "new", path, "--cwd", dir, "--preset", "workspace-write", NULL);
   assert_ok (&run);
   cli (&run, env, "confine", "--session", path, "--", "true", NULL);
-  assert_refused (&run, "session log");
+  dsh_test_assert_refused (&run, "session log");
   dsh_test_remove_tree (dir);
 }
 
@@ -304,34 +292,34 @@ test_bad_input (void)
   lines = dsh_test_count_lines (path);
 
   cli (&run, NULL, "session", NULL);
-  assert_refused (&run, "no subcommand");
+  dsh_test_assert_refused (&run, "no subcommand");
   cli (&run, NULL, "session", "frobnicate", NULL);
-  assert_refused (&run, "unknown subcommand");
+  dsh_test_assert_refused (&run, "unknown subcommand");
   cli (&run, NULL, "session", "new", path, NULL);
-  assert_refused (&run, "File exists");
+  dsh_test_assert_refused (&run, "File exists");
   cli (&run, NULL, "session", "new", forged, "--cwd", missing_cwd, NULL);
-  assert_refused (&run, "not an existing directory");
+  dsh_test_assert_refused (&run, "not an existing directory");
   cli (&run, NULL, "session", "new", forged, "--preset", "custom", NULL);
-  assert_refused (&run, "custom");
+  dsh_test_assert_refused (&run, "custom");
   g_assert_false (g_file_test (forged, G_FILE_TEST_EXISTS));
   cli (&run, NULL, "session", "set-mode", path, "root-access", NULL);
-  assert_refused (&run, "unknown sandbox mode \"root-access\"");
+  dsh_test_assert_refused (&run, "unknown sandbox mode \"root-access\"");
   cli (&run, NULL, "session", "set-mode", path, NULL);
-  assert_refused (&run, "expected session set-mode FILE MODE");
+  dsh_test_assert_refused (&run, "expected session set-mode FILE MODE");
   cli (&run, NULL, "session", "set-approval", path, "always", NULL);
-  assert_refused (&run, "unknown approval policy");
+  dsh_test_assert_refused (&run, "unknown approval policy");
   cli (&run, NULL, "session", "set-preset", path, "custom", NULL);
-  assert_refused (&run, "cannot be selected");
+  dsh_test_assert_refused (&run, "cannot be selected");
   cli (&run, NULL, "session", "set-preset", path, "nope", NULL);
-  assert_refused (&run, "unknown preset");
+  dsh_test_assert_refused (&run, "unknown preset");
   cli (&run, NULL, "session", "show", path, "--bogus", NULL);
-  assert_refused (&run, NULL);
+  dsh_test_assert_refused (&run, NULL);
   cli (&run, NULL, "policy", "resolve", "--mode", "rw", NULL);
-  assert_refused (&run, "unknown sandbox mode");
+  dsh_test_assert_refused (&run, "unknown sandbox mode");
   cli (&run, NULL, "policy", "resolve", "extra", NULL);
-  assert_refused (&run, "unexpected argument");
+  dsh_test_assert_refused (&run, "unexpected argument");
   cli (&run, NULL, "policy", NULL);
-  assert_refused (&run, "no subcommand");
+  dsh_test_assert_refused (&run, "no subcommand");
   g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
 
   /* A forged event in the file: every command refuses the session, naming the line. */
@@ -340,11 +328,11 @@ test_bad_input (void)
     "{\"type\":\"sandbox/mode\",\"data\":{\"mode\":\"everything\"},"
     "\"time\":\"2025-01-01T00:00:00Z\"}\n", -1, NULL));
   cli (&run, NULL, "session", "show", forged, NULL);
-  assert_refused (&run, "forged.jsonl:2:");
+  dsh_test_assert_refused (&run, "forged.jsonl:2:");
   cli (&run, NULL, "policy", "resolve", "--session", forged, NULL);
-  assert_refused (&run, "forged.jsonl:2:");
+  dsh_test_assert_refused (&run, "forged.jsonl:2:");
   cli (&run, NULL, "session", "set-mode", forged, "read-only", NULL);
-  assert_refused (&run, "forged.jsonl:2:");
+  dsh_test_assert_refused (&run, "forged.jsonl:2:");
 }
 
 static void
@@ -411,7 +399,7 @@ test_config_defaults_and_pinning (void)
   env_bad = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", bad_config);
   env[0] = env_bad;
   cli (&run, env, "policy", "resolve", NULL);
-  assert_refused (&run, "defaultMode");
+  dsh_test_assert_refused (&run, "defaultMode");
 
   /* A configuration the new session's own commands could rewrite is refused. */
   {
@@ -422,11 +410,11 @@ test_config_defaults_and_pinning (void)
     g_assert_true (g_file_set_contents (reachable, "{}", -1, NULL));
     env[0] = env_reachable;
     cli (&run, env, "session", "new", third, "--cwd", dir, NULL);
-    assert_refused (&run, "which confined commands may write");
+    dsh_test_assert_refused (&run, "which confined commands may write");
     g_assert_false (g_file_test (third, G_FILE_TEST_EXISTS));
     /* Nor may it decide what a switch of an existing session appends. */
     cli (&run, env, "session", "set-preset", new_path, "review", NULL);
-    assert_refused (&run, "which confined commands may write");
+    dsh_test_assert_refused (&run, "which confined commands may write");
   }
   dsh_test_remove_tree (config_dir);
 }

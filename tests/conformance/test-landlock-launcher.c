@@ -409,10 +409,7 @@ static void
 assert_runner_failure (const DshTestRun *run, const char *what)
 {
   g_assert_cmpint (run->exit_code, ==, 125);
-  g_assert_true (g_str_has_prefix (run->err, FATAL_PREFIX));
-  /* Exactly one line. */
-  g_assert_true (strchr (run->err, '\n') == run->err + strlen (run->err) - 1);
-  g_assert_true (strstr (run->err, what) != NULL);
+  dsh_test_assert_one_line (run->err, FATAL_PREFIX, what);
 }
 
 /* The kernel refuses the Landlock calls for real (seccomp ENOSYS): the launcher must not run the
