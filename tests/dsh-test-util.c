@@ -288,6 +288,13 @@ dsh_test_assert_valid_json (const char *text, const char *schema_name)
              schema_name, run.out, run.err, text);
 }
 
+JsonNode *
+dsh_test_parse_valid_json (const char *text, const char *schema_name)
+{
+  dsh_test_assert_valid_json (text, schema_name);
+  return dsh_test_parse_json (text);
+}
+
 gboolean
 dsh_test_json_validates (const char *text, const char *schema_name)
 {

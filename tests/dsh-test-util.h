@@ -99,6 +99,9 @@ guint     dsh_test_count_lines       (const char *path);
 JsonNode *dsh_test_parse_json        (const char *text);
 void      dsh_test_assert_valid_json (const char *text,
                                       const char *schema_name);
+/* Both: validated against schemas/<schema_name>, then parsed. */
+JsonNode *dsh_test_parse_valid_json  (const char *text,
+                                      const char *schema_name);
 /* The same check as a yes or no, for documents that must be refused. */
 gboolean  dsh_test_json_validates    (const char *text,
                                       const char *schema_name);

@@ -253,8 +253,7 @@ read_json_object (const char *path, const char *schema)
   g_autoptr (JsonNode) node = NULL;
 
   g_assert_nonnull (text);
-  dsh_test_assert_valid_json (text, schema);
-  node = dsh_test_parse_json (text);
+  node = dsh_test_parse_valid_json (text, schema);
   return json_object_ref (json_node_get_object (node));
 }
 

@@ -113,8 +113,7 @@ test_unavailable_never_runs (void)
 
       json = dsh_test_read_file (report);
       g_assert_nonnull (json);
-      dsh_test_assert_valid_json (json, "exec-report.schema.json");
-      node = dsh_test_parse_json (json);
+      node = dsh_test_parse_valid_json (json, "exec-report.schema.json");
       g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "outcome"), ==,
                        "unavailable");
       g_assert_false (json_object_get_boolean_member (json_node_get_object (node), "commandRan"));
@@ -194,8 +193,7 @@ test_bwrap_runner_failure (void)
   g_assert_null (strstr (run.err, "[sandbox: file access denied"));
 
   json = dsh_test_read_file (report);
-  dsh_test_assert_valid_json (json, "exec-report.schema.json");
-  node = dsh_test_parse_json (json);
+  node = dsh_test_parse_valid_json (json, "exec-report.schema.json");
   object = json_node_get_object (node);
   g_assert_cmpstr (json_object_get_string_member (object, "outcome"), ==, "runner-failure");
   g_assert_false (json_object_get_boolean_member (object, "commandRan"));
@@ -237,8 +235,7 @@ test_confine_json (void)
     return;
   dsh_test_run_cli (&run, args, env, ws);
   g_assert_cmpint (run.exit_code, ==, 0);
-  dsh_test_assert_valid_json (run.out, "confined-argv.schema.json");
-  node = dsh_test_parse_json (run.out);
+  node = dsh_test_parse_valid_json (run.out, "confined-argv.schema.json");
   argv = json_object_get_array_member (json_node_get_object (node), "argv");
   n = json_array_get_length (argv);
   g_assert_cmpstr (json_array_get_string_element (argv, n - 4), ==, "--");
@@ -277,8 +274,7 @@ test_probe_json_real (void)
     return;
   dsh_test_run_cli (&run, args, NULL, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
-  dsh_test_assert_valid_json (run.out, "probe.schema.json");
-  node = dsh_test_parse_json (run.out);
+  node = dsh_test_parse_valid_json (run.out, "probe.schema.json");
   /* Linux prefers a working bwrap. */
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "selected"), ==,
                    "bwrap");
@@ -320,8 +316,7 @@ test_probe_refuses_fixtures (void)
 
   dsh_test_run_cli (&run, args, env, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
-  dsh_test_assert_valid_json (run.out, "probe.schema.json");
-  node = dsh_test_parse_json (run.out);
+  node = dsh_test_parse_valid_json (run.out, "probe.schema.json");
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
     {
       const char *name = expected[i].name;
@@ -357,8 +352,7 @@ test_probe_refuses_untrusted_files (void)
     g_assert_cmpint (g_chmod (copy, 0666), ==, 0);
     dsh_test_run_cli (&run, args, env, NULL);
     g_assert_cmpint (run.exit_code, ==, 1);
-    dsh_test_assert_valid_json (run.out, "probe.schema.json");
-    node = dsh_test_parse_json (run.out);
+    node = dsh_test_parse_valid_json (run.out, "probe.schema.json");
     c = json_array_get_object_element (
       json_object_get_array_member (json_node_get_object (node), "candidates"), 0);
     g_assert_cmpstr (json_object_get_string_member (c, "status"), ==, "refused");

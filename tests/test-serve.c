@@ -37,8 +37,8 @@ serve (const char *const *env, const char *cwd, const char *const *requests)
   lines = g_strsplit (run.out, "\n", -1);
   for (gsize i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
     {
-      dsh_test_assert_valid_json (lines[i], "serve-response.schema.json");
-      g_ptr_array_add (responses, dsh_test_parse_json (lines[i]));
+      g_ptr_array_add (responses,
+                       dsh_test_parse_valid_json (lines[i], "serve-response.schema.json"));
     }
   return responses;
 }
@@ -274,8 +274,7 @@ test_reload_rescans (void)
       line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_nonnull (line);
-      dsh_test_assert_valid_json (line, "serve-response.schema.json");
-      node = dsh_test_parse_json (line);
+      node = dsh_test_parse_valid_json (line, "serve-response.schema.json");
       r = json_node_get_object (node);
       if (g_str_equal (steps[i][1], "result"))
         g_assert_true (json_object_has_member (r, "result"));

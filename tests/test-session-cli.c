@@ -74,8 +74,7 @@ cli_json (DshTestRun *run, const char *const *env, const char *schema, const cha
   cli_valist (run, env, first, ap);
   va_end (ap);
   assert_ok (run);
-  dsh_test_assert_valid_json (run->out, schema);
-  node = dsh_test_parse_json (run->out);
+  node = dsh_test_parse_valid_json (run->out, schema);
   return json_object_ref (json_node_get_object (node));
 }
 
