@@ -974,7 +974,7 @@ pad_to_page (const char *path)
   {
     g_autofree char *padded = g_strconcat (contents, line->str, NULL);
 
-    g_assert_true (g_file_set_contents (path, padded, -1, NULL));
+    dsh_test_write_file (path, padded);
     g_assert_cmpuint (strlen (padded) % (gsize) page, ==, 0);
   }
 }
@@ -995,7 +995,7 @@ run_on_full_tmpfs (Scratch *s, const char *fill, int *status, char **err, LogFac
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
 
   g_assert_cmpint (g_mkdir (mnt, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (filler, filler_script, -1, NULL));
+  dsh_test_write_file (filler, filler_script);
 
   /* A private mount namespace: the tmpfs exists for this script only. Unprivileged runs map
    * themselves to root in a user namespace first. */

@@ -72,7 +72,7 @@ test_bad_input (void)
       "dsh-sandbox: danger-full-access is not confined*" },
   };
 
-  g_assert_true (g_file_set_contents (file, "", 0, NULL));
+  dsh_test_write_file (file, "");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto (DshTestRun) run = { 0 };

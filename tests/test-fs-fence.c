@@ -357,7 +357,7 @@ test_mutations (Fixture *f, gconstpointer portable)
   g_assert_cmpuint (count_entries (f->outside), ==, 0);
 
   /* Pulling (and so deleting) an outside file in is refused too. */
-  g_assert_true (g_file_set_contents (outside_victim, "keep", -1, NULL));
+  dsh_test_write_file (outside_victim, "keep");
   g_assert_false (dsh_fs_fence_rename (f->policy, outside_victim, renamed, &error));
   assert_denied (error, f->policy->mode);
   g_clear_error (&error);

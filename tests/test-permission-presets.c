@@ -365,11 +365,11 @@ test_config_file (void)
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) names = NULL;
 
-  g_assert_true (g_file_set_contents (path,
+  dsh_test_write_file (path,
     "{\"defaultMode\":\"workspace-write\",\"defaultApprovalPolicy\":\"never\","
     "\"defaultPreset\":\"b\",\"presets\":["
     "{\"name\":\"a\",\"mode\":\"read-only\",\"approvalPolicy\":\"ask\"},"
-    "{\"name\":\"b\",\"mode\":\"workspace-write\",\"approvalPolicy\":\"never\"}]}", -1, NULL));
+    "{\"name\":\"b\",\"mode\":\"workspace-write\",\"approvalPolicy\":\"never\"}]}");
   {
     g_autofree char *text = dsh_test_read_file (path);
 

@@ -185,10 +185,9 @@ test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
                                                NULL);
   g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (JsonNode) report = NULL;
-  g_autoptr (GError) error = NULL;
   g_autofree char *text = NULL;
 
-  g_assert_true (g_file_set_contents (garbage, "not an ELF file", -1, &error));
+  dsh_test_write_file (garbage, "not an ELF file");
   g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
   provider = new_provider (f);
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");

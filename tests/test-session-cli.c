@@ -322,10 +322,10 @@ test_bad_input (void)
   g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
 
   /* A forged event in the file: every command refuses the session, naming the line. */
-  g_assert_true (g_file_set_contents (forged,
+  dsh_test_write_file (forged,
     "{\"id\":\"x\",\"cwd\":\"/\",\"created\":\"2025-01-01T00:00:00Z\"}\n"
     "{\"type\":\"sandbox/mode\",\"data\":{\"mode\":\"everything\"},"
-    "\"time\":\"2025-01-01T00:00:00Z\"}\n", -1, NULL));
+    "\"time\":\"2025-01-01T00:00:00Z\"}\n");
   cli (&run, NULL, "session", "show", forged, NULL);
   dsh_test_assert_refused (&run, "forged.jsonl:2:");
   cli (&run, NULL, "policy", "resolve", "--session", forged, NULL);
@@ -356,10 +356,10 @@ test_config_defaults_and_pinning (void)
   assert_ok (&run);
 
   /* ...then the operator changes the defaults. */
-  g_assert_true (g_file_set_contents (config,
+  dsh_test_write_file (config,
     "{\"defaultMode\":\"workspace-write\",\"defaultPreset\":\"build\",\"presets\":["
     "{\"name\":\"build\",\"mode\":\"workspace-write\",\"approvalPolicy\":\"never\"},"
-    "{\"name\":\"review\",\"mode\":\"read-only\",\"approvalPolicy\":\"ask\"}]}", -1, NULL));
+    "{\"name\":\"review\",\"mode\":\"read-only\",\"approvalPolicy\":\"ask\"}]}");
   {
     g_autofree char *text = dsh_test_read_file (config);
 
@@ -394,7 +394,7 @@ test_config_defaults_and_pinning (void)
   g_assert_nonnull (strstr (run.out, "\"workspace-write\""));
 
   /* A broken configuration is an error, never a silent fallback to defaults. */
-  g_assert_true (g_file_set_contents (bad_config, "{\"defaultMode\":\"everything\"}", -1, NULL));
+  dsh_test_write_file (bad_config, "{\"defaultMode\":\"everything\"}");
   env_bad = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", bad_config);
   env[0] = env_bad;
   cli (&run, env, "policy", "resolve", NULL);
@@ -406,7 +406,7 @@ test_config_defaults_and_pinning (void)
     g_autofree char *env_reachable = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", reachable);
     g_autofree char *third = g_build_filename (dir, "third.jsonl", NULL);
 
-    g_assert_true (g_file_set_contents (reachable, "{}", -1, NULL));
+    dsh_test_write_file (reachable, "{}");
     env[0] = env_reachable;
     cli (&run, env, "session", "new", third, "--cwd", dir, NULL);
     dsh_test_assert_refused (&run, "which confined commands may write");
