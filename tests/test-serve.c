@@ -19,18 +19,14 @@ static GPtrArray *
 serve (const char *const *env, const char *cwd, const char *const *requests)
 {
   g_autoptr (GString) input = g_string_new (NULL);
-  const char *args[] = { "serve", NULL };
+  const char *argv[] = { dsh_test_cli (), "serve", NULL };
   g_auto (DshTestRun) run = { 0 };
   g_auto (GStrv) lines = NULL;
   GPtrArray *responses = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
 
   for (gsize i = 0; requests[i] != NULL; i++)
     g_string_append_printf (input, "%s\n", requests[i]);
-  {
-    const char *argv[] = { dsh_test_cli (), args[0], NULL };
-
-    dsh_test_run (&run, argv, env, cwd, input->str);
-  }
+  dsh_test_run (&run, argv, env, cwd, input->str);
   if (run.exit_code != 0)
     g_error ("serve exited %d: %s", run.exit_code, run.err);
   g_assert_cmpstr (run.err, ==, "");
