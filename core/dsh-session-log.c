@@ -1054,25 +1054,25 @@ catch_up (DshSessionLog *self, int fd, GError **error)
 static gboolean
 check_turn_scope (DshSessionLog *self, const DshSessionEvent *event, GError **error)
 {
-  const char *id = dsh_session_event_get_string (event, "id");
+  TurnFold fold;
+  gboolean belongs;
 
-  if (is_turn_scoped (event->kind) && !dsh_session_events_has_open_turn (self->events))
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "%s outside an open turn: the approval audit pair must be turn-enclosed "
-                   "(a bare event between turns is crash residue on reload)",
-                   event->type);
-      return FALSE;
-    }
-  if (event->kind == DSH_SESSION_EVENT_TURN_END &&
-      (id != NULL ? !dsh_session_events_turn_is_open (self->events, id)
-                  : !dsh_session_events_has_open_turn (self->events)))
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "turn/end for a turn that is not open");
-      return FALSE;
-    }
-  return TRUE;
+  /* The rule loading applies: what a reload would drop as crash residue is refused here. */
+  turn_fold_init (&fold);
+  turn_fold_events (&fold, self->events);
+  belongs = turn_fold_step (&fold, event);
+  turn_fold_clear (&fold);
+  if (belongs)
+    return TRUE;
+  if (is_turn_scoped (event->kind))
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                 "%s outside an open turn: the approval audit pair must be turn-enclosed "
+                 "(a bare event between turns is crash residue on reload)",
+                 event->type);
+  else
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                 "turn/end for a turn that is not open");
+  return FALSE;
 }
 
 static gboolean
