@@ -20,11 +20,13 @@ cd "$workspace"
 true_bin=$(which true) # a path: `command -v` may name the shell builtin
 runs=${DSH_BENCH_RUNS:-500}
 
-# The raw runners get exactly the argv dsh-sandbox would spawn.
-bwrap_argv=$(DSH_SANDBOX_BACKEND=bwrap "$cli" confine --mode workspace-write -- "$true_bin" |
-  python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))')
-landlock_argv=$(DSH_SANDBOX_BACKEND=landlock "$cli" confine --mode workspace-write -- "$true_bin" |
-  python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))')
+# The raw runners get exactly the argv dsh-sandbox would spawn, shell-quoted.
+confined_argv() {
+  DSH_SANDBOX_BACKEND=$1 "$cli" confine --mode workspace-write -- "$true_bin" |
+    python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))'
+}
+bwrap_argv=$(confined_argv bwrap)
+landlock_argv=$(confined_argv landlock)
 
 # Warm the user's probe cache, as any earlier call would, and make sure the measured calls use
 # it: a cache they ignored (one below /tmp, say) would add a functional probe to every exec.
