@@ -102,7 +102,6 @@ dsh_cli_parse_with_operands (GOptionContext *context, int argc, char **argv,
   return TRUE;
 }
 
-
 gboolean
 dsh_cli_check_unreachable (const char *what,
                            const char *path,
