@@ -208,16 +208,15 @@ dsh_cli_new_selector (const char *workspace_root)
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
   GStrv untrusted = untrusted_roots_for (workspace_root, uninstalled ? exe : NULL);
 
-  /* Every call is a new process: without the cache each would pay a functional probe. A
-   * cache a confined command could write (HOME inside the workspace) is not used. */
+  /* Every call is a new process: without the cache each would pay a functional probe. (One a
+   * confined command could write is not used: the selector checks that.) */
   if (g_strcmp0 (cache, "off") != 0)
     {
       g_autofree char *path = cache != NULL && g_path_is_absolute (cache)
                                 ? g_strdup (cache)
                                 : dsh_probe_cache_default_path ();
 
-      if (path != NULL && !dsh_backend_path_is_untrusted (path, (const char *const *) untrusted))
-        dsh_backend_selector_set_probe_cache (selector, path);
+      dsh_backend_selector_set_probe_cache (selector, path);
     }
 
   /* A confined command may write there: nothing that runs unconfined (a module, a helper, a

@@ -239,14 +239,14 @@ first_passing_check (DshBackendSelector *self)
  * choice past a preferred candidate whose check passes — a runner that is installed but broken
  * is probed again on every call, never remembered. */
 static gboolean
-select_from_probe_cache (DshBackendSelector *self, Candidate *first_usable)
+select_from_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
 
-  if (self->probe_cache_path == NULL)
+  if (cache == NULL)
     return FALSE;
   key = probe_cache_key (self, first_usable);
-  if (!dsh_probe_cache_lookup (self->probe_cache_path, key))
+  if (!dsh_probe_cache_lookup (cache, key))
     return FALSE;
   first_usable->probe = PROBE_CACHED;
   self->selected = first_usable;
@@ -254,15 +254,27 @@ select_from_probe_cache (DshBackendSelector *self, Candidate *first_usable)
 }
 
 static void
-store_in_probe_cache (DshBackendSelector *self, Candidate *first_usable)
+store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
 
   /* Only the outcome that costs nothing to trust is remembered. */
-  if (self->probe_cache_path == NULL || self->selected != first_usable)
+  if (cache == NULL || self->selected != first_usable)
     return;
   key = probe_cache_key (self, first_usable);
-  dsh_probe_cache_store (self->probe_cache_path, key);
+  dsh_probe_cache_store (cache, key);
+}
+
+/* The probe cache, unless a confined command could write it (HOME inside the workspace, say):
+ * then it is neither believed nor written. */
+static const char *
+usable_probe_cache (DshBackendSelector *self)
+{
+  if (self->probe_cache_path == NULL ||
+      dsh_backend_path_is_untrusted (self->probe_cache_path,
+                                     (const char *const *) self->untrusted_roots))
+    return NULL;
+  return self->probe_cache_path;
 }
 
 /* Called with the lock held; runs once per selector lifetime. */
@@ -271,6 +283,7 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
 {
   GPtrArray *chain;
   Candidate *first_usable;
+  const char *cache;
 
   if (self->selection_done)
     return;
@@ -310,7 +323,8 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
     }
 
   first_usable = first_passing_check (self);
-  if (first_usable != NULL && select_from_probe_cache (self, first_usable))
+  cache = first_usable != NULL ? usable_probe_cache (self) : NULL;
+  if (select_from_probe_cache (self, cache, first_usable))
     return;
 
   for (guint i = 0; first_usable != NULL && i < chain->len; i++)
@@ -325,7 +339,7 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
       if (candidate->probe == PROBE_PASSED)
         {
           self->selected = candidate;
-          store_in_probe_cache (self, first_usable);
+          store_in_probe_cache (self, cache, first_usable);
           return;
         }
     }

@@ -297,6 +297,28 @@ test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
 }
 
+/* A probe cache beneath the untrusted roots (a confined command could forge it) is neither
+ * written nor believed. */
+static void
+test_probe_cache_in_untrusted_root_unused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  const char *untrusted[] = { f->workspace, NULL };
+  g_autofree char *log = NULL;
+
+  for (guint call = 0; call < 2; call++)
+    {
+      g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+      dsh_local_provider_set_untrusted_roots (provider, untrusted);
+      g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+      g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "passed");
+      g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
+    }
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "alpha\nalpha\n");
+}
+
 static void
 test_override_unknown_name (Fixture *f, gconstpointer data)
 {
@@ -482,6 +504,8 @@ main (int argc, char **argv)
   ADD ("/selection/cached-per-provider", alpha_beta, test_selection_cached_per_provider);
   ADD ("/selection/probe-cache/missing-runner", alpha_beta,
        test_probe_cache_skips_missing_runners);
+  ADD ("/selection/probe-cache/untrusted-root", alpha_beta,
+       test_probe_cache_in_untrusted_root_unused);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);

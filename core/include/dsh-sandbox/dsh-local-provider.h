@@ -25,7 +25,8 @@ DshLocalProvider *dsh_local_provider_new_for_dirs  (const char *const *backend_d
 
 /* Remember a chain's probe results in this per-user file for a few minutes, so that short-lived
  * processes do not probe on every call (NULL: never; the default). Set it before the first
- * confine(). A stale or forged entry can only pick another vetted, confining candidate. */
+ * confine(). A stale or forged entry can only skip one probe, and a file beneath the untrusted
+ * roots (see below) is neither read nor written. */
 void              dsh_local_provider_set_probe_cache (DshLocalProvider *self,
                                                       const char       *path);
 char             *dsh_local_provider_default_probe_cache (void);
