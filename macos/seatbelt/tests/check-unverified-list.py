@@ -27,7 +27,7 @@ def main():
         failures.append('no "## Not verified here" section')
     else:
         for item in REQUIRED:
-            if item not in unverified:
+            if item.lower() not in unverified.lower():
                 failures.append(f'"Not verified here" does not mention {item!r}')
     if checklist is None:
         failures.append('no "## Checklist for a real Mac" section')
