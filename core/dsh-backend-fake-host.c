@@ -4,8 +4,6 @@
  */
 #include "dsh-backend-fake-host-private.h"
 
-#include <string.h>
-
 static DshBackendFakeHost *
 fake_of (DshBackendHost *host)
 {

@@ -87,7 +87,7 @@
     file* file-read* file-read-data file-read-metadata file-read-xattr
     file-write* file-write-create file-write-data file-write-flags file-write-mode
     file-write-owner file-write-setugid file-write-times file-write-unlink file-write-xattr
-    file-ioctl
+    file-ioctl file-map-executable pseudo-tty
     process* process-exec process-fork process-info* process-info-pidinfo
     signal sysctl-read sysctl-write mach-lookup mach-register
     ipc-posix-shm-read-data ipc-posix-shm-write-data
@@ -204,6 +204,7 @@
         (list (file 'file-read-data "/etc/passwd") (file 'file-read-metadata "/")
               (file 'file-read-data "/Users/someone/secret")
               (file 'process-exec "/bin/bash") `((op . process-fork))
+              (file 'file-map-executable "/usr/lib/libz.1.dylib") `((op . pseudo-tty))
               (targeted 'signal 'same-sandbox) (targeted 'process-info-pidinfo 'same-sandbox)
               (file 'file-write-data "/dev/null") (file 'file-write-data "/dev/zero")
               (file 'file-write-data "/dev/tty") (file 'file-write-data "/dev/ttys003")
