@@ -20,9 +20,11 @@ typedef struct {
   /* The backend that OS would select, and its descriptor when its logic is linked in here. */
   const char *backend;
   DshBackendDescribeFunc describe;
-  /* What that OS's host would answer: name and path pairs, NULL-terminated. */
+  /* What that OS's host would answer: name and value pairs, NULL-terminated. Nothing else
+   * exists there: no other program, helper or variable, and no probe starts. */
   const char *const *programs;
   const char *const *helpers;
+  const char *const *environment;
 } PreviewTarget;
 
 static const char *const macos_programs[] = { "sandbox-exec", "/usr/bin/sandbox-exec", NULL };
@@ -76,6 +78,7 @@ preview_confine (const PreviewTarget *target,
     }
   add_answers (fake, target->programs, dsh_backend_fake_host_set_program);
   add_answers (fake, target->helpers, dsh_backend_fake_host_set_helper);
+  add_answers (fake, target->environment, dsh_backend_fake_host_set_env);
   desc = target->describe ();
   if (desc->check != NULL && (desc->check (dsh_backend_fake_host_get_host (fake)) != 0 ||
                               fake->call.error != NULL))
