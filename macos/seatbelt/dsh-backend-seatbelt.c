@@ -79,8 +79,8 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
       return;
     }
   snprintf (reason, sizeof reason,
-            "writable root %s lies inside writable root %s: renaming a directory between them "
-            "can carry a .git past the protected-path rules, which match paths",
+            "writable root %s lies inside writable root %s below a directory that can be "
+            "renamed, which would carry its .git past the protected-path rules (they match paths)",
             plan->roots[inner], plan->roots[outer]);
   host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
   host->add_reason (host, reason);

@@ -338,10 +338,13 @@ dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan, size_t *inner, 
     {
       for (size_t j = 0; j < plan->n_roots; j++)
         {
+          const char *root = plan->roots[i];
           size_t len = strlen (plan->roots[j]);
 
-          if (i != j && strncmp (plan->roots[i], plan->roots[j], len) == 0 &&
-              plan->roots[i][len] == '/')
+          /* A root directly inside another cannot be renamed (each root itself is refused),
+           * but a directory between them can. */
+          if (i != j && strncmp (root, plan->roots[j], len) == 0 && root[len] == '/' &&
+              strchr (root + len + 1, '/') != NULL)
             {
               *inner = i;
               *outer = j;

@@ -42,9 +42,9 @@ int   dsh_seatbelt_plan_build     (const DshBackendPolicy *policy,
 
 void  dsh_seatbelt_plan_clear     (DshSeatbeltPlan        *plan);
 
-/* Is one root of plan beneath another? Then a rename inside the outer root can carry the inner
- * root's .git past the protected-path rules (they match paths, not files), and *inner, *outer
- * name the first such pair. */
+/* Does one root of plan lie inside another with a directory between them? Then renaming that
+ * directory inside the outer root can carry the inner root's .git past the protected-path rules
+ * (they match paths, not files), and *inner, *outer name the first such pair. */
 int   dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan,
                                           size_t                *inner,
                                           size_t                *outer);

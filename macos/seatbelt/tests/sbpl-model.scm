@@ -87,7 +87,7 @@
     file* file-read* file-read-data file-read-metadata file-read-xattr
     file-write* file-write-create file-write-data file-write-flags file-write-mode
     file-write-owner file-write-setugid file-write-times file-write-unlink file-write-xattr
-    file-ioctl file-map-executable pseudo-tty
+    file-ioctl file-link file-map-executable pseudo-tty
     process* process-exec process-fork process-info* process-info-pidinfo
     signal sysctl-read sysctl-write mach-lookup mach-register
     ipc-posix-shm-read-data ipc-posix-shm-write-data
@@ -256,11 +256,14 @@
                          (file 'file-write-create (under "/.git/config"))
                          (file 'file-write-unlink (under "/.git/config"))
                          (file 'file-write-xattr (under "/.git/config"))))
+        ;; Hard links are refused everywhere: through one, a write inside a root could reach
+        ;; a file outside it, or a protected one.
+        (linked (list (file 'file-link (under "/x")) (file 'file-link (under "/.git/config"))))
         (outside (list (file 'file-write-data (under "-sibling/x"))
                        (file 'file-write-data (string-append (parent-of root) "/other")))))
     (append (map (lambda (q) (cons q (if (string=? mode "workspace-write") 'allow 'deny)))
                  writable)
-            (map (lambda (q) (cons q 'deny)) protected)
+            (map (lambda (q) (cons q 'deny)) (append protected linked))
             (map (lambda (q) (cons q 'allow))
                  (list (file 'file-read-data (under "/.git/config")) (file 'process-exec (under "/a.out"))))
             ;; A sibling or the parent is outside unless another root covers it.

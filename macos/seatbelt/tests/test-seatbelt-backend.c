@@ -202,18 +202,26 @@ test_nested_root_is_partial (void)
 {
   const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
   g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
-  const char *roots[] = { "/tmp/ws", "/tmp", NULL };
+  const char *roots[] = { "/tmp/a/ws", "/tmp", NULL };
+  const char *direct[] = { "/tmp/ws", "/tmp", NULL };
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
-                              .workspace_root = "/tmp/ws", .writable_roots = roots };
+                              .workspace_root = "/tmp/a/ws", .writable_roots = roots };
   const char *command[] = { "true", NULL };
 
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
   g_assert_cmpuint (fake->call.reasons->len, ==, 1);
   g_assert_cmpstr (fake->call.reasons->pdata[0], ==,
-                   "writable root /private/tmp/ws lies inside writable root /private/tmp: renaming "
-                   "a directory between them can carry a .git past the protected-path rules, "
-                   "which match paths");
+                   "writable root /private/tmp/a/ws lies inside writable root /private/tmp below a "
+                   "directory that can be renamed, which would carry its .git past the "
+                   "protected-path rules (they match paths)");
+
+  /* Directly inside: the root itself is what would have to be renamed, and that is refused. */
+  dsh_backend_fake_host_reset (fake);
+  policy.writable_roots = direct;
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
+  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+  g_assert_cmpuint (fake->call.reasons->len, ==, 0);
 }
 
 static void

@@ -128,10 +128,19 @@ test_duplicates_after_spelling (void)
   g_assert_cmpstr (plan.roots[0], ==, "/private/tmp/ws");
   g_assert_cmpstr (plan.roots[1], ==, "/private/tmp");
   g_assert_cmpuint (plan.n_defines, ==, 8);
-  g_assert_true (dsh_seatbelt_plan_find_nested_root (&plan, &inner, &outer));
-  g_assert_cmpuint (inner, ==, 0);
-  g_assert_cmpuint (outer, ==, 1);
+  /* Directly inside /private/tmp: nothing between them to rename. */
+  g_assert_false (dsh_seatbelt_plan_find_nested_root (&plan, &inner, &outer));
   dsh_seatbelt_plan_clear (&plan);
+
+  {
+    const char *deeper[] = { "/Users/me/ws", "/private/var/t", "/var/t/x/ws", NULL };
+
+    build (DSH_BACKEND_MODE_WORKSPACE_WRITE, deeper, &plan);
+    g_assert_true (dsh_seatbelt_plan_find_nested_root (&plan, &inner, &outer));
+    g_assert_cmpuint (inner, ==, 2);
+    g_assert_cmpuint (outer, ==, 1);
+    dsh_seatbelt_plan_clear (&plan);
+  }
 }
 
 static void
