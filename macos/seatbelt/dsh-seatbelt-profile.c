@@ -90,6 +90,16 @@ static const char profile_head[] =
   "(allow ipc-posix-shm-read-data (ipc-posix-name \"apple.shm.notification_center\"))\n"
   "(allow user-preference-read)\n";
 
+/* On a case-insensitive volume ROOT/.GIT/config is ROOT/.git/config, and whether Seatbelt sees
+ * the spelling on disk or the one a program used is not documented: every other letter case of
+ * .git, and of hooks and config beneath a .git, is refused wherever it occurs. No one names a
+ * directory .Git on purpose. */
+static const char case_variant_exclusions[] =
+  "\n        (regex #\"/\\.(G[Ii][Tt]|gI[Tt]|giT)(/|$)\")"
+  "\n        (regex #\"/\\.git/(H[Oo][Oo][Kk][Ss]|hO[Oo][Kk][Ss]|hoO[Kk][Ss]|hooK[Ss]|hookS)(/|$)\")"
+  "\n        (regex #\"/\\.git/(C[Oo][Nn][Ff][Ii][Gg]|cO[Nn][Ff][Ii][Gg]|coN[Ff][Ii][Gg]|"
+  "conF[Ii][Gg]|confI[Gg]|confiG)$\")";
+
 /* Parameter names: root i and the paths of its repository that run code later. */
 static const char *const root_param_suffixes[] = { "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG" };
 static const char *const root_param_paths[] = { "", "/.git", "/.git/hooks", "/.git/config" };
@@ -162,7 +172,7 @@ append_write_rule (Buffer *buffer, size_t n_roots)
       buffer_append (buffer, "\n        (subpath (param \"WRITABLE_ROOT_%zu_GIT_HOOKS\"))", i);
       buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG\"))", i);
     }
-  buffer_append (buffer, "))))\n");
+  buffer_append (buffer, "%s))))\n", case_variant_exclusions);
 }
 
 static void

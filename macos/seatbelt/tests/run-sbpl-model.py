@@ -10,6 +10,7 @@ it breaks the argv on purpose, one way at a time, and requires the model to refu
 that cannot fail proves nothing.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -133,6 +134,9 @@ def main():
                 "decided by rule order"),
             "a wider rule": (with_profile(profile + '(allow file-write*)\n'),
                              "the profile says allow, expected deny"),
+            "no rule for other letter cases": (
+                with_profile(re.sub(r'\n\s*\(regex #"[^"]*\[[A-Z][a-z]\][^"]*"\)', "", profile)),
+                "/.GIT/config\")): the profile says allow, expected deny"),
             "no default": (with_profile(profile.replace("(deny default)", "")), "no default"),
             "a runner from PATH": ([b"sandbox-exec"] + argv[1:], "does not start with"),
             "a -D without a value separator": (argv[:3] + [b"-DNOVALUE"] + argv[3:], "has no"),
