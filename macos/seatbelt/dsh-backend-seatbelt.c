@@ -70,7 +70,7 @@ seatbelt_check (DshBackendHost *host)
 static void
 report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
 {
-  char reason[512];
+  char reason[8192];
   size_t inner, outer;
 
   if (!dsh_seatbelt_plan_find_nested_root (plan, &inner, &outer))
@@ -90,7 +90,7 @@ static int
 seatbelt_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *const *argv)
 {
   DshSeatbeltPlan plan;
-  char error[512];
+  char error[8192];
 
   if (!runner_is_present (host))
     return -1;
