@@ -96,7 +96,8 @@ static const char profile_head[] =
  * directory .Git on purpose. */
 static const char case_variant_exclusions[] =
   "\n        (regex #\"/\\.(G[Ii][Tt]|gI[Tt]|giT)(/|$)\")"
-  "\n        (regex #\"/\\.git/(H[Oo][Oo][Kk][Ss]|hO[Oo][Kk][Ss]|hoO[Kk][Ss]|hooK[Ss]|hookS)(/|$)\")"
+  "\n        (regex #\"/\\.git/(H[Oo][Oo][Kk][Ss]|hO[Oo][Kk][Ss]|hoO[Kk][Ss]|hooK[Ss]|hookS)"
+  "(/|$)\")"
   "\n        (regex #\"/\\.git/(C[Oo][Nn][Ff][Ii][Gg]|cO[Nn][Ff][Ii][Gg]|coN[Ff][Ii][Gg]|"
   "conF[Ii][Gg]|confI[Gg]|confiG)$\")";
 

@@ -116,8 +116,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command) != 0)
     violated ("the module refused what the library accepted");
   argv = fake->call.argv;
-  if (argv->len != 3 + plan.n_defines + 1 + 4 || strcmp (argv->pdata[0], DSH_SEATBELT_RUNNER) != 0 ||
-      strcmp (argv->pdata[1], "-p") != 0 || strcmp (argv->pdata[2], reference) != 0 ||
+  if (argv->len != 3 + plan.n_defines + 1 + 4 ||
+      strcmp (argv->pdata[0], DSH_SEATBELT_RUNNER) != 0 || strcmp (argv->pdata[1], "-p") != 0 ||
+      strcmp (argv->pdata[2], reference) != 0 ||
       strcmp (argv->pdata[3 + plan.n_defines], "--") != 0)
     violated ("the argv does not have the runner's shape");
   for (size_t i = 0; i < plan.n_defines; i++)

@@ -324,7 +324,6 @@
                   (fail "~s: the profile says ~a, expected ~a" request first expected))
                 (set! checked (+ checked 1))))
             table)
-           ;; Every parameter the profile read is used again by the table through the roots.
            (format #t "~a decisions agree under first- and last-match; ~a parameters, ~a roots, command of ~a items~%"
                    checked (length parameters) (length roots) (length command))))))
     (_ (fail "usage: sbpl-model.scm ARGV-FILE MODE ROOTS-FILE"))))

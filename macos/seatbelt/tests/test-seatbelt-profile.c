@@ -158,7 +158,8 @@ test_profile_independent_of_paths (void)
   g_assert_cmpstr (b.defines[0], ==,
                    "-DWRITABLE_ROOT_0=/Users/me/a \"b\" (allow file-write* (subpath \"/\"))\n;x");
   g_assert_cmpstr (b.defines[4], ==, "-DWRITABLE_ROOT_1=/Users/\xff\xfe=\\/ws=1");
-  g_assert_cmpstr (b.defines[7], ==, "-DWRITABLE_ROOT_1_GIT_CONFIG=/Users/\xff\xfe=\\/ws=1/.git/config");
+  g_assert_cmpstr (b.defines[7], ==,
+                   "-DWRITABLE_ROOT_1_GIT_CONFIG=/Users/\xff\xfe=\\/ws=1/.git/config");
   dsh_seatbelt_plan_clear (&a);
   dsh_seatbelt_plan_clear (&b);
 }
