@@ -1,11 +1,99 @@
 /* dsh-cmd-confine.c — "dsh-sandbox confine": the ConfinedArgv JSON for a command, for harnesses
  * that spawn it themselves. With --session, the mode and workspace come from the session, as
- * for exec, but nothing is appended: confining runs nothing.
+ * for exec, but nothing is appended: confining runs nothing. With --target-os naming another
+ * OS, that OS's backend logic runs with a fake host and the answer is marked as a preview.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "dsh-backend-fake-host-private.h"
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
+#include "dsh-config.h"
+
+const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
+
+/* An OS whose backend confine --target-os can preview from another host. */
+typedef struct {
+  /* The --target-os word, and host_machine.system() on that OS. */
+  const char *os;
+  const char *system;
+  /* The backend that OS would select, and its descriptor when its logic is linked in here. */
+  const char *backend;
+  DshBackendDescribeFunc describe;
+  /* What that OS's host would answer: name and value pairs, NULL-terminated. Nothing else
+   * exists there: no other program, helper or variable, and no probe starts. */
+  const char *const *programs;
+  const char *const *helpers;
+  const char *const *environment;
+} PreviewTarget;
+
+static const char *const macos_programs[] = { "sandbox-exec", "/usr/bin/sandbox-exec", NULL };
+
+static const PreviewTarget preview_targets[] = {
+  { .os = "linux", .system = "linux", .backend = "bwrap" },
+  { .os = "macos", .system = "darwin", .backend = "seatbelt",
+    .describe = dsh_backend_seatbelt_describe, .programs = macos_programs },
+  { .os = "windows", .system = "windows", .backend = "acl" },
+};
+
+static const PreviewTarget *
+find_preview_target (const char *os, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (preview_targets); i++)
+    {
+      if (g_str_equal (os, preview_targets[i].os))
+        return &preview_targets[i];
+    }
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+               "unknown --target-os \"%s\": expected linux, macos or windows",
+               dsh_cli_printable (os));
+  return NULL;
+}
+
+static void
+add_answers (DshBackendFakeHost *fake, const char *const *pairs,
+             void (*set) (DshBackendFakeHost *, const char *, const char *))
+{
+  for (gsize i = 0; pairs != NULL && pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
+    set (fake, pairs[i], pairs[i + 1]);
+}
+
+/* What target's backend returns for the command under policy, as its host would answer. */
+static DshConfinedArgv *
+preview_confine (const PreviewTarget *target,
+                 const char *const *command,
+                 const DshSandboxPolicy *policy,
+                 GError **error)
+{
+  g_autoptr (DshBackendFakeHost) fake = dsh_backend_fake_host_new ();
+  const DshBackendDescriptor *desc;
+
+  if (target->describe == NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "the %s backend's logic (%s) is not built into this dsh-sandbox: there is "
+                   "nothing to preview for --target-os %s", target->os, target->backend,
+                   target->os);
+      return NULL;
+    }
+  add_answers (fake, target->programs, dsh_backend_fake_host_set_program);
+  add_answers (fake, target->helpers, dsh_backend_fake_host_set_helper);
+  add_answers (fake, target->environment, dsh_backend_fake_host_set_env);
+  desc = target->describe ();
+  if (desc->check != NULL && (desc->check (dsh_backend_fake_host_get_host (fake)) != 0 ||
+                              fake->call.error != NULL))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" refused the preview host: %s", desc->name,
+                   fake->call.error != NULL ? fake->call.error : "no reason given");
+      return NULL;
+    }
+  dsh_backend_fake_host_reset (fake);
+  if (!dsh_backend_call_confine (&fake->call, desc->name, desc, command, policy, error))
+    return NULL;
+  return dsh_confined_argv_new_take (dsh_backend_call_to_confinement (&fake->call, desc->name,
+                                                                      desc));
+}
 
 /* The policy of this call and the workspace as spelled (for the planted-symlink check). */
 static DshSandboxPolicy *
@@ -67,6 +155,7 @@ dsh_cmd_confine (int argc, char **argv)
   g_autofree char *mode = NULL;
   g_autofree char *workspace = NULL;
   g_autofree char *session_path = NULL;
+  g_autofree char *target_os = NULL;
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode,
       "Sandbox mode (default read-only); with --session, the explicit mode of this call", "MODE" },
@@ -74,6 +163,8 @@ dsh_cmd_confine (int argc, char **argv)
       "Workspace root without a session (default: the current directory)", "DIR" },
     { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path,
       "The session log: mode and workspace come from it (nothing is appended)", "FILE" },
+    { "target-os", 0, 0, G_OPTION_ARG_STRING, &target_os,
+      "What that OS's backend would return (linux, macos or windows), on any host", "OS" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
@@ -82,6 +173,8 @@ dsh_cmd_confine (int argc, char **argv)
   g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (JsonNode) json = NULL;
+  const PreviewTarget *target = NULL;
+  gboolean preview;
   char **command;
 
   command = dsh_cli_split_command (&argc, argv);
@@ -97,17 +190,28 @@ dsh_cmd_confine (int argc, char **argv)
                              "written as JSON", i);
     }
 
+  if (target_os != NULL && (target = find_preview_target (target_os, &error)) == NULL)
+    return dsh_cli_fail_error (error);
+  preview = target != NULL && !g_str_equal (target->system, DSH_HOST_OS);
+
   policy = dsh_cli_confine_policy (mode, workspace, session_path, &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
 
-  provider = dsh_cli_new_provider (policy->workspace_root);
-  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
-                                           (const char *const *) command, policy, &error);
+  if (preview)
+    confined = preview_confine (target, (const char *const *) command, policy, &error);
+  else
+    {
+      provider = dsh_cli_new_provider (policy->workspace_root);
+      confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
+                                               (const char *const *) command, policy, &error);
+    }
   if (confined == NULL)
     return dsh_cli_fail_error (error);
 
   json = dsh_confined_argv_to_json (confined);
+  if (preview)
+    json_object_set_boolean_member (json_node_get_object (json), "preview", TRUE);
   dsh_cli_print_json (json);
   return 0;
 }

@@ -8,7 +8,9 @@
 #include <glib.h>
 
 #include "dsh-backend.h"
+#include "dsh-confinement-private.h"
 #include "dsh-mode.h"
+#include "dsh-policy.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +37,21 @@ void  dsh_backend_call_init   (DshBackendCall     *call,
 gboolean dsh_backend_path_is_untrusted (const char        *path,
                                         const char *const *roots);
 void  dsh_backend_call_clear  (DshBackendCall     *call);
+
+/* Runs descriptor's confine() on an initialised call (name is the backend's, for messages) and
+ * checks that the result wraps, never passes through; on success call->argv and call->reasons
+ * are NULL-terminated. DSH_SANDBOX_ERROR_UNAVAILABLE otherwise. */
+gboolean dsh_backend_call_confine (DshBackendCall             *call,
+                                   const char                 *name,
+                                   const DshBackendDescriptor *descriptor,
+                                   const char *const          *argv,
+                                   const DshSandboxPolicy     *policy,
+                                   GError                    **error);
+
+/* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules. */
+DshConfinement *dsh_backend_call_to_confinement (DshBackendCall             *call,
+                                                 const char                 *name,
+                                                 const DshBackendDescriptor *descriptor);
 
 /* A program from the system directories first, then PATH; NULL when absent. */
 char    *dsh_backend_find_program (const char *name);

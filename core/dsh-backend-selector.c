@@ -97,53 +97,9 @@ dsh_backend_selector_call_confine (DshBackendSelector *self,
                                  DshBackendCall *call,
                                  GError **error)
 {
-  g_auto (GStrv) roots = dsh_writable_roots (policy);
-  DshBackendPolicy backend_policy = { 0 };
-  guint n_argv = g_strv_length ((char **) argv);
-  int rc;
-
-  backend_policy.mode = policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE
-                          ? DSH_BACKEND_MODE_WORKSPACE_WRITE
-                          : DSH_BACKEND_MODE_READ_ONLY;
-  backend_policy.workspace_root = policy->workspace_root;
-  backend_policy.session_id = policy->session_id;
-  backend_policy.writable_roots = (const char *const *) roots;
-
   dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
-  rc = module->descriptor->confine (&call->host, &backend_policy, argv);
-  if (rc != 0 || call->error != NULL)
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                   "backend \"%s\" could not confine the command: %s", module->name,
-                   call->error != NULL ? call->error : "no reason given");
-      return FALSE;
-    }
-
-  /* The caller's argv must come last, after at least the runner itself. */
-  if (call->argv->len <= n_argv)
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                   "backend \"%s\" returned an argv that does not wrap the command",
-                   module->name);
-      return FALSE;
-    }
-  for (guint i = 0; i < n_argv; i++)
-    {
-      if (g_strcmp0 (call->argv->pdata[call->argv->len - n_argv + i], argv[i]) != 0)
-        {
-          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                       "backend \"%s\" returned an argv that does not end with the command",
-                       module->name);
-          return FALSE;
-        }
-    }
-  if (call->enforcement == DSH_ENFORCEMENT_PARTIAL && call->reasons->len == 0)
-    g_ptr_array_add (call->reasons,
-                     g_strdup ("the backend reported partial enforcement without a reason"));
-  g_ptr_array_add (call->argv, NULL);
-  g_ptr_array_add (call->reasons, NULL);
-  return TRUE;
+  return dsh_backend_call_confine (call, module->name, module->descriptor, argv, policy, error);
 }
 
 static gboolean
@@ -373,7 +329,6 @@ dsh_backend_selector_confine (DshBackendSelector *self,
 {
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   g_autoptr (GError) local_error = NULL;
-  const DshBackendDescriptor *desc;
   DshConfinement *confinement;
   Candidate *selected;
   DshBackendCall call;
@@ -393,22 +348,8 @@ dsh_backend_selector_confine (DshBackendSelector *self,
       return NULL;
     }
 
-  desc = selected->module->descriptor;
-  confinement = dsh_confinement_new ((const char *const *) call.argv->pdata,
-                                     selected->module->name, call.enforcement,
-                                     (const char *const *) call.reasons->pdata,
-                                     desc->denial_signatures, NULL);
-  /* Copied out of the module once, straight into the result. */
-  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
-    {
-      const DshBackendFailureRule *r = &desc->runner_failure_rules[i];
-
-      g_ptr_array_add (confinement->runner_failure_rules,
-                       dsh_runner_failure_rule_new (r->allowed_exit_codes,
-                                                    r->n_allowed_exit_codes,
-                                                    r->fatal_signatures,
-                                                    r->informational_lines));
-    }
+  confinement = dsh_backend_call_to_confinement (&call, selected->module->name,
+                                                 selected->module->descriptor);
   dsh_backend_call_clear (&call);
   return confinement;
 }

@@ -10,6 +10,7 @@ packages="
   python3 python3-jsonschema
   clang
   util-linux
+  guile-3.0
 "
 
 if [ "${1:-}" = --bench ]; then

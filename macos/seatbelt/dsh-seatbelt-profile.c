@@ -1,0 +1,367 @@
+/* dsh-seatbelt-profile.c — a backend policy as a Seatbelt profile and its -D parameters.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-seatbelt-profile.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What every confined command may do, whatever the mode. Reads are not confined (the policy
+ * governs file effects); writes go only to the sinks and terminals; the rest is what bash, git,
+ * python3 and cc touch while they start: the C library's sysctl reads, user and group lookups
+ * through opendirectoryd, notifications, logging, the per-user temp directory and preferences. */
+static const char profile_head[] =
+  "(version 1)\n"
+  "(deny default)\n"
+  "\n"
+  "; Commands run others and see or signal only processes of their own sandbox.\n"
+  "(allow process-exec)\n"
+  "(allow process-fork)\n"
+  "(allow signal (target same-sandbox))\n"
+  "(allow process-info* (target same-sandbox))\n"
+  "\n"
+  "; Reading is not confined; dyld maps libraries with an operation of its own.\n"
+  "(allow file-read*)\n"
+  "(allow file-map-executable)\n"
+  "\n"
+  "; The sinks every mode keeps writable, and the terminal and new ptys.\n"
+  "(allow pseudo-tty)\n"
+  "(allow file-write-data file-ioctl\n"
+  "  (literal \"/dev/null\")\n"
+  "  (literal \"/dev/zero\")\n"
+  "  (literal \"/dev/tty\")\n"
+  "  (literal \"/dev/ptmx\")\n"
+  "  (regex #\"^/dev/ttys[0-9]+$\")\n"
+  "  (regex #\"^/dev/fd/[0-9]+$\"))\n"
+  "\n"
+  "; What the C library, dyld and the toolchain read while a program starts.\n"
+  "(allow sysctl-read\n"
+  "  (sysctl-name \"hw.activecpu\")\n"
+  "  (sysctl-name \"hw.byteorder\")\n"
+  "  (sysctl-name \"hw.cachelinesize\")\n"
+  "  (sysctl-name \"hw.cpufamily\")\n"
+  "  (sysctl-name \"hw.cpusubtype\")\n"
+  "  (sysctl-name \"hw.cputype\")\n"
+  "  (sysctl-name \"hw.l1dcachesize\")\n"
+  "  (sysctl-name \"hw.l1icachesize\")\n"
+  "  (sysctl-name \"hw.l2cachesize\")\n"
+  "  (sysctl-name \"hw.l3cachesize\")\n"
+  "  (sysctl-name \"hw.logicalcpu\")\n"
+  "  (sysctl-name \"hw.logicalcpu_max\")\n"
+  "  (sysctl-name \"hw.machine\")\n"
+  "  (sysctl-name \"hw.memsize\")\n"
+  "  (sysctl-name \"hw.model\")\n"
+  "  (sysctl-name \"hw.ncpu\")\n"
+  "  (sysctl-name \"hw.nperflevels\")\n"
+  "  (sysctl-name \"hw.pagesize\")\n"
+  "  (sysctl-name \"hw.pagesize_compat\")\n"
+  "  (sysctl-name \"hw.physicalcpu\")\n"
+  "  (sysctl-name \"hw.physicalcpu_max\")\n"
+  "  (sysctl-name-prefix \"hw.optional.\")\n"
+  "  (sysctl-name-prefix \"hw.perflevel\")\n"
+  "  (sysctl-name \"kern.argmax\")\n"
+  "  (sysctl-name \"kern.hostname\")\n"
+  "  (sysctl-name \"kern.maxfilesperproc\")\n"
+  "  (sysctl-name \"kern.ngroups\")\n"
+  "  (sysctl-name \"kern.osproductversion\")\n"
+  "  (sysctl-name \"kern.osrelease\")\n"
+  "  (sysctl-name \"kern.ostype\")\n"
+  "  (sysctl-name \"kern.osvariant_status\")\n"
+  "  (sysctl-name \"kern.osversion\")\n"
+  "  (sysctl-name \"kern.secure_kernel\")\n"
+  "  (sysctl-name \"kern.usrstack64\")\n"
+  "  (sysctl-name \"kern.version\")\n"
+  "  (sysctl-name-prefix \"machdep.cpu.\")\n"
+  "  (sysctl-name \"sysctl.proc_cputype\")\n"
+  "  (sysctl-name \"sysctl.proc_native\")\n"
+  "  (sysctl-name \"sysctl.proc_translated\"))\n"
+  "(allow mach-lookup\n"
+  "  (global-name \"com.apple.bsd.dirhelper\")\n"
+  "  (global-name \"com.apple.cfprefsd.agent\")\n"
+  "  (global-name \"com.apple.cfprefsd.daemon\")\n"
+  "  (global-name \"com.apple.logd\")\n"
+  "  (global-name \"com.apple.system.logger\")\n"
+  "  (global-name \"com.apple.system.notification_center\")\n"
+  "  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"
+  "  (global-name \"com.apple.system.opendirectoryd.membership\"))\n"
+  "(allow ipc-posix-shm-read-data (ipc-posix-name \"apple.shm.notification_center\"))\n"
+  "(allow user-preference-read)\n";
+
+/* On a case-insensitive volume ROOT/.GIT/config is ROOT/.git/config, and whether Seatbelt sees
+ * the spelling on disk or the one a program used is not documented: every other letter case of
+ * .git, and of hooks and config beneath a .git, is refused wherever it occurs. No one names a
+ * directory .Git on purpose. */
+static const char case_variant_exclusions[] =
+  "\n        (regex #\"/\\.(G[Ii][Tt]|gI[Tt]|giT)(/|$)\")"
+  "\n        (regex #\"/\\.git/(H[Oo][Oo][Kk][Ss]|hO[Oo][Kk][Ss]|hoO[Kk][Ss]|hooK[Ss]|hookS)"
+  "(/|$)\")"
+  "\n        (regex #\"/\\.git/(C[Oo][Nn][Ff][Ii][Gg]|cO[Nn][Ff][Ii][Gg]|coN[Ff][Ii][Gg]|"
+  "conF[Ii][Gg]|confI[Gg]|confiG)$\")";
+
+/* Parameter names: root i and the paths of its repository that run code later. */
+static const char *const root_param_suffixes[] = { "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG" };
+static const char *const root_param_paths[] = { "", "/.git", "/.git/hooks", "/.git/config" };
+#define N_PARAMS_PER_ROOT 4
+
+typedef struct {
+  char *data;
+  size_t len;
+  size_t allocated;
+  int failed;
+} Buffer;
+
+static void
+buffer_append (Buffer *buffer, const char *format, ...)
+{
+  va_list args;
+  int needed;
+
+  if (buffer->failed)
+    return;
+  va_start (args, format);
+  needed = vsnprintf (NULL, 0, format, args);
+  va_end (args);
+  if (needed < 0)
+    {
+      buffer->failed = 1;
+      return;
+    }
+  if (buffer->len + (size_t) needed + 1 > buffer->allocated)
+    {
+      size_t allocated = (buffer->allocated + (size_t) needed + 1) * 2;
+      char *data = realloc (buffer->data, allocated);
+
+      if (data == NULL)
+        {
+          buffer->failed = 1;
+          return;
+        }
+      buffer->data = data;
+      buffer->allocated = allocated;
+    }
+  va_start (args, format);
+  vsnprintf (buffer->data + buffer->len, buffer->allocated - buffer->len, format, args);
+  va_end (args);
+  buffer->len += (size_t) needed;
+}
+
+/* Closes the profile's one write rule: beneath any root, but never a root itself (renaming it
+ * would carry its .git along), nor any root's .git, .git/hooks/ or .git/config. Every root's
+ * exclusions apply to every root, so a root nested in another stays protected. */
+static void
+append_write_rule (Buffer *buffer, size_t n_roots)
+{
+  if (n_roots == 0)
+    return;
+  buffer_append (buffer,
+                 "\n"
+                 "; Writes beneath the writable roots, except each root itself and its .git,\n"
+                 "; .git/hooks/ and .git/config: code a later unconfined program would run.\n"
+                 "(allow file-write*\n"
+                 "  (require-all\n"
+                 "    (require-any");
+  for (size_t i = 0; i < n_roots; i++)
+    buffer_append (buffer, "\n      (subpath (param \"WRITABLE_ROOT_%zu\"))", i);
+  buffer_append (buffer, ")\n    (require-not\n      (require-any");
+  for (size_t i = 0; i < n_roots; i++)
+    {
+      buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu\"))", i);
+      buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT\"))", i);
+      buffer_append (buffer, "\n        (subpath (param \"WRITABLE_ROOT_%zu_GIT_HOOKS\"))", i);
+      buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG\"))", i);
+    }
+  buffer_append (buffer, "%s))))\n", case_variant_exclusions);
+}
+
+static void
+set_error (char *error, size_t error_len, const char *format, ...)
+{
+  va_list args;
+
+  if (error == NULL || error_len == 0)
+    return;
+  va_start (args, format);
+  vsnprintf (error, error_len, format, args);
+  va_end (args);
+}
+
+/* Absolute, without empty, "." or ".." components: Seatbelt compares resolved paths, so any
+ * other spelling would silently match nothing. */
+static const char *
+root_problem (const char *root)
+{
+  const char *p;
+
+  if (root[0] != '/')
+    return "it is not absolute";
+  if (root[1] == '\0')
+    return "it would make every path writable";
+  for (p = root; *p != '\0';)
+    {
+      const char *component = p + 1;
+      size_t len = strcspn (component, "/");
+
+      if (len == 0 && component[0] == '/')
+        return "it has an empty component";
+      if ((len == 1 && component[0] == '.') || (len == 2 && strncmp (component, "..", 2) == 0))
+        return "it has a \".\" or \"..\" component";
+      p = component + len;
+    }
+  return NULL;
+}
+
+static int
+has_root (const DshSeatbeltPlan *plan, const char *root)
+{
+  for (size_t i = 0; i < plan->n_roots; i++)
+    {
+      if (strcmp (plan->roots[i], root) == 0)
+        return 1;
+    }
+  return 0;
+}
+
+static int
+add_defines (DshSeatbeltPlan *plan, size_t root_index)
+{
+  const char *root = plan->roots[root_index];
+
+  for (size_t k = 0; k < N_PARAMS_PER_ROOT; k++)
+    {
+      Buffer define = { 0 };
+
+      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", root_index, root_param_suffixes[k],
+                     root, root_param_paths[k]);
+      if (define.failed)
+        {
+          free (define.data);
+          return -1;
+        }
+      plan->defines[plan->n_defines++] = define.data;
+    }
+  return 0;
+}
+
+static int
+collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *error,
+               size_t error_len)
+{
+  size_t n_given = 0;
+
+  if (policy->mode == DSH_BACKEND_MODE_READ_ONLY || policy->writable_roots == NULL)
+    return 0;
+  while (policy->writable_roots[n_given] != NULL)
+    n_given++;
+  plan->roots = calloc (n_given + 1, sizeof (char *));
+  if (plan->roots == NULL)
+    return -1;
+
+  for (size_t i = 0; i < n_given; i++)
+    {
+      const char *given = policy->writable_roots[i];
+      const char *problem = root_problem (given);
+      char *root;
+
+      if (problem != NULL)
+        {
+          set_error (error, error_len, "writable root \"%s\" is refused: %s", given, problem);
+          return -1;
+        }
+      root = dsh_seatbelt_macos_spelling (given);
+      if (root == NULL)
+        return -1;
+      if (has_root (plan, root))
+        {
+          free (root);
+          continue;
+        }
+      plan->roots[plan->n_roots++] = root;
+    }
+  return 0;
+}
+
+int
+dsh_seatbelt_plan_build (const DshBackendPolicy *policy,
+                         DshSeatbeltPlan *plan,
+                         char *error,
+                         size_t error_len)
+{
+  Buffer profile = { 0 };
+
+  memset (plan, 0, sizeof (*plan));
+  set_error (error, error_len, "out of memory");
+
+  if (policy->mode != DSH_BACKEND_MODE_READ_ONLY &&
+      policy->mode != DSH_BACKEND_MODE_WORKSPACE_WRITE)
+    {
+      set_error (error, error_len, "unknown sandbox mode %d", (int) policy->mode);
+      return -1;
+    }
+  if (collect_roots (policy, plan, error, error_len) != 0)
+    goto fail;
+
+  plan->defines = calloc (plan->n_roots * N_PARAMS_PER_ROOT + 1, sizeof (char *));
+  if (plan->defines == NULL)
+    goto fail;
+  for (size_t i = 0; i < plan->n_roots; i++)
+    {
+      if (add_defines (plan, i) != 0)
+        goto fail;
+    }
+
+  buffer_append (&profile, "%s", profile_head);
+  append_write_rule (&profile, plan->n_roots);
+  if (profile.failed)
+    {
+      free (profile.data);
+      goto fail;
+    }
+  plan->profile = profile.data;
+  if (error != NULL && error_len > 0)
+    error[0] = '\0';
+  return 0;
+
+fail:
+  dsh_seatbelt_plan_clear (plan);
+  return -1;
+}
+
+void
+dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
+{
+  for (size_t i = 0; plan->roots != NULL && i < plan->n_roots; i++)
+    free (plan->roots[i]);
+  for (size_t i = 0; plan->defines != NULL && i < plan->n_defines; i++)
+    free (plan->defines[i]);
+  free (plan->roots);
+  free (plan->defines);
+  free (plan->profile);
+  memset (plan, 0, sizeof (*plan));
+}
+
+int
+dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan, size_t *inner, size_t *outer)
+{
+  for (size_t i = 0; i < plan->n_roots; i++)
+    {
+      for (size_t j = 0; j < plan->n_roots; j++)
+        {
+          const char *root = plan->roots[i];
+          size_t len = strlen (plan->roots[j]);
+
+          /* A root directly inside another cannot be renamed (each root itself is refused),
+           * but a directory between them can. */
+          if (i != j && strncmp (root, plan->roots[j], len) == 0 && root[len] == '/' &&
+              strchr (root + len + 1, '/') != NULL)
+            {
+              *inner = i;
+              *outer = j;
+              return 1;
+            }
+        }
+    }
+  return 0;
+}

@@ -1,0 +1,54 @@
+/* dsh-seatbelt-profile.h — a backend policy as a Seatbelt profile for sandbox-exec and the -D
+ * parameters that carry its writable roots. Plain C, so every host builds and tests it.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The profile text depends on the mode and the number of writable roots only: paths never enter
+ * it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"). The text
+ * makes no decision that depends on rule order (it has no deny rule besides the default), since
+ * Apple documents neither first- nor last-match semantics.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "dsh-backend.h"
+#include "dsh-seatbelt-spelling.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The only runner: never looked up on PATH. */
+#define DSH_SEATBELT_RUNNER "/usr/bin/sandbox-exec"
+
+typedef struct {
+  /* The SBPL text, for -p. */
+  char *profile;
+  /* The distinct writable roots as macOS resolves them, in policy order. */
+  char **roots;
+  size_t n_roots;
+  /* NULL-terminated "-DNAME=VALUE" arguments, four per root. */
+  char **defines;
+  size_t n_defines;
+} DshSeatbeltPlan;
+
+/* Fills plan for policy. On failure returns nonzero, writes a message naming the root at fault
+ * to error (when error_len > 0) and leaves plan empty. Clear plan either way. */
+int   dsh_seatbelt_plan_build     (const DshBackendPolicy *policy,
+                                   DshSeatbeltPlan        *plan,
+                                   char                   *error,
+                                   size_t                  error_len);
+
+void  dsh_seatbelt_plan_clear     (DshSeatbeltPlan        *plan);
+
+/* Does one root of plan lie inside another with a directory between them? Then renaming that
+ * directory inside the outer root can carry the inner root's .git past the protected-path rules
+ * (they match paths, not files), and *inner, *outer name the first such pair. */
+int   dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan,
+                                          size_t                *inner,
+                                          size_t                *outer);
+
+#ifdef __cplusplus
+}
+#endif

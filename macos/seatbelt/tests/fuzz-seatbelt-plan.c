@@ -1,0 +1,136 @@
+/* fuzz-seatbelt-plan.c — libFuzzer target for the Seatbelt module over hostile writable roots:
+ * whatever the bytes (quotes, parentheses, newlines, '=', invalid UTF-8), the module either
+ * refuses with a message or returns an argv whose profile text is the one every workspace of
+ * that mode and root count gets, with each root arriving whole as one -D value and the command
+ * intact after "--".
+ *
+ * Layout: byte 0 picks the mode (odd: workspace-write); the rest are NUL-separated roots.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsh-backend-fake-host-private.h"
+#include "dsh-seatbelt-profile.h"
+#include "fuzz-target.h"
+
+const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
+
+#define MAX_ROOTS 16
+
+static void
+violated (const char *what)
+{
+  fprintf (stderr, "fuzz-seatbelt-plan: %s\n", what);
+  abort ();
+}
+
+/* The profile for n plain roots, which no hostile root may change. */
+static char *
+reference_profile (DshBackendMode mode, size_t n)
+{
+  g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  DshBackendPolicy policy = { .mode = mode, .workspace_root = "/r0" };
+  DshSeatbeltPlan plan;
+  char *profile;
+
+  for (size_t i = 0; i < n; i++)
+    g_ptr_array_add (roots, g_strdup_printf ("/r%zu", i));
+  g_ptr_array_add (roots, NULL);
+  policy.writable_roots = (const char *const *) roots->pdata;
+  if (dsh_seatbelt_plan_build (&policy, &plan, NULL, 0) != 0)
+    violated ("plain roots were refused");
+  profile = g_strdup (plan.profile);
+  dsh_seatbelt_plan_clear (&plan);
+  return profile;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = dsh_backend_fake_host_new ();
+  g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  const char *command[] = { "/bin/echo", "(deny default)", "-DWRITABLE_ROOT_0=/", "--", NULL };
+  g_autofree char *reference = NULL;
+  DshBackendPolicy policy = { 0 };
+  DshSeatbeltPlan plan;
+  char error[512];
+  GPtrArray *argv;
+  size_t offset = 1;
+
+  if (size == 0)
+    return 0;
+  policy.mode = (data[0] & 1) ? DSH_BACKEND_MODE_WORKSPACE_WRITE : DSH_BACKEND_MODE_READ_ONLY;
+  while (offset < size && roots->len < MAX_ROOTS)
+    {
+      const uint8_t *nul = memchr (data + offset, '\0', size - offset);
+      size_t len = nul != NULL ? (size_t) (nul - (data + offset)) : size - offset;
+
+      g_ptr_array_add (roots, g_strndup ((const char *) data + offset, len));
+      offset += len + 1;
+    }
+  g_ptr_array_add (roots, NULL);
+  policy.workspace_root = roots->len > 1 ? roots->pdata[0] : "/";
+  policy.writable_roots = (const char *const *) roots->pdata;
+
+  if (dsh_seatbelt_plan_build (&policy, &plan, error, sizeof error) != 0)
+    {
+      if (error[0] == '\0')
+        violated ("a refusal without a message");
+      if (plan.profile != NULL || plan.defines != NULL)
+        violated ("a refusal left a plan behind");
+      return 0;
+    }
+
+  reference = reference_profile (policy.mode, plan.n_roots);
+  if (strcmp (plan.profile, reference) != 0)
+    violated ("the profile text changed with the roots");
+  for (size_t i = 0; i < plan.n_roots; i++)
+    {
+      g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", i, plan.roots[i]);
+      g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s/.git/hooks", i,
+                                                plan.roots[i]);
+
+      if (strcmp (plan.defines[4 * i], want) != 0 || strcmp (plan.defines[4 * i + 2], hooks) != 0)
+        violated ("a root did not arrive whole as its -D value");
+    }
+  /* Each given root is one of the plan's, in its macOS spelling. */
+  for (guint i = 0; policy.mode == DSH_BACKEND_MODE_WORKSPACE_WRITE && i + 1 < roots->len; i++)
+    {
+      char *spelled = dsh_seatbelt_macos_spelling (roots->pdata[i]);
+      gboolean found = FALSE;
+
+      for (size_t k = 0; k < plan.n_roots && !found; k++)
+        found = strcmp (plan.roots[k], spelled) == 0;
+      free (spelled);
+      if (!found)
+        violated ("a given root is missing from the plan");
+    }
+
+  /* The module hands exactly that over, and the command after it. */
+  dsh_backend_fake_host_set_program (fake, "sandbox-exec", "/usr/bin/sandbox-exec");
+  if (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command) != 0)
+    violated ("the module refused what the library accepted");
+  argv = fake->call.argv;
+  if (argv->len != 3 + plan.n_defines + 1 + 4 ||
+      strcmp (argv->pdata[0], DSH_SEATBELT_RUNNER) != 0 || strcmp (argv->pdata[1], "-p") != 0 ||
+      strcmp (argv->pdata[2], reference) != 0 ||
+      strcmp (argv->pdata[3 + plan.n_defines], "--") != 0)
+    violated ("the argv does not have the runner's shape");
+  for (size_t i = 0; i < plan.n_defines; i++)
+    {
+      if (strcmp (argv->pdata[3 + i], plan.defines[i]) != 0)
+        violated ("the module's -D values differ from the plan's");
+    }
+  for (size_t i = 0; command[i] != NULL; i++)
+    {
+      if (strcmp (argv->pdata[argv->len - 4 + i], command[i]) != 0)
+        violated ("the command did not arrive intact");
+    }
+  dsh_seatbelt_plan_clear (&plan);
+  return 0;
+}

@@ -1,0 +1,310 @@
+/* test-seatbelt-backend.c — the Seatbelt module's descriptor through the fake host: the runner
+ * only at /usr/bin/sandbox-exec, check() failing closed, the argv shape of each mode, refusals,
+ * and its dialect and runner-failure rules applied to the lines sandbox-exec is reported to print.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "dsh-backend-fake-host-private.h"
+#include "dsh-policy.h"
+#include "dsh-roots.h"
+#include "dsh-seatbelt-profile.h"
+
+const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
+
+static DshBackendFakeHost *
+new_mac_host (void)
+{
+  DshBackendFakeHost *fake = dsh_backend_fake_host_new ();
+
+  dsh_backend_fake_host_set_program (fake, "sandbox-exec", "/usr/bin/sandbox-exec");
+  return fake;
+}
+
+static void
+test_descriptor (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+
+  g_assert_cmpuint (desc->abi_major, ==, DSH_BACKEND_ABI_MAJOR);
+  g_assert_cmpuint (desc->abi_minor, ==, DSH_BACKEND_ABI_MINOR);
+  g_assert_cmpstr (desc->name, ==, "seatbelt");
+  g_assert_cmpint (desc->os, ==, DSH_BACKEND_OS_MACOS);
+  g_assert_nonnull (desc->check);
+  g_assert_cmpstr (desc->denial_signatures[0], ==, "Operation not permitted");
+  g_assert_null (desc->denial_signatures[1]);
+  g_assert_cmpuint (desc->n_runner_failure_rules, ==, 2);
+}
+
+static void
+test_check_fails_closed (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = dsh_backend_fake_host_new ();
+  DshBackendHost *host = dsh_backend_fake_host_get_host (fake);
+
+  /* Absent. */
+  g_assert_cmpint (desc->check (host), !=, 0);
+  g_assert_cmpstr (fake->call.error, ==,
+                   "/usr/bin/sandbox-exec was not found (a sandbox-exec elsewhere is never used)");
+
+  /* Only elsewhere on PATH, where a confined command may have planted it. */
+  dsh_backend_fake_host_reset (fake);
+  dsh_backend_fake_host_set_program (fake, "sandbox-exec", "/opt/homebrew/bin/sandbox-exec");
+  g_assert_cmpint (desc->check (host), !=, 0);
+  g_assert_nonnull (fake->call.error);
+
+  dsh_backend_fake_host_reset (fake);
+  dsh_backend_fake_host_set_program (fake, "sandbox-exec", "/usr/bin/sandbox-exec");
+  g_assert_cmpint (desc->check (host), ==, 0);
+  g_assert_null (fake->call.error);
+  /* The check is a lookup, never a run. */
+  g_assert_cmpuint (fake->probes->len, ==, 0);
+}
+
+static void
+test_confine_fails_closed_without_runner (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = dsh_backend_fake_host_new ();
+  const char *argv[] = { "/bin/echo", "hi", NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_READ_ONLY, .workspace_root = "/Users/me" };
+
+  dsh_backend_fake_host_set_program (fake, "sandbox-exec", "/usr/local/bin/sandbox-exec");
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, argv), !=, 0);
+  g_assert_nonnull (fake->call.error);
+  g_assert_cmpuint (fake->call.argv->len, ==, 0);
+}
+
+/* argv: runner, -p, profile, the -D parameters, --, then the command exactly. */
+static void
+assert_argv_shape (GPtrArray *got, const char *const *defines, const char *const *command)
+{
+  guint n_defines = g_strv_length ((char **) defines);
+  guint n_command = g_strv_length ((char **) command);
+  guint i = 0;
+
+  g_assert_cmpuint (got->len, ==, 3 + n_defines + 1 + n_command + 1);
+  g_assert_cmpstr (got->pdata[i++], ==, "/usr/bin/sandbox-exec");
+  g_assert_cmpstr (got->pdata[i++], ==, "-p");
+  g_assert_true (g_str_has_prefix (got->pdata[i++], "(version 1)\n(deny default)\n"));
+  for (guint k = 0; k < n_defines; k++)
+    g_assert_cmpstr (got->pdata[i++], ==, defines[k]);
+  g_assert_cmpstr (got->pdata[i++], ==, "--");
+  for (guint k = 0; k < n_command; k++)
+    g_assert_cmpstr (got->pdata[i++], ==, command[k]);
+  g_assert_null (got->pdata[i]);
+}
+
+static void
+test_read_only_argv (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                "/Users/me/ws", NULL);
+  /* Words a runner could take for its own options stay the command's, after "--". */
+  const char *command[] = { "/bin/sh", "-p", "--", "-Dx=y", NULL };
+  const char *no_defines[] = { NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (dsh_backend_call_confine (&fake->call, "seatbelt", desc, command, policy,
+                                           &error));
+  g_assert_no_error (error);
+  assert_argv_shape (fake->call.argv, no_defines, command);
+  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+  g_assert_cmpuint (fake->probes->len, ==, 0);
+}
+
+static void
+test_workspace_write_argv (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  const char *roots[] = { "/Users/me/ws", "/tmp", "/var/folders/zz/abc/T", NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                              .workspace_root = "/Users/me/ws", .writable_roots = roots };
+  const char *command[] = { "git", "commit", "-m", "x", NULL };
+  const char *defines[] = {
+    "-DWRITABLE_ROOT_0=/Users/me/ws",
+    "-DWRITABLE_ROOT_0_GIT=/Users/me/ws/.git",
+    "-DWRITABLE_ROOT_0_GIT_HOOKS=/Users/me/ws/.git/hooks",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG=/Users/me/ws/.git/config",
+    "-DWRITABLE_ROOT_1=/private/tmp",
+    "-DWRITABLE_ROOT_1_GIT=/private/tmp/.git",
+    "-DWRITABLE_ROOT_1_GIT_HOOKS=/private/tmp/.git/hooks",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG=/private/tmp/.git/config",
+    "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
+    "-DWRITABLE_ROOT_2_GIT=/private/var/folders/zz/abc/T/.git",
+    "-DWRITABLE_ROOT_2_GIT_HOOKS=/private/var/folders/zz/abc/T/.git/hooks",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG=/private/var/folders/zz/abc/T/.git/config",
+    NULL,
+  };
+
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
+  g_assert_null (fake->call.error);
+  g_ptr_array_add (fake->call.argv, NULL);
+  assert_argv_shape (fake->call.argv, defines, command);
+  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+  g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+}
+
+/* Through the core's own call, with this host's writable roots: whatever they are, each is one
+ * -D value in the macOS spelling. */
+static void
+test_workspace_write_with_core_roots (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                                                "/Users/me/ws", NULL);
+  g_auto (GStrv) roots = dsh_writable_roots (policy);
+  const char *command[] = { "true", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) defines = g_ptr_array_new_with_free_func (g_free);
+  guint n_distinct = 0;
+
+  for (guint i = 0; roots[i] != NULL; i++)
+    {
+      char *spelled = dsh_seatbelt_macos_spelling (roots[i]);
+      gboolean seen = FALSE;
+
+      for (guint j = 0; j < defines->len; j += 4)
+        seen = seen || g_str_equal ((char *) defines->pdata[j] + strlen ("-DWRITABLE_ROOT_0="),
+                                    spelled);
+      if (!seen)
+        {
+          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", n_distinct, spelled));
+          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", n_distinct,
+                                                     spelled));
+          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks",
+                                                     n_distinct, spelled));
+          g_ptr_array_add (defines, g_strdup_printf (
+                                      "-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config",
+                                      n_distinct, spelled));
+          n_distinct++;
+        }
+      free (spelled);
+    }
+  g_ptr_array_add (defines, NULL);
+
+  g_assert_true (dsh_backend_call_confine (&fake->call, "seatbelt", desc, command, policy,
+                                           &error));
+  g_assert_no_error (error);
+  assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
+  g_assert_cmpstr (fake->call.argv->pdata[3], ==, "-DWRITABLE_ROOT_0=/Users/me/ws");
+}
+
+static void
+test_nested_root_is_partial (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  const char *roots[] = { "/tmp/a/ws", "/tmp", NULL };
+  const char *direct[] = { "/tmp/ws", "/tmp", NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                              .workspace_root = "/tmp/a/ws", .writable_roots = roots };
+  const char *command[] = { "true", NULL };
+
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
+  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
+  g_assert_cmpuint (fake->call.reasons->len, ==, 1);
+  g_assert_cmpstr (fake->call.reasons->pdata[0], ==,
+                   "writable root /private/tmp/a/ws lies inside writable root /private/tmp below a "
+                   "directory that can be renamed, which would carry its .git past the "
+                   "protected-path rules (they match paths)");
+
+  /* Directly inside: the root itself is what would have to be renamed, and that is refused. */
+  dsh_backend_fake_host_reset (fake);
+  policy.writable_roots = direct;
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
+  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+  g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+}
+
+static void
+test_refused_root_is_an_error (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  const char *roots[] = { "/Users/me/ws", "/", NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                              .workspace_root = "/Users/me/ws", .writable_roots = roots };
+  const char *command[] = { "true", NULL };
+
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), !=, 0);
+  g_assert_cmpstr (fake->call.error, ==,
+                   "writable root \"/\" is refused: it would make every path writable");
+  g_assert_cmpuint (fake->call.argv->len, ==, 0);
+}
+
+static DshOutcome
+classify (DshConfinement *confinement, int exit_code, const char *stderr_text)
+{
+  g_autofree char *detail = NULL;
+
+  return dsh_confinement_classify (confinement, exit_code, stderr_text, strlen (stderr_text),
+                                   &detail);
+}
+
+/* The lines are those reported from real Macs (see macos/README.md); they are not reproduced
+ * on this machine. */
+static void
+test_dialect_and_failure_rules (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                "/Users/me/ws", NULL);
+  const char *command[] = { "true", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshConfinement) confinement = NULL;
+
+  g_assert_true (dsh_backend_call_confine (&fake->call, "seatbelt", desc, command, policy,
+                                           &error));
+  confinement = dsh_backend_call_to_confinement (&fake->call, "seatbelt", desc);
+
+  g_assert_cmpint (classify (confinement, 65,
+                             "sandbox-exec: unbound variable: frobnicate at <input string>, "
+                             "line 5\n"), ==, DSH_OUTCOME_RUNNER_FAILURE);
+  g_assert_cmpint (classify (confinement, 71, "sandbox-exec: sandbox_apply: Operation not "
+                                              "permitted\n"), ==, DSH_OUTCOME_RUNNER_FAILURE);
+  /* The same lines under another exit status are not the runner's. */
+  g_assert_cmpint (classify (confinement, 1, "sandbox-exec: unbound variable: x\n"), !=,
+                   DSH_OUTCOME_RUNNER_FAILURE);
+  g_assert_cmpint (classify (confinement, 65, "sandbox-exec: sandbox_apply: Operation not "
+                                              "permitted\n"), ==, DSH_OUTCOME_RUNNER_FAILURE);
+  g_assert_cmpint (classify (confinement, 1, "sandbox-exec: sandbox_apply: Operation not "
+                                             "permitted\n"), ==, DSH_OUTCOME_DENIED);
+  /* A command sandbox-exec could not start is the command's failure, or a denial. */
+  g_assert_cmpint (classify (confinement, 71, "sandbox-exec: execvp() of 'nope' failed: No such "
+                                              "file or directory\n"), ==, DSH_OUTCOME_COMPLETED);
+  g_assert_cmpint (classify (confinement, 71, "sandbox-exec: execvp() of '/x' failed: Operation "
+                                              "not permitted\n"), ==, DSH_OUTCOME_DENIED);
+  /* A command's own exit 65 is its own. */
+  g_assert_cmpint (classify (confinement, 65, "usage error\n"), ==, DSH_OUTCOME_COMPLETED);
+  g_assert_cmpint (classify (confinement, 1, "touch: /Users/me/x: Operation not permitted\n"), ==,
+                   DSH_OUTCOME_DENIED);
+  g_assert_cmpint (classify (confinement, 0, "Operation not permitted\n"), ==,
+                   DSH_OUTCOME_COMPLETED);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/seatbelt-backend/descriptor", test_descriptor);
+  g_test_add_func ("/seatbelt-backend/check-fails-closed", test_check_fails_closed);
+  g_test_add_func ("/seatbelt-backend/confine-fails-closed-without-runner",
+                   test_confine_fails_closed_without_runner);
+  g_test_add_func ("/seatbelt-backend/read-only-argv", test_read_only_argv);
+  g_test_add_func ("/seatbelt-backend/workspace-write-argv", test_workspace_write_argv);
+  g_test_add_func ("/seatbelt-backend/workspace-write-with-core-roots",
+                   test_workspace_write_with_core_roots);
+  g_test_add_func ("/seatbelt-backend/nested-root-is-partial", test_nested_root_is_partial);
+  g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
+  g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);
+  return g_test_run ();
+}
