@@ -140,7 +140,8 @@ landlock_unavailable (int errnum)
       cause = ": refused, as a container's seccomp profile does";
       break;
     }
-  fprintf (stderr, FATAL_PREFIX "Landlock is not available: the ABI version query failed (%s%s)%s\n",
+  fprintf (stderr,
+           FATAL_PREFIX "Landlock is not available: the ABI version query failed (%s%s)%s\n",
            name, strerror (errnum), cause);
   exit (EXIT_RUNNER_FAILURE);
 }

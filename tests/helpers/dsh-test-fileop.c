@@ -4,11 +4,12 @@
  *
  *   dsh-test-fileop OP ARGS...
  *
- * `signal VIA TARGET SIGNUM` instead sends one signal one way, to our parent (the launcher) or a
- * pid derived from it. Prints "ok" or the errno name ("EACCES") on stdout, so tests can assert what the kernel did,
+ * Prints "ok" or the errno name ("EACCES") on stdout, so tests can assert what the kernel did,
  * and on failure also one coreutils-style line "dsh-test-fileop: OP 'PATH': <strerror>" on stderr,
  * so a sandbox's denial dialect appears where a real tool would print it. Exits 0 on success,
- * 1 when the operation failed, 2 on a usage error. Plain libc; not installed.
+ * 1 when the operation failed, 2 on a usage error. `signal VIA TARGET SIGNUM` sends one signal
+ * one way to our parent (the launcher) or a pid derived from it, and reports the same way.
+ * Plain libc; not installed.
  */
 #define _GNU_SOURCE
 
