@@ -646,7 +646,11 @@ test_runner_failure_without_landlock (Fixture *f, gconstpointer data)
     const char *what;
   } cases[] = {
     { "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self", "ENOSYS",
-      "Landlock is not available" },
+      "Landlock is not available: the ABI version query failed (ENOSYS, " },
+    { "landlock_create_ruleset", "EOPNOTSUPP",
+      "Landlock is not available: the ABI version query failed (EOPNOTSUPP, " },
+    { "landlock_create_ruleset", "EPERM",
+      "Landlock is not available: the ABI version query failed (EPERM, " },
     { "landlock_add_rule", "ENOSYS", "landlock_add_rule failed" },
     { "landlock_restrict_self", "EPERM", "landlock_restrict_self failed" },
   };
