@@ -222,7 +222,9 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
  * - always: the command keeps the caller's session and controlling terminal (so ^C and /dev/tty
  *   prompts work), which would let it push keystrokes into the caller's shell with TIOCSTI and
  *   have them run unconfined after it exits (bwrap closes the same hole with --new-session), so
- *   the TIOCSTI and TIOCLINUX ioctls are refused;
+ *   the TIOCSTI and TIOCLINUX ioctls are refused; and prlimit on the launcher or its caller,
+ *   which no Landlock ABI governs (a launcher left without descriptors could not find what the
+ *   command leaves running);
  * - below ABI 6, which scopes signals: every way of aiming a signal at the launcher, at its
  *   caller or at their process groups (kill, tkill, tgkill, rt_[tg]sigqueueinfo by pid, 0 or -1;
  *   an owner for SIGIO set with F_SETOWN, F_SETOWN_EX, FIOSETOWN or SIOCSPGRP), and
@@ -266,6 +268,7 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 
 typedef enum {
   CALL_IOCTL,          /* terminal injection; below ABI 6 also FIOSETOWN, SIOCSPGRP */
+  CALL_PRLIMIT,        /* argument 0 is the launcher or its caller */
   CALL_KILL,           /* below ABI 6: argument 0 names a signal target */
   CALL_TGKILL,         /* below ABI 6: argument 0 or 1 does */
   CALL_PIDFD_SIGNAL,   /* below ABI 6: refused */
@@ -283,6 +286,7 @@ typedef struct {
 
 static const Call native_calls[] = {
   { __NR_ioctl, CALL_IOCTL },
+  { __NR_prlimit64, CALL_PRLIMIT },
   { __NR_kill, CALL_KILL },
   { __NR_tkill, CALL_KILL },
   { __NR_rt_sigqueueinfo, CALL_KILL },
@@ -301,6 +305,7 @@ static const Call native_calls[] = {
 #ifdef X32_BIT
   /* x32 shares the arch and marks its calls; two of these have x32 numbers of their own. */
   { X32_BIT | 514, CALL_IOCTL },
+  { X32_BIT | __NR_prlimit64, CALL_PRLIMIT },
   { X32_BIT | __NR_kill, CALL_KILL },
   { X32_BIT | __NR_tkill, CALL_KILL },
   { X32_BIT | 524, CALL_KILL },
@@ -324,14 +329,17 @@ static const Call native_calls[] = {
 #define COMPAT_RT_TGSIGQUEUEINFO 335
 #define COMPAT_OPENAT 295
 #define COMPAT_OPEN_BY_HANDLE_AT 342
+#define COMPAT_PRLIMIT64 340
 #else
 #define COMPAT_TGKILL 268
 #define COMPAT_RT_TGSIGQUEUEINFO 363
 #define COMPAT_OPENAT 322
 #define COMPAT_OPEN_BY_HANDLE_AT 371
+#define COMPAT_PRLIMIT64 369
 #endif
 static const Call compat_calls[] = {
   { 54, CALL_IOCTL },
+  { COMPAT_PRLIMIT64, CALL_PRLIMIT },
   { 37, CALL_KILL },
   { 238, CALL_KILL },
   { 178, CALL_KILL },
@@ -463,6 +471,12 @@ add_call (Filter *f, const Call *call, long abi, const SignalTargets *t)
           deny_if_equal (f, FIOSETOWN);
           deny_if_equal (f, SIOCSPGRP);
         }
+      end_block (f, at, EPERM);
+      break;
+    case CALL_PRLIMIT:
+      /* The first two targets: the launcher and its caller. */
+      at = begin_block (f, call->nr);
+      deny_if_target (f, 0, t, 2);
       end_block (f, at, EPERM);
       break;
     case CALL_KILL:

@@ -161,8 +161,14 @@ test_write_beneath_allowed (Fixture *f, gconstpointer data)
 static void
 test_truncate_outside_denied (Fixture *f, gconstpointer data)
 {
-  const char *ops[] = { "truncate", "open-trunc", "open-trunc-noacc", "openat2-trunc",
-                        "open-by-handle-trunc", "ftruncate" };
+  const char *ops[] = {
+    "truncate", "open-trunc", "open-trunc-noacc", "openat2-trunc", "open-by-handle-trunc",
+    "ftruncate",
+#if defined(__x86_64__)
+    /* Through the 32-bit table. */
+    "int80-truncate", "int80-open-trunc",
+#endif
+  };
 
   if (!dsh_test_require_landlock ())
     return;
@@ -490,8 +496,13 @@ run_guarded (const char *const *command, DshTestRun *run)
 static void
 test_signals_to_launcher_refused (Fixture *f, gconstpointer data)
 {
-  const char *vias[] = { "kill", "tkill", "tgkill", "sigqueue", "tgsigqueue", "pidfd", "procfd",
-                         "setown", "setown-ex" };
+  const char *vias[] = {
+    "kill", "tkill", "tgkill", "sigqueue", "tgsigqueue", "pidfd", "procfd", "setown", "setown-ex",
+#if defined(__x86_64__)
+    /* The same kill(2) through the 32-bit and the x32 tables. */
+    "int80-kill", "x32-kill",
+#endif
+  };
   const char *groups[] = { "group", "zero" };
   gboolean scoped = dsh_test_landlock_abi () >= 6;
   g_autofree char *usr1 = g_strdup_printf ("%d", SIGUSR1);
@@ -574,6 +585,29 @@ test_launcher_cannot_be_stopped_or_killed (Fixture *f, gconstpointer data)
 
   run_guarded (kill_cmd, &kill_run);
   g_assert_cmpint (kill_run.exit_code, ==, 0);
+  g_usleep (1500 * 1000);
+  g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
+}
+
+/* Nor can it lower the launcher's limits, on any ABI (Landlock does not govern prlimit): with no
+ * descriptors left the launcher could not find, through /proc, what the command left running. */
+static void
+test_launcher_limits_untouchable (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *late = g_build_filename (f->ws, "late", NULL);
+  const char *command[] = {
+    "sh", "-c",
+    "setsid sh -c 'sleep 0.5; echo late > \"$0\"' \"$1\" </dev/null >/dev/null 2>&1 & "
+    "exec \"$2\" limit-launcher x",
+    "sh", late, dsh_test_getenv_required ("DSH_TEST_FILEOP"), NULL,
+  };
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  run_guarded (command, &run);
+  g_assert_cmpstr (run.out, ==, "EPERM\n");
   g_usleep (1500 * 1000);
   g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
 }
@@ -756,6 +790,7 @@ main (int argc, char **argv)
   ADD ("signals-to-launcher-refused", test_signals_to_launcher_refused);
   ADD ("launcher-cannot-be-stopped-or-killed", test_launcher_cannot_be_stopped_or_killed);
   ADD ("early-signal-not-lost", test_early_signal_not_lost);
+  ADD ("launcher-limits-untouchable", test_launcher_limits_untouchable);
   ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
   ADD ("terminal-injection-refused", test_terminal_injection_refused);
   ADD ("runner-failure-without-landlock", test_runner_failure_without_landlock);

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -172,6 +174,69 @@ set_append_only (const char *path, int on)
   return close (fd);
 }
 
+#if defined(__x86_64__)
+/* A call through the 32-bit table (int 0x80), which a 64-bit program may use too; the filter
+ * must cover that table as well. Returns -errno on failure, as the kernel does. */
+static long
+int80 (long nr, long a, long b, long c)
+{
+  long ret;
+
+  __asm__ volatile ("int $0x80"
+                    : "=a"(ret)
+                    : "a"(nr), "b"(a), "c"(b), "d"(c)
+                    : "memory", "r8", "r9", "r10", "r11");
+  return ret;
+}
+
+static int
+int80_result (long ret)
+{
+  if (ret >= 0)
+    return 0;
+  errno = (int) -ret;
+  return -1;
+}
+
+/* A copy of path where 32-bit calls can address it. */
+static char *
+low_copy (const char *path)
+{
+  char *low = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+                    -1, 0);
+
+  if (low == MAP_FAILED || strlen (path) >= 4096)
+    return NULL;
+  strcpy (low, path);
+  return low;
+}
+
+/* truncate(2) (92) or open(O_RDONLY | O_TRUNC) (5) through the 32-bit table. */
+static int
+int80_truncating (const char *path, int by_open)
+{
+  char *low = low_copy (path);
+  long ret;
+
+  if (low == NULL)
+    return -1;
+  ret = by_open ? int80 (5, (long) low, O_RDONLY | O_TRUNC, 0) : int80 (92, (long) low, 0, 0);
+  if (by_open && ret >= 0)
+    close ((int) ret);
+  return int80_result (ret);
+}
+#endif
+
+/* Lowers the launcher's limit on open files to nothing: it could then not find (through /proc)
+ * what the command left running. */
+static int
+limit_launcher (void)
+{
+  struct rlimit none = { 0, 0 };
+
+  return prlimit (getppid (), RLIMIT_NOFILE, &none, NULL);
+}
+
 /* The pid a signal test aims at, relative to our parent (the launcher, when run under it). */
 static pid_t
 signal_target (const char *name)
@@ -253,6 +318,12 @@ send_signal (const char *via, pid_t target, int signum)
         return -1;
       return 0;
     }
+#if defined(__x86_64__)
+  if (strcmp (via, "int80-kill") == 0)
+    return int80_result (int80 (37, target, signum, 0));
+  if (strcmp (via, "x32-kill") == 0)
+    return (int) syscall (0x40000000 | SYS_kill, target, signum);
+#endif
   errno = EINVAL;
   return -1;
 }
@@ -305,6 +376,14 @@ main (int argc, char **argv)
     return report (op, a, open_by_handle_truncating (a));
   if (strcmp (op, "ftruncate") == 0)
     return report (op, a, ftruncate_path (a));
+#if defined(__x86_64__)
+  if (strcmp (op, "int80-truncate") == 0)
+    return report (op, a, int80_truncating (a, 0));
+  if (strcmp (op, "int80-open-trunc") == 0)
+    return report (op, a, int80_truncating (a, 1));
+#endif
+  if (strcmp (op, "limit-launcher") == 0)
+    return report (op, a, limit_launcher ());
   if (strcmp (op, "io-uring") == 0)
     return report (op, a, io_uring_available ());
   if (strcmp (op, "chattr") == 0 && b != NULL && (strcmp (b, "+a") == 0 || strcmp (b, "-a") == 0))
@@ -327,9 +406,11 @@ main (int argc, char **argv)
 usage:
   fprintf (stderr, "usage: dsh-test-fileop write|append|truncate|mkdir|unlink|mkfifo|bind|"
                    "mknod-null|utime|procfd-write|tiocsti|open-trunc|open-trunc-noacc|"
-                   "openat2-trunc|open-by-handle-trunc|ftruncate|io-uring PATH-OR-FD [TEXT] | "
+                   "openat2-trunc|open-by-handle-trunc|ftruncate|io-uring|int80-truncate|"
+                   "int80-open-trunc|limit-launcher PATH-OR-FD [TEXT] | "
                    "chmod PATH OCTAL | chattr PATH +a|-a | rename|link SRC DST | "
                    "symlink TARGET PATH | signal kill|tkill|tgkill|sigqueue|tgsigqueue|pidfd|"
-                   "procfd|setown|setown-ex launcher|caller|group|zero|all SIGNUM\n");
+                   "procfd|setown|setown-ex|int80-kill|x32-kill launcher|caller|group|zero|all "
+                   "SIGNUM\n");
   return 2;
 }
