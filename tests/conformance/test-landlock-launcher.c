@@ -662,6 +662,69 @@ test_file_flags_not_governed (Fixture *f, gconstpointer data)
   g_assert_cmpstr (undo.out, ==, "ok\n");
 }
 
+/* landlock_create_ruleset with handled_access_fs, handled_access_net and scoped in a struct of
+ * `size` bytes: a ruleset descriptor (closed again), or -errno. */
+static int
+try_ruleset (guint64 fs, guint64 net, guint64 scoped, gsize size)
+{
+  guint64 attr[3] = { fs, net, scoped };
+  int fd = (int) syscall (__NR_landlock_create_ruleset, attr, size, 0);
+
+  if (fd < 0)
+    return -errno;
+  close (fd);
+  return 0;
+}
+
+/* What the kernel, real or made to look older by the test's seccomp supervisor, refuses at this
+ * ABI: rights it does not know, attribute fields beyond its struct, network rules before ABI 4,
+ * restrict flags before ABI 7. The emulated ABIs are only as good as these answers. */
+static void
+test_kernel_refusals_match_abi (Fixture *f, gconstpointer data)
+{
+  long abi = dsh_test_landlock_abi ();
+  int known = abi >= 5 ? 16 : abi >= 3 ? 15 : abi >= 2 ? 14 : 13;
+  guint64 rights = (G_GUINT64_CONSTANT (1) << known) - 1;
+  struct __attribute__ ((packed)) {
+    guint64 allowed_access;
+    gint32 parent_fd;
+  } path_rule = { 1, -1 };
+  struct {
+    guint64 allowed_access;
+    guint64 port;
+  } port_rule = { 1, 8080 };
+  guint64 attr[2] = { 1, 1 };
+  int ruleset;
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  g_assert_cmpint (try_ruleset (rights, 0, 0, 8), ==, 0);
+  g_assert_cmpint (try_ruleset (rights | (rights + 1), 0, 0, 8), ==, -EINVAL);
+  /* A bigger struct is fine while the fields an old kernel lacks are zero. */
+  g_assert_cmpint (try_ruleset (rights, 0, 0, 24), ==, 0);
+  g_assert_cmpint (try_ruleset (rights, 1, 0, 16), ==, abi >= 4 ? 0 : -E2BIG);
+  g_assert_cmpint (try_ruleset (rights, 0, 2, 24), ==, abi >= 6 ? 0 : -E2BIG);
+  /* Unknown bits in a field the kernel knows are EINVAL. */
+  g_assert_cmpint (try_ruleset (rights, 4, 0, 16), ==, abi >= 4 ? -EINVAL : -E2BIG);
+  g_assert_cmpint (try_ruleset (rights, 0, 4, 24), ==, abi >= 6 ? -EINVAL : -E2BIG);
+
+  ruleset = (int) syscall (__NR_landlock_create_ruleset, attr, abi >= 4 ? 16 : 8, 0);
+  g_assert_cmpint (ruleset, >=, 0);
+  g_assert_cmpint (syscall (__NR_landlock_add_rule, ruleset, 2, &port_rule, 0), ==,
+                   abi >= 4 ? 0 : -1);
+  if (abi < 4)
+    g_assert_cmpint (errno, ==, EINVAL);
+  /* Path rules exist on every ABI: a bad descriptor is the only thing wrong here. */
+  g_assert_cmpint (syscall (__NR_landlock_add_rule, ruleset, 1, &path_rule, 0), ==, -1);
+  g_assert_cmpint (errno, ==, EBADF);
+  close (ruleset);
+
+  /* A flag with no descriptor: EINVAL where flags are unknown, EBADF where it needs one. */
+  g_assert_cmpint (syscall (__NR_landlock_restrict_self, -1, 1U), ==, -1);
+  g_assert_cmpint (errno, ==, abi >= 7 ? EBADF : EINVAL);
+}
+
 static void
 assert_runner_failure (const DshTestRun *run, const char *what)
 {
@@ -791,6 +854,7 @@ main (int argc, char **argv)
   ADD ("launcher-cannot-be-stopped-or-killed", test_launcher_cannot_be_stopped_or_killed);
   ADD ("early-signal-not-lost", test_early_signal_not_lost);
   ADD ("launcher-limits-untouchable", test_launcher_limits_untouchable);
+  ADD ("kernel-refusals-match-abi", test_kernel_refusals_match_abi);
   ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
   ADD ("terminal-injection-refused", test_terminal_injection_refused);
   ADD ("runner-failure-without-landlock", test_runner_failure_without_landlock);
