@@ -235,7 +235,8 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
  *   (with write access Landlock's write right decides), and openat2 and io_uring_setup, whose
  *   flags a filter cannot see (ENOSYS, so callers fall back to openat and plain system calls).
  *
- * Pointer and pid arguments are compared on their low 32 bits, which is all the kernel reads. */
+ * Arguments are compared on their low 32 bits: pids, flags and ioctl requests are all the kernel
+ * reads of them. */
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define COMPAT_ARCH AUDIT_ARCH_I386
