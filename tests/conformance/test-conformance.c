@@ -639,6 +639,26 @@ test_fifo_socket_outside_denied (Fixture *f, gconstpointer data)
   assert_exec_completes (f, "workspace-write", sock_ok);
 }
 
+/* What the report says Landlock leaves open at this ABI: reparenting below ABI 2, signals to other
+ * processes below ABI 6, never truncation (the launcher closes it below ABI 3). */
+static void
+assert_landlock_reasons (JsonArray *reasons)
+{
+  long abi = dsh_test_landlock_abi ();
+  gboolean reparenting = FALSE, signals = FALSE;
+
+  for (guint i = 0; i < json_array_get_length (reasons); i++)
+    {
+      const char *reason = json_array_get_string_element (reasons, i);
+
+      reparenting |= strstr (reason, "cannot grant reparenting") != NULL;
+      signals |= strstr (reason, "cannot scope signals") != NULL;
+      g_assert_null (strstr (reason, "truncat"));
+    }
+  g_assert_cmpint (reparenting, ==, abi < 2);
+  g_assert_cmpint (signals, ==, abi < 6);
+}
+
 /* Pinned difference: metadata. bwrap's read-only mounts refuse chmod; Landlock has no right for
  * it, which is why it reports partial enforcement with that reason. */
 static void
@@ -669,6 +689,7 @@ test_metadata_outside (Fixture *f, gconstpointer data)
       g_assert_cmpint (st.st_mode & 0777, ==, 0600);
       g_assert_cmpuint (json_array_get_length (reasons), >=, 1);
       g_assert_nonnull (strstr (json_array_get_string_element (reasons, 0), "metadata"));
+      assert_landlock_reasons (reasons);
     }
 }
 
