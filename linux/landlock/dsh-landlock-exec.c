@@ -129,7 +129,7 @@ landlock_unavailable (int errnum)
     {
     case ENOSYS:
       name = "ENOSYS, ";
-      cause = ": this kernel lacks Landlock, or a seccomp filter hides it";
+      cause = ": the kernel lacks Landlock, or a seccomp filter hides it";
       break;
     case EOPNOTSUPP:
       name = "EOPNOTSUPP, ";
