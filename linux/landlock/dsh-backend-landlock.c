@@ -22,9 +22,13 @@ DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_landlock_describe (vo
 #endif
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 
-/* A write Landlock refuses fails with EACCES; this is how its text reads. */
-static const char *const denial_signatures[] = {
+/* A write Landlock refuses fails with EACCES; this is how its text reads. ABI 1 cannot grant
+ * reparenting, so there a rename or link into another directory fails with EXDEV even inside
+ * the writable roots: describe() adds that text on such a kernel (the slot stays NULL
+ * otherwise). A genuine cross-device move is then reported as a denial too. */
+static const char *denial_signatures[] = {
   "Permission denied",
+  NULL,
   NULL,
 };
 
@@ -56,11 +60,28 @@ query_abi (void)
 static int
 refuse_without_landlock (DshBackendHost *host)
 {
-  char message[256];
+  const char *name = "", *cause = "";
+  char message[320];
+  int errnum = errno;
 
+  switch (errnum)
+    {
+    case ENOSYS:
+      name = "ENOSYS, ";
+      cause = ": the kernel lacks Landlock, or a seccomp filter hides it";
+      break;
+    case EOPNOTSUPP:
+      name = "EOPNOTSUPP, ";
+      cause = ": Landlock is built in but disabled (see the lsm= boot parameter)";
+      break;
+    case EPERM:
+      name = "EPERM, ";
+      cause = ": refused, as a container's seccomp profile does";
+      break;
+    }
   snprintf (message, sizeof message,
-            "this kernel does not enforce Landlock (ABI version query failed: %s)",
-            strerror (errno));
+            "this kernel does not enforce Landlock (the ABI version query failed with %s%s)%s",
+            name, strerror (errnum), cause);
   host->set_error (host, message);
   return -1;
 }
@@ -69,34 +90,30 @@ refuse_without_landlock (DshBackendHost *host)
 static void
 report_enforcement (DshBackendHost *host, long abi)
 {
-  char reason[256];
+  char reason[320];
 
-  /* No ABI so far governs metadata: chmod, chown, utimes and setxattr work on any path the
-   * command can resolve, where bwrap's read-only mounts refuse them. */
+  /* No ABI so far governs metadata: chmod, chown, utimes, setxattr and file flags work on any
+   * path the command can resolve, where bwrap's read-only mounts refuse them. Truncation below
+   * ABI 3 is no reason: the launcher's seccomp filter closes it. */
   host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
   host->add_reason (host, "Landlock does not govern file metadata: changing mode, owner, "
-                          "timestamps or extended attributes outside the writable roots is "
-                          "not prevented");
+                          "timestamps, extended attributes or file flags (chattr +i, +a) "
+                          "outside the writable roots is not prevented");
 
   if (abi < 2)
     {
       snprintf (reason, sizeof reason,
                 "Landlock ABI %ld cannot grant reparenting (ABI 2): renaming or linking a file "
-                "into another directory is refused even inside the writable roots", abi);
-      host->add_reason (host, reason);
-    }
-  if (abi < 3)
-    {
-      snprintf (reason, sizeof reason,
-                "Landlock ABI %ld cannot govern truncation (ABI 3): truncate(2) still shortens "
-                "files outside the writable roots", abi);
+                "into another directory fails with EXDEV even inside the writable roots", abi);
       host->add_reason (host, reason);
     }
   if (abi < 6)
     {
       snprintf (reason, sizeof reason,
-                "Landlock ABI %ld cannot scope signals (ABI 6): the command can kill its "
-                "launcher, and processes it started may then outlive the call", abi);
+                "Landlock ABI %ld cannot scope signals (ABI 6): the command can stop or kill "
+                "other processes of the same user outside the sandbox; only its launcher and "
+                "the launcher's caller are shielded (by a seccomp filter), so the call still "
+                "ends and leaves nothing running", abi);
       host->add_reason (host, reason);
     }
 }
@@ -171,5 +188,8 @@ static const DshBackendDescriptor descriptor = {
 const DshBackendDescriptor *
 dsh_backend_landlock_describe (void)
 {
+  /* The kernel's ABI does not change while the module is loaded. */
+  if (query_abi () == 1)
+    denial_signatures[1] = "Invalid cross-device link";
   return &descriptor;
 }

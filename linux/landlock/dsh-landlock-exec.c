@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <dirent.h>
 #include <signal.h>
@@ -118,6 +119,33 @@ fatal (const char *what, int errnum)
   exit (EXIT_RUNNER_FAILURE);
 }
 
+/* Why the version query failed, in words that name the errno and what usually causes it. */
+static _Noreturn void
+landlock_unavailable (int errnum)
+{
+  const char *name = "", *cause = "";
+
+  switch (errnum)
+    {
+    case ENOSYS:
+      name = "ENOSYS, ";
+      cause = ": the kernel lacks Landlock, or a seccomp filter hides it";
+      break;
+    case EOPNOTSUPP:
+      name = "EOPNOTSUPP, ";
+      cause = ": Landlock is built in but disabled (see the lsm= boot parameter)";
+      break;
+    case EPERM:
+      name = "EPERM, ";
+      cause = ": refused, as a container's seccomp profile does";
+      break;
+    }
+  fprintf (stderr,
+           FATAL_PREFIX "Landlock is not available: the ABI version query failed (%s%s)%s\n",
+           name, strerror (errnum), cause);
+  exit (EXIT_RUNNER_FAILURE);
+}
+
 static _Noreturn void
 fatal_path (const char *what, const char *path, int errnum)
 {
@@ -185,59 +213,370 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
     }
 }
 
-/* The command keeps the caller's session and controlling terminal (so ^C and /dev/tty prompts
- * work), which would let it push keystrokes into the caller's shell with TIOCSTI and have them
- * run unconfined after it exits (bwrap closes the same hole with --new-session). Refuse TIOCSTI
- * and TIOCLINUX ioctls. The kernel truncates the request to 32 bits, so only those are compared. */
+/* ---- the command's seccomp filter -------------------------------------------------------
+ *
+ * One classic-BPF program, built in the launcher before it starts the command (it knows its own
+ * pid then) and installed by the command's process before it execs, holding only what this ABI
+ * needs:
+ *
+ * - always: the command keeps the caller's session and controlling terminal (so ^C and /dev/tty
+ *   prompts work), which would let it push keystrokes into the caller's shell with TIOCSTI and
+ *   have them run unconfined after it exits (bwrap closes the same hole with --new-session), so
+ *   the TIOCSTI and TIOCLINUX ioctls are refused; and prlimit on the launcher or its caller,
+ *   which no Landlock ABI governs (a launcher left without descriptors could not find what the
+ *   command leaves running);
+ * - below ABI 6, which scopes signals: every way of aiming a signal at the launcher, at its
+ *   caller or at their process groups (kill, tkill, tgkill, rt_[tg]sigqueueinfo by pid, 0 or -1;
+ *   an owner for SIGIO set with F_SETOWN, F_SETOWN_EX, FIOSETOWN or SIOCSPGRP), and
+ *   pidfd_send_signal outright, whose target is a descriptor the filter cannot read (ENOSYS, so
+ *   callers fall back to kill). A stopped or killed launcher would hang the call or free what the
+ *   command leaves running;
+ * - below ABI 3, which governs truncation: truncate(2) by path, O_TRUNC without write access
+ *   (with write access Landlock's write right decides), and openat2 and io_uring_setup, whose
+ *   flags a filter cannot see (ENOSYS, so callers fall back to openat and plain system calls).
+ *
+ * Arguments are compared on their low 32 bits: pids, flags and ioctl requests are all the kernel
+ * reads of them. */
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
-#define NATIVE_IOCTL 16
-#define NATIVE_IOCTL_ALT (0x40000000 | 514) /* x32 */
 #define COMPAT_ARCH AUDIT_ARCH_I386
-#define COMPAT_IOCTL 54
+#define X32_BIT 0x40000000
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#define NATIVE_IOCTL 29
-#define NATIVE_IOCTL_ALT 29
 #define COMPAT_ARCH AUDIT_ARCH_ARM
-#define COMPAT_IOCTL 54
 #elif defined(__riscv) && __riscv_xlen == 64
 #define NATIVE_ARCH AUDIT_ARCH_RISCV64
-#define NATIVE_IOCTL 29
-#define NATIVE_IOCTL_ALT 29
-#define COMPAT_ARCH AUDIT_ARCH_RISCV64
-#define COMPAT_IOCTL 29
 #else
-#error "dsh-landlock-exec: add this architecture's audit arch and ioctl syscall numbers"
+#error "dsh-landlock-exec: add this architecture's audit arch and compat system call numbers"
+#endif
+
+/* The unified table (424 on) is the same everywhere. */
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ARG1_LOW offsetof (struct seccomp_data, args[1])
+#define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
 #else
-#define ARG1_LOW (offsetof (struct seccomp_data, args[1]) + 4)
+#define ARG_LOW(n) (offsetof (struct seccomp_data, args[n]) + 4)
 #endif
 
-static int
-refuse_terminal_injection (void)
+typedef enum {
+  CALL_IOCTL,          /* terminal injection; below ABI 6 also FIOSETOWN, SIOCSPGRP */
+  CALL_PRLIMIT,        /* argument 0 is the launcher or its caller */
+  CALL_KILL,           /* below ABI 6: argument 0 names a signal target */
+  CALL_TGKILL,         /* below ABI 6: argument 0 or 1 does */
+  CALL_PIDFD_SIGNAL,   /* below ABI 6: refused */
+  CALL_FCNTL,          /* below ABI 6: F_SETOWN to a target, F_SETOWN_EX */
+  CALL_TRUNCATE,       /* below ABI 3: refused */
+  CALL_OPEN_FLAGS_1,   /* below ABI 3: argument 1 holds O_TRUNC without write access */
+  CALL_OPEN_FLAGS_2,   /* below ABI 3: argument 2 does */
+  CALL_OPAQUE_OPEN,    /* below ABI 3: refused (openat2, io_uring_setup) */
+} CallKind;
+
+typedef struct {
+  int nr;
+  CallKind kind;
+} Call;
+
+static const Call native_calls[] = {
+  { __NR_ioctl, CALL_IOCTL },
+  { __NR_prlimit64, CALL_PRLIMIT },
+  { __NR_kill, CALL_KILL },
+  { __NR_tkill, CALL_KILL },
+  { __NR_rt_sigqueueinfo, CALL_KILL },
+  { __NR_tgkill, CALL_TGKILL },
+  { __NR_rt_tgsigqueueinfo, CALL_TGKILL },
+  { __NR_pidfd_send_signal, CALL_PIDFD_SIGNAL },
+  { __NR_fcntl, CALL_FCNTL },
+  { __NR_truncate, CALL_TRUNCATE },
+#ifdef __NR_open
+  { __NR_open, CALL_OPEN_FLAGS_1 },
+#endif
+  { __NR_openat, CALL_OPEN_FLAGS_2 },
+  { __NR_open_by_handle_at, CALL_OPEN_FLAGS_2 },
+  { __NR_openat2, CALL_OPAQUE_OPEN },
+  { __NR_io_uring_setup, CALL_OPAQUE_OPEN },
+#ifdef X32_BIT
+  /* x32 shares the arch and marks its calls; two of these have x32 numbers of their own. */
+  { X32_BIT | 514, CALL_IOCTL },
+  { X32_BIT | __NR_prlimit64, CALL_PRLIMIT },
+  { X32_BIT | __NR_kill, CALL_KILL },
+  { X32_BIT | __NR_tkill, CALL_KILL },
+  { X32_BIT | 524, CALL_KILL },
+  { X32_BIT | __NR_tgkill, CALL_TGKILL },
+  { X32_BIT | 536, CALL_TGKILL },
+  { X32_BIT | __NR_pidfd_send_signal, CALL_PIDFD_SIGNAL },
+  { X32_BIT | __NR_fcntl, CALL_FCNTL },
+  { X32_BIT | __NR_truncate, CALL_TRUNCATE },
+  { X32_BIT | __NR_open, CALL_OPEN_FLAGS_1 },
+  { X32_BIT | __NR_openat, CALL_OPEN_FLAGS_2 },
+  { X32_BIT | __NR_open_by_handle_at, CALL_OPEN_FLAGS_2 },
+  { X32_BIT | __NR_openat2, CALL_OPAQUE_OPEN },
+  { X32_BIT | __NR_io_uring_setup, CALL_OPAQUE_OPEN },
+#endif
+};
+
+#ifdef COMPAT_ARCH
+/* The 32-bit table (i386 or arm): numbers differ, the flag values do not. */
+#if defined(__x86_64__)
+#define COMPAT_TGKILL 270
+#define COMPAT_RT_TGSIGQUEUEINFO 335
+#define COMPAT_OPENAT 295
+#define COMPAT_OPEN_BY_HANDLE_AT 342
+#define COMPAT_PRLIMIT64 340
+#else
+#define COMPAT_TGKILL 268
+#define COMPAT_RT_TGSIGQUEUEINFO 363
+#define COMPAT_OPENAT 322
+#define COMPAT_OPEN_BY_HANDLE_AT 371
+#define COMPAT_PRLIMIT64 369
+#endif
+static const Call compat_calls[] = {
+  { 54, CALL_IOCTL },
+  { COMPAT_PRLIMIT64, CALL_PRLIMIT },
+  { 37, CALL_KILL },
+  { 238, CALL_KILL },
+  { 178, CALL_KILL },
+  { COMPAT_TGKILL, CALL_TGKILL },
+  { COMPAT_RT_TGSIGQUEUEINFO, CALL_TGKILL },
+  { 424, CALL_PIDFD_SIGNAL },
+  { 55, CALL_FCNTL },
+  { 221, CALL_FCNTL },
+  { 92, CALL_TRUNCATE },
+  { 193, CALL_TRUNCATE },
+  { 5, CALL_OPEN_FLAGS_1 },
+  { COMPAT_OPENAT, CALL_OPEN_FLAGS_2 },
+  { COMPAT_OPEN_BY_HANDLE_AT, CALL_OPEN_FLAGS_2 },
+  { 437, CALL_OPAQUE_OPEN },
+  { 425, CALL_OPAQUE_OPEN },
+};
+#endif
+
+#define FILTER_MAX 512
+/* Placeholder jump offsets inside a block, patched when the block ends. */
+#define TO_DENY 0xFF
+#define TO_ALLOW 0xFE
+
+typedef struct {
+  struct sock_filter code[FILTER_MAX];
+  unsigned short len;
+  int too_long;
+} Filter;
+
+/* Built before the command starts, installed by its process before it execs. */
+static Filter command_filter;
+
+static void
+emit (Filter *f, struct sock_filter insn)
 {
-  struct sock_filter code[] = {
-    /* 0 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
-    /* 1 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 0, 4),
-    /* 2 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-    /* 3 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_IOCTL, 6, 0),
-    /* 4 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_IOCTL_ALT, 5, 0),
-    /* 5 */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    /* 6 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, 0, 2),
-    /* 7 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-    /* 8 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, COMPAT_IOCTL, 1, 0),
-    /* 9 */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    /* 10 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG1_LOW),
-    /* 11 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
-    /* 12 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
-    /* 13 */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    /* 14 */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-  };
-  struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
+  if (f->len < FILTER_MAX)
+    f->code[f->len++] = insn;
+  else
+    f->too_long = 1;
+}
+
+/* A block handles one call number: it is skipped for any other, and ends in "allow" unless one
+ * of its comparisons jumped to "deny" (errnum). */
+static unsigned short
+begin_block (Filter *f, int nr)
+{
+  unsigned short at = f->len;
+
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) nr, 0, 0));
+  return at;
+}
+
+static void
+end_block (Filter *f, unsigned short at, int errnum)
+{
+  unsigned short allow = f->len, deny = (unsigned short) (f->len + 1);
+
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
+                                          SECCOMP_RET_ERRNO | ((uint32_t) errnum & 0xffff)));
+  if (f->too_long || f->len - (at + 1) > 255)
+    {
+      f->too_long = 1;
+      return;
+    }
+  for (unsigned short i = (unsigned short) (at + 1); i < allow; i++)
+    {
+      struct sock_filter *insn = &f->code[i];
+
+      if (insn->jt == TO_DENY)
+        insn->jt = (uint8_t) (deny - (i + 1));
+      if (insn->jf == TO_ALLOW)
+        insn->jf = (uint8_t) (allow - (i + 1));
+    }
+  f->code[at].jf = (uint8_t) (f->len - (at + 1));
+}
+
+static void
+refuse_call (Filter *f, int nr, int errnum)
+{
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) nr, 0, 1));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
+                                          SECCOMP_RET_ERRNO | ((uint32_t) errnum & 0xffff)));
+}
+
+static void
+load_arg (Filter *f, int n)
+{
+  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (n)));
+}
+
+static void
+deny_if_equal (Filter *f, uint32_t value)
+{
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, value, TO_DENY, 0));
+}
+
+/* What the command must not signal: the launcher, its caller, their process groups, "my own
+ * group" (0) and "everyone" (-1). The first four may also not be made a descriptor's owner. */
+typedef struct {
+  int32_t pids[6];
+  size_t n_owners;
+  size_t n_pids;
+} SignalTargets;
+
+static void
+deny_if_target (Filter *f, int arg, const SignalTargets *t, size_t n)
+{
+  load_arg (f, arg);
+  for (size_t i = 0; i < n; i++)
+    deny_if_equal (f, (uint32_t) t->pids[i]);
+}
+
+static void
+add_call (Filter *f, const Call *call, long abi, const SignalTargets *t)
+{
+  int scoped = abi >= 6, truncation_governed = abi >= 3;
+  unsigned short at;
+
+  switch (call->kind)
+    {
+    case CALL_IOCTL:
+      at = begin_block (f, call->nr);
+      load_arg (f, 1);
+      deny_if_equal (f, TIOCSTI);
+      deny_if_equal (f, TIOCLINUX);
+      if (!scoped)
+        {
+          deny_if_equal (f, FIOSETOWN);
+          deny_if_equal (f, SIOCSPGRP);
+        }
+      end_block (f, at, EPERM);
+      break;
+    case CALL_PRLIMIT:
+      /* The first two targets: the launcher and its caller. */
+      at = begin_block (f, call->nr);
+      deny_if_target (f, 0, t, 2);
+      end_block (f, at, EPERM);
+      break;
+    case CALL_KILL:
+    case CALL_TGKILL:
+      if (scoped)
+        break;
+      at = begin_block (f, call->nr);
+      deny_if_target (f, 0, t, t->n_pids);
+      if (call->kind == CALL_TGKILL)
+        deny_if_target (f, 1, t, t->n_pids);
+      end_block (f, at, EPERM);
+      break;
+    case CALL_PIDFD_SIGNAL:
+      if (!scoped)
+        refuse_call (f, call->nr, ENOSYS);
+      break;
+    case CALL_FCNTL:
+      if (scoped)
+        break;
+      at = begin_block (f, call->nr);
+      load_arg (f, 1);
+      deny_if_equal (f, F_SETOWN_EX);
+      emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN, 0, TO_ALLOW));
+      deny_if_target (f, 2, t, t->n_owners);
+      end_block (f, at, EPERM);
+      break;
+    case CALL_TRUNCATE:
+      if (!truncation_governed)
+        refuse_call (f, call->nr, EACCES);
+      break;
+    case CALL_OPEN_FLAGS_1:
+    case CALL_OPEN_FLAGS_2:
+      if (truncation_governed)
+        break;
+      at = begin_block (f, call->nr);
+      load_arg (f, call->kind == CALL_OPEN_FLAGS_1 ? 1 : 2);
+      emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, O_TRUNC | O_ACCMODE));
+      deny_if_equal (f, O_TRUNC | O_RDONLY);
+      deny_if_equal (f, O_TRUNC | O_ACCMODE);
+      end_block (f, at, EACCES);
+      break;
+    case CALL_OPAQUE_OPEN:
+      if (!truncation_governed)
+        refuse_call (f, call->nr, ENOSYS);
+      break;
+    }
+}
+
+/* One arch's section: entered when the arch matches (A holds it), skipped otherwise. */
+static void
+add_section (Filter *f, uint32_t arch, const Call *calls, size_t n, long abi,
+             const SignalTargets *t)
+{
+  unsigned short skip;
+
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0));
+  skip = f->len;
+  emit (f, (struct sock_filter) BPF_STMT (BPF_JMP | BPF_JA, 0));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof (struct seccomp_data, nr)));
+  for (size_t i = 0; i < n; i++)
+    add_call (f, &calls[i], abi, t);
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  f->code[skip].k = (uint32_t) (f->len - (skip + 1));
+}
+
+/* Builds command_filter for this ABI; the launcher's pid and group are known before the fork. */
+static void
+build_command_filter (long abi)
+{
+  Filter *f = &command_filter;
+  SignalTargets t = { 0 };
+  pid_t caller = getppid ();
+
+  t.pids[t.n_pids++] = getpid ();
+  t.pids[t.n_pids++] = caller;
+  t.pids[t.n_pids++] = -getpgrp ();
+  t.pids[t.n_pids++] = -getpgid (caller);
+  t.n_owners = t.n_pids;
+  t.pids[t.n_pids++] = 0;
+  t.pids[t.n_pids++] = -1;
+
+  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof (struct seccomp_data, arch)));
+  add_section (f, NATIVE_ARCH, native_calls, sizeof native_calls / sizeof native_calls[0], abi,
+               &t);
+#ifdef COMPAT_ARCH
+  add_section (f, COMPAT_ARCH, compat_calls, sizeof compat_calls / sizeof compat_calls[0], abi,
+               &t);
+#endif
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  if (f->too_long)
+    fatal ("the command's seccomp filter does not fit", 0);
+}
+
+static int
+install_command_filter (void)
+{
+  struct sock_fprog prog = { .len = command_filter.len, .filter = command_filter.code };
 
   return prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0 ? 0 : errno;
 }
@@ -337,19 +676,20 @@ child_exit (int status, const char *prefix, const char *what, const char *detail
 /* In the child: confine it (only it — the launcher stays outside the domain it supervises), then
  * run the command. */
 static _Noreturn void
-confine_and_exec (int ruleset_fd, char **command)
+confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
 {
   char what[PATH_MAX + 32];
   int errnum;
 
   for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
     signal (forwarded_signals[i], SIG_DFL);
+  sigprocmask (SIG_SETMASK, mask, NULL);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "prctl(PR_SET_NO_NEW_PRIVS) failed",
                 strerror (errno));
-  errnum = refuse_terminal_injection ();
+  errnum = install_command_filter ();
   if (errnum != 0)
-    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "cannot install the terminal-injection filter",
+    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "cannot install the command's seccomp filter",
                 strerror (errnum));
   if (syscall (__NR_landlock_restrict_self, ruleset_fd, 0) != 0)
     child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "landlock_restrict_self failed",
@@ -371,6 +711,7 @@ static int
 supervise (int ruleset_fd, char **command)
 {
   struct sigaction action = { 0 };
+  sigset_t forwarded, previous;
   int status = 0;
   pid_t child;
 
@@ -381,6 +722,12 @@ supervise (int ruleset_fd, char **command)
   if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
     fatal ("prctl(PR_SET_PDEATHSIG) failed", errno);
 
+  /* A signal that arrived before the command's pid is known would have nowhere to go: held
+   * back until it is, then forwarded. */
+  sigemptyset (&forwarded);
+  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
+    sigaddset (&forwarded, forwarded_signals[i]);
+  sigprocmask (SIG_BLOCK, &forwarded, &previous);
   action.sa_sigaction = forward_signal;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset (&action.sa_mask);
@@ -393,13 +740,14 @@ supervise (int ruleset_fd, char **command)
   if (child < 0)
     fatal ("cannot start the command", errno);
   if (child == 0)
-    confine_and_exec (ruleset_fd, command);
+    confine_and_exec (ruleset_fd, command, &previous);
   close (ruleset_fd);
 
   command_pid = child;
   /* The parent may have died before the death signal was armed. */
   if (getppid () != original_parent)
     kill (child, SIGKILL);
+  sigprocmask (SIG_SETMASK, &previous, NULL);
   while (waitpid (child, &status, 0) < 0)
     {
       if (errno != EINTR)
@@ -448,7 +796,7 @@ main (int argc, char **argv)
 
   abi = syscall (__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
   if (abi < 1)
-    fatal ("Landlock is not available (ABI version query failed)", abi < 0 ? errno : EINVAL);
+    landlock_unavailable (abi < 0 ? errno : EINVAL);
 
   handled = handled_rights_for_abi (abi);
   ruleset_attr.handled_access_fs = handled;
@@ -477,5 +825,6 @@ main (int argc, char **argv)
     allow_beneath (ruleset_fd, sinks[i], handled & LL_FS_WRITE_FILE);
   allow_own_terminals (ruleset_fd, handled & LL_FS_WRITE_FILE);
 
+  build_command_filter (abi);
   return supervise (ruleset_fd, &argv[cmd_index]);
 }

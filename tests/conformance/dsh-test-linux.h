@@ -13,6 +13,12 @@
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
 #endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
 
 /* The exact text of SPEC §5; compared verbatim. */
 #define UNAVAILABLE_TEXT(mode) \

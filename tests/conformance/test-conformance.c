@@ -185,11 +185,19 @@ fileop (void)
   return path;
 }
 
+typedef enum {
+  WRAP_NONE,
+  /* In dsh-test-deny-syscalls: the runner fails for real. */
+  WRAP_DENY,
+  /* In `timeout -s KILL`: a call that would hang fails the case instead. */
+  WRAP_TIMEOUT,
+} Wrap;
+
 /* `dsh-sandbox exec --mode MODE --workspace WS --report R -- ARGV` from inside the workspace,
- * optionally wrapped in dsh-test-deny-syscalls. Loads the report into f->report. */
+ * optionally wrapped. Loads the report into f->report. */
 static void
 cli_exec_wrapped (Fixture *f,
-                  gboolean deny,
+                  Wrap wrap,
                   const char *mode,
                   const char *const *command,
                   const char *stdin_text,
@@ -202,8 +210,15 @@ cli_exec_wrapped (Fixture *f,
   const char *env[] = { home_env, tmpdir_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
   g_autofree char *report_text = NULL;
 
-  if (deny)
+  if (wrap == WRAP_DENY)
     dsh_test_add_deny_syscalls (argv, backend->deny_errno, backend->deny_syscalls);
+  if (wrap == WRAP_TIMEOUT)
+    {
+      g_ptr_array_add (argv, (char *) "timeout");
+      g_ptr_array_add (argv, (char *) "-s");
+      g_ptr_array_add (argv, (char *) "KILL");
+      g_ptr_array_add (argv, (char *) "30");
+    }
   g_ptr_array_add (argv, (char *) dsh_test_cli ());
   g_ptr_array_add (argv, (char *) "exec");
   g_ptr_array_add (argv, (char *) "--mode");
@@ -231,7 +246,7 @@ cli_exec_wrapped (Fixture *f,
 static void
 cli_exec (Fixture *f, const char *mode, const char *const *command, DshTestRun *run)
 {
-  cli_exec_wrapped (f, FALSE, mode, command, NULL, run);
+  cli_exec_wrapped (f, WRAP_NONE, mode, command, NULL, run);
 }
 
 static JsonObject *
@@ -518,24 +533,51 @@ test_rename_link_out_of_workspace (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (pulled, G_FILE_TEST_EXISTS));
 }
 
+/* Refused on every backend and every Landlock ABI (below ABI 3 by the launcher's seccomp
+ * filter), by path and by opening for reading with O_TRUNC. */
 static void
 test_truncate_outside_denied (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
-  const char *command[] = { fileop (), "truncate", f->outside_file, NULL };
+  const char *by_path[] = { fileop (), "truncate", f->outside_file, NULL };
+  const char *by_open[] = { fileop (), "open-trunc", f->outside_file, NULL };
 
   if (!require_backend ())
     return;
 
+  assert_exec_denied (f, "workspace-write", by_path);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
+  assert_exec_denied (f, "workspace-write", by_open);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
+}
+
+/* Moving a file into another directory of the workspace works, except under Landlock ABI 1,
+ * which cannot grant reparenting: there the EXDEV is the sandbox's doing, and is reported as a
+ * denial (the dialect has its text on that ABI only) with the marker as a hint. */
+static void
+test_rename_across_directories (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *sub = g_build_filename (f->ws, "sub", NULL);
+  g_autofree char *moved = g_build_filename (sub, "moved", NULL);
+  const char *command[] = { fileop (), "rename", f->ws_file, moved, NULL };
+
+  if (!require_backend ())
+    return;
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
   cli_exec (f, "workspace-write", command, &run);
-  /* Pinned: below Landlock ABI 3 truncation is ungoverned (reported as partial enforcement). */
-  if (g_str_equal (backend->name, "landlock") && dsh_test_landlock_abi () < 3)
+  if (g_str_equal (backend->name, "landlock") && dsh_test_landlock_abi () == 1)
     {
-      assert_completed (f, &run, 0);
+      g_assert_cmpstr (run.out, ==, "EXDEV\n");
+      g_assert_cmpstr (report_outcome (f), ==, "denied");
+      g_assert_nonnull (strstr (run.err, "Invalid cross-device link"));
+      g_assert_nonnull (strstr (run.err, "[sandbox: file access denied under workspace-write "
+                                         "mode]"));
+      dsh_test_assert_file_is (f->ws_file, "inside\n");
       return;
     }
-  assert_denied (f, &run, "workspace-write");
-  dsh_test_assert_file_is (f->outside_file, "original\n");
+  assert_completed (f, &run, 0);
+  dsh_test_assert_file_is (moved, "inside\n");
 }
 
 static void
@@ -597,6 +639,26 @@ test_fifo_socket_outside_denied (Fixture *f, gconstpointer data)
   assert_exec_completes (f, "workspace-write", sock_ok);
 }
 
+/* What the report says Landlock leaves open at this ABI: reparenting below ABI 2, signals to other
+ * processes below ABI 6, never truncation (the launcher closes it below ABI 3). */
+static void
+assert_landlock_reasons (JsonArray *reasons)
+{
+  long abi = dsh_test_landlock_abi ();
+  gboolean reparenting = FALSE, signals = FALSE;
+
+  for (guint i = 0; i < json_array_get_length (reasons); i++)
+    {
+      const char *reason = json_array_get_string_element (reasons, i);
+
+      reparenting |= strstr (reason, "cannot grant reparenting") != NULL;
+      signals |= strstr (reason, "cannot scope signals") != NULL;
+      g_assert_null (strstr (reason, "truncat"));
+    }
+  g_assert_cmpint (reparenting, ==, abi < 2);
+  g_assert_cmpint (signals, ==, abi < 6);
+}
+
 /* Pinned difference: metadata. bwrap's read-only mounts refuse chmod; Landlock has no right for
  * it, which is why it reports partial enforcement with that reason. */
 static void
@@ -627,6 +689,7 @@ test_metadata_outside (Fixture *f, gconstpointer data)
       g_assert_cmpint (st.st_mode & 0777, ==, 0600);
       g_assert_cmpuint (json_array_get_length (reasons), >=, 1);
       g_assert_nonnull (strstr (json_array_get_string_element (reasons, 0), "metadata"));
+      assert_landlock_reasons (reasons);
     }
 }
 
@@ -672,7 +735,7 @@ test_stdin_passes_through (Fixture *f, gconstpointer data)
   if (!require_backend ())
     return;
 
-  cli_exec_wrapped (f, FALSE, "read-only", command, "hello\n", &run);
+  cli_exec_wrapped (f, WRAP_NONE, "read-only", command, "hello\n", &run);
   assert_completed (f, &run, 0);
   g_assert_cmpstr (run.out, ==, "got:hello\n");
 }
@@ -724,6 +787,21 @@ test_supervisor_cannot_be_killed (Fixture *f, gconstpointer data)
   cli_exec (f, "workspace-write", command, &run);
   g_usleep (1500 * 1000);
   g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
+}
+
+/* Nor can it hang the call by stopping whatever supervises it. */
+static void
+test_supervisor_cannot_be_stopped (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  const char *command[] = { "sh", "-c", "kill -STOP $PPID; echo done", NULL };
+
+  if (!require_backend ())
+    return;
+
+  cli_exec_wrapped (f, WRAP_TIMEOUT, "workspace-write", command, NULL, &run);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (run.out, ==, "done\n");
 }
 
 /* /proc magic links do not reach around the sandbox: not through PID 1's root, not through a
@@ -780,7 +858,7 @@ test_runner_failure (Fixture *f, gconstpointer data)
   if (!require_backend ())
     return;
 
-  cli_exec_wrapped (f, TRUE, "workspace-write", command, NULL, &run);
+  cli_exec_wrapped (f, WRAP_DENY, "workspace-write", command, NULL, &run);
   g_assert_cmpint (run.exit_code, ==, 125);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
   g_assert_cmpstr (report_outcome (f), ==, "runner-failure");
@@ -898,6 +976,7 @@ main (int argc, char **argv)
   ADD ("workspace-write/denies-etc", test_workspace_write_denies_etc);
   ADD ("workspace-write/denies-symlink-escape", test_workspace_write_denies_symlink_escape);
   ADD ("workspace-write/denies-dotdot-escape", test_workspace_write_denies_dotdot_escape);
+  ADD ("workspace-write/rename-across-directories", test_rename_across_directories);
   ADD ("escape/rename-link-out", test_rename_link_out_of_workspace);
   ADD ("escape/truncate-outside", test_truncate_outside_denied);
   ADD ("escape/proc-self-fd-reopen", test_proc_self_fd_reopen_denied);
@@ -907,6 +986,7 @@ main (int argc, char **argv)
   ADD ("difference/metadata-outside", test_metadata_outside);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
+  ADD ("passthrough/supervisor-cannot-be-stopped", test_supervisor_cannot_be_stopped);
   ADD ("passthrough/exit-status", test_exit_status_passes_through);
   ADD ("passthrough/signal", test_signal_passes_through);
   ADD ("passthrough/stdin", test_stdin_passes_through);

@@ -147,7 +147,7 @@ test_write_beneath_allowed (Fixture *f, gconstpointer data)
       assert_ok (&run);
       dsh_test_assert_file_is (moved, "written\n");
 
-      run_fileop (f, "truncate", linked, NULL, &run);
+      run_fileop (f, "ftruncate", linked, NULL, &run);
       assert_ok (&run);
       dsh_test_assert_file_is (moved, "");
     }
@@ -155,25 +155,82 @@ test_write_beneath_allowed (Fixture *f, gconstpointer data)
     assert_denied (&run, "EXDEV\n");
 }
 
+/* Truncation outside the root is refused on every ABI: by Landlock's TRUNCATE right from ABI 3,
+ * below that by the launcher's seccomp filter (path truncate(2), O_TRUNC without write access,
+ * openat2, whose flags a filter cannot see, and io_uring, which a filter cannot see into). */
 static void
 test_truncate_outside_denied (Fixture *f, gconstpointer data)
 {
-  g_auto (DshTestRun) run = { 0 };
+  const char *ops[] = {
+    "truncate", "open-trunc", "open-trunc-noacc", "openat2-trunc", "open-by-handle-trunc",
+    "ftruncate",
+#if defined(__x86_64__)
+    /* Through the 32-bit table. */
+    "int80-truncate", "int80-open-trunc",
+#endif
+  };
 
   if (!dsh_test_require_landlock ())
     return;
 
-  run_fileop (f, "truncate", f->outside_file, NULL, &run);
-  if (dsh_test_landlock_abi () >= 3)
+  for (gsize i = 0; i < G_N_ELEMENTS (ops); i++)
     {
-      assert_denied (&run, "EACCES\n");
+      g_auto (DshTestRun) run = { 0 };
+
+      run_fileop (f, ops[i], f->outside_file, NULL, &run);
+      g_test_message ("%s outside: %s", ops[i], run.out);
+      g_assert_cmpint (run.exit_code, ==, 1);
+      if (g_str_equal (ops[i], "openat2-trunc") && dsh_test_landlock_abi () < 3)
+        g_assert_cmpstr (run.out, ==, "ENOSYS\n");
+      else if (g_str_equal (ops[i], "open-by-handle-trunc") && geteuid () != 0)
+        g_assert_cmpstr (run.out, ==, "EPERM\n");
+      else
+        g_assert_cmpstr (run.out, ==, "EACCES\n");
       dsh_test_assert_file_is (f->outside_file, "original\n");
+    }
+}
+
+/* Inside the root, truncating through a descriptor opened for writing works on every ABI. Below
+ * ABI 3 the filter cannot tell inside from outside, so truncate(2) by path and O_TRUNC without
+ * write access are refused there too (too strict, not a hole), and io_uring is unavailable. */
+static void
+test_truncate_inside (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  gboolean governed = dsh_test_landlock_abi () >= 3;
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  run_fileop (f, "ftruncate", f->inside_file, NULL, &run);
+  assert_ok (&run);
+  dsh_test_assert_file_is (f->inside_file, "");
+
+  run_fileop (f, "write", f->inside_file, "rewritten\n", &run);
+  assert_ok (&run);
+  dsh_test_assert_file_is (f->inside_file, "rewritten\n");
+
+  run_fileop (f, "truncate", f->inside_file, NULL, &run);
+  if (governed)
+    {
+      assert_ok (&run);
+      dsh_test_assert_file_is (f->inside_file, "");
     }
   else
     {
-      /* Pinned: below ABI 3 truncation is not governed, which the module reports as partial. */
-      assert_ok (&run);
+      assert_denied (&run, "EACCES\n");
+      dsh_test_assert_file_is (f->inside_file, "rewritten\n");
     }
+
+  run_fileop (f, "open-trunc", f->inside_file, NULL, &run);
+  if (governed)
+    assert_ok (&run);
+  else
+    assert_denied (&run, "EACCES\n");
+
+  run_fileop (f, "io-uring", f->inside_file, NULL, &run);
+  if (!governed)
+    assert_denied (&run, "ENOSYS\n");
 }
 
 static void
@@ -405,6 +462,269 @@ test_terminal_injection_refused (Fixture *f, gconstpointer data)
   close (master);
 }
 
+/* In a session of its own, so a signal to "the group" cannot reach the test. */
+static void
+become_session_leader (gpointer user_data)
+{
+  (void) user_data;
+  setsid ();
+}
+
+/* `timeout -s KILL 30 dsh-landlock-exec -- ARGV` in a new session: a stopped launcher fails the
+ * test instead of hanging it. */
+static void
+run_guarded (const char *const *command, DshTestRun *run)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (char *) "timeout");
+  g_ptr_array_add (argv, (char *) "-s");
+  g_ptr_array_add (argv, (char *) "KILL");
+  g_ptr_array_add (argv, (char *) "30");
+  g_ptr_array_add (argv, (char *) dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"));
+  g_ptr_array_add (argv, (char *) "--");
+  for (gsize i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) command[i]);
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run_full (run, (const char *const *) argv->pdata, NULL, NULL, NULL,
+                     become_session_leader, NULL);
+}
+
+/* The command cannot signal its launcher, whatever the ABI: from ABI 6 Landlock scopes signals,
+ * below that the launcher's seccomp filter refuses every way of aiming one at it. A launcher
+ * that got SIGUSR1 would die of it; here it passes the command's status on. */
+static void
+test_signals_to_launcher_refused (Fixture *f, gconstpointer data)
+{
+  const char *vias[] = {
+    "kill", "tkill", "tgkill", "sigqueue", "tgsigqueue", "pidfd", "procfd", "setown", "setown-ex",
+#if defined(__x86_64__)
+    /* The same kill(2) through the 32-bit and the x32 tables. */
+    "int80-kill", "x32-kill",
+#endif
+  };
+  const char *groups[] = { "group", "zero" };
+  gboolean scoped = dsh_test_landlock_abi () >= 6;
+  g_autofree char *usr1 = g_strdup_printf ("%d", SIGUSR1);
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (vias); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+      const char *command[] = { dsh_test_getenv_required ("DSH_TEST_FILEOP"), "signal", vias[i],
+                                "launcher", usr1, NULL };
+
+      run_guarded (command, &run);
+      g_test_message ("%s to the launcher: %s", vias[i], run.out);
+      g_assert_cmpint (run.term_signal, ==, 0);
+      /* Scoping refuses an owner's signal when it is sent, not when the owner is set. */
+      if (!scoped || !g_str_has_prefix (vias[i], "setown"))
+        g_assert_cmpint (run.exit_code, ==, 1);
+      if (!scoped && (g_str_equal (vias[i], "pidfd") || g_str_equal (vias[i], "procfd")))
+        g_assert_cmpstr (run.out, ==, "ENOSYS\n");
+      else if (!scoped)
+        g_assert_cmpstr (run.out, ==, "EPERM\n");
+    }
+
+  /* The launcher's process group, by its number or as our own: below ABI 6 refused outright, from
+   * ABI 6 it reaches the command's own processes only. */
+  for (gsize i = 0; i < G_N_ELEMENTS (groups); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+      const char *command[] = { dsh_test_getenv_required ("DSH_TEST_FILEOP"), "signal", "kill",
+                                groups[i], usr1, NULL };
+
+      run_guarded (command, &run);
+      g_test_message ("kill to %s: %s", groups[i], run.out);
+      g_assert_cmpint (run.term_signal, ==, 0);
+      if (!scoped)
+        g_assert_cmpstr (run.out, ==, "EPERM\n");
+    }
+
+  /* Every process, and the launcher's caller: probed with signal 0 only, which delivers nothing. */
+  {
+    g_auto (DshTestRun) all = { 0 };
+    g_auto (DshTestRun) caller = { 0 };
+    const char *to_all[] = { dsh_test_getenv_required ("DSH_TEST_FILEOP"), "signal", "kill", "all",
+                             "0", NULL };
+    const char *to_caller[] = { dsh_test_getenv_required ("DSH_TEST_FILEOP"), "signal", "kill",
+                                "caller", "0", NULL };
+
+    run_guarded (to_all, &all);
+    if (!scoped)
+      g_assert_cmpstr (all.out, ==, "EPERM\n");
+    run_guarded (to_caller, &caller);
+    g_assert_cmpstr (caller.out, ==, "EPERM\n");
+  }
+}
+
+/* Stopping the launcher would hang the call for good; killing it would free what the command
+ * leaves running. Neither works, on any ABI. */
+static void
+test_launcher_cannot_be_stopped_or_killed (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) stop = { 0 };
+  g_auto (DshTestRun) kill_run = { 0 };
+  g_autofree char *late = g_build_filename (f->ws, "late", NULL);
+  const char *stop_cmd[] = { "sh", "-c", "kill -STOP $PPID; echo done", NULL };
+  const char *kill_cmd[] = {
+    "sh", "-c",
+    "setsid sh -c 'sleep 0.5; echo late > \"$0\"' \"$1\" </dev/null >/dev/null 2>&1 & "
+    "kill -KILL $PPID; echo done",
+    "sh", late, NULL,
+  };
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  run_guarded (stop_cmd, &stop);
+  g_assert_cmpint (stop.exit_code, ==, 0);
+  g_assert_cmpstr (stop.out, ==, "done\n");
+
+  run_guarded (kill_cmd, &kill_run);
+  g_assert_cmpint (kill_run.exit_code, ==, 0);
+  g_usleep (1500 * 1000);
+  g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
+}
+
+/* Nor can it lower the launcher's limits, on any ABI (Landlock does not govern prlimit): with no
+ * descriptors left the launcher could not find, through /proc, what the command left running. */
+static void
+test_launcher_limits_untouchable (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *late = g_build_filename (f->ws, "late", NULL);
+  const char *command[] = {
+    "sh", "-c",
+    "setsid sh -c 'sleep 0.5; echo late > \"$0\"' \"$1\" </dev/null >/dev/null 2>&1 & "
+    "exec \"$2\" limit-launcher x",
+    "sh", late, dsh_test_getenv_required ("DSH_TEST_FILEOP"), NULL,
+  };
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  run_guarded (command, &run);
+  g_assert_cmpstr (run.out, ==, "EPERM\n");
+  g_usleep (1500 * 1000);
+  g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
+}
+
+/* A signal that reaches the launcher before it has recorded the command's pid is forwarded all
+ * the same: the delay before the signal sweeps across the launcher's start. */
+static void
+test_early_signal_not_lost (Fixture *f, gconstpointer data)
+{
+  const char *argv[] = { dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--", "sleep", "5",
+                         NULL };
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  for (int i = 0; i < 40; i++)
+    {
+      g_autoptr (GSubprocess) launcher = NULL;
+      g_autoptr (GError) error = NULL;
+
+      launcher = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_NONE, &error);
+      g_assert_no_error (error);
+      g_usleep ((gulong) (i % 20) * 100);
+      g_subprocess_send_signal (launcher, SIGTERM);
+      g_assert_true (g_subprocess_wait (launcher, NULL, &error));
+      g_assert_no_error (error);
+      if (!g_subprocess_get_if_signaled (launcher))
+        g_error ("attempt %d: the launcher lost the SIGTERM (exit status %d)", i,
+                 g_subprocess_get_exit_status (launcher));
+      g_assert_cmpint (g_subprocess_get_term_sig (launcher), ==, SIGTERM);
+    }
+}
+
+/* File flags are metadata too: a root caller's command can make an outside file append-only
+ * (or immutable). Pinned, like the other metadata, as what the partial reason says. */
+static void
+test_file_flags_not_governed (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) undo = { 0 };
+  const char *undo_argv[] = { dsh_test_getenv_required ("DSH_TEST_FILEOP"), "chattr",
+                              f->outside_file, "-a", NULL };
+
+  if (!dsh_test_require_landlock ())
+    return;
+  if (!dsh_test_require (geteuid () == 0, "setting file flags takes root"))
+    return;
+
+  run_fileop (f, "chattr", f->outside_file, "+a", &run);
+  g_assert_cmpstr (run.out, ==, "ok\n");
+  dsh_test_run (&undo, undo_argv, NULL, NULL, NULL);
+  g_assert_cmpstr (undo.out, ==, "ok\n");
+}
+
+/* landlock_create_ruleset with handled_access_fs, handled_access_net and scoped in a struct of
+ * `size` bytes: a ruleset descriptor (closed again), or -errno. */
+static int
+try_ruleset (guint64 fs, guint64 net, guint64 scoped, gsize size)
+{
+  guint64 attr[3] = { fs, net, scoped };
+  int fd = (int) syscall (__NR_landlock_create_ruleset, attr, size, 0);
+
+  if (fd < 0)
+    return -errno;
+  close (fd);
+  return 0;
+}
+
+/* What the kernel, real or made to look older by the test's seccomp supervisor, refuses at this
+ * ABI: rights it does not know, attribute fields beyond its struct, network rules before ABI 4,
+ * restrict flags before ABI 7. The emulated ABIs are only as good as these answers. */
+static void
+test_kernel_refusals_match_abi (Fixture *f, gconstpointer data)
+{
+  long abi = dsh_test_landlock_abi ();
+  int known = abi >= 5 ? 16 : abi >= 3 ? 15 : abi >= 2 ? 14 : 13;
+  guint64 rights = (G_GUINT64_CONSTANT (1) << known) - 1;
+  struct __attribute__ ((packed)) {
+    guint64 allowed_access;
+    gint32 parent_fd;
+  } path_rule = { 1, -1 };
+  struct {
+    guint64 allowed_access;
+    guint64 port;
+  } port_rule = { 1, 8080 };
+  guint64 attr[2] = { 1, 1 };
+  int ruleset;
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  g_assert_cmpint (try_ruleset (rights, 0, 0, 8), ==, 0);
+  g_assert_cmpint (try_ruleset (rights | (rights + 1), 0, 0, 8), ==, -EINVAL);
+  /* A bigger struct is fine while the fields an old kernel lacks are zero. */
+  g_assert_cmpint (try_ruleset (rights, 0, 0, 24), ==, 0);
+  g_assert_cmpint (try_ruleset (rights, 1, 0, 16), ==, abi >= 4 ? 0 : -E2BIG);
+  g_assert_cmpint (try_ruleset (rights, 0, 2, 24), ==, abi >= 6 ? 0 : -E2BIG);
+  /* Unknown bits in a field the kernel knows are EINVAL. */
+  g_assert_cmpint (try_ruleset (rights, 4, 0, 16), ==, abi >= 4 ? -EINVAL : -E2BIG);
+  g_assert_cmpint (try_ruleset (rights, 0, 4, 24), ==, abi >= 6 ? -EINVAL : -E2BIG);
+
+  ruleset = (int) syscall (__NR_landlock_create_ruleset, attr, abi >= 4 ? 16 : 8, 0);
+  g_assert_cmpint (ruleset, >=, 0);
+  g_assert_cmpint (syscall (__NR_landlock_add_rule, ruleset, 2, &port_rule, 0), ==,
+                   abi >= 4 ? 0 : -1);
+  if (abi < 4)
+    g_assert_cmpint (errno, ==, EINVAL);
+  /* Path rules exist on every ABI: a bad descriptor is the only thing wrong here. */
+  g_assert_cmpint (syscall (__NR_landlock_add_rule, ruleset, 1, &path_rule, 0), ==, -1);
+  g_assert_cmpint (errno, ==, EBADF);
+  close (ruleset);
+
+  /* A flag with no descriptor: EINVAL where flags are unknown, EBADF where it needs one. */
+  g_assert_cmpint (syscall (__NR_landlock_restrict_self, -1, 1U), ==, -1);
+  g_assert_cmpint (errno, ==, abi >= 7 ? EBADF : EINVAL);
+}
+
 static void
 assert_runner_failure (const DshTestRun *run, const char *what)
 {
@@ -423,7 +743,11 @@ test_runner_failure_without_landlock (Fixture *f, gconstpointer data)
     const char *what;
   } cases[] = {
     { "landlock_create_ruleset,landlock_add_rule,landlock_restrict_self", "ENOSYS",
-      "Landlock is not available" },
+      "Landlock is not available: the ABI version query failed (ENOSYS, " },
+    { "landlock_create_ruleset", "EOPNOTSUPP",
+      "Landlock is not available: the ABI version query failed (EOPNOTSUPP, " },
+    { "landlock_create_ruleset", "EPERM",
+      "Landlock is not available: the ABI version query failed (EPERM, " },
     { "landlock_add_rule", "ENOSYS", "landlock_add_rule failed" },
     { "landlock_restrict_self", "EPERM", "landlock_restrict_self failed" },
   };
@@ -517,6 +841,7 @@ main (int argc, char **argv)
   ADD ("write-outside-denied", test_write_outside_denied);
   ADD ("write-beneath-allowed", test_write_beneath_allowed);
   ADD ("truncate-outside-denied", test_truncate_outside_denied);
+  ADD ("truncate-inside", test_truncate_inside);
   ADD ("rename-link-out-denied", test_rename_link_out_denied);
   ADD ("fifo-socket-outside-denied", test_fifo_socket_outside_denied);
   ADD ("required-sinks-writable", test_required_sinks_writable);
@@ -524,6 +849,12 @@ main (int argc, char **argv)
   ADD ("dev-shm-denied", test_dev_shm_denied);
   ADD ("missing-root-still-enforces", test_missing_root_still_enforces);
   ADD ("metadata-not-governed", test_metadata_not_governed);
+  ADD ("file-flags-not-governed", test_file_flags_not_governed);
+  ADD ("signals-to-launcher-refused", test_signals_to_launcher_refused);
+  ADD ("launcher-cannot-be-stopped-or-killed", test_launcher_cannot_be_stopped_or_killed);
+  ADD ("early-signal-not-lost", test_early_signal_not_lost);
+  ADD ("launcher-limits-untouchable", test_launcher_limits_untouchable);
+  ADD ("kernel-refusals-match-abi", test_kernel_refusals_match_abi);
   ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
   ADD ("terminal-injection-refused", test_terminal_injection_refused);
   ADD ("runner-failure-without-landlock", test_runner_failure_without_landlock);

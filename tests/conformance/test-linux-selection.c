@@ -177,6 +177,40 @@ test_no_landlock_is_unavailable (void)
   dsh_test_remove_tree (ws);
 }
 
+/* However the kernel says "no Landlock" — not built in (ENOSYS), disabled at boot (EOPNOTSUPP),
+ * refused by a container's seccomp profile (EPERM) — forcing it fails closed with 125, and the
+ * probe's reason names the errno. */
+static void
+test_no_landlock_names_errno (void)
+{
+  const char *errnos[] = { "ENOSYS", "EOPNOTSUPP", "EPERM" };
+  g_autofree char *ws = dsh_test_scratch_dir ("selection");
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--",
+                         dsh_test_getenv_required ("DSH_TEST_FILEOP"), "write", marker, NULL };
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (errnos); i++)
+    {
+      const char *deny[] = { errnos[i], "landlock_create_ruleset", NULL };
+      g_autofree char *named = g_strdup_printf ("failed with %s, ", errnos[i]);
+      g_autoptr (JsonNode) node = probe ("landlock", deny);
+      g_auto (DshTestRun) run = { 0 };
+
+      g_assert_null (selected (node));
+      g_assert_nonnull (strstr (dsh_test_candidate_string (node, "landlock", "reason"), named));
+
+      run_cli ("landlock", deny, args, &run);
+      g_assert_cmpint (run.exit_code, ==, 125);
+      g_assert_true (g_str_has_prefix (run.err,
+                                       "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write")));
+      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+  dsh_test_remove_tree (ws);
+}
+
 /* A cached selection that has gone stale can at worst end in a runner failure: bwrap passed its
  * probe and was cached, then stops working; the command must not run at all. */
 static void
@@ -251,6 +285,7 @@ main (int argc, char **argv)
   g_test_add_func ("/linux-selection/falls-back-to-landlock", test_falls_back_to_landlock);
   g_test_add_func ("/linux-selection/forced-landlock", test_forced_landlock);
   g_test_add_func ("/linux-selection/no-landlock-is-unavailable", test_no_landlock_is_unavailable);
+  g_test_add_func ("/linux-selection/no-landlock-names-errno", test_no_landlock_names_errno);
   g_test_add_func ("/linux-selection/stale-probe-cache", test_stale_probe_cache);
   g_test_add_func ("/linux-selection/cache-never-remembers-a-fallback",
                    test_cache_never_remembers_a_fallback);

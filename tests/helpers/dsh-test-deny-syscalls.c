@@ -3,7 +3,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES --syscall NAME[,NAME...]... -- ARGV...
+ *   dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES|EOPNOTSUPP --syscall NAME[,NAME...]...
+ *                          -- ARGV...
  *
  * Installs a seccomp filter (raw BPF, no libseccomp) that makes the named calls return the errno,
  * then execs ARGV; the filter is inherited by every descendant. `clone` is refused only when its
@@ -133,7 +134,9 @@ parse_errno (const char *name)
     return EPERM;
   if (strcmp (name, "EACCES") == 0)
     return EACCES;
-  die ("unsupported --errno (use ENOSYS, EPERM or EACCES)", name);
+  if (strcmp (name, "EOPNOTSUPP") == 0)
+    return EOPNOTSUPP;
+  die ("unsupported --errno (use ENOSYS, EPERM, EACCES or EOPNOTSUPP)", name);
 }
 
 static void
@@ -159,7 +162,7 @@ add_syscall (const char *name, int errnum)
 int
 main (int argc, char **argv)
 {
-  const char *usage = "usage: dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES "
+  const char *usage = "usage: dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES|EOPNOTSUPP "
                       "--syscall NAME[,NAME...]... -- ARGV...";
   const char *errno_name = NULL;
   char *lists[32];

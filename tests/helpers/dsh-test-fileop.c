@@ -7,7 +7,9 @@
  * Prints "ok" or the errno name ("EACCES") on stdout, so tests can assert what the kernel did,
  * and on failure also one coreutils-style line "dsh-test-fileop: OP 'PATH': <strerror>" on stderr,
  * so a sandbox's denial dialect appears where a real tool would print it. Exits 0 on success,
- * 1 when the operation failed, 2 on a usage error. Plain libc; not installed.
+ * 1 when the operation failed, 2 on a usage error. `signal VIA TARGET SIGNUM` sends one signal
+ * one way to our parent (the launcher) or a pid derived from it, and reports the same way.
+ * Plain libc; not installed.
  */
 #define _GNU_SOURCE
 
@@ -16,12 +18,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
+#include <linux/io_uring.h>
+#include <linux/openat2.h>
 
 static int
 report (const char *op, const char *path, int rc)
@@ -93,6 +103,231 @@ bind_socket (const char *path)
   return bind (fd, (struct sockaddr *) &addr, sizeof addr);
 }
 
+/* Open for reading only, truncating: access mode 0 or, with `noacc`, 3 (neither read nor write). */
+static int
+open_truncating (const char *path, int accmode)
+{
+  int fd = open (path, accmode | O_TRUNC | O_CLOEXEC);
+
+  return fd < 0 ? -1 : close (fd);
+}
+
+static int
+openat2_truncating (const char *path)
+{
+  struct open_how how = { .flags = O_RDONLY | O_TRUNC | O_CLOEXEC };
+  int fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+
+  return fd < 0 ? -1 : close (fd);
+}
+
+static int
+ftruncate_path (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0 || ftruncate (fd, 0) != 0)
+    return -1;
+  return close (fd);
+}
+
+/* Re-open through a file handle (needs CAP_DAC_READ_SEARCH), for reading only, truncating. */
+static int
+open_by_handle_truncating (const char *path)
+{
+  struct {
+    struct file_handle handle;
+    unsigned char bytes[MAX_HANDLE_SZ];
+  } h = { .handle.handle_bytes = MAX_HANDLE_SZ };
+  int mount_id, mount_fd, fd;
+
+  if (name_to_handle_at (AT_FDCWD, path, &h.handle, &mount_id, 0) != 0)
+    return -1;
+  /* Any descriptor on the file's mount will do, but not an O_PATH one. */
+  mount_fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (mount_fd < 0)
+    return -1;
+  fd = open_by_handle_at (mount_fd, &h.handle, O_RDONLY | O_TRUNC | O_CLOEXEC);
+  return fd < 0 ? -1 : close (fd);
+}
+
+static int
+io_uring_available (void)
+{
+  struct io_uring_params params = { 0 };
+  int fd = (int) syscall (SYS_io_uring_setup, 1, &params);
+
+  return fd < 0 ? -1 : close (fd);
+}
+
+/* FS_IOC_SETFLAGS on a descriptor opened for reading: chattr +a / -a. */
+static int
+set_append_only (const char *path, int on)
+{
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags = 0;
+
+  if (fd < 0 || ioctl (fd, FS_IOC_GETFLAGS, &flags) != 0)
+    return -1;
+  flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
+  if (ioctl (fd, FS_IOC_SETFLAGS, &flags) != 0)
+    return -1;
+  return close (fd);
+}
+
+#if defined(__x86_64__)
+/* A call through the 32-bit table (int 0x80), which a 64-bit program may use too; the filter
+ * must cover that table as well. Returns -errno on failure, as the kernel does. */
+static long
+int80 (long nr, long a, long b, long c)
+{
+  long ret;
+
+  __asm__ volatile ("int $0x80"
+                    : "=a"(ret)
+                    : "a"(nr), "b"(a), "c"(b), "d"(c)
+                    : "memory", "r8", "r9", "r10", "r11");
+  return ret;
+}
+
+static int
+int80_result (long ret)
+{
+  if (ret >= 0)
+    return 0;
+  errno = (int) -ret;
+  return -1;
+}
+
+/* A copy of path where 32-bit calls can address it. */
+static char *
+low_copy (const char *path)
+{
+  char *low = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+                    -1, 0);
+
+  if (low == MAP_FAILED || strlen (path) >= 4096)
+    return NULL;
+  strcpy (low, path);
+  return low;
+}
+
+/* truncate(2) (92) or open(O_RDONLY | O_TRUNC) (5) through the 32-bit table. */
+static int
+int80_truncating (const char *path, int by_open)
+{
+  char *low = low_copy (path);
+  long ret;
+
+  if (low == NULL)
+    return -1;
+  ret = by_open ? int80 (5, (long) low, O_RDONLY | O_TRUNC, 0) : int80 (92, (long) low, 0, 0);
+  if (by_open && ret >= 0)
+    close ((int) ret);
+  return int80_result (ret);
+}
+#endif
+
+/* Lowers the launcher's limit on open files to nothing: it could then not find (through /proc)
+ * what the command left running. */
+static int
+limit_launcher (void)
+{
+  struct rlimit none = { 0, 0 };
+
+  return prlimit (getppid (), RLIMIT_NOFILE, &none, NULL);
+}
+
+/* The pid a signal test aims at, relative to our parent (the launcher, when run under it). */
+static pid_t
+signal_target (const char *name)
+{
+  if (strcmp (name, "launcher") == 0)
+    return getppid ();
+  if (strcmp (name, "group") == 0)
+    return -getpgid (getppid ());
+  if (strcmp (name, "zero") == 0)
+    return 0;
+  if (strcmp (name, "all") == 0)
+    return -1;
+  if (strcmp (name, "caller") == 0)
+    {
+      char path[64], line[512];
+      const char *after_name;
+      int fd, ppid = -1;
+      ssize_t n;
+
+      snprintf (path, sizeof path, "/proc/%d/stat", (int) getppid ());
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      n = fd < 0 ? -1 : read (fd, line, sizeof line - 1);
+      if (n <= 0)
+        return -2;
+      close (fd);
+      line[n] = '\0';
+      after_name = strrchr (line, ')');
+      if (after_name == NULL || sscanf (after_name + 1, " %*c %d", &ppid) != 1)
+        return -2;
+      return ppid;
+    }
+  return -2;
+}
+
+/* Sends signum to target one way; we ignore SIGUSR1 ourselves, so a group signal tells. */
+static int
+send_signal (const char *via, pid_t target, int signum)
+{
+  siginfo_t info = { .si_signo = signum, .si_code = SI_QUEUE, .si_pid = getpid (),
+                     .si_uid = getuid () };
+
+  signal (SIGUSR1, SIG_IGN);
+  if (strcmp (via, "kill") == 0)
+    return kill (target, signum);
+  if (strcmp (via, "tkill") == 0)
+    return (int) syscall (SYS_tkill, target, signum);
+  if (strcmp (via, "tgkill") == 0)
+    return (int) syscall (SYS_tgkill, target, target, signum);
+  if (strcmp (via, "sigqueue") == 0)
+    return (int) syscall (SYS_rt_sigqueueinfo, target, signum, &info);
+  if (strcmp (via, "tgsigqueue") == 0)
+    return (int) syscall (SYS_rt_tgsigqueueinfo, target, target, signum, &info);
+  if (strcmp (via, "pidfd") == 0 || strcmp (via, "procfd") == 0)
+    {
+      char path[64];
+      int fd;
+
+      snprintf (path, sizeof path, "/proc/%d", (int) target);
+      fd = strcmp (via, "pidfd") == 0 ? (int) syscall (SYS_pidfd_open, target, 0)
+                                      : open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        return -1;
+      return (int) syscall (SYS_pidfd_send_signal, fd, signum, NULL, 0);
+    }
+  if (strcmp (via, "setown") == 0 || strcmp (via, "setown-ex") == 0)
+    {
+      struct f_owner_ex owner = { .type = target < 0 ? F_OWNER_PGRP : F_OWNER_PID,
+                                  .pid = target < 0 ? -target : target };
+      int fds[2];
+
+      /* The kernel signals the descriptor's owner when it becomes readable. */
+      if (pipe2 (fds, O_CLOEXEC) != 0)
+        return -1;
+      if (strcmp (via, "setown") == 0 ? fcntl (fds[0], F_SETOWN, target) != 0
+                                      : fcntl (fds[0], F_SETOWN_EX, &owner) != 0)
+        return -1;
+      if (fcntl (fds[0], F_SETSIG, signum) != 0 ||
+          fcntl (fds[0], F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || write (fds[1], "x", 1) != 1)
+        return -1;
+      return 0;
+    }
+#if defined(__x86_64__)
+  if (strcmp (via, "int80-kill") == 0)
+    return int80_result (int80 (37, target, signum, 0));
+  if (strcmp (via, "x32-kill") == 0)
+    return (int) syscall (0x40000000 | SYS_kill, target, signum);
+#endif
+  errno = EINVAL;
+  return -1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -131,6 +366,36 @@ main (int argc, char **argv)
     return report (op, a, link (a, b));
   if (strcmp (op, "symlink") == 0 && b != NULL)
     return report (op, b, symlink (a, b));
+  if (strcmp (op, "open-trunc") == 0)
+    return report (op, a, open_truncating (a, O_RDONLY));
+  if (strcmp (op, "open-trunc-noacc") == 0)
+    return report (op, a, open_truncating (a, O_ACCMODE));
+  if (strcmp (op, "openat2-trunc") == 0)
+    return report (op, a, openat2_truncating (a));
+  if (strcmp (op, "open-by-handle-trunc") == 0)
+    return report (op, a, open_by_handle_truncating (a));
+  if (strcmp (op, "ftruncate") == 0)
+    return report (op, a, ftruncate_path (a));
+#if defined(__x86_64__)
+  if (strcmp (op, "int80-truncate") == 0)
+    return report (op, a, int80_truncating (a, 0));
+  if (strcmp (op, "int80-open-trunc") == 0)
+    return report (op, a, int80_truncating (a, 1));
+#endif
+  if (strcmp (op, "limit-launcher") == 0)
+    return report (op, a, limit_launcher ());
+  if (strcmp (op, "io-uring") == 0)
+    return report (op, a, io_uring_available ());
+  if (strcmp (op, "chattr") == 0 && b != NULL && (strcmp (b, "+a") == 0 || strcmp (b, "-a") == 0))
+    return report (op, a, set_append_only (a, b[0] == '+'));
+  if (strcmp (op, "signal") == 0 && b != NULL && argc > 4)
+    {
+      pid_t target = signal_target (b);
+
+      if (target == -2)
+        goto usage;
+      return report (op, b, send_signal (a, target, atoi (argv[4])));
+    }
   if (strcmp (op, "tiocsti") == 0)
     {
       char c = '#';
@@ -140,7 +405,12 @@ main (int argc, char **argv)
 
 usage:
   fprintf (stderr, "usage: dsh-test-fileop write|append|truncate|mkdir|unlink|mkfifo|bind|"
-                   "mknod-null|utime|procfd-write|tiocsti PATH-OR-FD [TEXT] | "
-                   "chmod PATH OCTAL | rename|link SRC DST | symlink TARGET PATH\n");
+                   "mknod-null|utime|procfd-write|tiocsti|open-trunc|open-trunc-noacc|"
+                   "openat2-trunc|open-by-handle-trunc|ftruncate|io-uring|int80-truncate|"
+                   "int80-open-trunc|limit-launcher PATH-OR-FD [TEXT] | "
+                   "chmod PATH OCTAL | chattr PATH +a|-a | rename|link SRC DST | "
+                   "symlink TARGET PATH | signal kill|tkill|tgkill|sigqueue|tgsigqueue|pidfd|"
+                   "procfd|setown|setown-ex|int80-kill|x32-kill launcher|caller|group|zero|all "
+                   "SIGNUM\n");
   return 2;
 }
