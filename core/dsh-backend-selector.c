@@ -397,7 +397,8 @@ dsh_backend_selector_confine (DshBackendSelector *self,
   confinement = dsh_confinement_new ((const char *const *) call.argv->pdata,
                                      selected->module->name, call.enforcement,
                                      (const char *const *) call.reasons->pdata,
-                                     desc->denial_signatures, NULL);
+                                     desc->denial_signatures,
+                                     dsh_backend_descriptor_denial_exclusions (desc), NULL);
   /* Copied out of the module once, straight into the result. */
   for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
     {

@@ -22,9 +22,29 @@ DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_landlock_describe (vo
 #endif
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 
-/* A write Landlock refuses fails with EACCES; this is how its text reads. */
+/* A write Landlock refuses fails with EACCES, and strerror's words for it are the usual text.
+ * npm reports the same refusal only as its error code (and advice to chown the cache), in both
+ * its spellings, "npm error code EACCES" and the older "npm ERR! code EACCES". A write Landlock
+ * would refuse often meets a read-only mount first (a container's, a read-only /usr, an outer
+ * sandbox) and fails with EROFS instead. */
 static const char *const denial_signatures[] = {
   "Permission denied",
+  "code EACCES",
+  "Read-only file system",
+  NULL,
+};
+
+/* Lines in those words that are no file effect: an SSH server refusing a login ("git@host:
+ * Permission denied (publickey).", with whatever methods it offers first, or the password
+ * prompt's retry). Each keeps the text after "Permission denied" that only SSH writes, so that
+ * Rust's "Permission denied (os error 13)" still counts. */
+static const char *const denial_exclusions[] = {
+  "Permission denied (publickey",
+  "Permission denied (password",
+  "Permission denied (keyboard-interactive",
+  "Permission denied (hostbased",
+  "Permission denied (gssapi",
+  "Permission denied, please try again",
   NULL,
 };
 
@@ -166,6 +186,7 @@ static const DshBackendDescriptor descriptor = {
   .denial_signatures = denial_signatures,
   .runner_failure_rules = failure_rules,
   .n_runner_failure_rules = 1,
+  .denial_exclusions = denial_exclusions,
 };
 
 const DshBackendDescriptor *
