@@ -89,6 +89,7 @@ static const char *alpha_beta[] = { "fake-alpha", "fake-beta", NULL };
 static const char *alpha_misnamed[] = { "fake-alpha", "fake-misnamed", NULL };
 static const char *excluding_only[] = { "fake-excluding", NULL };
 static const char *abiold_only[] = { "fake-abiold", NULL };
+static const char *alpha_emptyexclusion[] = { "fake-alpha", "fake-emptyexclusion", NULL };
 
 static void
 test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
@@ -485,6 +486,19 @@ test_denial_exclusions_gated_by_abi (Fixture *f, gconstpointer data)
     }
 }
 
+/* An empty exclusion would match nothing and says the module's data is wrong. */
+static void
+test_empty_denial_exclusion_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (JsonNode) report = dsh_local_provider_describe (provider);
+
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-emptyexclusion", "status"), ==,
+                   "refused");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-emptyexclusion", "reason"), ==,
+                   "the descriptor has an empty denial exclusion");
+}
+
 static void
 test_refuses_unconfined_requests (Fixture *f, gconstpointer data)
 {
@@ -549,6 +563,8 @@ main (int argc, char **argv)
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);
   ADD ("/selection/denial-exclusions/abi-1.1", excluding_only,
        test_denial_exclusions_gated_by_abi);
+  ADD ("/selection/denial-exclusions/empty-refused", alpha_emptyexclusion,
+       test_empty_denial_exclusion_refused);
   ADD ("/selection/denial-exclusions/abi-1.0-padding-unread", abiold_only,
        test_denial_exclusions_gated_by_abi);
   return g_test_run ();

@@ -41,7 +41,9 @@ static const char *const denial_signatures[] = { "fake: denied by policy", NULL 
 static const char *const fatal_signatures[] = { "fake-" FAKE_NAME ": fatal:", NULL };
 static const char *const informational_lines[] = { "fake-" FAKE_NAME ": starting", NULL };
 static const int fatal_exit_codes[] = { 71 };
-#ifdef FAKE_EXCLUSIONS
+#if defined(FAKE_EMPTY_EXCLUSION)
+static const char *const denial_exclusions[] = { "fake: denied by policy (login)", "", NULL };
+#elif defined(FAKE_EXCLUSIONS)
 static const char *const denial_exclusions[] = { "fake: denied by policy (login)", NULL };
 #endif
 
