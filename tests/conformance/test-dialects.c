@@ -52,18 +52,23 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_clear_pointer (&f->report, json_node_unref);
 }
 
-/* `prefix... dsh-sandbox exec --mode workspace-write --workspace WS --report R -- command` from
- * the workspace, with HOME outside every writable root. Loads the report into f->report. */
+/* `prefix... dsh-sandbox exec --report R OPTIONS -- command` from the workspace, with HOME
+ * outside every writable root; OPTIONS default to workspace-write in the workspace. Loads the
+ * report into f->report. */
 static void
-exec_under (Fixture *f, const char *const *prefix, const char *const *command, DshTestRun *run)
+exec_full (Fixture *f,
+           const char *const *prefix,
+           const char *const *options,
+           const char *const *command,
+           DshTestRun *run)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autofree char *home_env = g_strdup_printf ("HOME=%s", f->home);
   g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend);
   const char *env[] = { home_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off",
                         "npm_config_update_notifier=false", NULL };
-  const char *exec_args[] = { "exec", "--mode", "workspace-write", "--workspace", f->ws,
-                              "--report", f->report_path, "--", NULL };
+  const char *exec_args[] = { "exec", "--report", f->report_path, NULL };
+  const char *plain_options[] = { "--mode", "workspace-write", "--workspace", f->ws, NULL };
   g_autofree char *report_text = NULL;
 
   for (gsize i = 0; prefix != NULL && prefix[i] != NULL; i++)
@@ -71,6 +76,11 @@ exec_under (Fixture *f, const char *const *prefix, const char *const *command, D
   g_ptr_array_add (argv, (char *) dsh_test_cli ());
   for (gsize i = 0; exec_args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) exec_args[i]);
+  if (options == NULL)
+    options = plain_options;
+  for (gsize i = 0; options[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) options[i]);
+  g_ptr_array_add (argv, (char *) "--");
   for (gsize i = 0; command[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) command[i]);
   g_ptr_array_add (argv, NULL);
@@ -85,9 +95,32 @@ exec_under (Fixture *f, const char *const *prefix, const char *const *command, D
 }
 
 static void
+exec_under (Fixture *f, const char *const *prefix, const char *const *command, DshTestRun *run)
+{
+  exec_full (f, prefix, NULL, command, run);
+}
+
+static void
 exec_command (Fixture *f, const char *const *command, DshTestRun *run)
 {
-  exec_under (f, NULL, command, run);
+  exec_full (f, NULL, NULL, command, run);
+}
+
+/* workspace-write in a session whose approval policy asks, with an approver: a denial there
+ * is followed by the escalation hint. */
+static void
+exec_in_session (Fixture *f, const char *const *command, DshTestRun *run)
+{
+  g_autofree char *log_path = g_build_filename (f->base, "session.jsonl", NULL);
+  g_autoptr (DshSessionLog) log = dsh_test_create_session_log (log_path, f->ws);
+  g_autoptr (GError) error = NULL;
+  const char *options[] = { "--session", log_path, "--approver", "false", NULL };
+
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_WORKSPACE_WRITE, &error));
+  g_assert_true (dsh_session_log_append_approval_policy (log, DSH_APPROVAL_POLICY_ASK, &error));
+  g_assert_no_error (error);
+  exec_full (f, NULL, options, command, run);
+  g_unlink (log_path);
 }
 
 static const char *
@@ -141,6 +174,34 @@ test_ssh_login_refused (Fixture *f, gconstpointer data)
   g_assert_cmpuint (report_markers (f), ==, 0);
   g_assert_null (strstr (run.err, "[sandbox:"));
   g_assert_null (strstr (run.err, "dsh-sandbox:"));
+}
+
+/* In a session that could escalate, the refused login gets no hint; a real denial beside it
+ * gets the marker and the hint. */
+static void
+test_ssh_login_refused_no_hint (Fixture *f, gconstpointer data)
+{
+  const char *hint = "[sandbox: escalation available";
+  g_autofree char *alone = g_strconcat (ssh_refused, "exit 128", NULL);
+  g_autofree char *beside = g_strdup_printf ("%secho changed > '%s'; exit 128", ssh_refused,
+                                             f->outside_file);
+  const char *alone_command[] = { "sh", "-c", alone, NULL };
+  const char *beside_command[] = { "sh", "-c", beside, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) denied = { 0 };
+
+  (void) data;
+  exec_in_session (f, alone_command, &run);
+  g_assert_cmpint (run.exit_code, ==, 128);
+  g_assert_cmpstr (report_outcome (f), ==, "completed");
+  g_assert_cmpuint (report_markers (f), ==, 0);
+  g_assert_null (strstr (run.err, "[sandbox:"));
+
+  exec_in_session (f, beside_command, &denied);
+  g_assert_cmpstr (report_outcome (f), ==, "denied");
+  g_assert_nonnull (strstr (denied.err, hint));
+  g_assert_cmpuint (report_markers (f), ==, 2);
+  dsh_test_assert_file_is (f->outside_file, "original\n");
 }
 
 /* The same stderr with a write the sandbox really refused is still a denial. */
@@ -225,6 +286,7 @@ main (int argc, char **argv)
   while (0)
   ADD ("ssh-login-refused", test_ssh_login_refused);
   ADD ("ssh-line-beside-real-denial", test_ssh_line_beside_real_denial);
+  ADD ("ssh-login-refused-no-hint", test_ssh_login_refused_no_hint);
   if (g_str_equal (backend, "landlock"))
     {
       ADD ("npm-cache-refused", test_npm_cache_refused);
