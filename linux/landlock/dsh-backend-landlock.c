@@ -23,13 +23,15 @@ DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_landlock_describe (vo
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 
 /* A write Landlock refuses fails with EACCES, and strerror's words for it are the usual text.
- * npm reports the same refusal only as its error code (and advice to chown the cache), in both
- * its spellings, "npm error code EACCES" and the older "npm ERR! code EACCES". A write Landlock
- * would refuse often meets a read-only mount first (a container's, a read-only /usr, an outer
- * sandbox) and fails with EROFS instead. */
+ * Two kinds of tools name only the errno: npm reports it as its error code (and advice to chown
+ * the cache), "npm error code EACCES" or the older "npm ERR! code EACCES", and the JVM's file
+ * API (Gradle, Maven, sbt caches) throws java.nio.file.AccessDeniedException for EACCES and
+ * for nothing else. A write Landlock would refuse often meets a read-only mount first (a
+ * container's, a read-only /usr, an outer sandbox) and fails with EROFS instead. */
 static const char *const denial_signatures[] = {
   "Permission denied",
   "code EACCES",
+  "java.nio.file.AccessDeniedException",
   "Read-only file system",
   NULL,
 };

@@ -250,6 +250,27 @@ test_npm_cache_refused (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
 }
 
+/* The JVM names a refused write only by its exception (seen from OpenJDK 17's
+ * Files.createDirectories here; a JDK is too big a dependency for CI): the write below is
+ * really refused, then the line the JVM prints for exactly that refusal follows. */
+static void
+test_jvm_access_denied (Fixture *f, gconstpointer data)
+{
+  const char *script = "if ! (: > \"$0\") 2>/dev/null; then "
+                       "echo \"Exception in thread \\\"main\\\" "
+                       "java.nio.file.AccessDeniedException: $0\" >&2; "
+                       "echo \"\tat java.base/sun.nio.fs.UnixException.translateToIOException"
+                       "(UnixException.java:90)\" >&2; exit 1; fi";
+  const char *command[] = { "sh", "-c", script, f->outside_file, NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  (void) data;
+  exec_command (f, command, &run);
+  g_assert_cmpint (run.exit_code, ==, 1);
+  assert_denied_after (f, &run, "java.nio.file.AccessDeniedException: ");
+  dsh_test_assert_file_is (f->outside_file, "original\n");
+}
+
 /* Under a read-only mount (here one bwrap lays over the outside directory, as a container or
  * an outer sandbox would), a write Landlock would refuse fails with EROFS before Landlock is
  * asked. */
@@ -290,6 +311,7 @@ main (int argc, char **argv)
   if (g_str_equal (backend, "landlock"))
     {
       ADD ("npm-cache-refused", test_npm_cache_refused);
+      ADD ("jvm-access-denied", test_jvm_access_denied);
       ADD ("erofs-met-first", test_erofs_met_first);
     }
 #undef ADD

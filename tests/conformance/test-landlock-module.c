@@ -128,8 +128,9 @@ test_descriptor (void)
 
   g_assert_cmpstr (desc->denial_signatures[0], ==, "Permission denied");
   g_assert_cmpstr (desc->denial_signatures[1], ==, "code EACCES");
-  g_assert_cmpstr (desc->denial_signatures[2], ==, "Read-only file system");
-  g_assert_null (desc->denial_signatures[3]);
+  g_assert_cmpstr (desc->denial_signatures[2], ==, "java.nio.file.AccessDeniedException");
+  g_assert_cmpstr (desc->denial_signatures[3], ==, "Read-only file system");
+  g_assert_null (desc->denial_signatures[4]);
   /* The exclusions are a 1.1 field: an older descriptor's would not be read. */
   g_assert_cmpuint (desc->abi_minor, >=, 1);
   g_assert_cmpstr (desc->denial_exclusions[0], ==, "Permission denied (publickey");
