@@ -1,7 +1,7 @@
 /* test-dialects.c — each backend's denial dialect against what real tools print through the real
  * `dsh-sandbox exec` on this kernel: a refusal is `denied` with the marker in whatever words
- * the tool uses for it (npm's error code, EROFS from a read-only mount met first), and a line in
- * the dialect's words that is no file effect (an SSH login refused) is not.
+ * the tool uses for it (npm's error code, the JVM's exception, EROFS from a read-only mount met
+ * first), and a line in the dialect's words that is no file effect (an SSH login refused) is not.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
