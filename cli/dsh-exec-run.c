@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,14 +114,65 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
   return dsh_cli_fail ("%s", message);
 }
 
-/* A confined command gets stdin, stdout and stderr and nothing else the caller held open; a raw
- * one (danger-full-access) inherits what it would have without dsh-sandbox, such as a make
- * jobserver's descriptors. */
+extern char **environ;
+
+/* What steers this one call — which backend, where its modules and probe cache are, how long its
+ * approver may take — is no part of the command's environment: a dsh-sandbox the command runs
+ * is another call, inside this sandbox's view of the host, and selects for that view itself.
+ * Nor may it trust the probe cache, which records what passed in the caller's view (bwrap
+ * cannot run inside either backend), so it probes. The deployment configuration
+ * (DSH_SANDBOX_CONFIG) stays: its policy holds for nested calls too. */
+static const char *const call_only_variables[] = {
+  "DSH_SANDBOX_BACKEND",
+  "DSH_SANDBOX_BACKEND_DIR",
+  "DSH_SANDBOX_PROBE_CACHE",
+  "DSH_SANDBOX_APPROVER_TIMEOUT",
+};
+
+static char nested_probe_cache[] = "DSH_SANDBOX_PROBE_CACHE=off";
+
+static gboolean
+is_call_only (const char *entry)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (call_only_variables); i++)
+    {
+      gsize len = strlen (call_only_variables[i]);
+
+      if (strncmp (entry, call_only_variables[i], len) == 0 && entry[len] == '=')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Our environment without the call-only variables; the strings stay ours. */
+static GPtrArray *
+confined_environment (void)
+{
+  GPtrArray *envp = g_ptr_array_new ();
+
+  for (char **entry = environ; *entry != NULL; entry++)
+    {
+      if (!is_call_only (*entry))
+        g_ptr_array_add (envp, *entry);
+    }
+  g_ptr_array_add (envp, nested_probe_cache);
+  g_ptr_array_add (envp, NULL);
+  return envp;
+}
+
+/* A confined command gets stdin, stdout and stderr and nothing else the caller held open, and
+ * our environment less the call-only variables; a raw one (danger-full-access) inherits what it
+ * would have without dsh-sandbox, such as a make jobserver's descriptors. */
 static gboolean
 spawn (DshExecRun *run, const char *const *argv, gboolean confined, GString *captured,
        GError **error)
 {
-  const DshSpawnOptions options = { .forward_signals = TRUE, .close_inherited_fds = confined };
+  g_autoptr (GPtrArray) envp = confined ? confined_environment () : NULL;
+  const DshSpawnOptions options = {
+    .forward_signals = TRUE,
+    .close_inherited_fds = confined,
+    .envp = envp != NULL ? (char *const *) envp->pdata : NULL,
+  };
 
   return dsh_spawn_run (argv, &options, &run->report.exit_code, &run->report.term_signal,
                         captured, error);

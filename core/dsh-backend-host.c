@@ -271,7 +271,8 @@ dsh_backend_call_to_confinement (DshBackendCall *call,
 
   confinement = dsh_confinement_new ((const char *const *) call->argv->pdata, name,
                                      call->enforcement, (const char *const *) call->reasons->pdata,
-                                     descriptor->denial_signatures, NULL);
+                                     descriptor->denial_signatures,
+                                     dsh_backend_descriptor_denial_exclusions (descriptor), NULL);
   /* Copied out of the module once, straight into the result. */
   for (size_t i = 0; i < descriptor->n_runner_failure_rules; i++)
     {

@@ -1,5 +1,6 @@
 /* dsh-classify.c — runner failure first (exit gate, informational exclusions, a fatal
- * signature on one remaining line), then denial (a dialect signature), else completed.
+ * signature on one remaining line), then denial (a dialect signature on a line no denial
+ * exclusion takes out), else completed.
  * Exit status alone never proves a runner failure. (dsh_classify_result() is DshConfinedArgv's
  * face of this, in dsh-confined-argv.c.)
  *
@@ -125,6 +126,20 @@ dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
                            stderr_text != NULL ? strlen (stderr_text) : 0, detail);
 }
 
+/* A line in the dialect's words, unless an exclusion says it is about something else than a
+ * file (an SSH login refused, say). */
+static gboolean
+is_denial_line (const DshConfinement *self, const char *line, gsize len)
+{
+  gboolean matched = FALSE;
+
+  for (gsize i = 0; !matched && self->denial_signatures[i] != NULL; i++)
+    matched = contains_ignore_case (line, len, self->denial_signatures[i]);
+  for (gsize i = 0; matched && self->denial_exclusions[i] != NULL; i++)
+    matched = !contains_ignore_case (line, len, self->denial_exclusions[i]);
+  return matched;
+}
+
 DshOutcome
 dsh_confinement_classify (const DshConfinement *self,
                           int exit_code,
@@ -144,10 +159,15 @@ dsh_confinement_classify (const DshConfinement *self,
         return DSH_OUTCOME_RUNNER_FAILURE;
     }
 
-  for (gsize i = 0; self->denial_signatures[i] != NULL; i++)
+  for (gsize pos = 0; pos < length;)
     {
-      if (contains_ignore_case (stderr_data, length, self->denial_signatures[i]))
+      const char *line = stderr_data + pos;
+      const char *end = memchr (line, '\n', length - pos);
+      gsize len = end != NULL ? (gsize) (end - line) : length - pos;
+
+      if (is_denial_line (self, line, len))
         return DSH_OUTCOME_DENIED;
+      pos += len + 1;
     }
   return DSH_OUTCOME_COMPLETED;
 }

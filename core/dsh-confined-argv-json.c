@@ -33,6 +33,7 @@ dsh_confined_argv_to_json (DshConfinedArgv *self)
   json_builder_set_member_name (builder, "backend");
   json_builder_add_string_value (builder, dsh_confined_argv_get_backend (self));
   add_strv_member (builder, "denialSignatures", dsh_confined_argv_get_denial_signatures (self));
+  add_strv_member (builder, "denialExclusions", dsh_confined_argv_get_denial_exclusions (self));
 
   json_builder_set_member_name (builder, "runnerFailureRules");
   json_builder_begin_array (builder);

@@ -54,8 +54,21 @@ dsh_confined_argv_new (const char *const *argv,
                        const char *const *denial_signatures,
                        GPtrArray *runner_failure_rules)
 {
+  return dsh_confined_argv_new_full (argv, backend, enforcement, reasons, denial_signatures,
+                                     NULL, runner_failure_rules);
+}
+
+DshConfinedArgv *
+dsh_confined_argv_new_full (const char *const *argv,
+                            const char *backend,
+                            DshEnforcement enforcement,
+                            const char *const *reasons,
+                            const char *const *denial_signatures,
+                            const char *const *denial_exclusions,
+                            GPtrArray *runner_failure_rules)
+{
   return dsh_confined_argv_new_take (dsh_confinement_new (argv, backend, enforcement, reasons,
-                                                          denial_signatures,
+                                                          denial_signatures, denial_exclusions,
                                                           runner_failure_rules));
 }
 
@@ -92,6 +105,13 @@ dsh_confined_argv_get_denial_signatures (DshConfinedArgv *self)
 {
   g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
   return (const char *const *) self->confinement->denial_signatures;
+}
+
+const char *const *
+dsh_confined_argv_get_denial_exclusions (DshConfinedArgv *self)
+{
+  g_return_val_if_fail (DSH_IS_CONFINED_ARGV (self), NULL);
+  return (const char *const *) self->confinement->denial_exclusions;
 }
 
 GPtrArray *

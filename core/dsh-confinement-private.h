@@ -17,6 +17,8 @@ typedef struct {
   DshEnforcement enforcement;
   GStrv reasons;
   GStrv denial_signatures;
+  /* Lines containing one of these are no denial, whatever else they say. */
+  GStrv denial_exclusions;
   /* Element type DshRunnerFailureRule. */
   GPtrArray *runner_failure_rules;
 } DshConfinement;
@@ -27,6 +29,7 @@ DshConfinement  *dsh_confinement_new      (const char *const *argv,
                                            DshEnforcement     enforcement,
                                            const char *const *reasons,
                                            const char *const *denial_signatures,
+                                           const char *const *denial_exclusions,
                                            GPtrArray         *runner_failure_rules);
 void             dsh_confinement_free     (DshConfinement    *self);
 

@@ -61,6 +61,7 @@ dsh_confinement_new (const char *const *argv,
                      DshEnforcement enforcement,
                      const char *const *reasons,
                      const char *const *denial_signatures,
+                     const char *const *denial_exclusions,
                      GPtrArray *runner_failure_rules)
 {
   DshConfinement *self = g_new0 (DshConfinement, 1);
@@ -70,6 +71,7 @@ dsh_confinement_new (const char *const *argv,
   self->enforcement = enforcement;
   self->reasons = copy_strv (reasons);
   self->denial_signatures = copy_strv (denial_signatures);
+  self->denial_exclusions = copy_strv (denial_exclusions);
   self->runner_failure_rules = g_ptr_array_new_with_free_func (
     (GDestroyNotify) dsh_runner_failure_rule_free);
   for (guint i = 0; runner_failure_rules != NULL && i < runner_failure_rules->len; i++)
@@ -87,6 +89,7 @@ dsh_confinement_free (DshConfinement *self)
   g_free (self->backend);
   g_strfreev (self->reasons);
   g_strfreev (self->denial_signatures);
+  g_strfreev (self->denial_exclusions);
   g_ptr_array_unref (self->runner_failure_rules);
   g_free (self);
 }

@@ -38,6 +38,10 @@ GPtrArray *dsh_module_loader_scan    (const char *const  *dirs,
                                       const char *const  *untrusted_roots,
                                       const char         *only_name);
 
+/* The descriptor's denial exclusions, or NULL for a module older than ABI 1.1 (whose padding
+ * the field now occupies is not ours to read). */
+const char *const *dsh_backend_descriptor_denial_exclusions (const DshBackendDescriptor *desc);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendModule, dsh_backend_module_free)
 
 G_END_DECLS

@@ -119,9 +119,17 @@ check_trusted (const char *path)
   return NULL;
 }
 
+const char *const *
+dsh_backend_descriptor_denial_exclusions (const DshBackendDescriptor *desc)
+{
+  return desc->abi_minor >= 1 ? desc->denial_exclusions : NULL;
+}
+
 static char *
 check_descriptor (const DshBackendDescriptor *desc)
 {
+  const char *const *exclusions;
+
   if (desc == NULL)
     return g_strdup ("the entry point returned no descriptor");
   if (desc->abi_major != DSH_BACKEND_ABI_MAJOR)
@@ -139,6 +147,12 @@ check_descriptor (const DshBackendDescriptor *desc)
     return g_strdup ("the descriptor has no confine function");
   if (desc->denial_signatures == NULL || desc->denial_signatures[0] == NULL)
     return g_strdup ("the descriptor has no denial signatures");
+  exclusions = dsh_backend_descriptor_denial_exclusions (desc);
+  for (size_t i = 0; exclusions != NULL && exclusions[i] != NULL; i++)
+    {
+      if (exclusions[i][0] == '\0')
+        return g_strdup ("the descriptor has an empty denial exclusion");
+    }
   if (desc->runner_failure_rules == NULL || desc->n_runner_failure_rules == 0)
     return g_strdup ("the descriptor has no runner-failure rules");
   for (size_t i = 0; i < desc->n_runner_failure_rules; i++)

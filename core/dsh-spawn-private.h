@@ -22,6 +22,8 @@ typedef struct {
   /* Close every descriptor above stderr in the command: a sandbox governs what a command can
    * open, so a writable descriptor inherited from the caller would reach around it. */
   gboolean close_inherited_fds;
+  /* The command's environment (NULL-terminated "NAME=value"), or NULL for ours. */
+  char *const *envp;
 } DshSpawnOptions;
 
 /* Runs argv (looked up on PATH when it has no slash). A copy of its stderr, up to a limit, is

@@ -330,7 +330,8 @@ dsh_spawn_run (const char *const *argv,
 
   if (options->forward_signals)
     install_forwarding (saved);
-  rc = posix_spawnp (&pid, argv[0], &actions, &attr, (char *const *) argv, environ);
+  rc = posix_spawnp (&pid, argv[0], &actions, &attr, (char *const *) argv,
+                     options->envp != NULL ? options->envp : environ);
   posix_spawn_file_actions_destroy (&actions);
   posix_spawnattr_destroy (&attr);
   close (pipe_fds[1]);

@@ -14,7 +14,9 @@
  *
  * Compatibility: the core refuses a module whose abi_major differs from its own or whose
  * abi_minor is newer than its own. Minor bumps only ever append fields, taking them from the
- * reserved padding, so an older module keeps loading.
+ * reserved padding, so an older module keeps loading. The core reads a field added in 1.N only
+ * when the module's abi_minor >= N (an older module's padding is not ours to interpret), and a
+ * module calls a host function added in 1.N only when host->abi_minor >= N.
  */
 #pragma once
 
@@ -26,7 +28,8 @@ extern "C" {
 #endif
 
 #define DSH_BACKEND_ABI_MAJOR 1
-#define DSH_BACKEND_ABI_MINOR 0
+/* 1.1 added DshBackendDescriptor.denial_exclusions. */
+#define DSH_BACKEND_ABI_MINOR 1
 
 #if defined(_WIN32)
 #define DSH_BACKEND_EXPORT __declspec (dllexport)
@@ -137,7 +140,13 @@ typedef struct {
   const DshBackendFailureRule *runner_failure_rules;
   size_t n_runner_failure_rules;
 
-  void *reserved[16];
+  /* ABI 1.1. NULL-terminated or NULL: case-insensitive substrings that take a stderr line out of
+   * denial matching, for lines in the dialect's words that are no file effect (an SSH login's
+   * "Permission denied (publickey)."). Substrings, not whole lines: the part that tells such a
+   * line apart is fixed, while what precedes it (user@host, a tool's prefix) is not. */
+  const char *const *denial_exclusions;
+
+  void *reserved[15];
 } DshBackendDescriptor;
 
 typedef const DshBackendDescriptor *(*DshBackendDescribeFunc) (void);

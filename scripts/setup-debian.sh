@@ -13,6 +13,10 @@ packages="
   guile-3.0
 "
 
+# The dialect tests run a real npm. A nodejs from NodeSource carries its own npm and conflicts
+# with Debian's package, so only a machine without one gets it.
+command -v npm >/dev/null 2>&1 || packages="$packages npm"
+
 if [ "${1:-}" = --bench ]; then
   packages="$packages time firejail"
 fi

@@ -122,6 +122,71 @@ test_denial_dialect (void)
                    DSH_OUTCOME_COMPLETED);
 }
 
+/* An SSH login refused in the dialect's own words, as a Landlock-like backend excludes it. */
+static DshConfinedArgv *
+make_confined_with_exclusions (void)
+{
+  const char *argv[] = { "runner", "--", "cmd", NULL };
+  const char *denials[] = { "Permission denied", NULL };
+  const char *exclusions[] = { "Permission denied (publickey", NULL };
+  const char *fatal[] = { "runner: fatal:", NULL };
+  g_autoptr (GPtrArray) rules = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) dsh_runner_failure_rule_free);
+
+  g_ptr_array_add (rules, dsh_runner_failure_rule_new (NULL, 0, fatal, NULL));
+  return dsh_confined_argv_new_full (argv, "test", DSH_ENFORCEMENT_FULL, NULL, denials,
+                                     exclusions, rules);
+}
+
+static void
+test_denial_exclusions (void)
+{
+  g_autoptr (DshConfinedArgv) confined = make_confined_with_exclusions ();
+  g_autoptr (DshConfinedArgv) plain = make_confined (FALSE, FALSE);
+  static const char ssh[] = "git@github.com: Permission denied (publickey).\r\n"
+                            "fatal: Could not read from remote repository.\n";
+  static const char both[] = "git@host: PERMISSION DENIED (PUBLICKEY,PASSWORD).\n"
+                             "sh: 1: cannot create /etc/x: Permission denied\n";
+  static const char nul_hidden[] = "git@host: Permission denied (publickey).\0\n"
+                                   "touch: cannot touch 'f': Permission denied\n";
+
+  g_assert_cmpstr (dsh_confined_argv_get_denial_exclusions (confined)[0], ==,
+                   "Permission denied (publickey");
+  g_assert_null (dsh_confined_argv_get_denial_exclusions (plain)[0]);
+
+  /* The excluded line alone is the command's own failure... */
+  g_assert_cmpint (classify (confined, 128, ssh, NULL), ==, DSH_OUTCOME_COMPLETED);
+  /* ...a real denial on another line of the same stderr still counts, whichever entry point... */
+  g_assert_cmpint (classify (confined, 128, both, NULL), ==, DSH_OUTCOME_DENIED);
+  g_assert_cmpint (dsh_classify_result_len (confined, 1, nul_hidden, sizeof nul_hidden - 1, NULL),
+                   ==, DSH_OUTCOME_DENIED);
+  /* ...and an exclusion only takes out the line it is on, not text that merely looks alike. */
+  g_assert_cmpint (classify (confined, 101, "error: Permission denied (os error 13)\n", NULL), ==,
+                   DSH_OUTCOME_DENIED);
+  /* Exclusions never turn a runner failure into anything else. */
+  g_assert_cmpint (classify (confined, 1, "runner: fatal: Permission denied (publickey)\n", NULL),
+                   ==, DSH_OUTCOME_RUNNER_FAILURE);
+}
+
+static void
+test_denial_exclusions_json (void)
+{
+  g_autoptr (DshConfinedArgv) confined = make_confined_with_exclusions ();
+  g_autoptr (DshConfinedArgv) plain = make_confined (FALSE, FALSE);
+  g_autoptr (JsonNode) node = dsh_confined_argv_to_json (confined);
+  g_autoptr (JsonNode) plain_node = dsh_confined_argv_to_json (plain);
+  JsonArray *exclusions = json_object_get_array_member (json_node_get_object (node),
+                                                        "denialExclusions");
+
+  g_assert_cmpuint (json_array_get_length (exclusions), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (exclusions, 0), ==,
+                   "Permission denied (publickey");
+  exclusions = json_object_get_array_member (json_node_get_object (plain_node),
+                                             "denialExclusions");
+  g_assert_nonnull (exclusions);
+  g_assert_cmpuint (json_array_get_length (exclusions), ==, 0);
+}
+
 static void
 test_non_utf8_stderr (void)
 {
@@ -172,6 +237,8 @@ main (int argc, char **argv)
                    test_exit_status_alone_proves_nothing);
   g_test_add_func ("/classify/runner-failure/informational", test_informational_lines_excluded);
   g_test_add_func ("/classify/denial/dialect", test_denial_dialect);
+  g_test_add_func ("/classify/denial/exclusions", test_denial_exclusions);
+  g_test_add_func ("/classify/denial/exclusions-json", test_denial_exclusions_json);
   g_test_add_func ("/classify/non-utf8", test_non_utf8_stderr);
   g_test_add_func ("/classify/nul-bytes", test_nul_bytes_hide_nothing);
   g_test_add_func ("/classify/outcome-names", test_outcome_names);

@@ -87,6 +87,9 @@ assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
 static const char *alpha_only[] = { "fake-alpha", NULL };
 static const char *alpha_beta[] = { "fake-alpha", "fake-beta", NULL };
 static const char *alpha_misnamed[] = { "fake-alpha", "fake-misnamed", NULL };
+static const char *excluding_only[] = { "fake-excluding", NULL };
+static const char *abiold_only[] = { "fake-abiold", NULL };
+static const char *alpha_emptyexclusion[] = { "fake-alpha", "fake-emptyexclusion", NULL };
 
 static void
 test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
@@ -447,6 +450,55 @@ test_confined_argv_outlives_provider (Fixture *f, gconstpointer data)
   g_assert_cmpuint (dsh_confined_argv_get_runner_failure_rules (confined)->len, ==, 1);
 }
 
+static GStrv
+confined_exclusions (Fixture *f, const char *backend)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                f->workspace, NULL);
+  g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, backend);
+  return g_strdupv ((char **) dsh_confined_argv_get_denial_exclusions (confined));
+}
+
+/* A 1.1 module's denial exclusions reach the result; the same bytes in a 1.0 module's padding
+ * are never read. */
+static void
+test_denial_exclusions_gated_by_abi (Fixture *f, gconstpointer data)
+{
+  g_auto (GStrv) exclusions = NULL;
+
+  if (data == excluding_only)
+    {
+      exclusions = confined_exclusions (f, "fake-excluding");
+      g_assert_cmpuint (g_strv_length (exclusions), ==, 1);
+      g_assert_cmpstr (exclusions[0], ==, "fake: denied by policy (login)");
+    }
+  else
+    {
+      exclusions = confined_exclusions (f, "fake-abiold");
+      g_assert_cmpuint (g_strv_length (exclusions), ==, 0);
+    }
+}
+
+/* An empty exclusion would match nothing and says the module's data is wrong. */
+static void
+test_empty_denial_exclusion_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (JsonNode) report = dsh_local_provider_describe (provider);
+
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-emptyexclusion", "status"), ==,
+                   "refused");
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-emptyexclusion", "reason"), ==,
+                   "the descriptor has an empty denial exclusion");
+}
+
 static void
 test_refuses_unconfined_requests (Fixture *f, gconstpointer data)
 {
@@ -509,5 +561,11 @@ main (int argc, char **argv)
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);
+  ADD ("/selection/denial-exclusions/abi-1.1", excluding_only,
+       test_denial_exclusions_gated_by_abi);
+  ADD ("/selection/denial-exclusions/empty-refused", alpha_emptyexclusion,
+       test_empty_denial_exclusion_refused);
+  ADD ("/selection/denial-exclusions/abi-1.0-padding-unread", abiold_only,
+       test_denial_exclusions_gated_by_abi);
   return g_test_run ();
 }

@@ -22,13 +22,36 @@ DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_landlock_describe (vo
 #endif
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 
-/* A write Landlock refuses fails with EACCES; this is how its text reads. ABI 1 cannot grant
- * reparenting, so there a rename or link into another directory fails with EXDEV even inside
- * the writable roots: describe() adds that text on such a kernel (the slot stays NULL
- * otherwise). A genuine cross-device move is then reported as a denial too. */
+/* A write Landlock refuses fails with EACCES, and strerror's words for it are the usual text.
+ * Two kinds of tools name only the errno: npm reports it as its error code (and advice to chown
+ * the cache), "npm error code EACCES" or the older "npm ERR! code EACCES", and the JVM's file
+ * API (Gradle, Maven, sbt caches) throws java.nio.file.AccessDeniedException for EACCES and
+ * for nothing else. A write Landlock would refuse often meets a read-only mount first (a
+ * container's, a read-only /usr, an outer sandbox) and fails with EROFS instead. ABI 1 cannot
+ * grant reparenting, so there a rename or link into another directory fails with EXDEV even
+ * inside the writable roots: describe() fills the last slot with that text on such a kernel
+ * (it stays NULL otherwise). A genuine cross-device move is then reported as a denial too. */
+#define EXDEV_SLOT 4
 static const char *denial_signatures[] = {
   "Permission denied",
+  "code EACCES",
+  "java.nio.file.AccessDeniedException",
+  "Read-only file system",
   NULL,
+  NULL,
+};
+
+/* Lines in those words that are no file effect: an SSH server refusing a login ("git@host:
+ * Permission denied (publickey).", with whatever methods it offers first, or the password
+ * prompt's retry). Each keeps the text after "Permission denied" that only SSH writes, so that
+ * Rust's "Permission denied (os error 13)" still counts. */
+static const char *const denial_exclusions[] = {
+  "Permission denied (publickey",
+  "Permission denied (password",
+  "Permission denied (keyboard-interactive",
+  "Permission denied (hostbased",
+  "Permission denied (gssapi",
+  "Permission denied, please try again",
   NULL,
 };
 
@@ -183,6 +206,7 @@ static const DshBackendDescriptor descriptor = {
   .denial_signatures = denial_signatures,
   .runner_failure_rules = failure_rules,
   .n_runner_failure_rules = 1,
+  .denial_exclusions = denial_exclusions,
 };
 
 const DshBackendDescriptor *
@@ -190,6 +214,6 @@ dsh_backend_landlock_describe (void)
 {
   /* The kernel's ABI does not change while the module is loaded. */
   if (query_abi () == 1)
-    denial_signatures[1] = "Invalid cross-device link";
+    denial_signatures[EXDEV_SLOT] = "Invalid cross-device link";
   return &descriptor;
 }

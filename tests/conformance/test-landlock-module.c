@@ -127,14 +127,20 @@ test_descriptor (void)
   g_assert_nonnull (desc->check);
 
   g_assert_cmpstr (desc->denial_signatures[0], ==, "Permission denied");
+  g_assert_cmpstr (desc->denial_signatures[1], ==, "code EACCES");
+  g_assert_cmpstr (desc->denial_signatures[2], ==, "java.nio.file.AccessDeniedException");
+  g_assert_cmpstr (desc->denial_signatures[3], ==, "Read-only file system");
   /* ABI 1 refuses reparenting with EXDEV, so there its text is a denial too. */
   if (dsh_test_landlock_abi () == 1)
     {
-      g_assert_cmpstr (desc->denial_signatures[1], ==, "Invalid cross-device link");
-      g_assert_null (desc->denial_signatures[2]);
+      g_assert_cmpstr (desc->denial_signatures[4], ==, "Invalid cross-device link");
+      g_assert_null (desc->denial_signatures[5]);
     }
   else
-    g_assert_null (desc->denial_signatures[1]);
+    g_assert_null (desc->denial_signatures[4]);
+  /* The exclusions are a 1.1 field: an older descriptor's would not be read. */
+  g_assert_cmpuint (desc->abi_minor, >=, 1);
+  g_assert_cmpstr (desc->denial_exclusions[0], ==, "Permission denied (publickey");
 
   g_assert_cmpuint (desc->n_runner_failure_rules, ==, 1);
   rule = &desc->runner_failure_rules[0];

@@ -35,6 +35,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *detail = NULL;
   const char *argv[] = { "runner", "--", "cmd", NULL };
   const char *denials[] = { "Read-only file system", "Permission denied", NULL };
+  const char *exclusions[] = { "Permission denied (publickey", NULL };
   const char *cursor, *end, *field;
   const int gate[] = { 1, 125 };
   int exit_code;
@@ -58,7 +59,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_ptr_array_add (rules, dsh_runner_failure_rule_new (exit_code % 2 ? gate : NULL, 2,
                                                       (const char *const *) fatal->pdata,
                                                       (const char *const *) info->pdata));
-  confined = dsh_confined_argv_new (argv, "fuzz", DSH_ENFORCEMENT_FULL, NULL, denials, rules);
+  confined = dsh_confined_argv_new_full (argv, "fuzz", DSH_ENFORCEMENT_FULL, NULL, denials,
+                                         exclusions, rules);
   outcome = dsh_classify_result (confined, exit_code, stderr_text, &detail);
 
   g_assert (outcome == DSH_OUTCOME_COMPLETED || outcome == DSH_OUTCOME_DENIED ||

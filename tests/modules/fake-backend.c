@@ -41,6 +41,11 @@ static const char *const denial_signatures[] = { "fake: denied by policy", NULL 
 static const char *const fatal_signatures[] = { "fake-" FAKE_NAME ": fatal:", NULL };
 static const char *const informational_lines[] = { "fake-" FAKE_NAME ": starting", NULL };
 static const int fatal_exit_codes[] = { 71 };
+#if defined(FAKE_EMPTY_EXCLUSION)
+static const char *const denial_exclusions[] = { "fake: denied by policy (login)", "", NULL };
+#elif defined(FAKE_EXCLUSIONS)
+static const char *const denial_exclusions[] = { "fake: denied by policy (login)", NULL };
+#endif
 
 G_GNUC_UNUSED_FALLBACK static const DshBackendFailureRule failure_rules[] = {
   {
@@ -106,6 +111,9 @@ static const DshBackendDescriptor descriptor = {
 #ifndef FAKE_NO_RULES
   .runner_failure_rules = failure_rules,
   .n_runner_failure_rules = 1,
+#endif
+#ifdef FAKE_EXCLUSIONS
+  .denial_exclusions = denial_exclusions,
 #endif
 };
 

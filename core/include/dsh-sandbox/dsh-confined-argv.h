@@ -44,12 +44,23 @@ DshConfinedArgv     *dsh_confined_argv_new                    (const char *const
                                                                const char *const *reasons,
                                                                const char *const *denial_signatures,
                                                                GPtrArray         *runner_failure_rules);
+/* The same with denial exclusions: a stderr line containing one of them (case-insensitive) is
+ * never taken for a denial. */
+DshConfinedArgv     *dsh_confined_argv_new_full               (const char *const *argv,
+                                                               const char        *backend,
+                                                               DshEnforcement     enforcement,
+                                                               const char *const *reasons,
+                                                               const char *const *denial_signatures,
+                                                               const char *const *denial_exclusions,
+                                                               GPtrArray         *runner_failure_rules);
 
 const char *const   *dsh_confined_argv_get_argv               (DshConfinedArgv *self);
 const char          *dsh_confined_argv_get_backend            (DshConfinedArgv *self);
 DshEnforcement       dsh_confined_argv_get_enforcement        (DshConfinedArgv *self);
 const char *const   *dsh_confined_argv_get_reasons            (DshConfinedArgv *self);
 const char *const   *dsh_confined_argv_get_denial_signatures  (DshConfinedArgv *self);
+/* Never NULL; empty when the backend excludes nothing. */
+const char *const   *dsh_confined_argv_get_denial_exclusions  (DshConfinedArgv *self);
 /* Element type DshRunnerFailureRule. */
 GPtrArray           *dsh_confined_argv_get_runner_failure_rules (DshConfinedArgv *self);
 
