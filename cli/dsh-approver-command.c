@@ -6,11 +6,17 @@
 #include "dsh-approver.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dsh-cli-session.h"
+
+/* A "#!" line longer than this names no interpreter we would trust anyway. */
+#define SHEBANG_LIMIT 256
 /* An outcome word is short; more output than this is not an answer. */
 #define ANSWER_LIMIT 256
 /* After the approver exits, a straggler still holding its stdout gets this long. */
@@ -401,4 +407,111 @@ dsh_command_approver_new (const char *command_line, guint timeout_seconds, GErro
   self->argv = g_steal_pointer (&argv);
   self->timeout_seconds = timeout_seconds > 0 ? timeout_seconds : DSH_APPROVER_DEFAULT_TIMEOUT;
   return g_steal_pointer (&self);
+}
+
+/* ---- where the approver comes from --------------------------------------------------------- */
+
+static gboolean
+check_out_of_reach (const char *what, const char *path, const char *workspace_root,
+                    GError **error)
+{
+  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root);
+
+  if (root == NULL)
+    return TRUE;
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+               "the approver %s %s lies where confined commands may write (%s): a command "
+               "could rewrite it to approve its own escalation; keep the approver and what it "
+               "runs outside the workspace, /tmp and the temp directory",
+               what, dsh_cli_printable (path), dsh_cli_printable (root));
+  return FALSE;
+}
+
+/* The interpreter named by the "#!" line of the file at path (a new string), or NULL. */
+static char *
+shebang_interpreter (const char *path)
+{
+  char line[SHEBANG_LIMIT + 1];
+  struct stat st;
+  gssize n;
+  int fd;
+
+  /* Non-blocking: a FIFO planted in place of a script must not hang this check. */
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return NULL;
+    }
+  do
+    n = read (fd, line, SHEBANG_LIMIT);
+  while (n < 0 && errno == EINTR);
+  close (fd);
+  if (n < 3 || line[0] != '#' || line[1] != '!')
+    return NULL;
+  line[n] = '\0';
+  {
+    const char *start = line + 2 + strspn (line + 2, " \t");
+    gsize length = strcspn (start, " \t\r\n");
+
+    return length > 0 ? g_strndup (start, length) : NULL;
+  }
+}
+
+/* Could the program read or run this argument as a file: an absolute path, a relative one with
+ * a slash, or the name of something in the current directory? */
+static gboolean
+names_a_path (const char *arg)
+{
+  return arg[0] != '\0' &&
+         (strchr (arg, '/') != NULL || g_file_test (arg, G_FILE_TEST_EXISTS));
+}
+
+gboolean
+dsh_command_approver_check_trusted (DshCommandApprover *self,
+                                    const char *workspace_root,
+                                    GError **error)
+{
+  g_autofree char *interpreter = NULL;
+
+  g_return_val_if_fail (DSH_IS_COMMAND_APPROVER (self), FALSE);
+  g_return_val_if_fail (workspace_root != NULL, FALSE);
+
+  /* A bare name is looked up on PATH once, here, and the path checked is the path run: a
+   * second lookup at spawn time could find a program planted since. */
+  if (strchr (self->argv[0], '/') == NULL)
+    {
+      char *found = g_find_program_in_path (self->argv[0]);
+
+      if (found == NULL)
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                       "the approver program \"%s\" is not found on PATH",
+                       dsh_cli_printable (self->argv[0]));
+          return FALSE;
+        }
+      g_free (self->argv[0]);
+      self->argv[0] = found;
+    }
+  if (!check_out_of_reach ("program", self->argv[0], workspace_root, error))
+    return FALSE;
+  interpreter = shebang_interpreter (self->argv[0]);
+  if (interpreter != NULL &&
+      !check_out_of_reach ("interpreter", interpreter, workspace_root, error))
+    return FALSE;
+
+  /* An interpreter's script, a module, a configuration file: whatever the command line names,
+   * "--option=FILE" included, since inline code is the program's own business. */
+  for (gsize i = 1; self->argv[i] != NULL; i++)
+    {
+      const char *arg = self->argv[i];
+      const char *value = arg[0] == '-' ? strchr (arg, '=') : NULL;
+
+      arg = value != NULL ? value + 1 : arg;
+      if (names_a_path (arg) && !check_out_of_reach ("script", arg, workspace_root, error))
+        return FALSE;
+    }
+  return TRUE;
 }

@@ -6,7 +6,8 @@
  *
  * The steps, in order (any refusal before step 6 means nothing ran):
  *   1. options: usage errors, escalation argument pairing, the approver command;
- *   2. the policy: from the session (mode, cwd) or from --mode/--workspace;
+ *   2. the policy: from the session (mode, cwd) or from --mode/--workspace, and an approver
+ *      out of reach of what this workspace's confined commands may write;
  *   3. the turn: with a session, turn/start now and turn/end at the end;
  *   4. the report file, opened before anything runs;
  *   5. the escalation: widening, then the approval sequence (the audit pair is the session's);
@@ -158,6 +159,14 @@ resolve_policy (Exec *exec, GError **error)
   return exec->policy != NULL;
 }
 
+/* An approver a confined command of this workspace could rewrite would approve for it. */
+static gboolean
+check_approver (Exec *exec, GError **error)
+{
+  return exec->approver == NULL ||
+         dsh_command_approver_check_trusted (exec->approver, exec->policy->workspace_root, error);
+}
+
 /* ---- 5. the escalation --------------------------------------------------------------------- */
 
 /* TRUE when the command may run under *mode (the standing one, or the approved wider one). */
@@ -304,7 +313,8 @@ dsh_cmd_exec (int argc, char **argv)
   exec.command = dsh_cli_split_command (&argc, argv);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error) ||
-      !check_options (&exec, &error) || !resolve_policy (&exec, &error))
+      !check_options (&exec, &error) || !resolve_policy (&exec, &error) ||
+      !check_approver (&exec, &error))
     status = dsh_cli_fail_error (error);
   else
     status = run (&exec);

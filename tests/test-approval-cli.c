@@ -878,6 +878,180 @@ test_danger_grant_runs_raw (void)
   g_assert_cmpint (json_object_get_int_member (report, "exitCode"), ==, 7);
 }
 
+/* ---- a planted approver -------------------------------------------------------------------- */
+
+#define PLANTED_REFUSAL \
+  "dsh-sandbox: the approver %s %s lies where confined commands may write (%s): a command " \
+  "could rewrite it to approve its own escalation; keep the approver and what it runs outside " \
+  "the workspace, /tmp and the temp directory\n"
+
+/* Escalates a write outside every root to danger-full-access through approver_command; the
+ * request must be refused before anyone is asked, and nothing may run. */
+static void
+assert_approver_refused (Scratch *s, const char *approver_command, const char *const *env,
+                         const char *expected_err)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autofree char *victim = g_build_filename (s->out, "victim", NULL);
+  g_autofree char *script = g_strdup_printf ("echo escaped > '%s'", victim);
+  const char *options[] = { "--session", s->session, "--approver", approver_command,
+                            "--sandbox-permissions", "danger-full-access", "--justification",
+                            JUSTIFICATION, NULL };
+  const char *command[] = { "/bin/sh", "-c", script, NULL };
+
+  g_test_message ("approver \"%s\"", approver_command);
+  run_exec (&run, options, command, env);
+  g_assert_cmpint (run.exit_code, ==, 125);
+  g_assert_cmpstr (run.err, ==, expected_err);
+  g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+  read_log (s->session, &facts);
+  g_assert_cmpuint (facts.asked, ==, 0);
+}
+
+/* The attack end to end: a confined command rewrites the approver that lies in its workspace
+ * to approve everything; the next escalation must not run unconfined on that say-so. */
+static void
+test_planted_approver (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *planted = NULL;
+  g_autofree char *plant = NULL;
+  g_autofree char *command_line = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *contents = NULL;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init (&s);
+  make_session (&s, WW, DSH_APPROVAL_POLICY_ASK);
+  planted = g_build_filename (s.ws, "approve.sh", NULL);
+  dsh_test_write_file (planted, "#!/bin/sh\ncat > /dev/null\necho rejected\n");
+  g_assert_cmpint (g_chmod (planted, 0755), ==, 0);
+
+  /* An ordinary confined call may write its workspace, the approver included. */
+  plant = g_strdup_printf ("printf '#!/bin/sh\\ncat > /dev/null\\necho allowed-once\\n' > '%s'",
+                           planted);
+  {
+    const char *options[] = { "--session", s.session, NULL };
+    const char *command[] = { "/bin/sh", "-c", plant, NULL };
+
+    run_exec (&run, options, command, NULL);
+  }
+  g_assert_cmpint (run.exit_code, ==, 0);
+  contents = dsh_test_read_file (planted);
+  g_assert_nonnull (strstr (contents, "allowed-once"));
+
+  /* Run by an interpreter, and as the program itself. */
+  command_line = g_strdup_printf ("/bin/sh %s", planted);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", planted, s.ws);
+  assert_approver_refused (&s, command_line, NULL, expected);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "program", planted, s.ws);
+  assert_approver_refused (&s, planted, NULL, expected);
+}
+
+/* Every place a confined command of this call may write, and every way of naming it: a
+ * relative script, a bare name found on a PATH that leads into the workspace, /tmp, $TMPDIR,
+ * a symlink outside the workspace whose way leads through it, and a script's interpreter. */
+static void
+test_planted_approver_places (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_autofree char *bin = NULL;
+  g_autofree char *in_bin = NULL;
+  g_autofree char *tmp_script = NULL;
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *tmpdir_script = NULL;
+  g_autofree char *real = NULL;
+  g_autofree char *hop = NULL;
+  g_autofree char *inner = NULL;
+  g_autofree char *via_hop = NULL;
+  g_autofree char *interpreted = NULL;
+  g_autofree char *interpreter = NULL;
+  g_autofree char *command_line = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *path_env = NULL;
+  g_autofree char *tmpdir_env = NULL;
+  g_autofree char *canonical_tmp = realpath ("/tmp", NULL);
+  const char approve[] = "#!/bin/sh\ncat > /dev/null\necho allowed-once\n";
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+
+  /* A bare name, found on PATH in the workspace. */
+  bin = g_build_filename (s.ws, "bin", NULL);
+  g_assert_cmpint (g_mkdir (bin, 0755), ==, 0);
+  in_bin = g_build_filename (bin, "dsh-test-approve", NULL);
+  dsh_test_write_file (in_bin, approve);
+  g_assert_cmpint (g_chmod (in_bin, 0755), ==, 0);
+  path_env = g_strdup_printf ("PATH=%s:/usr/bin:/bin", bin);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "program", in_bin, s.ws);
+  {
+    const char *env[] = { path_env, NULL };
+
+    assert_approver_refused (&s, "dsh-test-approve", env, expected);
+  }
+
+  /* /tmp. */
+  tmp_script = g_strdup_printf ("%s/dsh-test-approve-%d.sh", canonical_tmp, (int) getpid ());
+  dsh_test_write_file (tmp_script, approve);
+  command_line = g_strdup_printf ("/bin/sh -u %s", tmp_script);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", tmp_script, canonical_tmp);
+  assert_approver_refused (&s, command_line, NULL, expected);
+  g_unlink (tmp_script);
+
+  /* $TMPDIR. */
+  tmpdir = g_build_filename (s.dir, "tmpdir", NULL);
+  g_assert_cmpint (g_mkdir (tmpdir, 0755), ==, 0);
+  tmpdir_script = g_build_filename (tmpdir, "approve.sh", NULL);
+  dsh_test_write_file (tmpdir_script, approve);
+  tmpdir_env = g_strdup_printf ("TMPDIR=%s", tmpdir);
+  g_free (command_line);
+  command_line = g_strdup_printf ("/bin/sh %s", tmpdir_script);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", tmpdir_script, tmpdir);
+  {
+    const char *env[] = { tmpdir_env, NULL };
+
+    assert_approver_refused (&s, command_line, env, expected);
+  }
+
+  /* A path outside that is reached through a symlink inside: the symlink can be retargeted. */
+  real = g_build_filename (s.dir, "real", NULL);
+  g_assert_cmpint (g_mkdir (real, 0755), ==, 0);
+  interpreted = g_build_filename (real, "approve.sh", NULL);
+  dsh_test_write_file (interpreted, approve);
+  inner = g_build_filename (s.ws, "inner", NULL);
+  g_assert_cmpint (symlink (real, inner), ==, 0);
+  hop = g_build_filename (s.dir, "hop", NULL);
+  g_assert_cmpint (symlink (inner, hop), ==, 0);
+  via_hop = g_build_filename (hop, "approve.sh", NULL);
+  g_free (command_line);
+  command_line = g_strdup_printf ("/bin/sh %s", via_hop);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", via_hop, s.ws);
+  assert_approver_refused (&s, command_line, NULL, expected);
+
+  /* A trusted script whose interpreter lies in the workspace. */
+  interpreter = g_build_filename (s.ws, "interp", NULL);
+  g_assert_cmpint (symlink ("/bin/sh", interpreter), ==, 0);
+  g_free (interpreted);
+  interpreted = g_build_filename (real, "shebang.sh", NULL);
+  {
+    g_autofree char *text = g_strdup_printf ("#!%s\ncat > /dev/null\necho allowed-once\n",
+                                             interpreter);
+
+    dsh_test_write_file (interpreted, text);
+  }
+  g_assert_cmpint (g_chmod (interpreted, 0755), ==, 0);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "interpreter", interpreter, s.ws);
+  assert_approver_refused (&s, interpreted, NULL, expected);
+}
+
 /* ---- describe bash ------------------------------------------------------------------------- */
 
 static void
@@ -1306,6 +1480,8 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/non-widening-first", test_non_widening_checked_first);
   g_test_add_func ("/approval-cli/danger-grant-runs-raw", test_danger_grant_runs_raw);
   g_test_add_func ("/approval-cli/describe", test_describe);
+  g_test_add_func ("/approval-cli/planted-approver", test_planted_approver);
+  g_test_add_func ("/approval-cli/planted-approver/places", test_planted_approver_places);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);
   g_test_add_func ("/approval-cli/full-tmpfs/during", test_full_tmpfs_during);
   for (guint i = 0; i < G_N_ELEMENTS (pty_cases); i++)
