@@ -794,6 +794,9 @@ test_usage_errors (void)
       "sandbox_permissions\n" },
     { { "--sandbox-permissions", "workspace-write", "--justification", " \t ", NULL },
       "dsh-sandbox: invalid justification: expected a non-empty sentence\n" },
+    { { "--sandbox-permissions", "workspace-write", "--justification", "\v\u00a0\ufeff",
+        NULL },
+      "dsh-sandbox: invalid justification: expected a non-empty sentence\n" },
     { { "--sandbox-permissions", "read-only", "--justification", "because", NULL },
       "dsh-sandbox: invalid escalation: sandbox_permissions \"read-only\" is not one of "
       "workspace-write, danger-full-access\n" },

@@ -167,6 +167,50 @@ test_validate_args (void)
     }
 }
 
+/* Every code point JavaScript's String.prototype.trim() removes (WhiteSpace and
+ * LineTerminator), alone and together, is no justification; what trim() keeps is one. */
+static void
+test_justification_trim (void)
+{
+  static const gunichar trimmed[] = {
+    0x0009, 0x000A, 0x000B, 0x000C, 0x000D, 0x0020, 0x00A0, 0x1680, 0x2000, 0x2001, 0x2002,
+    0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F,
+    0x205F, 0x3000, 0xFEFF,
+  };
+  /* NEL, the Mongolian vowel separator, zero-width space and joiner, word joiner. */
+  static const gunichar kept[] = { 0x0085, 0x180E, 0x200B, 0x200D, 0x2060 };
+  g_autoptr (GString) all = g_string_new (NULL);
+
+  for (guint i = 0; i <= G_N_ELEMENTS (trimmed); i++)
+    {
+      g_autoptr (GString) text = g_string_new (NULL);
+      g_autoptr (GError) error = NULL;
+
+      if (i < G_N_ELEMENTS (trimmed))
+        {
+          g_string_append_unichar (text, trimmed[i]);
+          g_string_append_unichar (all, trimmed[i]);
+        }
+      else
+        g_string_assign (text, all->str);
+      g_test_message ("U+%04X", i < G_N_ELEMENTS (trimmed) ? trimmed[i] : 0);
+      g_assert_false (dsh_escalation_validate_args ("workspace-write", text->str, &error));
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpstr (error->message, ==, "invalid justification: expected a non-empty sentence");
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    {
+      g_autoptr (GString) text = g_string_new (all->str);
+      g_autoptr (GError) error = NULL;
+
+      g_string_append_unichar (text, kept[i]);
+      g_string_append (text, all->str);
+      g_test_message ("U+%04X", kept[i]);
+      g_assert_true (dsh_escalation_validate_args ("workspace-write", text->str, &error));
+      g_assert_no_error (error);
+    }
+}
+
 static void
 test_composition (void)
 {
@@ -494,6 +538,7 @@ main (int argc, char **argv)
   g_test_add_func ("/escalation/wider-modes", test_wider_modes);
   g_test_add_func ("/escalation/targets", test_targets);
   g_test_add_func ("/escalation/validate-args", test_validate_args);
+  g_test_add_func ("/escalation/justification-trim", test_justification_trim);
   g_test_add_func ("/escalation/composition", test_composition);
   g_test_add_func ("/escalation/could-be-approved", test_could_be_approved);
 #define ADD(path, func) \
