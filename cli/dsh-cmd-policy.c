@@ -32,12 +32,18 @@ dsh_cli_policy_context (const char *session_path, GError **error)
 {
   g_autoptr (DshPermissionPresets) presets = NULL;
   g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshApprovalService) approval = NULL;
   g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
 
   if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error))
     return NULL;
   service = dsh_cli_new_policy_service (presets);
-  return dsh_policy_service_render_context (service, session);
+  approval = dsh_cli_new_approval_service (presets);
+  policy = dsh_policy_service_resolve (service, session);
+  /* The session's facts, the approval policy included: the tool description holds none. */
+  return dsh_text_runtime_context (policy->mode, policy->workspace_root,
+                                   dsh_approval_service_get_policy (approval, session));
 }
 
 static int

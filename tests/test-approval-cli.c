@@ -1057,46 +1057,60 @@ test_planted_approver_places (void)
 
 /* ---- describe bash ------------------------------------------------------------------------- */
 
+/* Registry-level: the same bytes for every session state of one deployment and without a
+ * session, while the runtime context ("policy context") carries the session's facts. */
 static void
 test_describe (void)
 {
   static const struct {
     DshSandboxMode mode;
     DshApprovalPolicy policy;
-    gboolean paragraph;
-    gboolean never;
   } cases[] = {
-    { RO, DSH_APPROVAL_POLICY_ASK, TRUE, FALSE },
-    { WW, DSH_APPROVAL_POLICY_ASK, TRUE, FALSE },
-    { RO, DSH_APPROVAL_POLICY_NEVER, TRUE, TRUE },
-    { DFA, DSH_APPROVAL_POLICY_ASK, FALSE, FALSE },
+    { RO, DSH_APPROVAL_POLICY_ASK },
+    { WW, DSH_APPROVAL_POLICY_ASK },
+    { RO, DSH_APPROVAL_POLICY_NEVER },
+    { WW, DSH_APPROVAL_POLICY_NEVER },
+    { DFA, DSH_APPROVAL_POLICY_ASK },
+    { DFA, DSH_APPROVAL_POLICY_NEVER },
   };
+  g_autofree char *expected = g_strdup_printf ("%s\n\n%s\n", dsh_text_bash_description (),
+                                               dsh_text_bash_escalation_paragraph ());
+  g_auto (DshTestRun) sessionless = { 0 };
+  const char *argv[] = { dsh_test_cli (), "describe", "bash", NULL };
+
+  run_argv (&sessionless, argv, NULL);
+  g_assert_cmpint (sessionless.exit_code, ==, 0);
+  g_assert_cmpstr (sessionless.out, ==, expected);
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto (Scratch) s = { 0 };
       g_auto (DshTestRun) run = { 0 };
-      g_autofree char *expected = NULL;
-      GString *text = g_string_new (dsh_text_bash_description ());
+      g_auto (DshTestRun) context = { 0 };
+      g_autofree char *expected_context = NULL;
+      g_autofree char *policy_context = NULL;
 
       scratch_init (&s);
       make_session (&s, cases[i].mode, cases[i].policy);
       {
-        const char *argv[] = { dsh_test_cli (), "describe", "bash", "--session", s.session,
-                               NULL };
+        const char *with_session[] = { dsh_test_cli (), "describe", "bash", "--session",
+                                       s.session, NULL };
+        const char *context_argv[] = { dsh_test_cli (), "policy", "context", "--session",
+                                       s.session, NULL };
 
-        run_argv (&run, argv, NULL);
+        run_argv (&run, with_session, NULL);
+        run_argv (&context, context_argv, NULL);
       }
-      if (cases[i].paragraph)
-        g_string_append_printf (text, "\n\n%s", dsh_text_bash_escalation_paragraph ());
-      if (cases[i].never)
-        g_string_append_printf (text, "\n\n%s", dsh_text_approval_never ());
-      g_string_append_c (text, '\n');
-      expected = g_string_free (text, FALSE);
       g_assert_cmpint (run.exit_code, ==, 0);
       g_assert_cmpstr (run.out, ==, expected);
-      g_assert_cmpint (strstr (run.out, "Attempting a command the sandbox may deny") != NULL, ==,
-                       cases[i].paragraph);
+
+      policy_context = dsh_text_policy_context (cases[i].mode, s.ws);
+      expected_context = cases[i].policy == DSH_APPROVAL_POLICY_NEVER
+                           ? g_strdup_printf ("%s\n\n%s\n", policy_context,
+                                              dsh_text_approval_never ())
+                           : g_strdup_printf ("%s\n", policy_context);
+      g_assert_cmpint (context.exit_code, ==, 0);
+      g_assert_cmpstr (context.out, ==, expected_context);
     }
 }
 

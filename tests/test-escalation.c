@@ -514,20 +514,34 @@ static const char never_text[] =
 static void
 test_bash_description (void)
 {
-  g_autofree char *confining = dsh_bash_description (TRUE, DSH_APPROVAL_POLICY_ASK);
-  g_autofree char *never = dsh_bash_description (TRUE, DSH_APPROVAL_POLICY_NEVER);
-  g_autofree char *plain = dsh_bash_description (FALSE, DSH_APPROVAL_POLICY_ASK);
+  g_autofree char *confining = dsh_bash_description (TRUE);
+  g_autofree char *plain = dsh_bash_description (FALSE);
   g_autofree char *expected = NULL;
-  g_autofree char *expected_never = NULL;
 
   g_assert_cmpstr (dsh_text_bash_escalation_paragraph (), ==, paragraph);
   expected = g_strconcat (dsh_text_bash_description (), "\n\n", paragraph, NULL);
   g_assert_cmpstr (confining, ==, expected);
-  expected_never = g_strconcat (expected, "\n\n", never_text, NULL);
-  g_assert_cmpstr (never, ==, expected_never);
+  /* Registry-level: no session fact, "never" included, ever enters it. */
+  g_assert_null (strstr (confining, never_text));
   /* No confining executor: nothing to escalate, nothing advertised. */
   g_assert_cmpstr (plain, ==, dsh_text_bash_description ());
   g_assert_null (strstr (plain, "sandbox_permissions"));
+}
+
+/* The per-session facts go to the runtime context instead. */
+static void
+test_runtime_context (void)
+{
+  g_autofree char *ask = dsh_text_runtime_context (DSH_SANDBOX_MODE_READ_ONLY, "/w",
+                                                   DSH_APPROVAL_POLICY_ASK);
+  g_autofree char *never = dsh_text_runtime_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w",
+                                                     DSH_APPROVAL_POLICY_NEVER);
+  g_autofree char *ro = dsh_text_policy_context (DSH_SANDBOX_MODE_READ_ONLY, "/w");
+  g_autofree char *ww = dsh_text_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w");
+  g_autofree char *expected = g_strconcat (ww, "\n\n", never_text, NULL);
+
+  g_assert_cmpstr (ask, ==, ro);
+  g_assert_cmpstr (never, ==, expected);
 }
 
 int
@@ -540,6 +554,7 @@ main (int argc, char **argv)
   g_test_add_func ("/escalation/validate-args", test_validate_args);
   g_test_add_func ("/escalation/justification-trim", test_justification_trim);
   g_test_add_func ("/escalation/composition", test_composition);
+  g_test_add_func ("/escalation/runtime-context", test_runtime_context);
   g_test_add_func ("/escalation/could-be-approved", test_could_be_approved);
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -553,6 +568,7 @@ main (int argc, char **argv)
 #undef ADD
   g_test_add_func ("/escalation/texts/markers", test_markers);
   g_test_add_func ("/escalation/texts/bash-description", test_bash_description);
+  g_test_add_func ("/escalation/texts/runtime-context", test_runtime_context);
 
   return g_test_run ();
 }
