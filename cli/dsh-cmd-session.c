@@ -131,7 +131,14 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
       break;
     case SWITCH_PRESET:
     default:
-      ok = dsh_permission_presets_set (presets, session, operands[1], &error);
+      {
+        g_autofree char *notice = NULL;
+
+        /* A preset moves the approval policy too: the same notice as set-approval. */
+        ok = dsh_permission_presets_set (presets, session, operands[1], &notice, &error);
+        if (ok && notice != NULL)
+          printf ("%s\n", notice);
+      }
       break;
     }
   return ok ? 0 : dsh_cli_fail_error (error);

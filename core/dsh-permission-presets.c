@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dsh-error.h"
+#include "dsh-texts.h"
 #include "dsh-vocabulary-private.h"
 #include "dsh-json-strict-private.h"
 
@@ -468,18 +469,22 @@ dsh_permission_presets_current (DshPermissionPresets *self, GPtrArray *events)
 
 gboolean
 dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, const char *name,
-                            GError **error)
+                            char **out_notice, GError **error)
 {
   g_autoptr (GPtrArray) events = NULL;
   const PresetEntry *entry;
+  DshApprovalPolicy previous;
 
   g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
   g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
 
+  if (out_notice != NULL)
+    *out_notice = NULL;
   if (!check_selectable (self, name, error))
     return FALSE;
   entry = find_entry (self, name);
   events = dsh_session_log_dup_events (session);
+  previous = dsh_permission_presets_effective_approval_policy (self, events);
 
   /* Intent first, then mechanism; each only when it changes, so re-selecting is a no-op. */
   if (g_strcmp0 (dsh_session_events_last_preset (events), name) != 0 &&
@@ -488,9 +493,15 @@ dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, 
   if (dsh_permission_presets_effective_mode (self, events) != entry->mode &&
       !dsh_session_log_append_mode (session, entry->mode, error))
     return FALSE;
-  if (dsh_permission_presets_effective_approval_policy (self, events) != entry->policy &&
-      !dsh_session_log_append_approval_policy (session, entry->policy, error))
-    return FALSE;
+  if (previous != entry->policy)
+    {
+      if (!dsh_session_log_append_approval_policy (session, entry->policy, error))
+        return FALSE;
+      /* The model must learn of it as when the policy alone is switched. */
+      if (out_notice != NULL)
+        *out_notice = dsh_text_approval_policy_changed (
+          dsh_approval_policy_to_string (previous), dsh_approval_policy_to_string (entry->policy));
+    }
   return TRUE;
 }
 

@@ -153,7 +153,7 @@ apply_action (DshPermissionPresets *presets, DshSessionLog *log, const char *act
   g_autoptr (GError) error = NULL;
 
   if (g_str_equal (words[0], "preset"))
-    g_assert_true (dsh_permission_presets_set (presets, log, words[1], &error));
+    g_assert_true (dsh_permission_presets_set (presets, log, words[1], NULL, &error));
   else if (g_str_equal (words[0], "mode"))
     {
       DshSandboxMode mode;
@@ -219,7 +219,7 @@ test_custom_and_unknown_never_selectable (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
     {
-      g_assert_false (dsh_permission_presets_set (presets, log, refused[i], &error));
+      g_assert_false (dsh_permission_presets_set (presets, log, refused[i], NULL, &error));
       g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
       g_clear_error (&error);
     }
@@ -386,6 +386,37 @@ test_config_file (void)
                    DSH_APPROVAL_POLICY_NEVER);
 }
 
+/* A selection that moves the effective approval policy hands back the notice for the model,
+ * verbatim; one that leaves it alone hands back nothing. */
+static void
+test_set_returns_notice (void)
+{
+  static const struct {
+    const char *preset;
+    const char *notice;
+  } steps[] = {
+    { "danger-full-access",
+      "The approval policy changed from \"ask\" to \"never\" (changed by the user)." },
+    { "danger-full-access", NULL },
+    { "workspace-write",
+      "The approval policy changed from \"never\" to \"ask\" (changed by the user)." },
+    { "workspace-write", NULL },
+  };
+  g_autoptr (DshPermissionPresets) presets = dsh_permission_presets_new ();
+  g_autoptr (DshSessionLog) log = new_session ("notice.jsonl");
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *notice = g_strdup ("stale");
+
+      g_assert_true (dsh_permission_presets_set (presets, log, steps[i].preset, &notice,
+                                                 &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (notice, ==, steps[i].notice);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -401,6 +432,7 @@ main (int argc, char **argv)
   g_test_add_func ("/permission-presets/custom-never-selectable",
                    test_custom_and_unknown_never_selectable);
   g_test_add_func ("/permission-presets/create-session-pins", test_create_session_pins);
+  g_test_add_func ("/permission-presets/set-returns-notice", test_set_returns_notice);
   g_test_add_func ("/permission-presets/default-change-leaves-existing",
                    test_default_change_leaves_existing_sessions);
   g_test_add_func ("/permission-presets/config-errors", test_config_errors);

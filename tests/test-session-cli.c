@@ -150,6 +150,36 @@ test_session_lifecycle (void)
   g_assert_nonnull (strstr (run.out, "preset: danger-full-access\n"));
 }
 
+/* Switching presets can move the approval policy: the notice is printed then, verbatim. */
+static void
+test_set_preset_prints_notice (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
+  assert_ok (&run);
+  cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==,
+                   "The approval policy changed from \"ask\" to \"never\" (changed by the "
+                   "user).\n");
+  cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==, "");
+  cli (&run, NULL, "session", "set-preset", path, "workspace-write", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==,
+                   "The approval policy changed from \"never\" to \"ask\" (changed by the "
+                   "user).\n");
+  /* The mode moves, the approval policy does not: nothing to tell. */
+  cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==, "");
+  dsh_test_remove_tree (dir);
+}
+
 /* Is `path` the argument of a writable bind in a bwrap argv (ConfinedArgv JSON)? */
 static gboolean
 argv_binds_writable (const char *confined_json, const char *path)
@@ -456,6 +486,7 @@ main (int argc, char **argv)
   g_test_add_func ("/session-cli/lifecycle", test_session_lifecycle);
   g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
+  g_test_add_func ("/session-cli/set-preset-prints-notice", test_set_preset_prints_notice);
   g_test_add_func ("/session-cli/config-defaults-and-pinning", test_config_defaults_and_pinning);
   g_test_add_func ("/session-cli/crash-tail", test_crash_tail_via_cli);
   g_test_add_func ("/session-cli/confine-with-session", test_confine_with_session);

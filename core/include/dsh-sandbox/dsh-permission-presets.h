@@ -75,10 +75,13 @@ char        *dsh_permission_presets_current             (DshPermissionPresets *s
 
 /* Selects a preset: appends `permissionPresets/preset` first when the recorded selection
  * differs, then `sandbox/mode` and `approval/policy` each only when its effective value
- * changes. A net-zero selection appends nothing. Unknown names and "custom" are refused. */
+ * changes. A net-zero selection appends nothing. Unknown names and "custom" are refused.
+ * *out_notice (nullable) receives the notice the host injects for the model when the effective
+ * approval policy changed (as dsh_approval_service_set_policy() gives it), else NULL. */
 gboolean     dsh_permission_presets_set                 (DshPermissionPresets *self,
                                                          DshSessionLog        *session,
                                                          const char           *name,
+                                                         char                **out_notice,
                                                          GError              **error);
 
 /* Creates a session log and pins into it the preset (name, else the default preset, if any),
