@@ -221,6 +221,15 @@ dsh_cli_check_config_unreachable (const char *workspace_root, GError **error)
 }
 
 gboolean
+dsh_cli_pin_session (DshPermissionPresets *presets, DshSessionLog *session, GError **error)
+{
+  /* The values pinned for good come from the configuration: it must be out of the session's
+   * reach before anything of it is written down. */
+  return dsh_cli_check_config_unreachable (dsh_session_log_get_cwd (session), error) &&
+         dsh_permission_presets_pin_session (presets, session, error);
+}
+
+gboolean
 dsh_cli_check_workspace_without_session (const char *workspace,
                                          const char *session_path,
                                          GError **error)
@@ -256,10 +265,12 @@ dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
   service = dsh_cli_new_policy_service (presets);
   policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
                              : dsh_policy_service_resolve (service, session);
-  /* A session log or configuration a confined command could rewrite would set its own policy. */
+  /* A session log or configuration a confined command could rewrite would set its own policy.
+   * Then a resumed session's first use pins what it lacks (the values just resolved). */
   if (policy == NULL ||
       !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root, error) ||
-      !dsh_cli_check_config_unreachable (policy->workspace_root, error))
+      !dsh_cli_check_config_unreachable (policy->workspace_root, error) ||
+      !dsh_permission_presets_pin_session (presets, session, error))
     return NULL;
   *out_session = g_steal_pointer (&session);
   return g_steal_pointer (&policy);

@@ -50,6 +50,12 @@ gboolean              dsh_cli_check_unreachable     (const char            *what
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
                                                         GError            **error);
 
+/* A resumed session's first use: refuses a configuration the session's commands could
+ * rewrite, then pins the facts the session lacks (dsh_permission_presets_pin_session()). */
+gboolean              dsh_cli_pin_session           (DshPermissionPresets  *presets,
+                                                     DshSessionLog         *session,
+                                                     GError               **error);
+
 /* --workspace beside --session is refused: the session's cwd is its workspace. */
 gboolean              dsh_cli_check_workspace_without_session (const char     *workspace,
                                                                const char     *session_path,

@@ -1,6 +1,7 @@
 /* dsh-cmd-confine.c — "dsh-sandbox confine": the ConfinedArgv JSON for a command, for harnesses
  * that spawn it themselves. With --session, the mode and workspace come from the session, as
- * for exec, but nothing is appended: confining runs nothing.
+ * for exec, but nothing is appended (confining runs nothing) beyond what a resumed session
+ * lacks at its first use.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -73,7 +74,7 @@ dsh_cmd_confine (int argc, char **argv)
     { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace,
       "Workspace root without a session (default: the current directory)", "DIR" },
     { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path,
-      "The session log: mode and workspace come from it (nothing is appended)", "FILE" },
+      "The session log: mode and workspace come from it (no turn is appended)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");

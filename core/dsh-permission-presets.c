@@ -505,6 +505,42 @@ dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, 
   return TRUE;
 }
 
+gboolean
+dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *session,
+                                    GError **error)
+{
+  g_autoptr (GPtrArray) events = NULL;
+  const PresetEntry *preset;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+  gboolean has_mode;
+  gboolean has_policy;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
+
+  events = dsh_session_log_dup_events (session);
+  has_mode = dsh_session_events_last_mode (events, &mode);
+  has_policy = dsh_session_events_last_approval_policy (events, &policy);
+  /* What the session runs under right now is what it keeps: the facts it lacks take the
+   * values in force at this, its first use, and are never taken from the defaults again. */
+  mode = dsh_permission_presets_effective_mode (self, events);
+  policy = dsh_permission_presets_effective_approval_policy (self, events);
+
+  /* The default preset is recorded only when it is what the session is under; an intent the
+   * session never had is not invented. */
+  preset = find_entry (self, self->default_preset);
+  if (dsh_session_events_last_preset (events) == NULL && preset != NULL &&
+      preset->mode == mode && preset->policy == policy &&
+      !dsh_session_log_append_preset (session, preset->name, error))
+    return FALSE;
+  if (!has_mode && !dsh_session_log_append_mode (session, mode, error))
+    return FALSE;
+  if (!has_policy && !dsh_session_log_append_approval_policy (session, policy, error))
+    return FALSE;
+  return TRUE;
+}
+
 DshSessionLog *
 dsh_permission_presets_create_session (DshPermissionPresets *self, const char *path,
                                        const char *cwd, const char *preset, GError **error)

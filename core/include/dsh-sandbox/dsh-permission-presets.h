@@ -92,4 +92,13 @@ DshSessionLog *dsh_permission_presets_create_session    (DshPermissionPresets *s
                                                          const char           *preset,
                                                          GError              **error);
 
+/* At a resumed session's first use (a log with only its header, or one written before its
+ * facts were pinned): appends the `sandbox/mode` and `approval/policy` it lacks, with the values
+ * it is under now, and the default preset when that is what it is under, so later changes of
+ * the defaults never alter it. A session that has them all appends nothing. Call it before a
+ * resumed session's policy is used or shown to a model. */
+gboolean       dsh_permission_presets_pin_session      (DshPermissionPresets *self,
+                                                         DshSessionLog        *session,
+                                                         GError              **error);
+
 G_END_DECLS
