@@ -52,13 +52,15 @@ gboolean            dsh_tty_approver_available (void);
  * prompt when there is a controlling terminal, else NULL: nobody can be asked. */
 DshApprovalAnswerer *dsh_cli_compose_answerer (DshCommandApprover  *approver);
 
-/* Runs the escalation sequence for one exec with answerer (nullable) scoped to this session.
+/* Runs the escalation sequence for one exec (call_id: its id) with answerer (nullable) scoped
+ * to this session.
  * SIGINT, SIGTERM and SIGHUP while waiting withdraw the question (cancelled). TRUE with the
  * granted mode; FALSE with the refusal. *out_asked and *out_outcome as for dsh_escalation_approve(). */
 gboolean  dsh_cli_escalate                   (DshApprovalService  *service,
                                               DshSessionLog       *session,
                                               DshApprovalPolicy    call_policy,
                                               DshApprovalAnswerer *answerer,
+                                              const char          *call_id,
                                               DshSandboxMode       standing_mode,
                                               DshSandboxMode       requested_mode,
                                               const char          *justification,

@@ -41,6 +41,8 @@ typedef struct {
   DshApprovalService *approval;
   DshSandboxPolicy *policy;
   char *turn_id;
+  /* This exec's id as a tool call: the approval request and its audit pair carry it. */
+  char *call_id;
   DshExecRun run;
 } Exec;
 
@@ -60,6 +62,7 @@ exec_clear (Exec *exec)
   g_clear_object (&exec->approval);
   g_clear_pointer (&exec->policy, dsh_sandbox_policy_free);
   g_free (exec->turn_id);
+  g_free (exec->call_id);
   dsh_exec_run_clear (&exec->run);
 }
 
@@ -192,7 +195,7 @@ escalate (Exec *exec, DshSandboxMode *mode, GError **error)
     answerer = dsh_cli_compose_answerer (exec->approver);
 
   ok = dsh_cli_escalate (exec->approval, exec->session, exec->call_policy, answerer,
-                         exec->policy->mode, exec->requested_mode, exec->justification,
+                         exec->call_id, exec->policy->mode, exec->requested_mode, exec->justification,
                          (const char *const *) exec->command, exec->policy->workspace_root, mode,
                          &asked, &outcome, error);
   if (asked)
@@ -255,6 +258,8 @@ run (Exec *exec)
   exec->run.report.standing_mode = exec->policy->mode;
   exec->run.report.workspace_root = exec->policy->workspace_root;
   exec->run.report.session_id = exec->policy->session_id;
+  exec->call_id = g_uuid_string_random ();
+  exec->run.report.call_id = exec->call_id;
   exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
                                                       : exec->workspace;
   exec->run.session_created = exec->session != NULL

@@ -183,6 +183,8 @@ typedef struct {
   guint asked;
   guint decided;
   char *asked_id;
+  /* The callId of every approval/asked, in order. */
+  GPtrArray *call_ids;
   char *reason;
   char *outcome;
   gboolean pair_inside_turn;
@@ -193,6 +195,7 @@ static void
 log_facts_clear (LogFacts *facts)
 {
   g_free (facts->asked_id);
+  g_clear_pointer (&facts->call_ids, g_ptr_array_unref);
   g_free (facts->reason);
   g_free (facts->outcome);
 }
@@ -208,6 +211,7 @@ read_log (const char *path, LogFacts *facts)
   gboolean decided_in_turn = FALSE;
 
   facts->dropped = dsh_session_log_get_dropped_count (log);
+  facts->call_ids = g_ptr_array_new_with_free_func (g_free);
   events = dsh_session_log_dup_events (log);
   for (guint i = 0; i < events->len; i++)
     {
@@ -230,6 +234,8 @@ read_log (const char *path, LogFacts *facts)
           facts->asked_id = g_strdup (dsh_session_event_get_string (event, "id"));
           g_free (facts->reason);
           facts->reason = g_strdup (dsh_session_event_get_string (event, "reason"));
+          g_ptr_array_add (facts->call_ids,
+                           g_strdup (dsh_session_event_get_string (event, "callId")));
           g_assert_cmpstr (dsh_session_event_get_string (event, "toolName"), ==, "bash");
           break;
         case DSH_SESSION_EVENT_APPROVAL_DECIDED:
@@ -405,6 +411,15 @@ test_matrix (gconstpointer data)
       g_assert_cmpstr (json_array_get_string_element (argv, 2), ==, script);
       read_log (s.session, &facts);
       g_assert_cmpstr (json_object_get_string_member (request, "id"), ==, facts.asked_id);
+      /* The call is identified, the same in the request, the audit event and the report. */
+      g_assert_true (g_uuid_string_is_valid (json_object_get_string_member (request,
+                                                                            "callId")));
+      g_assert_cmpstr (json_object_get_string_member (request, "callId"), ==,
+                       facts.call_ids->pdata[0]);
+      report = read_json_object (s.report, "exec-report.schema.json");
+      g_assert_cmpstr (json_object_get_string_member (report, "callId"), ==,
+                       facts.call_ids->pdata[0]);
+      g_clear_pointer (&report, json_object_unref);
       log_facts_clear (&facts);
       memset (&facts, 0, sizeof (facts));
     }
@@ -494,6 +509,26 @@ test_grant_is_one_shot (void)
   g_assert_cmpuint (facts.turns_ended, ==, 2);
   g_assert_cmpuint (facts.asked, ==, 1);
   g_assert_cmpstr (facts.outcome, ==, "allowed-once");
+
+  /* Another escalation is another call: its audit pair says so. */
+  {
+    const char *options[] = { "--session", s.session, "--approver", s.approver,
+                              "--sandbox-permissions", "workspace-write", "--justification",
+                              JUSTIFICATION, NULL };
+    const char *command[] = { "/bin/sh", "-c", write_g, NULL };
+    const char *env[] = { "ANSWER=rejected", NULL };
+    g_auto (DshTestRun) third = { 0 };
+
+    run_exec (&third, options, command, env);
+    g_assert_cmpint (third.exit_code, ==, 125);
+  }
+  log_facts_clear (&facts);
+  memset (&facts, 0, sizeof (facts));
+  read_log (s.session, &facts);
+  g_assert_cmpuint (facts.call_ids->len, ==, 2);
+  g_assert_true (g_uuid_string_is_valid (facts.call_ids->pdata[0]));
+  g_assert_true (g_uuid_string_is_valid (facts.call_ids->pdata[1]));
+  g_assert_cmpstr (facts.call_ids->pdata[0], !=, facts.call_ids->pdata[1]);
 }
 
 /* ---- when the hint follows a denial -------------------------------------------------------- */

@@ -22,6 +22,7 @@ struct _TestCounter {
   DshApprovalOutcome outcome;
   guint calls;
   char *last_reason;
+  char *last_call_id;
 };
 
 static void
@@ -37,6 +38,8 @@ test_counter_answer_async (DshApprovalAnswerer *answerer,
   self->calls++;
   g_free (self->last_reason);
   self->last_reason = g_strdup (dsh_approval_request_get_reason (request));
+  g_free (self->last_call_id);
+  self->last_call_id = g_strdup (dsh_approval_request_get_call_id (request));
   dsh_approval_task_return_outcome (task, self->outcome);
 }
 
@@ -54,6 +57,7 @@ static void
 test_counter_finalize (GObject *object)
 {
   g_free (TEST_COUNTER (object)->last_reason);
+  g_free (TEST_COUNTER (object)->last_call_id);
   G_OBJECT_CLASS (test_counter_parent_class)->finalize (object);
 }
 
@@ -268,6 +272,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->channel.session = f->log;
   f->channel.call_policy = DSH_APPROVAL_POLICY_ASK;
   f->channel.tool_name = "bash";
+  f->channel.call_id = "call-7";
   f->channel.subject = "command";
 }
 
@@ -426,6 +431,8 @@ test_outcomes (Fixture *f, gconstpointer data)
       /* The reason names the target: it is part of the grant's identity. */
       g_assert_cmpstr (f->counter->last_reason, ==,
                        "escalate sandbox to danger-full-access: the build writes here");
+      /* The tool's own call id reaches the answerer. */
+      g_assert_cmpstr (f->counter->last_call_id, ==, "call-7");
     }
   g_assert_cmpuint (f->counter->calls, ==, G_N_ELEMENTS (cases));
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_DECIDED), ==,
