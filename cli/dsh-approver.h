@@ -29,9 +29,10 @@ DshCommandApprover *dsh_command_approver_new (const char  *command_line,
                                               guint        timeout_seconds,
                                               GError     **error);
 /* An approver that a confined command of workspace_root could rewrite would answer for it: its
- * program (found on PATH now, once, when named bare), the interpreter of its "#!" line, and
- * every file its arguments name must lie out of reach of every writable root such a command
- * could get — the walk to each included — else DSH_SANDBOX_ERROR_APPROVAL naming the path. */
+ * program (found on PATH now, once, when named bare; through "env NAME" too), the interpreter
+ * of its "#!" line (for "#!/usr/bin/env NAME", every place PATH could find NAME), and every
+ * file its arguments name must lie out of reach of every writable root such a command could
+ * get — the walk to each included — else DSH_SANDBOX_ERROR_APPROVAL naming the path. */
 gboolean            dsh_command_approver_check_trusted (DshCommandApprover *self,
                                                         const char         *workspace_root,
                                                         GError            **error);

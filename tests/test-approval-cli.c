@@ -1030,6 +1030,8 @@ test_planted_approver_places (void)
     const char *env[] = { path_env, NULL };
 
     assert_approver_refused (&s, "dsh-test-approve", env, expected);
+    /* Through env, which looks it up when it runs. */
+    assert_approver_refused (&s, "/usr/bin/env -u HOME dsh-test-approve", env, expected);
   }
 
   /* /tmp. */
@@ -1088,6 +1090,21 @@ test_planted_approver_places (void)
   g_free (expected);
   expected = g_strdup_printf (PLANTED_REFUSAL, "interpreter", interpreter, s.ws);
   assert_approver_refused (&s, interpreted, NULL, expected);
+
+  /* "#!/usr/bin/env NAME": wherever the lookup could find NAME, even before it exists there. */
+  g_free (interpreted);
+  interpreted = g_build_filename (real, "env-shebang.sh", NULL);
+  dsh_test_write_file (interpreted, "#!/usr/bin/env -S  dsh-test-missing -x\necho allowed-once\n");
+  g_assert_cmpint (g_chmod (interpreted, 0755), ==, 0);
+  g_free (in_bin);
+  in_bin = g_build_filename (bin, "dsh-test-missing", NULL);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "interpreter", in_bin, s.ws);
+  {
+    const char *env[] = { path_env, NULL };
+
+    assert_approver_refused (&s, interpreted, env, expected);
+  }
 }
 
 /* ---- describe bash ------------------------------------------------------------------------- */
