@@ -120,8 +120,8 @@ grant_to_json (DshSandboxMode mode, const char *call_id)
   json_builder_set_member_name (builder, "mode");
   json_builder_add_string_value (builder, dsh_sandbox_mode_to_string (mode));
   json_builder_set_member_name (builder, "outcome");
-  json_builder_add_string_value (builder,
-                                 dsh_approval_outcome_to_string (DSH_APPROVAL_OUTCOME_ALLOWED_ONCE));
+  json_builder_add_string_value (
+    builder, dsh_approval_outcome_to_string (DSH_APPROVAL_OUTCOME_ALLOWED_ONCE));
   json_builder_set_member_name (builder, "callId");
   json_builder_add_string_value (builder, call_id);
   json_builder_end_object (builder);

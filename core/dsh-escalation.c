@@ -303,8 +303,8 @@ dsh_escalation_approve_async (DshSandboxMode effective_mode,
   reason = dsh_text_escalation_reason (mode, justification);
   dsh_approval_service_request_async (channel->service, channel->session, channel->call_policy,
                                       channel->tool_name != NULL ? channel->tool_name : "bash",
-                                      channel->call_id, reason, channel->details, cancellable, on_decided,
-                                      g_object_ref (task));
+                                      channel->call_id, reason, channel->details, cancellable,
+                                      on_decided, g_object_ref (task));
 }
 
 gboolean

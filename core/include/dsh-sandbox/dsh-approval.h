@@ -2,7 +2,7 @@
  * open turn, writes the audit pair around every decision, and fails closed.
  *
  *   request  -> refused (error) outside an open turn, nothing appended
- *            -> approval/asked {id, toolName, reason, callId}        (a failed append: error, no answer)
+ *            -> approval/asked {id, toolName, reason, callId} (a failed append: error, no answer)
  *            -> decide: policy "never"            -> rejected, before any answerer runs
  *                       caller cancels first      -> cancelled (a late answer is discarded)
  *                       first answerer that answers (scoped ones see only their session)
