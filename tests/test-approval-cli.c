@@ -1109,6 +1109,58 @@ test_planted_approver_places (void)
 
 /* ---- describe bash ------------------------------------------------------------------------- */
 
+/* An exec is a resumed session's first use: the facts its log lacks are pinned then, and a
+ * changed deployment default does not move the next exec. */
+static void
+test_exec_pins_resumed_session (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *config_env = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init (&s);
+  g_object_unref (dsh_test_create_session_log (s.session, s.ws));
+  target = g_build_filename (s.ws, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+  {
+    const char *options[] = { "--session", s.session, NULL };
+    const char *command[] = { "/bin/true", NULL };
+
+    run_exec (&run, options, command, NULL);
+  }
+  g_assert_cmpint (run.exit_code, ==, 0);
+  log = dsh_test_load_session_log (s.session);
+  g_assert_true (dsh_session_log_last_mode (log, &mode));
+  g_assert_true (dsh_session_log_last_approval_policy (log, &policy));
+  g_assert_cmpint (mode, ==, RO);
+  g_assert_cmpint (policy, ==, DSH_APPROVAL_POLICY_ASK);
+
+  /* The operator now defaults to workspace-write: this session still cannot write. */
+  config = g_build_filename (s.dir, "config.json", NULL);
+  dsh_test_write_file (config, "{\"defaultMode\":\"workspace-write\"}");
+  config_env = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", config);
+  {
+    const char *options[] = { "--session", s.session, NULL };
+    const char *command[] = { "/bin/sh", "-c", script, NULL };
+    const char *env[] = { config_env, NULL };
+    g_auto (DshTestRun) second = { 0 };
+
+    run_exec (&second, options, command, env);
+    g_assert_cmpint (second.exit_code, !=, 0);
+    g_assert_nonnull (strstr (second.err, "[sandbox: file access denied under read-only mode]"));
+  }
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
 /* Registry-level: the same bytes for every session state of one deployment and without a
  * session, while the runtime context ("policy context") carries the session's facts. */
 static void
@@ -1549,6 +1601,7 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/non-widening-first", test_non_widening_checked_first);
   g_test_add_func ("/approval-cli/danger-grant-runs-raw", test_danger_grant_runs_raw);
   g_test_add_func ("/approval-cli/describe", test_describe);
+  g_test_add_func ("/approval-cli/exec-pins-resumed-session", test_exec_pins_resumed_session);
   g_test_add_func ("/approval-cli/planted-approver", test_planted_approver);
   g_test_add_func ("/approval-cli/planted-approver/places", test_planted_approver_places);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);
