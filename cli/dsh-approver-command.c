@@ -6,11 +6,17 @@
 #include "dsh-approver.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dsh-cli-session.h"
+
+/* A "#!" line longer than this names no interpreter we would trust anyway. */
+#define SHEBANG_LIMIT 256
 /* An outcome word is short; more output than this is not an answer. */
 #define ANSWER_LIMIT 256
 /* After the approver exits, a straggler still holding its stdout gets this long. */
@@ -401,4 +407,218 @@ dsh_command_approver_new (const char *command_line, guint timeout_seconds, GErro
   self->argv = g_steal_pointer (&argv);
   self->timeout_seconds = timeout_seconds > 0 ? timeout_seconds : DSH_APPROVER_DEFAULT_TIMEOUT;
   return g_steal_pointer (&self);
+}
+
+/* ---- where the approver comes from --------------------------------------------------------- */
+
+static gboolean
+check_out_of_reach (const char *what, const char *path, const char *workspace_root,
+                    GError **error)
+{
+  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root);
+
+  if (root == NULL)
+    return TRUE;
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+               "the approver %s %s lies where confined commands may write (%s): a command "
+               "could rewrite it to approve its own escalation; keep the approver and what it "
+               "runs outside the workspace, /tmp and the temp directory",
+               what, dsh_cli_printable (path), dsh_cli_printable (root));
+  return FALSE;
+}
+
+/* The "#!" line of the file at path as the kernel reads it: the interpreter and its one
+ * optional argument (the rest of the line), or NULL when the file has none. */
+static GStrv
+shebang_of (const char *path)
+{
+  char line[SHEBANG_LIMIT + 1];
+  g_autoptr (GStrvBuilder) builder = NULL;
+  const char *start;
+  gsize length;
+  struct stat st;
+  gssize n;
+  int fd;
+
+  /* Non-blocking: a FIFO planted in place of a script must not hang this check. */
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return NULL;
+    }
+  do
+    n = read (fd, line, SHEBANG_LIMIT);
+  while (n < 0 && errno == EINTR);
+  close (fd);
+  if (n < 3 || line[0] != '#' || line[1] != '!')
+    return NULL;
+  line[n] = '\0';
+  line[strcspn (line, "\r\n")] = '\0';
+
+  start = line + 2 + strspn (line + 2, " \t");
+  length = strcspn (start, " \t");
+  if (length == 0)
+    return NULL;
+  builder = g_strv_builder_new ();
+  {
+    g_autofree char *interpreter = g_strndup (start, length);
+
+    g_strv_builder_add (builder, interpreter);
+  }
+  start += length + strspn (start + length, " \t");
+  if (*start != '\0')
+    {
+      g_autofree char *argument = g_strstrip (g_strdup (start));
+
+      g_strv_builder_add (builder, argument);
+    }
+  return g_strv_builder_end (builder);
+}
+
+static gboolean
+is_env (const char *program)
+{
+  g_autofree char *name = g_path_get_basename (program);
+
+  return g_str_equal (name, "env");
+}
+
+/* The index of the program env runs among args (env's own arguments), or -1. */
+static gint
+env_operand (char **args)
+{
+  static const char *const with_value[] = { "-u", "--unset", "-C", "--chdir", NULL };
+
+  for (gint i = 0; args[i] != NULL; i++)
+    {
+      if (g_strv_contains (with_value, args[i]))
+        {
+          if (args[i + 1] == NULL)
+            return -1;
+          i++;
+          continue;
+        }
+      if (args[i][0] == '\0' || args[i][0] == '-' || strchr (args[i], '=') != NULL)
+        continue;
+      return i;
+    }
+  return -1;
+}
+
+/* A bare name run later through a PATH lookup we cannot do for it (env in a "#!" line): every
+ * place that lookup could find it, up to the one where it is now, must be out of reach. */
+static gboolean
+check_path_lookup (const char *what, const char *name, const char *workspace_root,
+                   GError **error)
+{
+  const char *path = g_getenv ("PATH");
+  g_auto (GStrv) dirs = g_strsplit (path != NULL ? path : "/usr/bin:/bin", ":", -1);
+
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *candidate = g_build_filename (dirs[i][0] != '\0' ? dirs[i] : ".", name,
+                                                     NULL);
+
+      if (!check_out_of_reach (what, candidate, workspace_root, error))
+        return FALSE;
+      if (g_file_test (candidate, G_FILE_TEST_IS_EXECUTABLE) &&
+          !g_file_test (candidate, G_FILE_TEST_IS_DIR))
+        return TRUE;
+    }
+  return TRUE;
+}
+
+/* Resolves a bare program name on PATH once, here, replacing it with the path found, so the
+ * path checked is the path run: a second lookup at spawn time could find one planted since. */
+static gboolean
+resolve_program (char **program, GError **error)
+{
+  char *found;
+
+  if (strchr (*program, '/') != NULL)
+    return TRUE;
+  found = g_find_program_in_path (*program);
+  if (found == NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                   "the approver program \"%s\" is not found on PATH",
+                   dsh_cli_printable (*program));
+      return FALSE;
+    }
+  g_free (*program);
+  *program = found;
+  return TRUE;
+}
+
+/* Could the program read or run this argument as a file: an absolute path, a relative one with
+ * a slash, or the name of something in the current directory? */
+static gboolean
+names_a_path (const char *arg)
+{
+  return arg[0] != '\0' &&
+         (strchr (arg, '/') != NULL || g_file_test (arg, G_FILE_TEST_EXISTS));
+}
+
+gboolean
+dsh_command_approver_check_trusted (DshCommandApprover *self,
+                                    const char *workspace_root,
+                                    GError **error)
+{
+  g_auto (GStrv) shebang = NULL;
+  gint operand = -1;
+
+  g_return_val_if_fail (DSH_IS_COMMAND_APPROVER (self), FALSE);
+  g_return_val_if_fail (workspace_root != NULL, FALSE);
+
+  if (!resolve_program (&self->argv[0], error) ||
+      !check_out_of_reach ("program", self->argv[0], workspace_root, error))
+    return FALSE;
+  /* "env NAME ...": NAME is the approver as much as env is. */
+  if (is_env (self->argv[0]))
+    {
+      operand = env_operand (self->argv + 1);
+      if (operand >= 0 &&
+          (!resolve_program (&self->argv[1 + operand], error) ||
+           !check_out_of_reach ("program", self->argv[1 + operand], workspace_root, error)))
+        return FALSE;
+    }
+
+  /* A script's interpreter runs it; "#!/usr/bin/env NAME" looks NAME up when it runs. */
+  shebang = shebang_of (self->argv[0]);
+  if (shebang != NULL)
+    {
+      if (!check_out_of_reach ("interpreter", shebang[0], workspace_root, error))
+        return FALSE;
+      if (is_env (shebang[0]) && shebang[1] != NULL)
+        {
+          /* Split as "env -S" would: the first operand is what env runs. */
+          g_auto (GStrv) words = g_strsplit_set (shebang[1], " \t", -1);
+          gint run = env_operand (words);
+          const char *name = run >= 0 ? words[run] : NULL;
+
+          if (name != NULL &&
+              !(strchr (name, '/') != NULL
+                  ? check_out_of_reach ("interpreter", name, workspace_root, error)
+                  : check_path_lookup ("interpreter", name, workspace_root, error)))
+            return FALSE;
+        }
+    }
+
+  /* An interpreter's script, a module, a configuration file: whatever the command line names,
+   * "--option=FILE" included, since inline code is the program's own business. */
+  for (gsize i = 1; self->argv[i] != NULL; i++)
+    {
+      const char *arg = self->argv[i];
+      const char *value = arg[0] == '-' ? strchr (arg, '=') : NULL;
+
+      if ((gint) i == 1 + operand)
+        continue;
+      arg = value != NULL ? value + 1 : arg;
+      if (names_a_path (arg) && !check_out_of_reach ("script", arg, workspace_root, error))
+        return FALSE;
+    }
+  return TRUE;
 }

@@ -83,6 +83,7 @@ dsh_cli_escalate (DshApprovalService *service,
                   DshSessionLog *session,
                   DshApprovalPolicy call_policy,
                   DshApprovalAnswerer *answerer,
+                  const char *call_id,
                   DshSandboxMode standing_mode,
                   DshSandboxMode requested_mode,
                   const char *justification,
@@ -131,6 +132,7 @@ dsh_cli_escalate (DshApprovalService *service,
   channel.session = session;
   channel.call_policy = call_policy;
   channel.tool_name = "bash";
+  channel.call_id = call_id;
   channel.subject = "command";
   channel.details = details;
 

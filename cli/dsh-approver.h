@@ -28,6 +28,14 @@ G_DECLARE_FINAL_TYPE (DshCommandApprover, dsh_command_approver, DSH, COMMAND_APP
 DshCommandApprover *dsh_command_approver_new (const char  *command_line,
                                               guint        timeout_seconds,
                                               GError     **error);
+/* An approver that a confined command of workspace_root could rewrite would answer for it: its
+ * program (found on PATH now, once, when named bare; through "env NAME" too), the interpreter
+ * of its "#!" line (for "#!/usr/bin/env NAME", every place PATH could find NAME), and every
+ * file its arguments name must lie out of reach of every writable root such a command could
+ * get — the walk to each included — else DSH_SANDBOX_ERROR_APPROVAL naming the path. */
+gboolean            dsh_command_approver_check_trusted (DshCommandApprover *self,
+                                                        const char         *workspace_root,
+                                                        GError            **error);
 
 /* Asks on /dev/tty: y/yes is allowed-once, n/no is rejected, end of input or ^C is cancelled.
  * Creating it fails when the process has no controlling terminal. */
@@ -45,13 +53,15 @@ gboolean            dsh_tty_approver_available (void);
  * prompt when there is a controlling terminal, else NULL: nobody can be asked. */
 DshApprovalAnswerer *dsh_cli_compose_answerer (DshCommandApprover  *approver);
 
-/* Runs the escalation sequence for one exec with answerer (nullable) scoped to this session.
+/* Runs the escalation sequence for one exec (call_id: its id) with answerer (nullable) scoped
+ * to this session.
  * SIGINT, SIGTERM and SIGHUP while waiting withdraw the question (cancelled). TRUE with the
  * granted mode; FALSE with the refusal. *out_asked and *out_outcome as for dsh_escalation_approve(). */
 gboolean  dsh_cli_escalate                   (DshApprovalService  *service,
                                               DshSessionLog       *session,
                                               DshApprovalPolicy    call_policy,
                                               DshApprovalAnswerer *answerer,
+                                              const char          *call_id,
                                               DshSandboxMode       standing_mode,
                                               DshSandboxMode       requested_mode,
                                               const char          *justification,

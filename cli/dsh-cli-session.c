@@ -5,6 +5,9 @@
  */
 #include "dsh-cli-session.h"
 
+#include <string.h>
+#include <sys/stat.h>
+
 DshPermissionPresets *
 dsh_cli_load_presets (GError **error)
 {
@@ -102,33 +105,109 @@ dsh_cli_parse_with_operands (GOptionContext *context, int argc, char **argv,
   return TRUE;
 }
 
+static const char *
+root_containing (const char *path, const char *const *roots)
+{
+  for (gsize i = 0; roots[i] != NULL; i++)
+    {
+      if (dsh_path_is_beneath (path, roots[i]))
+        return roots[i];
+    }
+  return NULL;
+}
+
+char *
+dsh_cli_writable_root_on_way (const char *path, const char *workspace_root)
+{
+  g_autoptr (DshSandboxPolicy) widest = NULL;
+  g_autofree char *root = dsh_workspace_root (workspace_root, "/");
+  g_autofree char *absolute = NULL;
+  g_autoptr (GString) resolved = g_string_new (NULL);
+  g_auto (GStrv) roots = NULL;
+  g_auto (GStrv) parts = NULL;
+  GQueue pending = G_QUEUE_INIT;
+  const char *hit = NULL;
+  guint links = 0;
+
+  /* Whatever a confined command of this workspace may ever write, escalations included. */
+  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
+  roots = dsh_writable_roots (widest);
+
+  if (g_path_is_absolute (path))
+    absolute = g_strdup (path);
+  else
+    {
+      g_autofree char *here = g_get_current_dir ();
+
+      absolute = g_build_filename (here, path, NULL);
+    }
+  parts = g_strsplit (absolute, "/", -1);
+  for (gsize i = 0; parts[i] != NULL; i++)
+    g_queue_push_tail (&pending, g_strdup (parts[i]));
+
+  /* The kernel's own walk, one name at a time: whoever may write a directory on the way may
+   * swap the name looked up in it (for a symlink, say), whatever it names today. */
+  while (hit == NULL && !g_queue_is_empty (&pending))
+    {
+      g_autofree char *part = g_queue_pop_head (&pending);
+      g_autofree char *candidate = NULL;
+      g_autofree char *target = NULL;
+      struct stat st;
+
+      if (part[0] == '\0' || g_str_equal (part, "."))
+        continue;
+      hit = root_containing (resolved->len > 0 ? resolved->str : "/",
+                             (const char *const *) roots);
+      if (hit != NULL)
+        break;
+      if (g_str_equal (part, ".."))
+        {
+          char *slash = strrchr (resolved->str, '/');
+
+          g_string_truncate (resolved, slash != NULL ? (gsize) (slash - resolved->str) : 0);
+          continue;
+        }
+      candidate = g_strdup_printf ("%s/%s", resolved->str, part);
+      if (lstat (candidate, &st) != 0 || !S_ISLNK (st.st_mode) ||
+          (target = g_file_read_link (candidate, NULL)) == NULL || ++links > 40)
+        {
+          /* A missing name is judged where it would be created. */
+          g_string_assign (resolved, candidate);
+          continue;
+        }
+      {
+        g_auto (GStrv) target_parts = g_strsplit (target, "/", -1);
+
+        for (gsize i = g_strv_length (target_parts); i > 0; i--)
+          g_queue_push_head (&pending, g_strdup (target_parts[i - 1]));
+      }
+      if (target[0] == '/')
+        g_string_truncate (resolved, 0);
+    }
+  g_queue_clear_full (&pending, g_free);
+  if (hit == NULL)
+    hit = root_containing (resolved->len > 0 ? resolved->str : "/",
+                           (const char *const *) roots);
+  return g_strdup (hit);
+}
+
 gboolean
 dsh_cli_check_unreachable (const char *what,
                            const char *path,
                            const char *workspace_root,
                            GError **error)
 {
-  g_autoptr (DshSandboxPolicy) widest = NULL;
   g_autofree char *canonical = dsh_canonical_path (path);
-  g_autofree char *root = dsh_workspace_root (workspace_root, "/");
-  g_auto (GStrv) roots = NULL;
+  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root);
 
-  /* Whatever a confined command of this workspace may ever write, escalations included. */
-  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
-  roots = dsh_writable_roots (widest);
-  for (gsize i = 0; roots[i] != NULL; i++)
-    {
-      if (dsh_path_is_beneath (canonical, roots[i]))
-        {
-          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-                       "the %s %s lies inside %s, which confined commands may write: a "
-                       "command could rewrite its own policy; keep it outside the workspace, "
-                       "/tmp and the temp directory",
-                       what, dsh_cli_printable (canonical), dsh_cli_printable (roots[i]));
-          return FALSE;
-        }
-    }
-  return TRUE;
+  if (root == NULL)
+    return TRUE;
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+               "the %s %s lies inside %s, which confined commands may write: a "
+               "command could rewrite its own policy; keep it outside the workspace, "
+               "/tmp and the temp directory",
+               what, dsh_cli_printable (canonical), dsh_cli_printable (root));
+  return FALSE;
 }
 
 gboolean
@@ -139,6 +218,15 @@ dsh_cli_check_config_unreachable (const char *workspace_root, GError **error)
   if (path == NULL || *path == '\0')
     return TRUE;
   return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root, error);
+}
+
+gboolean
+dsh_cli_pin_session (DshPermissionPresets *presets, DshSessionLog *session, GError **error)
+{
+  /* The values pinned for good come from the configuration: it must be out of the session's
+   * reach before anything of it is written down. */
+  return dsh_cli_check_config_unreachable (dsh_session_log_get_cwd (session), error) &&
+         dsh_permission_presets_pin_session (presets, session, error);
 }
 
 gboolean
@@ -177,10 +265,12 @@ dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
   service = dsh_cli_new_policy_service (presets);
   policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
                              : dsh_policy_service_resolve (service, session);
-  /* A session log or configuration a confined command could rewrite would set its own policy. */
+  /* A session log or configuration a confined command could rewrite would set its own policy.
+   * Then a resumed session's first use pins what it lacks (the values just resolved). */
   if (policy == NULL ||
       !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root, error) ||
-      !dsh_cli_check_config_unreachable (policy->workspace_root, error))
+      !dsh_cli_check_config_unreachable (policy->workspace_root, error) ||
+      !dsh_permission_presets_pin_session (presets, session, error))
     return NULL;
   *out_session = g_steal_pointer (&session);
   return g_steal_pointer (&policy);

@@ -31,6 +31,13 @@ gboolean              dsh_cli_load_presets_and_session (const char             *
 DshSessionLog        *dsh_cli_load_session          (const char            *path,
                                                      GError               **error);
 
+/* The writable root (of workspace-write in workspace_root, the widest a confined command of
+ * that workspace may get) that path lies in or whose way passes through one, as the kernel
+ * would walk it now: a new string, or NULL when no confined command could change what path
+ * names. */
+char                 *dsh_cli_writable_root_on_way  (const char            *path,
+                                                     const char            *workspace_root);
+
 /* Refuses a file that decides policy (a session log, the deployment configuration) when a
  * confined command of this workspace could write it (beneath the workspace, /tmp or the temp
  * directory): a command could rewrite its own policy. what names the file in the message. */
@@ -42,6 +49,12 @@ gboolean              dsh_cli_check_unreachable     (const char            *what
 /* The same for $DSH_SANDBOX_CONFIG, when it is set. */
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
                                                         GError            **error);
+
+/* A resumed session's first use: refuses a configuration the session's commands could
+ * rewrite, then pins the facts the session lacks (dsh_permission_presets_pin_session()). */
+gboolean              dsh_cli_pin_session           (DshPermissionPresets  *presets,
+                                                     DshSessionLog         *session,
+                                                     GError               **error);
 
 /* --workspace beside --session is refused: the session's cwd is its workspace. */
 gboolean              dsh_cli_check_workspace_without_session (const char     *workspace,

@@ -1,7 +1,8 @@
 /* dsh-cmd-confine.c — "dsh-sandbox confine": the ConfinedArgv JSON for a command, for harnesses
  * that spawn it themselves. With --session, the mode and workspace come from the session, as
- * for exec, but nothing is appended: confining runs nothing. With --target-os naming another
- * OS, that OS's backend logic runs with a fake host and the answer is marked as a preview.
+ * for exec, but nothing is appended (confining runs nothing) beyond what a resumed session
+ * lacks at its first use. With --target-os naming another OS, that OS's backend logic runs
+ * with a fake host and the answer is marked as a preview.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -162,7 +163,7 @@ dsh_cmd_confine (int argc, char **argv)
     { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace,
       "Workspace root without a session (default: the current directory)", "DIR" },
     { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path,
-      "The session log: mode and workspace come from it (nothing is appended)", "FILE" },
+      "The session log: mode and workspace come from it (no turn is appended)", "FILE" },
     { "target-os", 0, 0, G_OPTION_ARG_STRING, &target_os,
       "What that OS's backend would return (linux, macos or windows), on any host", "OS" },
     { NULL }

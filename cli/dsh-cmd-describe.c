@@ -1,6 +1,7 @@
 /* dsh-cmd-describe.c — "dsh-sandbox describe bash": the model-facing description of the bash
- * tool for a session (or the deployment defaults), escalation paragraph included exactly when
- * the standing mode confines.
+ * tool. It is registry-level: the same bytes for every session of a deployment, whatever its
+ * mode or approval policy (those are in "policy context"), so switching never changes the
+ * stable prompt.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,16 +14,14 @@ dsh_cmd_describe (int argc, char **argv)
 {
   g_autofree char *session_path = NULL;
   const GOptionEntry entries[] = {
-    { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path, "The session log", "FILE" },
+    { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path,
+      "A session log (read, but the description is the same for every session)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("bash");
   g_autoptr (GError) error = NULL;
   g_autoptr (DshPermissionPresets) presets = NULL;
-  g_autoptr (DshPolicyService) policy_service = NULL;
-  g_autoptr (DshApprovalService) approval = NULL;
   g_autoptr (DshSessionLog) session = NULL;
-  g_autoptr (DshSandboxPolicy) policy = NULL;
   g_auto (GStrv) operands = NULL;
   g_autofree char *text = NULL;
 
@@ -41,17 +40,13 @@ dsh_cmd_describe (int argc, char **argv)
   if (operands[1] != NULL)
     return dsh_cli_fail ("unexpected argument \"%s\"", dsh_cli_printable (operands[1]));
 
+  /* A session given is still read, so a wrong path is an error rather than ignored. */
   if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, &error))
     return dsh_cli_fail_error (error);
 
-  policy_service = dsh_cli_new_policy_service (presets);
-  policy = dsh_policy_service_resolve (policy_service, session);
-  approval = dsh_cli_new_approval_service (presets);
-
-  /* The executor confines exactly when the standing mode does: under danger-full-access
-   * there is nothing to escalate to, so nothing is advertised. */
-  text = dsh_bash_description (dsh_sandbox_mode_is_confined (policy->mode),
-                               dsh_approval_service_get_policy (approval, session));
+  /* exec always confines (a danger-full-access session can be switched back, and a narrower
+   * session needs the lever), so the paragraph is always there. */
+  text = dsh_bash_description (TRUE);
   printf ("%s\n", text);
   return 0;
 }

@@ -6,7 +6,8 @@
  *
  * The steps, in order (any refusal before step 6 means nothing ran):
  *   1. options: usage errors, escalation argument pairing, the approver command;
- *   2. the policy: from the session (mode, cwd) or from --mode/--workspace;
+ *   2. the policy: from the session (mode, cwd) or from --mode/--workspace, and an approver
+ *      out of reach of what this workspace's confined commands may write;
  *   3. the turn: with a session, turn/start now and turn/end at the end;
  *   4. the report file, opened before anything runs;
  *   5. the escalation: widening, then the approval sequence (the audit pair is the session's);
@@ -40,6 +41,8 @@ typedef struct {
   DshApprovalService *approval;
   DshSandboxPolicy *policy;
   char *turn_id;
+  /* This exec's id as a tool call: the approval request and its audit pair carry it. */
+  char *call_id;
   DshExecRun run;
 } Exec;
 
@@ -59,6 +62,7 @@ exec_clear (Exec *exec)
   g_clear_object (&exec->approval);
   g_clear_pointer (&exec->policy, dsh_sandbox_policy_free);
   g_free (exec->turn_id);
+  g_free (exec->call_id);
   dsh_exec_run_clear (&exec->run);
 }
 
@@ -158,6 +162,14 @@ resolve_policy (Exec *exec, GError **error)
   return exec->policy != NULL;
 }
 
+/* An approver a confined command of this workspace could rewrite would approve for it. */
+static gboolean
+check_approver (Exec *exec, GError **error)
+{
+  return exec->approver == NULL ||
+         dsh_command_approver_check_trusted (exec->approver, exec->policy->workspace_root, error);
+}
+
 /* ---- 5. the escalation --------------------------------------------------------------------- */
 
 /* TRUE when the command may run under *mode (the standing one, or the approved wider one). */
@@ -183,7 +195,7 @@ escalate (Exec *exec, DshSandboxMode *mode, GError **error)
     answerer = dsh_cli_compose_answerer (exec->approver);
 
   ok = dsh_cli_escalate (exec->approval, exec->session, exec->call_policy, answerer,
-                         exec->policy->mode, exec->requested_mode, exec->justification,
+                         exec->call_id, exec->policy->mode, exec->requested_mode, exec->justification,
                          (const char *const *) exec->command, exec->policy->workspace_root, mode,
                          &asked, &outcome, error);
   if (asked)
@@ -246,6 +258,8 @@ run (Exec *exec)
   exec->run.report.standing_mode = exec->policy->mode;
   exec->run.report.workspace_root = exec->policy->workspace_root;
   exec->run.report.session_id = exec->policy->session_id;
+  exec->call_id = g_uuid_string_random ();
+  exec->run.report.call_id = exec->call_id;
   exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
                                                       : exec->workspace;
   exec->run.session_created = exec->session != NULL
@@ -304,7 +318,8 @@ dsh_cmd_exec (int argc, char **argv)
   exec.command = dsh_cli_split_command (&argc, argv);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error) ||
-      !check_options (&exec, &error) || !resolve_policy (&exec, &error))
+      !check_options (&exec, &error) || !resolve_policy (&exec, &error) ||
+      !check_approver (&exec, &error))
     status = dsh_cli_fail_error (error);
   else
     status = run (&exec);

@@ -20,7 +20,8 @@ dsh_cli_policy_resolve (const char *session_path, const char *mode_text, GError 
 
   if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
     return NULL;
-  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error))
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error) ||
+      (session != NULL && !dsh_cli_pin_session (presets, session, error)))
     return NULL;
   service = dsh_cli_new_policy_service (presets);
   return mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
@@ -32,12 +33,20 @@ dsh_cli_policy_context (const char *session_path, GError **error)
 {
   g_autoptr (DshPermissionPresets) presets = NULL;
   g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshApprovalService) approval = NULL;
   g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
 
-  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error))
+  /* What the model is told is what the session keeps. */
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error) ||
+      (session != NULL && !dsh_cli_pin_session (presets, session, error)))
     return NULL;
   service = dsh_cli_new_policy_service (presets);
-  return dsh_policy_service_render_context (service, session);
+  approval = dsh_cli_new_approval_service (presets);
+  policy = dsh_policy_service_resolve (service, session);
+  /* The session's facts, the approval policy included: the tool description holds none. */
+  return dsh_text_runtime_context (policy->mode, policy->workspace_root,
+                                   dsh_approval_service_get_policy (approval, session));
 }
 
 static int

@@ -9,7 +9,10 @@
  * Methods: probe (the probe document), confine (the ConfinedArgv document; params as the
  * confine command's options), reload (drop every provider, so the next call rescans the
  * modules), policy.resolve and policy.context (as the policy command: the policy document and
- * {"text": the model-facing context}). A provider per workspace is kept between calls, so its
+ * {"text": the model-facing context}), escalate (one turn of the session in which the server
+ * asks the client itself: {"method": "approval.request", "params": request} on stdout, answered
+ * by the client's next line {"result": "<outcome>"}; {"mode", "outcome", "callId"} when
+ * granted). A provider per workspace is kept between calls, so its
  * selection is made once: a confine costs microseconds, not a process. Schemas: serve-request,
  * serve-response.
  *
@@ -18,9 +21,6 @@
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
 #include "dsh-serve-request.h"
-
-/* A longer line is answered with an error and skipped, never buffered whole. */
-#define MAX_LINE (1024 * 1024)
 
 typedef struct {
   /* workspace root ("" for probe) -> DshLocalProvider */
@@ -145,31 +145,12 @@ handle (Server *server, const DshServeRequest *request, GError **error)
       value = json_node_init_string (json_node_alloc (), text);
       return object_with ("text", value);
 
+    case DSH_SERVE_METHOD_ESCALATE:
+      return dsh_serve_escalate (request, stdin, stdout, error);
+
     default:
       g_assert_not_reached ();
     }
-}
-
-/* Reads one line (without its newline) into line; FALSE at the end of input. A line over
- * MAX_LINE bytes is read to its end but kept empty, with *too_long set. */
-static gboolean
-read_line (FILE *in, GString *line, gboolean *too_long)
-{
-  int c;
-
-  g_string_truncate (line, 0);
-  *too_long = FALSE;
-  while ((c = getc_unlocked (in)) != EOF && c != '\n')
-    {
-      if (line->len >= MAX_LINE)
-        {
-          *too_long = TRUE;
-          g_string_truncate (line, 0);
-        }
-      if (!*too_long)
-        g_string_append_c (line, (char) c);
-    }
-  return c != EOF || line->len > 0 || *too_long;
 }
 
 static gboolean
@@ -194,12 +175,12 @@ dsh_cmd_serve (int argc, char **argv)
 
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
                                          "(methods: probe, confine, reload, policy.resolve, "
-                                         "policy.context).");
+                                         "policy.context, escalate).");
   if (!dsh_cli_parse_options (context, argc, argv, &error))
     return dsh_cli_fail_error (error);
 
   server.providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  while (read_line (stdin, line, &too_long))
+  while (dsh_serve_read_line (stdin, line, &too_long))
     {
       DshServeRequest request;
       g_autoptr (JsonNode) result = NULL;
@@ -208,7 +189,7 @@ dsh_cmd_serve (int argc, char **argv)
       if (too_long)
         {
           g_set_error (&request_error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_PARSE_ERROR,
-                       "the request line is longer than %d bytes", MAX_LINE);
+                       "the request line is longer than %d bytes", DSH_SERVE_MAX_LINE);
           respond (NULL, NULL, request_error);
           continue;
         }

@@ -100,8 +100,8 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
   if (!dsh_cli_load_presets_and_session (operands[0], &presets, &session, &error))
     return dsh_cli_fail_error (error);
   /* The table and defaults decide what this switch appends: they must come from where the
-   * session's own commands cannot write. */
-  if (!dsh_cli_check_config_unreachable (dsh_session_log_get_cwd (session), &error))
+   * session's own commands cannot write. A resumed session first keeps what it had. */
+  if (!dsh_cli_pin_session (presets, session, &error))
     return dsh_cli_fail_error (error);
 
   switch (kind)
@@ -131,7 +131,14 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
       break;
     case SWITCH_PRESET:
     default:
-      ok = dsh_permission_presets_set (presets, session, operands[1], &error);
+      {
+        g_autofree char *notice = NULL;
+
+        /* A preset moves the approval policy too: the same notice as set-approval. */
+        ok = dsh_permission_presets_set (presets, session, operands[1], &notice, &error);
+        if (ok && notice != NULL)
+          printf ("%s\n", notice);
+      }
       break;
     }
   return ok ? 0 : dsh_cli_fail_error (error);

@@ -49,6 +49,7 @@ dsh_exec_report_to_text (const DshExecReport *report)
   dsh_json_object_add_string (&object, "approvalOutcome", report->approval_outcome);
   dsh_json_object_add_string (&object, "workspaceRoot", report->workspace_root);
   dsh_json_object_add_string (&object, "sessionId", report->session_id);
+  dsh_json_object_add_string (&object, "callId", report->call_id);
 
   dsh_json_object_add_string (&object, "backend",
                               report->confined != NULL ? report->confined->backend : NULL);

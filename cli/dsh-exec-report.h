@@ -25,6 +25,8 @@ typedef struct {
   const char *approval_outcome;
   const char *workspace_root;
   const char *session_id;
+  /* The id of this exec as a tool call (in its approval request and audit pair), or NULL. */
+  const char *call_id;
   /* NULL when nothing was confined (danger-full-access or never ran). */
   DshConfinement *confined;
   /* Marker lines printed after the command's own stderr. */

@@ -32,7 +32,7 @@ typedef struct {
   const char *name;
   DshServeMethod method;
   /* The parameters it takes, NULL-terminated. */
-  const char *params[5];
+  const char *params[7];
 } MethodSpec;
 
 static const MethodSpec methods[] = {
@@ -41,6 +41,8 @@ static const MethodSpec methods[] = {
   { "reload", DSH_SERVE_METHOD_RELOAD, { NULL } },
   { "policy.resolve", DSH_SERVE_METHOD_POLICY_RESOLVE, { "session", "mode", NULL } },
   { "policy.context", DSH_SERVE_METHOD_POLICY_CONTEXT, { "session", NULL } },
+  { "escalate", DSH_SERVE_METHOD_ESCALATE,
+    { "session", "argv", "mode", "sandboxPermissions", "justification", "callId", NULL } },
 };
 
 static gboolean
@@ -118,17 +120,17 @@ read_string (JsonObject *params, const char *name, char **out, GError **error)
 }
 
 static gboolean
-read_argv (JsonObject *params, DshServeRequest *request, GError **error)
+read_argv (JsonObject *params, const char *method, DshServeRequest *request, GError **error)
 {
   JsonNode *node = json_object_get_member (params, "argv");
   g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
   JsonArray *array;
 
   if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
-    return invalid (error, "confine needs the parameter \"argv\", an array of strings");
+    return invalid (error, "%s needs the parameter \"argv\", an array of strings", method);
   array = json_node_get_array (node);
   if (json_array_get_length (array) == 0)
-    return invalid (error, "the command to confine is empty");
+    return invalid (error, "the command to %s is empty", method);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       JsonNode *element = json_array_get_element (array, i);
@@ -139,7 +141,20 @@ read_argv (JsonObject *params, DshServeRequest *request, GError **error)
     }
   request->argv = g_strv_builder_end (builder);
   if (request->argv[0][0] == '\0')
-    return invalid (error, "the command to confine is empty");
+    return invalid (error, "the command to %s is empty", method);
+  return TRUE;
+}
+
+/* escalate: the session it is asked for and the call it is about are not optional. */
+static gboolean
+check_escalate (const DshServeRequest *request, GError **error)
+{
+  if (request->session == NULL)
+    return invalid (error, "escalate needs the parameter \"session\": the session is the agent "
+                           "that asks");
+  if (request->call_id == NULL || request->call_id[0] == '\0')
+    return invalid (error, "escalate needs the parameter \"callId\", the caller's non-empty id "
+                           "of the tool call");
   return TRUE;
 }
 
@@ -186,8 +201,8 @@ dsh_serve_request_parse (const char *line,
   if (spec == NULL)
     {
       g_set_error (error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_UNKNOWN_METHOD,
-                   "no method \"%s\" (there are probe, confine, reload, policy.resolve and "
-                   "policy.context)",
+                   "no method \"%s\" (there are probe, confine, reload, policy.resolve, "
+                   "policy.context and escalate)",
                    json_node_get_string (method));
       return FALSE;
     }
@@ -205,15 +220,22 @@ dsh_serve_request_parse (const char *line,
         return FALSE;
     }
 
-  if (spec->method == DSH_SERVE_METHOD_CONFINE && params == NULL)
-    return invalid (error, "confine needs the parameter \"argv\", an array of strings");
+  if ((spec->method == DSH_SERVE_METHOD_CONFINE || spec->method == DSH_SERVE_METHOD_ESCALATE) &&
+      params == NULL)
+    return invalid (error, "%s needs the parameter \"argv\", an array of strings", spec->name);
   if (params == NULL)
     return TRUE;
   /* check_members() has kept out what the method does not take. */
-  return (spec->method != DSH_SERVE_METHOD_CONFINE || read_argv (params, request, error)) &&
+  return ((spec->method != DSH_SERVE_METHOD_CONFINE &&
+           spec->method != DSH_SERVE_METHOD_ESCALATE) ||
+          read_argv (params, spec->name, request, error)) &&
          read_string (params, "mode", &request->mode, error) &&
          read_string (params, "workspace", &request->workspace, error) &&
-         read_string (params, "session", &request->session, error);
+         read_string (params, "session", &request->session, error) &&
+         read_string (params, "sandboxPermissions", &request->sandbox_permissions, error) &&
+         read_string (params, "justification", &request->justification, error) &&
+         read_string (params, "callId", &request->call_id, error) &&
+         (spec->method != DSH_SERVE_METHOD_ESCALATE || check_escalate (request, error));
 }
 
 void
@@ -224,4 +246,27 @@ dsh_serve_request_clear (DshServeRequest *request)
   g_clear_pointer (&request->mode, g_free);
   g_clear_pointer (&request->workspace, g_free);
   g_clear_pointer (&request->session, g_free);
+  g_clear_pointer (&request->sandbox_permissions, g_free);
+  g_clear_pointer (&request->justification, g_free);
+  g_clear_pointer (&request->call_id, g_free);
+}
+
+gboolean
+dsh_serve_read_line (FILE *in, GString *line, gboolean *too_long)
+{
+  int c;
+
+  g_string_truncate (line, 0);
+  *too_long = FALSE;
+  while ((c = getc_unlocked (in)) != EOF && c != '\n')
+    {
+      if (line->len >= DSH_SERVE_MAX_LINE)
+        {
+          *too_long = TRUE;
+          g_string_truncate (line, 0);
+        }
+      if (!*too_long)
+        g_string_append_c (line, (char) c);
+    }
+  return c != EOF || line->len > 0 || *too_long;
 }

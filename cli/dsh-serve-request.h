@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <stdio.h>
+
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
@@ -25,6 +27,7 @@ typedef enum {
   DSH_SERVE_METHOD_RELOAD,
   DSH_SERVE_METHOD_POLICY_RESOLVE,
   DSH_SERVE_METHOD_POLICY_CONTEXT,
+  DSH_SERVE_METHOD_ESCALATE,
 } DshServeMethod;
 
 typedef struct {
@@ -38,6 +41,11 @@ typedef struct {
   char *mode;
   char *workspace;
   char *session;
+  /* escalate: the target, the model's justification and the caller's id of the tool call
+   * (session, argv and callId are required there). */
+  char *sandbox_permissions;
+  char *justification;
+  char *call_id;
 } DshServeRequest;
 
 GQuark       dsh_serve_error_quark      (void);
@@ -49,5 +57,20 @@ gboolean     dsh_serve_request_parse    (const char      *line,
                                          DshServeRequest *request,
                                          GError         **error);
 void         dsh_serve_request_clear    (DshServeRequest *request);
+
+/* Reads one line (without its newline) into line; FALSE at the end of input. A line over
+ * DSH_SERVE_MAX_LINE bytes is read to its end but kept empty, with *too_long set. */
+#define DSH_SERVE_MAX_LINE (1024 * 1024)
+gboolean     dsh_serve_read_line        (FILE            *in,
+                                         GString         *line,
+                                         gboolean        *too_long);
+
+/* The escalate method (dsh-serve-escalate.c): one turn of request->session in which the client
+ * is asked on out and answers on in. The grant {"mode", "outcome", "callId"}, or the refusal
+ * with the texts exec uses. */
+JsonNode    *dsh_serve_escalate         (const DshServeRequest *request,
+                                         FILE                  *in,
+                                         FILE                  *out,
+                                         GError               **error);
 
 G_END_DECLS

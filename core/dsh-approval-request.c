@@ -10,6 +10,7 @@ struct _DshApprovalRequest {
   char *tool_name;
   char *reason;
   char *session_id;
+  char *call_id;
   JsonObject *details;
 };
 
@@ -69,6 +70,7 @@ dsh_approval_request_new (const char *id,
                           const char *tool_name,
                           const char *reason,
                           const char *session_id,
+                          const char *call_id,
                           JsonObject *details)
 {
   DshApprovalRequest *request;
@@ -82,6 +84,7 @@ dsh_approval_request_new (const char *id,
   request->tool_name = g_strdup (tool_name);
   request->reason = g_strdup (reason);
   request->session_id = g_strdup (session_id);
+  request->call_id = g_strdup (call_id);
   /* A private deep copy: the caller may keep changing its object, answerers see a snapshot. */
   if (details != NULL)
     request->details = copy_object (details);
@@ -106,6 +109,7 @@ dsh_approval_request_unref (DshApprovalRequest *request)
   g_free (request->tool_name);
   g_free (request->reason);
   g_free (request->session_id);
+  g_free (request->call_id);
   g_clear_pointer (&request->details, json_object_unref);
   g_free (request);
 }
@@ -138,6 +142,13 @@ dsh_approval_request_get_session_id (const DshApprovalRequest *request)
   return request->session_id;
 }
 
+const char *
+dsh_approval_request_get_call_id (const DshApprovalRequest *request)
+{
+  g_return_val_if_fail (request != NULL, NULL);
+  return request->call_id;
+}
+
 JsonObject *
 dsh_approval_request_get_details (const DshApprovalRequest *request)
 {
@@ -158,6 +169,8 @@ dsh_approval_request_to_json (const DshApprovalRequest *request)
   json_object_set_string_member (object, "toolName", request->tool_name);
   json_object_set_string_member (object, "reason", request->reason);
   json_object_set_string_member (object, "sessionId", request->session_id);
+  if (request->call_id != NULL)
+    json_object_set_string_member (object, "callId", request->call_id);
   if (request->details != NULL)
     {
       JsonObjectIter iter;

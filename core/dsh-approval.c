@@ -392,6 +392,7 @@ dsh_approval_service_request_async (DshApprovalService *self,
                                     DshSessionLog *session,
                                     DshApprovalPolicy call_policy,
                                     const char *tool_name,
+                                    const char *call_id,
                                     const char *reason,
                                     JsonObject *details,
                                     GCancellable *cancellable,
@@ -400,6 +401,7 @@ dsh_approval_service_request_async (DshApprovalService *self,
 {
   g_autoptr (GTask) task = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (JsonObject) audited = NULL;
   g_autofree char *id = NULL;
   RequestState *state;
 
@@ -416,11 +418,12 @@ dsh_approval_service_request_async (DshApprovalService *self,
                                "an approval request needs the session it is made for");
       return;
     }
-  if (!valid_text (tool_name) || !valid_text (reason))
+  /* The call id ties the audit pair to its call when one turn makes several. */
+  if (!valid_text (tool_name) || !valid_text (call_id) || !valid_text (reason))
     {
       g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                               "an approval request needs a non-empty UTF-8 tool name and "
-                               "reason");
+                               "an approval request needs a non-empty UTF-8 tool name, call id "
+                               "and reason");
       return;
     }
   /* The pair must be turn-enclosed, or reloading drops it as crash residue. */
@@ -432,7 +435,9 @@ dsh_approval_service_request_async (DshApprovalService *self,
     }
 
   id = g_uuid_string_random ();
-  if (!dsh_session_log_append_approval_asked (session, id, tool_name, reason, NULL, &error))
+  audited = json_object_new ();
+  json_object_set_string_member (audited, "callId", call_id);
+  if (!dsh_session_log_append_approval_asked (session, id, tool_name, reason, audited, &error))
     {
       /* Not asked on the record, so not asked at all. */
       g_prefix_error (&error, "the approval request could not be logged: ");
@@ -443,7 +448,7 @@ dsh_approval_service_request_async (DshApprovalService *self,
   state = g_new0 (RequestState, 1);
   state->session = g_object_ref (session);
   state->request = dsh_approval_request_new (id, tool_name, reason,
-                                             dsh_session_log_get_id (session), details);
+                                             dsh_session_log_get_id (session), call_id, details);
   state->chain = snapshot_chain (self);
   state->answer_cancellable = g_cancellable_new ();
   g_task_set_task_data (task, state, request_state_free);
@@ -549,6 +554,7 @@ dsh_approval_service_request (DshApprovalService *self,
                               DshSessionLog *session,
                               DshApprovalPolicy call_policy,
                               const char *tool_name,
+                              const char *call_id,
                               const char *reason,
                               JsonObject *details,
                               GCancellable *cancellable,
@@ -562,8 +568,8 @@ dsh_approval_service_request (DshApprovalService *self,
   g_return_val_if_fail (out_outcome != NULL, FALSE);
 
   g_main_context_push_thread_default (context);
-  dsh_approval_service_request_async (self, session, call_policy, tool_name, reason, details,
-                                      cancellable, on_sync_done, &result);
+  dsh_approval_service_request_async (self, session, call_policy, tool_name, call_id, reason,
+                                      details, cancellable, on_sync_done, &result);
   while (result == NULL)
     g_main_context_iteration (context, TRUE);
   ok = dsh_approval_service_request_finish (self, result, out_outcome, error);

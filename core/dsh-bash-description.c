@@ -7,22 +7,13 @@
 #include "dsh-texts.h"
 
 char *
-dsh_bash_description (gboolean executor_confines, DshApprovalPolicy policy)
+dsh_bash_description (gboolean executor_confines)
 {
-  GString *text = g_string_new (dsh_text_bash_description ());
-
-  /* Without a confining executor there is nothing to escalate, so nothing is advertised. */
+  /* Without a confining executor there is nothing to escalate, so nothing is advertised. Per
+   * session facts (the mode, an approval policy of "never") never enter it: the description is
+   * registry-level, and must stay byte-identical while sessions switch. */
   if (!executor_confines)
-    return g_string_free (text, FALSE);
-
-  g_string_append (text, "\n\n");
-  g_string_append (text, dsh_text_bash_escalation_paragraph ());
-  /* The paragraph stays put under "never" (it already says a denial is then final); the
-   * session states the policy, so the model is not tempted by a doomed retry. */
-  if (policy != DSH_APPROVAL_POLICY_ASK)
-    {
-      g_string_append (text, "\n\n");
-      g_string_append (text, dsh_text_approval_never ());
-    }
-  return g_string_free (text, FALSE);
+    return g_strdup (dsh_text_bash_description ());
+  return g_strconcat (dsh_text_bash_description (), "\n\n", dsh_text_bash_escalation_paragraph (),
+                      NULL);
 }

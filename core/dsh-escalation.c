@@ -86,16 +86,29 @@ dsh_escalation_target_from_string (const char *text, DshSandboxMode *out_mode, G
   return FALSE;
 }
 
-/* True when text has a character that is not white space in the Unicode sense (the same set a
- * JavaScript trim() removes: spaces, line and paragraph separators, and the BOM). */
+/* What JavaScript's String.prototype.trim() removes: WhiteSpace (tab, VT, FF, the BOM and the
+ * space separators, Zs) and LineTerminator (LF, CR, LS, PS). Spelled out rather than taken from
+ * GLib's classification, which leaves out VT and follows its own Unicode version. */
+static gboolean
+is_trimmed_by_javascript (gunichar c)
+{
+  switch (c)
+    {
+    case 0x0009: case 0x000A: case 0x000B: case 0x000C: case 0x000D: case 0x0020:
+    case 0x00A0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F:
+    case 0x3000: case 0xFEFF:
+      return TRUE;
+    default:
+      return c >= 0x2000 && c <= 0x200A;
+    }
+}
+
 static gboolean
 has_visible_character (const char *text)
 {
   for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
     {
-      gunichar c = g_utf8_get_char (p);
-
-      if (!g_unichar_isspace (c) && c != 0xFEFF)
+      if (!is_trimmed_by_javascript (g_utf8_get_char (p)))
         return TRUE;
     }
   return FALSE;
@@ -290,8 +303,8 @@ dsh_escalation_approve_async (DshSandboxMode effective_mode,
   reason = dsh_text_escalation_reason (mode, justification);
   dsh_approval_service_request_async (channel->service, channel->session, channel->call_policy,
                                       channel->tool_name != NULL ? channel->tool_name : "bash",
-                                      reason, channel->details, cancellable, on_decided,
-                                      g_object_ref (task));
+                                      channel->call_id, reason, channel->details, cancellable,
+                                      on_decided, g_object_ref (task));
 }
 
 gboolean

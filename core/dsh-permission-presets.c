@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dsh-error.h"
+#include "dsh-texts.h"
 #include "dsh-vocabulary-private.h"
 #include "dsh-json-strict-private.h"
 
@@ -468,18 +469,22 @@ dsh_permission_presets_current (DshPermissionPresets *self, GPtrArray *events)
 
 gboolean
 dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, const char *name,
-                            GError **error)
+                            char **out_notice, GError **error)
 {
   g_autoptr (GPtrArray) events = NULL;
   const PresetEntry *entry;
+  DshApprovalPolicy previous;
 
   g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
   g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
 
+  if (out_notice != NULL)
+    *out_notice = NULL;
   if (!check_selectable (self, name, error))
     return FALSE;
   entry = find_entry (self, name);
   events = dsh_session_log_dup_events (session);
+  previous = dsh_permission_presets_effective_approval_policy (self, events);
 
   /* Intent first, then mechanism; each only when it changes, so re-selecting is a no-op. */
   if (g_strcmp0 (dsh_session_events_last_preset (events), name) != 0 &&
@@ -488,8 +493,50 @@ dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, 
   if (dsh_permission_presets_effective_mode (self, events) != entry->mode &&
       !dsh_session_log_append_mode (session, entry->mode, error))
     return FALSE;
-  if (dsh_permission_presets_effective_approval_policy (self, events) != entry->policy &&
-      !dsh_session_log_append_approval_policy (session, entry->policy, error))
+  if (previous != entry->policy)
+    {
+      if (!dsh_session_log_append_approval_policy (session, entry->policy, error))
+        return FALSE;
+      /* The model must learn of it as when the policy alone is switched. */
+      if (out_notice != NULL)
+        *out_notice = dsh_text_approval_policy_changed (
+          dsh_approval_policy_to_string (previous), dsh_approval_policy_to_string (entry->policy));
+    }
+  return TRUE;
+}
+
+gboolean
+dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *session,
+                                    GError **error)
+{
+  g_autoptr (GPtrArray) events = NULL;
+  const PresetEntry *preset;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+  gboolean has_mode;
+  gboolean has_policy;
+
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
+
+  events = dsh_session_log_dup_events (session);
+  has_mode = dsh_session_events_last_mode (events, &mode);
+  has_policy = dsh_session_events_last_approval_policy (events, &policy);
+  /* What the session runs under right now is what it keeps: the facts it lacks take the
+   * values in force at this, its first use, and are never taken from the defaults again. */
+  mode = dsh_permission_presets_effective_mode (self, events);
+  policy = dsh_permission_presets_effective_approval_policy (self, events);
+
+  /* The default preset is recorded only when it is what the session is under; an intent the
+   * session never had is not invented. */
+  preset = find_entry (self, self->default_preset);
+  if (dsh_session_events_last_preset (events) == NULL && preset != NULL &&
+      preset->mode == mode && preset->policy == policy &&
+      !dsh_session_log_append_preset (session, preset->name, error))
+    return FALSE;
+  if (!has_mode && !dsh_session_log_append_mode (session, mode, error))
+    return FALSE;
+  if (!has_policy && !dsh_session_log_append_approval_policy (session, policy, error))
     return FALSE;
   return TRUE;
 }

@@ -79,6 +79,18 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
     }
 }
 
+char *
+dsh_text_runtime_context (DshSandboxMode mode,
+                          const char *workspace_root,
+                          DshApprovalPolicy approval_policy)
+{
+  g_autofree char *policy = dsh_text_policy_context (mode, workspace_root);
+
+  if (approval_policy != DSH_APPROVAL_POLICY_NEVER)
+    return g_steal_pointer (&policy);
+  return g_strconcat (policy, "\n\n", dsh_text_approval_never (), NULL);
+}
+
 /* ---- approval and escalation --------------------------------------------------------------- */
 
 const char *

@@ -183,6 +183,8 @@ typedef struct {
   guint asked;
   guint decided;
   char *asked_id;
+  /* The callId of every approval/asked, in order. */
+  GPtrArray *call_ids;
   char *reason;
   char *outcome;
   gboolean pair_inside_turn;
@@ -193,6 +195,7 @@ static void
 log_facts_clear (LogFacts *facts)
 {
   g_free (facts->asked_id);
+  g_clear_pointer (&facts->call_ids, g_ptr_array_unref);
   g_free (facts->reason);
   g_free (facts->outcome);
 }
@@ -208,6 +211,7 @@ read_log (const char *path, LogFacts *facts)
   gboolean decided_in_turn = FALSE;
 
   facts->dropped = dsh_session_log_get_dropped_count (log);
+  facts->call_ids = g_ptr_array_new_with_free_func (g_free);
   events = dsh_session_log_dup_events (log);
   for (guint i = 0; i < events->len; i++)
     {
@@ -230,6 +234,8 @@ read_log (const char *path, LogFacts *facts)
           facts->asked_id = g_strdup (dsh_session_event_get_string (event, "id"));
           g_free (facts->reason);
           facts->reason = g_strdup (dsh_session_event_get_string (event, "reason"));
+          g_ptr_array_add (facts->call_ids,
+                           g_strdup (dsh_session_event_get_string (event, "callId")));
           g_assert_cmpstr (dsh_session_event_get_string (event, "toolName"), ==, "bash");
           break;
         case DSH_SESSION_EVENT_APPROVAL_DECIDED:
@@ -405,6 +411,15 @@ test_matrix (gconstpointer data)
       g_assert_cmpstr (json_array_get_string_element (argv, 2), ==, script);
       read_log (s.session, &facts);
       g_assert_cmpstr (json_object_get_string_member (request, "id"), ==, facts.asked_id);
+      /* The call is identified, the same in the request, the audit event and the report. */
+      g_assert_true (g_uuid_string_is_valid (json_object_get_string_member (request,
+                                                                            "callId")));
+      g_assert_cmpstr (json_object_get_string_member (request, "callId"), ==,
+                       facts.call_ids->pdata[0]);
+      report = read_json_object (s.report, "exec-report.schema.json");
+      g_assert_cmpstr (json_object_get_string_member (report, "callId"), ==,
+                       facts.call_ids->pdata[0]);
+      g_clear_pointer (&report, json_object_unref);
       log_facts_clear (&facts);
       memset (&facts, 0, sizeof (facts));
     }
@@ -494,6 +509,26 @@ test_grant_is_one_shot (void)
   g_assert_cmpuint (facts.turns_ended, ==, 2);
   g_assert_cmpuint (facts.asked, ==, 1);
   g_assert_cmpstr (facts.outcome, ==, "allowed-once");
+
+  /* Another escalation is another call: its audit pair says so. */
+  {
+    const char *options[] = { "--session", s.session, "--approver", s.approver,
+                              "--sandbox-permissions", "workspace-write", "--justification",
+                              JUSTIFICATION, NULL };
+    const char *command[] = { "/bin/sh", "-c", write_g, NULL };
+    const char *env[] = { "ANSWER=rejected", NULL };
+    g_auto (DshTestRun) third = { 0 };
+
+    run_exec (&third, options, command, env);
+    g_assert_cmpint (third.exit_code, ==, 125);
+  }
+  log_facts_clear (&facts);
+  memset (&facts, 0, sizeof (facts));
+  read_log (s.session, &facts);
+  g_assert_cmpuint (facts.call_ids->len, ==, 2);
+  g_assert_true (g_uuid_string_is_valid (facts.call_ids->pdata[0]));
+  g_assert_true (g_uuid_string_is_valid (facts.call_ids->pdata[1]));
+  g_assert_cmpstr (facts.call_ids->pdata[0], !=, facts.call_ids->pdata[1]);
 }
 
 /* ---- when the hint follows a denial -------------------------------------------------------- */
@@ -794,6 +829,9 @@ test_usage_errors (void)
       "sandbox_permissions\n" },
     { { "--sandbox-permissions", "workspace-write", "--justification", " \t ", NULL },
       "dsh-sandbox: invalid justification: expected a non-empty sentence\n" },
+    { { "--sandbox-permissions", "workspace-write", "--justification", "\v\u00a0\ufeff",
+        NULL },
+      "dsh-sandbox: invalid justification: expected a non-empty sentence\n" },
     { { "--sandbox-permissions", "read-only", "--justification", "because", NULL },
       "dsh-sandbox: invalid escalation: sandbox_permissions \"read-only\" is not one of "
       "workspace-write, danger-full-access\n" },
@@ -878,48 +916,305 @@ test_danger_grant_runs_raw (void)
   g_assert_cmpint (json_object_get_int_member (report, "exitCode"), ==, 7);
 }
 
+/* ---- a planted approver -------------------------------------------------------------------- */
+
+#define PLANTED_REFUSAL \
+  "dsh-sandbox: the approver %s %s lies where confined commands may write (%s): a command " \
+  "could rewrite it to approve its own escalation; keep the approver and what it runs outside " \
+  "the workspace, /tmp and the temp directory\n"
+
+/* Escalates a write outside every root to danger-full-access through approver_command; the
+ * request must be refused before anyone is asked, and nothing may run. */
+static void
+assert_approver_refused (Scratch *s, const char *approver_command, const char *const *env,
+                         const char *expected_err)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (LogFacts) facts = { 0 };
+  g_autofree char *victim = g_build_filename (s->out, "victim", NULL);
+  g_autofree char *script = g_strdup_printf ("echo escaped > '%s'", victim);
+  const char *options[] = { "--session", s->session, "--approver", approver_command,
+                            "--sandbox-permissions", "danger-full-access", "--justification",
+                            JUSTIFICATION, NULL };
+  const char *command[] = { "/bin/sh", "-c", script, NULL };
+
+  g_test_message ("approver \"%s\"", approver_command);
+  run_exec (&run, options, command, env);
+  g_assert_cmpint (run.exit_code, ==, 125);
+  g_assert_cmpstr (run.err, ==, expected_err);
+  g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+  read_log (s->session, &facts);
+  g_assert_cmpuint (facts.asked, ==, 0);
+}
+
+/* The attack end to end: a confined command rewrites the approver that lies in its workspace
+ * to approve everything; the next escalation must not run unconfined on that say-so. */
+static void
+test_planted_approver (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *planted = NULL;
+  g_autofree char *plant = NULL;
+  g_autofree char *command_line = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *contents = NULL;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init (&s);
+  make_session (&s, WW, DSH_APPROVAL_POLICY_ASK);
+  planted = g_build_filename (s.ws, "approve.sh", NULL);
+  dsh_test_write_file (planted, "#!/bin/sh\ncat > /dev/null\necho rejected\n");
+  g_assert_cmpint (g_chmod (planted, 0755), ==, 0);
+
+  /* An ordinary confined call may write its workspace, the approver included. */
+  plant = g_strdup_printf ("printf '#!/bin/sh\\ncat > /dev/null\\necho allowed-once\\n' > '%s'",
+                           planted);
+  {
+    const char *options[] = { "--session", s.session, NULL };
+    const char *command[] = { "/bin/sh", "-c", plant, NULL };
+
+    run_exec (&run, options, command, NULL);
+  }
+  g_assert_cmpint (run.exit_code, ==, 0);
+  contents = dsh_test_read_file (planted);
+  g_assert_nonnull (strstr (contents, "allowed-once"));
+
+  /* Run by an interpreter, and as the program itself. */
+  command_line = g_strdup_printf ("/bin/sh %s", planted);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", planted, s.ws);
+  assert_approver_refused (&s, command_line, NULL, expected);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "program", planted, s.ws);
+  assert_approver_refused (&s, planted, NULL, expected);
+}
+
+/* Every place a confined command of this call may write, and every way of naming it: a
+ * relative script, a bare name found on a PATH that leads into the workspace, /tmp, $TMPDIR,
+ * a symlink outside the workspace whose way leads through it, and a script's interpreter. */
+static void
+test_planted_approver_places (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_autofree char *bin = NULL;
+  g_autofree char *in_bin = NULL;
+  g_autofree char *tmp_script = NULL;
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *tmpdir_script = NULL;
+  g_autofree char *real = NULL;
+  g_autofree char *hop = NULL;
+  g_autofree char *inner = NULL;
+  g_autofree char *via_hop = NULL;
+  g_autofree char *interpreted = NULL;
+  g_autofree char *interpreter = NULL;
+  g_autofree char *command_line = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *path_env = NULL;
+  g_autofree char *tmpdir_env = NULL;
+  g_autofree char *canonical_tmp = realpath ("/tmp", NULL);
+  const char approve[] = "#!/bin/sh\ncat > /dev/null\necho allowed-once\n";
+
+  scratch_init (&s);
+  make_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+
+  /* A bare name, found on PATH in the workspace. */
+  bin = g_build_filename (s.ws, "bin", NULL);
+  g_assert_cmpint (g_mkdir (bin, 0755), ==, 0);
+  in_bin = g_build_filename (bin, "dsh-test-approve", NULL);
+  dsh_test_write_file (in_bin, approve);
+  g_assert_cmpint (g_chmod (in_bin, 0755), ==, 0);
+  path_env = g_strdup_printf ("PATH=%s:/usr/bin:/bin", bin);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "program", in_bin, s.ws);
+  {
+    const char *env[] = { path_env, NULL };
+
+    assert_approver_refused (&s, "dsh-test-approve", env, expected);
+    /* Through env, which looks it up when it runs. */
+    assert_approver_refused (&s, "/usr/bin/env -u HOME dsh-test-approve", env, expected);
+  }
+
+  /* /tmp. */
+  tmp_script = g_strdup_printf ("%s/dsh-test-approve-%d.sh", canonical_tmp, (int) getpid ());
+  dsh_test_write_file (tmp_script, approve);
+  command_line = g_strdup_printf ("/bin/sh -u %s", tmp_script);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", tmp_script, canonical_tmp);
+  assert_approver_refused (&s, command_line, NULL, expected);
+  g_unlink (tmp_script);
+
+  /* $TMPDIR. */
+  tmpdir = g_build_filename (s.dir, "tmpdir", NULL);
+  g_assert_cmpint (g_mkdir (tmpdir, 0755), ==, 0);
+  tmpdir_script = g_build_filename (tmpdir, "approve.sh", NULL);
+  dsh_test_write_file (tmpdir_script, approve);
+  tmpdir_env = g_strdup_printf ("TMPDIR=%s", tmpdir);
+  g_free (command_line);
+  command_line = g_strdup_printf ("/bin/sh %s", tmpdir_script);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", tmpdir_script, tmpdir);
+  {
+    const char *env[] = { tmpdir_env, NULL };
+
+    assert_approver_refused (&s, command_line, env, expected);
+  }
+
+  /* A path outside that is reached through a symlink inside: the symlink can be retargeted. */
+  real = g_build_filename (s.dir, "real", NULL);
+  g_assert_cmpint (g_mkdir (real, 0755), ==, 0);
+  interpreted = g_build_filename (real, "approve.sh", NULL);
+  dsh_test_write_file (interpreted, approve);
+  inner = g_build_filename (s.ws, "inner", NULL);
+  g_assert_cmpint (symlink (real, inner), ==, 0);
+  hop = g_build_filename (s.dir, "hop", NULL);
+  g_assert_cmpint (symlink (inner, hop), ==, 0);
+  via_hop = g_build_filename (hop, "approve.sh", NULL);
+  g_free (command_line);
+  command_line = g_strdup_printf ("/bin/sh %s", via_hop);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", via_hop, s.ws);
+  assert_approver_refused (&s, command_line, NULL, expected);
+
+  /* A trusted script whose interpreter lies in the workspace. */
+  interpreter = g_build_filename (s.ws, "interp", NULL);
+  g_assert_cmpint (symlink ("/bin/sh", interpreter), ==, 0);
+  g_free (interpreted);
+  interpreted = g_build_filename (real, "shebang.sh", NULL);
+  {
+    g_autofree char *text = g_strdup_printf ("#!%s\ncat > /dev/null\necho allowed-once\n",
+                                             interpreter);
+
+    dsh_test_write_file (interpreted, text);
+  }
+  g_assert_cmpint (g_chmod (interpreted, 0755), ==, 0);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "interpreter", interpreter, s.ws);
+  assert_approver_refused (&s, interpreted, NULL, expected);
+
+  /* "#!/usr/bin/env NAME": wherever the lookup could find NAME, even before it exists there. */
+  g_free (interpreted);
+  interpreted = g_build_filename (real, "env-shebang.sh", NULL);
+  dsh_test_write_file (interpreted, "#!/usr/bin/env -S  dsh-test-missing -x\necho allowed-once\n");
+  g_assert_cmpint (g_chmod (interpreted, 0755), ==, 0);
+  g_free (in_bin);
+  in_bin = g_build_filename (bin, "dsh-test-missing", NULL);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "interpreter", in_bin, s.ws);
+  {
+    const char *env[] = { path_env, NULL };
+
+    assert_approver_refused (&s, interpreted, env, expected);
+  }
+}
+
 /* ---- describe bash ------------------------------------------------------------------------- */
 
+/* An exec is a resumed session's first use: the facts its log lacks are pinned then, and a
+ * changed deployment default does not move the next exec. */
+static void
+test_exec_pins_resumed_session (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *config_env = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init (&s);
+  g_object_unref (dsh_test_create_session_log (s.session, s.ws));
+  target = g_build_filename (s.ws, "f", NULL);
+  script = g_strdup_printf ("echo ran > '%s'", target);
+  {
+    const char *options[] = { "--session", s.session, NULL };
+    const char *command[] = { "/bin/true", NULL };
+
+    run_exec (&run, options, command, NULL);
+  }
+  g_assert_cmpint (run.exit_code, ==, 0);
+  log = dsh_test_load_session_log (s.session);
+  g_assert_true (dsh_session_log_last_mode (log, &mode));
+  g_assert_true (dsh_session_log_last_approval_policy (log, &policy));
+  g_assert_cmpint (mode, ==, RO);
+  g_assert_cmpint (policy, ==, DSH_APPROVAL_POLICY_ASK);
+
+  /* The operator now defaults to workspace-write: this session still cannot write. */
+  config = g_build_filename (s.dir, "config.json", NULL);
+  dsh_test_write_file (config, "{\"defaultMode\":\"workspace-write\"}");
+  config_env = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", config);
+  {
+    const char *options[] = { "--session", s.session, NULL };
+    const char *command[] = { "/bin/sh", "-c", script, NULL };
+    const char *env[] = { config_env, NULL };
+    g_auto (DshTestRun) second = { 0 };
+
+    run_exec (&second, options, command, env);
+    g_assert_cmpint (second.exit_code, !=, 0);
+    g_assert_nonnull (strstr (second.err, "[sandbox: file access denied under read-only mode]"));
+  }
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
+/* Registry-level: the same bytes for every session state of one deployment and without a
+ * session, while the runtime context ("policy context") carries the session's facts. */
 static void
 test_describe (void)
 {
   static const struct {
     DshSandboxMode mode;
     DshApprovalPolicy policy;
-    gboolean paragraph;
-    gboolean never;
   } cases[] = {
-    { RO, DSH_APPROVAL_POLICY_ASK, TRUE, FALSE },
-    { WW, DSH_APPROVAL_POLICY_ASK, TRUE, FALSE },
-    { RO, DSH_APPROVAL_POLICY_NEVER, TRUE, TRUE },
-    { DFA, DSH_APPROVAL_POLICY_ASK, FALSE, FALSE },
+    { RO, DSH_APPROVAL_POLICY_ASK },
+    { WW, DSH_APPROVAL_POLICY_ASK },
+    { RO, DSH_APPROVAL_POLICY_NEVER },
+    { WW, DSH_APPROVAL_POLICY_NEVER },
+    { DFA, DSH_APPROVAL_POLICY_ASK },
+    { DFA, DSH_APPROVAL_POLICY_NEVER },
   };
+  g_autofree char *expected = g_strdup_printf ("%s\n\n%s\n", dsh_text_bash_description (),
+                                               dsh_text_bash_escalation_paragraph ());
+  g_auto (DshTestRun) sessionless = { 0 };
+  const char *argv[] = { dsh_test_cli (), "describe", "bash", NULL };
+
+  run_argv (&sessionless, argv, NULL);
+  g_assert_cmpint (sessionless.exit_code, ==, 0);
+  g_assert_cmpstr (sessionless.out, ==, expected);
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto (Scratch) s = { 0 };
       g_auto (DshTestRun) run = { 0 };
-      g_autofree char *expected = NULL;
-      GString *text = g_string_new (dsh_text_bash_description ());
+      g_auto (DshTestRun) context = { 0 };
+      g_autofree char *expected_context = NULL;
+      g_autofree char *policy_context = NULL;
 
       scratch_init (&s);
       make_session (&s, cases[i].mode, cases[i].policy);
       {
-        const char *argv[] = { dsh_test_cli (), "describe", "bash", "--session", s.session,
-                               NULL };
+        const char *with_session[] = { dsh_test_cli (), "describe", "bash", "--session",
+                                       s.session, NULL };
+        const char *context_argv[] = { dsh_test_cli (), "policy", "context", "--session",
+                                       s.session, NULL };
 
-        run_argv (&run, argv, NULL);
+        run_argv (&run, with_session, NULL);
+        run_argv (&context, context_argv, NULL);
       }
-      if (cases[i].paragraph)
-        g_string_append_printf (text, "\n\n%s", dsh_text_bash_escalation_paragraph ());
-      if (cases[i].never)
-        g_string_append_printf (text, "\n\n%s", dsh_text_approval_never ());
-      g_string_append_c (text, '\n');
-      expected = g_string_free (text, FALSE);
       g_assert_cmpint (run.exit_code, ==, 0);
       g_assert_cmpstr (run.out, ==, expected);
-      g_assert_cmpint (strstr (run.out, "Attempting a command the sandbox may deny") != NULL, ==,
-                       cases[i].paragraph);
+
+      policy_context = dsh_text_policy_context (cases[i].mode, s.ws);
+      expected_context = cases[i].policy == DSH_APPROVAL_POLICY_NEVER
+                           ? g_strdup_printf ("%s\n\n%s\n", policy_context,
+                                              dsh_text_approval_never ())
+                           : g_strdup_printf ("%s\n", policy_context);
+      g_assert_cmpint (context.exit_code, ==, 0);
+      g_assert_cmpstr (context.out, ==, expected_context);
     }
 }
 
@@ -1306,6 +1601,9 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/non-widening-first", test_non_widening_checked_first);
   g_test_add_func ("/approval-cli/danger-grant-runs-raw", test_danger_grant_runs_raw);
   g_test_add_func ("/approval-cli/describe", test_describe);
+  g_test_add_func ("/approval-cli/exec-pins-resumed-session", test_exec_pins_resumed_session);
+  g_test_add_func ("/approval-cli/planted-approver", test_planted_approver);
+  g_test_add_func ("/approval-cli/planted-approver/places", test_planted_approver_places);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);
   g_test_add_func ("/approval-cli/full-tmpfs/during", test_full_tmpfs_during);
   for (guint i = 0; i < G_N_ELEMENTS (pty_cases); i++)

@@ -308,8 +308,8 @@ static gboolean
 ask (Fixture *f, DshApprovalPolicy call_policy, GCancellable *cancellable,
      DshApprovalOutcome *outcome, GError **error)
 {
-  return dsh_approval_service_request (f->service, f->log, call_policy, "bash", "why not",
-                                       NULL, cancellable, outcome, error);
+  return dsh_approval_service_request (f->service, f->log, call_policy, "bash", "call-1",
+                                       "why not", NULL, cancellable, outcome, error);
 }
 
 static DshApprovalOutcome
@@ -373,8 +373,8 @@ test_request_shape (Fixture *f, gconstpointer data)
   json_object_set_string_member (details, "reason", "forged");
   dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (answerer), NULL);
   g_assert_true (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                               "bash", "the reason", details, NULL, &outcome,
-                                               &error));
+                                               "bash", "call-1", "the reason", details, NULL,
+                                               &outcome, &error));
   g_assert_no_error (error);
 
   request = answerer->requests->pdata[0];
@@ -385,15 +385,20 @@ test_request_shape (Fixture *f, gconstpointer data)
   g_assert_cmpstr (dsh_approval_request_get_reason (request), ==, "the reason");
   g_assert_cmpstr (dsh_approval_request_get_session_id (request), ==,
                    dsh_session_log_get_id (f->log));
+  /* The caller's call id, in the request and in its audit event. */
+  g_assert_cmpstr (dsh_approval_request_get_call_id (request), ==, "call-1");
+  g_assert_cmpstr (dsh_session_event_get_string (asked->pdata[0], "callId"), ==, "call-1");
   json = dsh_approval_request_to_json (request);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "id"), ==,
                    dsh_approval_request_get_id (request));
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "reason"), ==,
                    "the reason");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "callId"), ==,
+                   "call-1");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json),
                                                   "requestedMode"), ==, "workspace-write");
-  /* The audit record is exactly {id, toolName, reason}: details are never logged. */
-  g_assert_cmpuint (json_object_get_size (dsh_session_event_get_data (asked->pdata[0])), ==, 3);
+  /* The audit record is exactly {id, toolName, reason, callId}: details are never logged. */
+  g_assert_cmpuint (json_object_get_size (dsh_session_event_get_data (asked->pdata[0])), ==, 4);
 }
 
 /* Answerers see the details as they were when the request was made, however deep the caller
@@ -412,7 +417,7 @@ test_request_details_are_a_snapshot (void)
   json_object_set_object_member (details, "nested", json_object_ref (nested));
   json_object_set_array_member (details, "list", json_array_ref (list));
   json_object_set_string_member (details, "top", "before");
-  request = dsh_approval_request_new ("id", "bash", "reason", "session", details);
+  request = dsh_approval_request_new ("id", "bash", "reason", "session", "call-1", details);
 
   json_object_set_string_member (nested, "path", "/etc");
   json_array_add_string_element (list, "second");
@@ -490,8 +495,8 @@ test_scoped_answerer (Fixture *f, gconstpointer data)
 
   /* Another session's question never reaches an answerer scoped to this one. */
   g_assert_true (dsh_approval_service_request (f->service, other.log, DSH_APPROVAL_POLICY_ASK,
-                                               "bash", "why not", NULL, NULL, &outcome,
-                                               &error));
+                                               "bash", "call-1", "why not", NULL, NULL,
+                                               &outcome, &error));
   g_assert_no_error (error);
   g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
   g_assert_cmpuint (owner->calls, ==, 0);
@@ -500,8 +505,8 @@ test_scoped_answerer (Fixture *f, gconstpointer data)
   g_assert_cmpint (ask_ok (f), ==, DSH_APPROVAL_OUTCOME_ALLOWED_ONCE);
   same_file = dsh_test_load_session_log (f->path);
   g_assert_true (dsh_approval_service_request (f->service, same_file, DSH_APPROVAL_POLICY_ASK,
-                                               "bash", "why not", NULL, NULL, &outcome,
-                                               &error));
+                                               "bash", "call-1", "why not", NULL, NULL,
+                                               &outcome, &error));
   g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_ALLOWED_ONCE);
   g_assert_cmpuint (owner->calls, ==, 2);
   fixture_tear_down (&other, NULL);
@@ -639,7 +644,7 @@ test_cancel_races_answer (Fixture *f, gconstpointer data)
 
   dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (slow), NULL);
   dsh_approval_service_request_async (f->service, f->log, DSH_APPROVAL_POLICY_ASK, "bash",
-                                      "why not", NULL, cancellable, on_done, &waiter);
+                                      "call-1", "why not", NULL, cancellable, on_done, &waiter);
   while (slow->held == NULL)
     g_main_context_iteration (NULL, TRUE);
 
@@ -717,7 +722,7 @@ test_answer_beats_cancel (Fixture *f, gconstpointer data)
 
   dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (slow), NULL);
   dsh_approval_service_request_async (f->service, f->log, DSH_APPROVAL_POLICY_ASK, "bash",
-                                      "why not", NULL, cancellable, on_done, &waiter);
+                                      "call-1", "why not", NULL, cancellable, on_done, &waiter);
   while (slow->held == NULL)
     g_main_context_iteration (NULL, TRUE);
   test_answerer_release (slow, DSH_APPROVAL_OUTCOME_REJECTED);
@@ -797,8 +802,8 @@ test_asked_append_fails (Fixture *f, gconstpointer data)
   g_assert_true (dsh_session_log_has_open_turn (memory));
   dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (eager), NULL);
   g_assert_false (dsh_approval_service_request (f->service, memory, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "why not", NULL, NULL, &outcome,
-                                                &error));
+                                                "bash", "call-1", "why not", NULL, NULL,
+                                                &outcome, &error));
   g_assert_nonnull (error);
   g_assert_true (g_str_has_prefix (error->message, "the approval request could not be logged"));
   g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
@@ -829,20 +834,37 @@ static void
 test_bad_arguments (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) asked = NULL;
   DshApprovalOutcome outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
 
   g_assert_false (dsh_approval_service_request (f->service, NULL, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "why", NULL, NULL, &outcome, &error));
+                                                "bash", "call-1", "why", NULL, NULL, &outcome,
+                                                &error));
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL);
   g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
   g_clear_error (&error);
   g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "", NULL, NULL, &outcome, &error));
+                                                "bash", "call-1", "", NULL, NULL, &outcome,
+                                                &error));
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "\xff", NULL, NULL, &outcome, &error));
+                                                "bash", "call-1", "\xff", NULL, NULL, &outcome,
+                                                &error));
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  /* A question no call can be tied to is refused before anything is logged. */
+  g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
+                                                "bash", NULL, "why", NULL, NULL, &outcome,
+                                                &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
+                                                "bash", "", "why", NULL, NULL, &outcome,
+                                                &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  asked = events_of_kind (f->log, DSH_SESSION_EVENT_APPROVAL_ASKED);
+  g_assert_cmpuint (asked->len, ==, 0);
 }
 
 static void

@@ -22,6 +22,7 @@ struct _TestCounter {
   DshApprovalOutcome outcome;
   guint calls;
   char *last_reason;
+  char *last_call_id;
 };
 
 static void
@@ -37,6 +38,8 @@ test_counter_answer_async (DshApprovalAnswerer *answerer,
   self->calls++;
   g_free (self->last_reason);
   self->last_reason = g_strdup (dsh_approval_request_get_reason (request));
+  g_free (self->last_call_id);
+  self->last_call_id = g_strdup (dsh_approval_request_get_call_id (request));
   dsh_approval_task_return_outcome (task, self->outcome);
 }
 
@@ -54,6 +57,7 @@ static void
 test_counter_finalize (GObject *object)
 {
   g_free (TEST_COUNTER (object)->last_reason);
+  g_free (TEST_COUNTER (object)->last_call_id);
   G_OBJECT_CLASS (test_counter_parent_class)->finalize (object);
 }
 
@@ -167,6 +171,50 @@ test_validate_args (void)
     }
 }
 
+/* Every code point JavaScript's String.prototype.trim() removes (WhiteSpace and
+ * LineTerminator), alone and together, is no justification; what trim() keeps is one. */
+static void
+test_justification_trim (void)
+{
+  static const gunichar trimmed[] = {
+    0x0009, 0x000A, 0x000B, 0x000C, 0x000D, 0x0020, 0x00A0, 0x1680, 0x2000, 0x2001, 0x2002,
+    0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F,
+    0x205F, 0x3000, 0xFEFF,
+  };
+  /* NEL, the Mongolian vowel separator, zero-width space and joiner, word joiner. */
+  static const gunichar kept[] = { 0x0085, 0x180E, 0x200B, 0x200D, 0x2060 };
+  g_autoptr (GString) all = g_string_new (NULL);
+
+  for (guint i = 0; i <= G_N_ELEMENTS (trimmed); i++)
+    {
+      g_autoptr (GString) text = g_string_new (NULL);
+      g_autoptr (GError) error = NULL;
+
+      if (i < G_N_ELEMENTS (trimmed))
+        {
+          g_string_append_unichar (text, trimmed[i]);
+          g_string_append_unichar (all, trimmed[i]);
+        }
+      else
+        g_string_assign (text, all->str);
+      g_test_message ("U+%04X", i < G_N_ELEMENTS (trimmed) ? trimmed[i] : 0);
+      g_assert_false (dsh_escalation_validate_args ("workspace-write", text->str, &error));
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpstr (error->message, ==, "invalid justification: expected a non-empty sentence");
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    {
+      g_autoptr (GString) text = g_string_new (all->str);
+      g_autoptr (GError) error = NULL;
+
+      g_string_append_unichar (text, kept[i]);
+      g_string_append (text, all->str);
+      g_test_message ("U+%04X", kept[i]);
+      g_assert_true (dsh_escalation_validate_args ("workspace-write", text->str, &error));
+      g_assert_no_error (error);
+    }
+}
+
 static void
 test_composition (void)
 {
@@ -224,6 +272,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->channel.session = f->log;
   f->channel.call_policy = DSH_APPROVAL_POLICY_ASK;
   f->channel.tool_name = "bash";
+  f->channel.call_id = "call-7";
   f->channel.subject = "command";
 }
 
@@ -382,6 +431,8 @@ test_outcomes (Fixture *f, gconstpointer data)
       /* The reason names the target: it is part of the grant's identity. */
       g_assert_cmpstr (f->counter->last_reason, ==,
                        "escalate sandbox to danger-full-access: the build writes here");
+      /* The tool's own call id reaches the answerer. */
+      g_assert_cmpstr (f->counter->last_call_id, ==, "call-7");
     }
   g_assert_cmpuint (f->counter->calls, ==, G_N_ELEMENTS (cases));
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_DECIDED), ==,
@@ -470,20 +521,34 @@ static const char never_text[] =
 static void
 test_bash_description (void)
 {
-  g_autofree char *confining = dsh_bash_description (TRUE, DSH_APPROVAL_POLICY_ASK);
-  g_autofree char *never = dsh_bash_description (TRUE, DSH_APPROVAL_POLICY_NEVER);
-  g_autofree char *plain = dsh_bash_description (FALSE, DSH_APPROVAL_POLICY_ASK);
+  g_autofree char *confining = dsh_bash_description (TRUE);
+  g_autofree char *plain = dsh_bash_description (FALSE);
   g_autofree char *expected = NULL;
-  g_autofree char *expected_never = NULL;
 
   g_assert_cmpstr (dsh_text_bash_escalation_paragraph (), ==, paragraph);
   expected = g_strconcat (dsh_text_bash_description (), "\n\n", paragraph, NULL);
   g_assert_cmpstr (confining, ==, expected);
-  expected_never = g_strconcat (expected, "\n\n", never_text, NULL);
-  g_assert_cmpstr (never, ==, expected_never);
+  /* Registry-level: no session fact, "never" included, ever enters it. */
+  g_assert_null (strstr (confining, never_text));
   /* No confining executor: nothing to escalate, nothing advertised. */
   g_assert_cmpstr (plain, ==, dsh_text_bash_description ());
   g_assert_null (strstr (plain, "sandbox_permissions"));
+}
+
+/* The per-session facts go to the runtime context instead. */
+static void
+test_runtime_context (void)
+{
+  g_autofree char *ask = dsh_text_runtime_context (DSH_SANDBOX_MODE_READ_ONLY, "/w",
+                                                   DSH_APPROVAL_POLICY_ASK);
+  g_autofree char *never = dsh_text_runtime_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w",
+                                                     DSH_APPROVAL_POLICY_NEVER);
+  g_autofree char *ro = dsh_text_policy_context (DSH_SANDBOX_MODE_READ_ONLY, "/w");
+  g_autofree char *ww = dsh_text_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w");
+  g_autofree char *expected = g_strconcat (ww, "\n\n", never_text, NULL);
+
+  g_assert_cmpstr (ask, ==, ro);
+  g_assert_cmpstr (never, ==, expected);
 }
 
 int
@@ -494,7 +559,9 @@ main (int argc, char **argv)
   g_test_add_func ("/escalation/wider-modes", test_wider_modes);
   g_test_add_func ("/escalation/targets", test_targets);
   g_test_add_func ("/escalation/validate-args", test_validate_args);
+  g_test_add_func ("/escalation/justification-trim", test_justification_trim);
   g_test_add_func ("/escalation/composition", test_composition);
+  g_test_add_func ("/escalation/runtime-context", test_runtime_context);
   g_test_add_func ("/escalation/could-be-approved", test_could_be_approved);
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -508,6 +575,7 @@ main (int argc, char **argv)
 #undef ADD
   g_test_add_func ("/escalation/texts/markers", test_markers);
   g_test_add_func ("/escalation/texts/bash-description", test_bash_description);
+  g_test_add_func ("/escalation/texts/runtime-context", test_runtime_context);
 
   return g_test_run ();
 }

@@ -153,7 +153,7 @@ apply_action (DshPermissionPresets *presets, DshSessionLog *log, const char *act
   g_autoptr (GError) error = NULL;
 
   if (g_str_equal (words[0], "preset"))
-    g_assert_true (dsh_permission_presets_set (presets, log, words[1], &error));
+    g_assert_true (dsh_permission_presets_set (presets, log, words[1], NULL, &error));
   else if (g_str_equal (words[0], "mode"))
     {
       DshSandboxMode mode;
@@ -219,7 +219,7 @@ test_custom_and_unknown_never_selectable (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
     {
-      g_assert_false (dsh_permission_presets_set (presets, log, refused[i], &error));
+      g_assert_false (dsh_permission_presets_set (presets, log, refused[i], NULL, &error));
       g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
       g_clear_error (&error);
     }
@@ -386,6 +386,91 @@ test_config_file (void)
                    DSH_APPROVAL_POLICY_NEVER);
 }
 
+/* A resumed session keeps what it is under at its first use, whatever the defaults do next. */
+static void
+test_pin_resumed_session (void)
+{
+  g_autoptr (DshPermissionPresets) first = dsh_permission_presets_new ();
+  g_autoptr (DshPermissionPresets) later = NULL;
+  g_autoptr (DshSessionLog) log = new_session ("resumed.jsonl");
+  g_autoptr (GPtrArray) events = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *appended = NULL;
+
+  /* Header only: both knobs are filled in, no preset is invented (none is the default). */
+  g_assert_true (dsh_permission_presets_pin_session (first, log, &error));
+  g_assert_no_error (error);
+  appended = types_since (log, 0);
+  g_assert_cmpstr (appended, ==, "sandbox/mode=read-only,approval/policy=ask");
+  /* Once only. */
+  g_assert_true (dsh_permission_presets_pin_session (first, log, &error));
+  g_assert_cmpuint (event_count (log), ==, 2);
+
+  later = dsh_permission_presets_new_from_json (
+    "{\"defaultMode\":\"danger-full-access\",\"defaultApprovalPolicy\":\"never\","
+    "\"defaultPreset\":\"danger-full-access\"}", -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_permission_presets_pin_session (later, log, &error));
+  g_assert_cmpuint (event_count (log), ==, 2);
+  events = dsh_session_log_dup_events (log);
+  g_assert_cmpint (dsh_permission_presets_effective_mode (later, events), ==,
+                   DSH_SANDBOX_MODE_READ_ONLY);
+  g_assert_cmpint (dsh_permission_presets_effective_approval_policy (later, events), ==,
+                   DSH_APPROVAL_POLICY_ASK);
+}
+
+/* The default preset is recorded when it is what a header-only session is under. */
+static void
+test_pin_records_matching_default_preset (void)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshSessionLog) log = new_session ("preset.jsonl");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *appended = NULL;
+
+  presets = dsh_permission_presets_new_from_json (
+    "{\"defaultMode\":\"workspace-write\",\"defaultPreset\":\"workspace-write\"}", -1,
+    &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_permission_presets_pin_session (presets, log, &error));
+  g_assert_no_error (error);
+  appended = types_since (log, 0);
+  g_assert_cmpstr (appended, ==,
+                   "permissionPresets/preset=workspace-write,sandbox/mode=workspace-write,"
+                   "approval/policy=ask");
+}
+
+/* A selection that moves the effective approval policy hands back the notice for the model,
+ * verbatim; one that leaves it alone hands back nothing. */
+static void
+test_set_returns_notice (void)
+{
+  static const struct {
+    const char *preset;
+    const char *notice;
+  } steps[] = {
+    { "danger-full-access",
+      "The approval policy changed from \"ask\" to \"never\" (changed by the user)." },
+    { "danger-full-access", NULL },
+    { "workspace-write",
+      "The approval policy changed from \"never\" to \"ask\" (changed by the user)." },
+    { "workspace-write", NULL },
+  };
+  g_autoptr (DshPermissionPresets) presets = dsh_permission_presets_new ();
+  g_autoptr (DshSessionLog) log = new_session ("notice.jsonl");
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *notice = g_strdup ("stale");
+
+      g_assert_true (dsh_permission_presets_set (presets, log, steps[i].preset, &notice,
+                                                 &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (notice, ==, steps[i].notice);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -401,6 +486,10 @@ main (int argc, char **argv)
   g_test_add_func ("/permission-presets/custom-never-selectable",
                    test_custom_and_unknown_never_selectable);
   g_test_add_func ("/permission-presets/create-session-pins", test_create_session_pins);
+  g_test_add_func ("/permission-presets/set-returns-notice", test_set_returns_notice);
+  g_test_add_func ("/permission-presets/pin-resumed-session", test_pin_resumed_session);
+  g_test_add_func ("/permission-presets/pin-records-matching-default-preset",
+                   test_pin_records_matching_default_preset);
   g_test_add_func ("/permission-presets/default-change-leaves-existing",
                    test_default_change_leaves_existing_sessions);
   g_test_add_func ("/permission-presets/config-errors", test_config_errors);

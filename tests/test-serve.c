@@ -180,6 +180,8 @@ test_schema_agrees (void)
     "{\"id\":\"x\",\"method\":\"confine\",\"params\":{\"argv\":[\"a\",\"\"],\"mode\":\"zzz\"}}",
     "{\"method\":\"policy.resolve\",\"params\":{\"mode\":\"read-only\"}}",
     "{\"method\":\"policy.context\"}",
+    "{\"method\":\"escalate\",\"params\":{\"session\":\"/nonexistent/s.jsonl\",\"argv\":[\"a\"],"
+    "\"callId\":\"c\"}}",
     NULL,
   };
   const char *invalid[] = {
@@ -191,6 +193,10 @@ test_schema_agrees (void)
     "{\"method\":\"confine\",\"params\":[]}",
     "{\"method\":\"policy.context\",\"params\":{\"mode\":\"read-only\"}}",
     "{\"method\":\"policy.resolve\",\"params\":{\"workspace\":\"/\"}}",
+    "{\"method\":\"escalate\",\"params\":{\"argv\":[\"a\"],\"callId\":\"c\"}}",
+    "{\"method\":\"escalate\",\"params\":{\"session\":\"s\",\"argv\":[\"a\"]}}",
+    "{\"method\":\"escalate\",\"params\":{\"session\":\"s\",\"argv\":[\"a\"],\"callId\":\"\"}}",
+    "{\"method\":\"escalate\",\"params\":{\"session\":\"s\",\"callId\":\"c\"}}",
     NULL,
   };
   g_autoptr (GPtrArray) accepted = NULL;
@@ -354,6 +360,123 @@ test_guards (void)
   dsh_test_remove_tree (dir);
 }
 
+/* escalate: the server asks its own client (the next stdin line answers) and writes the audit
+ * pair, with the caller's callId, inside a turn of the session; each refusal keeps exec's
+ * exact text; a request without a session or callId is not a request. */
+static void
+test_escalate (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  const char *ids[] = { "call-A", "call-B", "call-C" };
+  g_autofree char *escalate[3] = { NULL };
+  g_autofree char *not_wider = NULL;
+  g_autofree char *no_call_id = NULL;
+  g_autoptr (GPtrArray) responses = NULL;
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autoptr (GPtrArray) call_ids = g_ptr_array_new ();
+  g_autoptr (GPtrArray) outcomes = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *canonical = NULL;
+  JsonObject *grant;
+  guint turns = 0;
+
+  g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
+  canonical = dsh_canonical_path (ws);
+  log = dsh_test_create_session_log (path, ws);
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_true (dsh_session_log_append_approval_policy (log, DSH_APPROVAL_POLICY_ASK, &error));
+  g_assert_no_error (error);
+  g_clear_object (&log);
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    escalate[i] = g_strdup_printf (
+      "{\"id\":%u,\"method\":\"escalate\",\"params\":{\"session\":\"%s\",\"argv\":[\"sh\","
+      "\"-c\",\"make\"],\"sandboxPermissions\":\"workspace-write\",\"justification\":"
+      "\"the build writes here\",\"callId\":\"%s\"}}", i + 1, path, ids[i]);
+  not_wider = g_strdup_printf (
+    "{\"id\":4,\"method\":\"escalate\",\"params\":{\"session\":\"%s\",\"argv\":[\"true\"],"
+    "\"mode\":\"workspace-write\",\"sandboxPermissions\":\"workspace-write\","
+    "\"justification\":\"why\",\"callId\":\"call-D\"}}", path);
+  no_call_id = g_strdup_printf (
+    "{\"id\":5,\"method\":\"escalate\",\"params\":{\"session\":\"%s\",\"argv\":[\"true\"],"
+    "\"sandboxPermissions\":\"workspace-write\",\"justification\":\"why\"}}", path);
+  {
+    const char *requests[] = {
+      escalate[0], "{\"result\":\"allowed-once\"}",
+      escalate[1], "{\"result\":\"rejected\"}",
+      escalate[2], "maybe",
+      not_wider, no_call_id, NULL,
+    };
+
+    responses = serve (NULL, NULL, requests);
+  }
+  g_assert_cmpuint (responses->len, ==, 8);
+
+  /* Each question is the approval request, with the caller's call id. */
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      JsonObject *question = response (responses, 2 * i);
+      JsonNode *params = json_object_get_member (question, "params");
+      g_autofree char *text = json_to_string (params, FALSE);
+
+      g_assert_cmpstr (json_object_get_string_member (question, "method"), ==,
+                       "approval.request");
+      dsh_test_assert_valid_json (text, "approval-request.schema.json");
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (params), "callId"),
+                       ==, ids[i]);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (params),
+                                                      "workspaceRoot"), ==, canonical);
+    }
+  grant = result (responses, 1, NULL);
+  g_assert_cmpstr (json_object_get_string_member (grant, "mode"), ==, "workspace-write");
+  g_assert_cmpstr (json_object_get_string_member (grant, "outcome"), ==, "allowed-once");
+  g_assert_cmpstr (json_object_get_string_member (grant, "callId"), ==, "call-A");
+  g_assert_cmpstr (error_code (responses, 3), ==, "ESCALATION_REFUSED");
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (response (responses, 3), "error"),
+                     "message"), ==,
+                   "the user rejected escalating this command to \"workspace-write\"");
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (response (responses, 5), "error"),
+                     "message"), ==,
+                   "sandbox escalation to \"workspace-write\" requires approval, but no approval "
+                   "channel is available");
+  /* Widening first, before anyone is asked: no question line precedes this answer. */
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (response (responses, 6), "error"),
+                     "message"), ==,
+                   "sandbox escalation to \"workspace-write\" is not strictly wider than this "
+                   "call's current \"workspace-write\" mode");
+  g_assert_cmpstr (error_code (responses, 7), ==, "INVALID_REQUEST");
+
+  /* The audit pairs, in their turns, tied to their calls. */
+  log = dsh_test_load_session_log (path);
+  events = dsh_session_log_dup_events (log);
+  for (guint i = 0; i < events->len; i++)
+    {
+      DshSessionEvent *event = events->pdata[i];
+
+      if (dsh_session_event_get_kind (event) == DSH_SESSION_EVENT_TURN_START)
+        turns++;
+      if (dsh_session_event_get_kind (event) == DSH_SESSION_EVENT_APPROVAL_ASKED)
+        g_ptr_array_add (call_ids, (gpointer) dsh_session_event_get_string (event, "callId"));
+      if (dsh_session_event_get_kind (event) == DSH_SESSION_EVENT_APPROVAL_DECIDED)
+        g_ptr_array_add (outcomes, (gpointer) dsh_session_event_get_string (event, "outcome"));
+    }
+  g_assert_false (dsh_session_log_has_open_turn (log));
+  g_assert_cmpuint (turns, ==, 4);
+  g_assert_cmpuint (call_ids->len, ==, 3);
+  g_assert_cmpuint (outcomes->len, ==, 3);
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    g_assert_cmpstr (call_ids->pdata[i], ==, ids[i]);
+  g_assert_cmpstr (outcomes->pdata[0], ==, "allowed-once");
+  g_assert_cmpstr (outcomes->pdata[1], ==, "rejected");
+  g_assert_cmpstr (outcomes->pdata[2], ==, "unavailable");
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -364,5 +487,6 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
   g_test_add_func ("/serve/policy-methods", test_policy_methods);
   g_test_add_func ("/serve/guards", test_guards);
+  g_test_add_func ("/serve/escalate", test_escalate);
   return g_test_run ();
 }

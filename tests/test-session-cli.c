@@ -150,6 +150,119 @@ test_session_lifecycle (void)
   g_assert_nonnull (strstr (run.out, "preset: danger-full-access\n"));
 }
 
+/* Switching presets can move the approval policy: the notice is printed then, verbatim. */
+static void
+test_set_preset_prints_notice (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
+  assert_ok (&run);
+  cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==,
+                   "The approval policy changed from \"ask\" to \"never\" (changed by the "
+                   "user).\n");
+  cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==, "");
+  cli (&run, NULL, "session", "set-preset", path, "workspace-write", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==,
+                   "The approval policy changed from \"never\" to \"ask\" (changed by the "
+                   "user).\n");
+  /* The mode moves, the approval policy does not: nothing to tell. */
+  cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
+  assert_ok (&run);
+  g_assert_cmpstr (run.out, ==, "");
+  dsh_test_remove_tree (dir);
+}
+
+/* A resumed session that lacks its pinned facts (a header only, or a log written before
+ * pinning) keeps what it had at its first use: the missing facts are filled in then, once,
+ * and a later change of the deployment defaults never moves it. Each first use is tried:
+ * confine, policy context, policy resolve and a switch. */
+static void
+test_resumed_session_keeps_permissions (void)
+{
+  static const char *const first_uses[] = { "confine", "context", "resolve", "set-mode" };
+  /* Out of reach of the session's own commands: the log beside its cwd, not inside it. */
+  g_autofree char *dir = dsh_test_scratch_dir ("resumed");
+  g_autofree char *cwd = g_build_filename (dir, "ws", NULL);
+  g_autofree char *config_dir = dsh_test_scratch_dir ("config");
+  g_autofree char *config = g_build_filename (config_dir, "config.json", NULL);
+  g_autofree char *env_config = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", config);
+  const char *env[] = { env_config, NULL };
+
+  g_assert_cmpint (g_mkdir (cwd, 0755), ==, 0);
+  dsh_test_write_file (config, "{\"defaultMode\":\"workspace-write\","
+                               "\"defaultApprovalPolicy\":\"never\"}");
+  for (guint i = 0; i < G_N_ELEMENTS (first_uses); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("resumed-%u.jsonl", i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_auto (DshTestRun) run = { 0 };
+      g_autoptr (JsonObject) shown = NULL;
+      guint lines;
+
+      g_test_message ("first use: %s", first_uses[i]);
+      g_object_unref (dsh_test_create_session_log (path, cwd));
+      g_assert_cmpuint (dsh_test_count_lines (path), ==, 1);
+
+      /* The first use, under the built-in defaults (read-only, ask). */
+      if (g_str_equal (first_uses[i], "confine"))
+        cli (&run, NULL, "confine", "--session", path, "--", "true", NULL);
+      else if (g_str_equal (first_uses[i], "context"))
+        cli (&run, NULL, "policy", "context", "--session", path, NULL);
+      else if (g_str_equal (first_uses[i], "resolve"))
+        cli (&run, NULL, "policy", "resolve", "--session", path, NULL);
+      else
+        cli (&run, NULL, "session", "set-mode", path, "read-only", NULL);
+      assert_ok (&run);
+      assert_log_valid (path);
+      lines = dsh_test_count_lines (path);
+      g_assert_cmpuint (lines, >=, 3);
+
+      /* The operator changes the defaults: the session stays as it was. */
+      shown = show_json (&run, env, path);
+      g_assert_cmpstr (json_object_get_string_member (
+                         json_object_get_object_member (shown, "policy"), "mode"), ==,
+                       "read-only");
+      g_assert_cmpstr (json_object_get_string_member (shown, "approvalPolicy"), ==, "ask");
+      cli (&run, env, "policy", "context", "--session", path, NULL);
+      assert_ok (&run);
+      g_assert_true (g_str_has_prefix (run.out, "Current DSH file policy: read-only."));
+      g_assert_null (strstr (run.out, "Approval prompts are disabled"));
+      /* Filled in once: later uses append nothing. */
+      g_assert_cmpuint (dsh_test_count_lines (path), ==, lines);
+    }
+
+  /* Written before pinning: a mode but no approval policy. The mode is kept, the policy is
+   * the one in force at the first use. */
+  {
+    g_autofree char *path = g_build_filename (dir, "half.jsonl", NULL);
+    g_autoptr (DshSessionLog) log = dsh_test_create_session_log (path, cwd);
+    g_autoptr (GError) error = NULL;
+    g_auto (DshTestRun) run = { 0 };
+    g_autoptr (JsonObject) shown = NULL;
+
+    g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_DANGER_FULL_ACCESS,
+                                                &error));
+    g_assert_no_error (error);
+    cli (&run, NULL, "policy", "resolve", "--session", path, NULL);
+    assert_ok (&run);
+    shown = show_json (&run, env, path);
+    g_assert_cmpstr (json_object_get_string_member (
+                       json_object_get_object_member (shown, "policy"), "mode"), ==,
+                     "danger-full-access");
+    g_assert_cmpstr (json_object_get_string_member (shown, "approvalPolicy"), ==, "ask");
+  }
+  dsh_test_remove_tree (dir);
+  dsh_test_remove_tree (config_dir);
+}
+
 /* Is `path` the argument of a writable bind in a bwrap argv (ConfinedArgv JSON)? */
 static gboolean
 argv_binds_writable (const char *confined_json, const char *path)
@@ -456,6 +569,9 @@ main (int argc, char **argv)
   g_test_add_func ("/session-cli/lifecycle", test_session_lifecycle);
   g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
+  g_test_add_func ("/session-cli/resumed-session-keeps-permissions",
+                   test_resumed_session_keeps_permissions);
+  g_test_add_func ("/session-cli/set-preset-prints-notice", test_set_preset_prints_notice);
   g_test_add_func ("/session-cli/config-defaults-and-pinning", test_config_defaults_and_pinning);
   g_test_add_func ("/session-cli/crash-tail", test_crash_tail_via_cli);
   g_test_add_func ("/session-cli/confine-with-session", test_confine_with_session);

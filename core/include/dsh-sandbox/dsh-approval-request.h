@@ -18,11 +18,13 @@ typedef struct _DshApprovalRequest DshApprovalRequest;
 
 GType                dsh_approval_request_get_type       (void) G_GNUC_CONST;
 
-/* details (nullable) is copied; it can never replace id, toolName, reason or sessionId. */
+/* details (nullable) is copied; it can never replace id, toolName, reason, sessionId or
+ * callId. call_id (nullable): the asking tool's id of the call the question is about. */
 DshApprovalRequest  *dsh_approval_request_new            (const char         *id,
                                                           const char         *tool_name,
                                                           const char         *reason,
                                                           const char         *session_id,
+                                                          const char         *call_id,
                                                           JsonObject         *details);
 DshApprovalRequest  *dsh_approval_request_ref            (DshApprovalRequest *request);
 void                 dsh_approval_request_unref          (DshApprovalRequest *request);
@@ -34,10 +36,13 @@ const char          *dsh_approval_request_get_tool_name  (const DshApprovalReque
 const char          *dsh_approval_request_get_reason     (const DshApprovalRequest *request);
 /* The asking session's id. */
 const char          *dsh_approval_request_get_session_id (const DshApprovalRequest *request);
+/* The id of the tool call this question is about (the caller's; several calls of one turn
+ * tell their audit pairs apart by it), or NULL. */
+const char          *dsh_approval_request_get_call_id    (const DshApprovalRequest *request);
 /* The tool's extra facts for a human (may be NULL). Borrowed and shared: never modify it. */
 JsonObject          *dsh_approval_request_get_details    (const DshApprovalRequest *request);
 
-/* {id, toolName, reason, sessionId, ...details} (schemas/approval-request.schema.json). */
+/* {id, toolName, reason, sessionId, callId?, ...details} (schemas/approval-request.schema.json). */
 JsonNode            *dsh_approval_request_to_json        (const DshApprovalRequest *request);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshApprovalRequest, dsh_approval_request_unref)

@@ -2,7 +2,7 @@
  * open turn, writes the audit pair around every decision, and fails closed.
  *
  *   request  -> refused (error) outside an open turn, nothing appended
- *            -> approval/asked {id, toolName, reason}        (a failed append: error, no answer)
+ *            -> approval/asked {id, toolName, reason, callId} (a failed append: error, no answer)
  *            -> decide: policy "never"            -> rejected, before any answerer runs
  *                       caller cancels first      -> cancelled (a late answer is discarded)
  *                       first answerer that answers (scoped ones see only their session)
@@ -67,12 +67,15 @@ gboolean            dsh_approval_service_set_policy         (DshApprovalService 
 
 /* Asks for one decision (see the top of this file). call_policy: DSH_APPROVAL_POLICY_NEVER
  * decides "rejected" for this call whatever the session says; ASK defers to the session.
+ * call_id is the asking tool's id of its call (required): the request and the approval/asked
+ * event carry it, so several calls in one turn can tell their audit pairs apart.
  * details (nullable) are facts for the answerers, not logged. Answerers run in the
  * thread-default main context of the caller. */
 void                dsh_approval_service_request_async      (DshApprovalService  *self,
                                                              DshSessionLog       *session,
                                                              DshApprovalPolicy    call_policy,
                                                              const char          *tool_name,
+                                                             const char          *call_id,
                                                              const char          *reason,
                                                              JsonObject          *details,
                                                              GCancellable        *cancellable,
@@ -89,6 +92,7 @@ gboolean            dsh_approval_service_request            (DshApprovalService 
                                                              DshSessionLog       *session,
                                                              DshApprovalPolicy    call_policy,
                                                              const char          *tool_name,
+                                                             const char          *call_id,
                                                              const char          *reason,
                                                              JsonObject          *details,
                                                              GCancellable        *cancellable,

@@ -1,5 +1,5 @@
 /* dsh-bash-description.h — the model-facing description of a sandboxed bash tool, composed
- * from the texts in dsh-texts.h for one session's facts.
+ * from the texts in dsh-texts.h.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,15 +7,12 @@
 
 #include <glib.h>
 
-#include "dsh-approval-vocabulary.h"
-
 G_BEGIN_DECLS
 
-/* The base description; then, when the executor confines, the escalation paragraph (the
- * sanctioned same-turn retry) and, under "never", the statement that approval prompts are
- * disabled (which the paragraph tells the model to honour). Paragraphs are separated by a
- * blank line. */
-char  *dsh_bash_description  (gboolean           executor_confines,
-                              DshApprovalPolicy  policy);
+/* The base description, then, when the executor confines, a blank line and the escalation
+ * paragraph (the sanctioned same-turn retry). It depends on the composition only, never on a
+ * session: the statement that approval prompts are disabled, and the standing mode, belong to
+ * the runtime context (dsh_text_runtime_context()). */
+char  *dsh_bash_description  (gboolean           executor_confines);
 
 G_END_DECLS

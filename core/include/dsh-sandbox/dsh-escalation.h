@@ -67,6 +67,8 @@ typedef struct {
   DshApprovalPolicy call_policy;
   /* "bash" */
   const char *tool_name;
+  /* The tool's id of this call (required once a person is asked). */
+  const char *call_id;
   /* The noun of the rejected text: "command" (bash) or "operation" (fs). */
   const char *subject;
   /* Facts for the answerers (nullable). */

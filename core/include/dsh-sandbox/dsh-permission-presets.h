@@ -75,10 +75,13 @@ char        *dsh_permission_presets_current             (DshPermissionPresets *s
 
 /* Selects a preset: appends `permissionPresets/preset` first when the recorded selection
  * differs, then `sandbox/mode` and `approval/policy` each only when its effective value
- * changes. A net-zero selection appends nothing. Unknown names and "custom" are refused. */
+ * changes. A net-zero selection appends nothing. Unknown names and "custom" are refused.
+ * *out_notice (nullable) receives the notice the host injects for the model when the effective
+ * approval policy changed (as dsh_approval_service_set_policy() gives it), else NULL. */
 gboolean     dsh_permission_presets_set                 (DshPermissionPresets *self,
                                                          DshSessionLog        *session,
                                                          const char           *name,
+                                                         char                **out_notice,
                                                          GError              **error);
 
 /* Creates a session log and pins into it the preset (name, else the default preset, if any),
@@ -87,6 +90,15 @@ DshSessionLog *dsh_permission_presets_create_session    (DshPermissionPresets *s
                                                          const char           *path,
                                                          const char           *cwd,
                                                          const char           *preset,
+                                                         GError              **error);
+
+/* At a resumed session's first use (a log with only its header, or one written before its
+ * facts were pinned): appends the `sandbox/mode` and `approval/policy` it lacks, with the values
+ * it is under now, and the default preset when that is what it is under, so later changes of
+ * the defaults never alter it. A session that has them all appends nothing. Call it before a
+ * resumed session's policy is used or shown to a model. */
+gboolean       dsh_permission_presets_pin_session      (DshPermissionPresets *self,
+                                                         DshSessionLog        *session,
                                                          GError              **error);
 
 G_END_DECLS

@@ -49,7 +49,8 @@ gboolean          dsh_policy_service_set_mode         (DshPolicyService *self,
                                                        DshSandboxMode    mode,
                                                        GError          **error);
 
-/* The model-facing policy context for this session (or the agentless default). */
+/* The model-facing policy context for this session (or the agentless default). The runtime
+ * context a model is shown adds the session's approval facts: dsh_text_runtime_context(). */
 char             *dsh_policy_service_render_context   (DshPolicyService *self,
                                                        DshSessionLog    *session);
 

@@ -9,7 +9,7 @@
  *   sandbox/mode              {mode: read-only | workspace-write | danger-full-access}
  *   approval/policy           {policy: ask | never}
  *   permissionPresets/preset  {preset: <table name, never "custom">}
- *   approval/asked            {id, toolName, reason, ...}   turn-scoped, log-only
+ *   approval/asked            {id, toolName, reason, callId, ...}   turn-scoped, log-only
  *   approval/decided          {id, outcome, ...}            turn-scoped, log-only
  *   turn/start                {id?}
  *   turn/end                  {id?}

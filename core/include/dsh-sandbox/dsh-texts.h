@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "dsh-approval-vocabulary.h"
 #include "dsh-mode.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,12 @@ char  *dsh_text_escalation_hint      (const char     *subject);
  * the policy alone. workspace_root (the canonical root) is named only under workspace-write. */
 char  *dsh_text_policy_context       (DshSandboxMode  mode,
                                       const char     *workspace_root);
+/* The runtime context of one call, where per-session facts go (tool descriptions stay
+ * registry-level): the policy context, then, when approval_policy is "never", a blank line and
+ * dsh_text_approval_never(). */
+char  *dsh_text_runtime_context      (DshSandboxMode     mode,
+                                      const char        *workspace_root,
+                                      DshApprovalPolicy  approval_policy);
 
 /* ---- approval and escalation (seed 003 §4 and §5) --------------------------------------- */
 
