@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dsh-error.h"
+#include "dsh-module-loader-private.h"
 #include "dsh-roots.h"
 #include "dsh-spawn-private.h"
 
