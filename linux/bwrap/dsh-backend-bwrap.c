@@ -9,6 +9,9 @@
 
 DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_bwrap_describe (void);
 
+/* Opens the writable roots without following symlinks and binds them by descriptor. */
+#define LAUNCHER "dsh-bwrap-exec"
+
 /* A write under a read-only bind fails with EROFS; this is how its text reads. */
 static const char *const denial_signatures[] = {
   "Read-only file system",
@@ -45,11 +48,25 @@ static const char *const fatal_signatures[] = {
 
 static const int fatal_exit_codes[] = { 1 };
 
+/* The launcher's one line when it cannot hand bwrap what it needs (see dsh-bwrap-exec.c),
+ * with its own exit status. */
+static const char *const launcher_fatal_signatures[] = {
+  LAUNCHER ": fatal: ",
+  NULL,
+};
+
+static const int launcher_fatal_exit_codes[] = { 125 };
+
 static const DshBackendFailureRule failure_rules[] = {
   {
     .allowed_exit_codes = fatal_exit_codes,
     .n_allowed_exit_codes = 1,
     .fatal_signatures = fatal_signatures,
+  },
+  {
+    .allowed_exit_codes = launcher_fatal_exit_codes,
+    .n_allowed_exit_codes = 1,
+    .fatal_signatures = launcher_fatal_signatures,
   },
 };
 
@@ -83,34 +100,50 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
     "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
     NULL,
   };
+  const char *launcher = host->find_helper (host, LAUNCHER);
   const char *bwrap = host->find_program (host, "bwrap");
+  int write = policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE;
+  /* A workspace that is /tmp itself is the host's /tmp: a private one would swallow the writes. */
+  int host_tmp = write && strcmp (policy->workspace_root, "/tmp") == 0;
 
   if (bwrap == NULL)
     {
       host->set_error (host, "bwrap was not found on PATH");
       return -1;
     }
+  if (launcher == NULL)
+    {
+      host->set_error (host, "the bwrap launcher " LAUNCHER " was not found");
+      return -1;
+    }
 
+  /* The launcher takes the roots, binds them read-write from descriptors and inserts those
+   * binds before bwrap's "--". A missing root matches nothing until it exists. */
+  host->push_arg (host, launcher);
+  for (size_t i = 0; write && policy->writable_roots != NULL && policy->writable_roots[i]; i++)
+    {
+      const char *root = policy->writable_roots[i];
+
+      if (root[0] != '/')
+        {
+          host->set_error (host, "a writable root is not an absolute path");
+          return -1;
+        }
+      if (strcmp (root, "/tmp") == 0 && !host_tmp)
+        continue;
+      host->push_arg (host, "--write");
+      host->push_arg (host, root);
+    }
+  host->push_arg (host, "--");
   host->push_arg (host, bwrap);
   push_args (host, profile);
 
-  if (policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE)
+  /* Otherwise the temp area is a private tmpfs: nothing written there reaches the host's /tmp.
+   * Roots bound after it (a workspace or TMPDIR below /tmp) stay the host's own directories. */
+  if (write && !host_tmp)
     {
-      /* The temp area is a private tmpfs: nothing written there reaches the host's /tmp. Roots
-       * bound after it (a workspace or TMPDIR below /tmp) stay the host's own directories. */
       host->push_arg (host, "--tmpfs");
       host->push_arg (host, "/tmp");
-      for (size_t i = 0; policy->writable_roots != NULL && policy->writable_roots[i]; i++)
-        {
-          const char *root = policy->writable_roots[i];
-
-          if (strcmp (root, "/tmp") == 0)
-            continue;
-          /* A missing root matches nothing until it exists. */
-          host->push_arg (host, "--bind-try");
-          host->push_arg (host, root);
-          host->push_arg (host, root);
-        }
     }
 
   host->push_arg (host, "--");
@@ -127,6 +160,11 @@ bwrap_check (DshBackendHost *host)
       host->set_error (host, "bwrap was not found on PATH");
       return -1;
     }
+  if (host->find_helper (host, LAUNCHER) == NULL)
+    {
+      host->set_error (host, "the bwrap launcher " LAUNCHER " was not found");
+      return -1;
+    }
   return 0;
 }
 
@@ -141,7 +179,7 @@ static const DshBackendDescriptor descriptor = {
   .check = bwrap_check,
   .denial_signatures = denial_signatures,
   .runner_failure_rules = failure_rules,
-  .n_runner_failure_rules = 1,
+  .n_runner_failure_rules = 2,
 };
 
 const DshBackendDescriptor *

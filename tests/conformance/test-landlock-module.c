@@ -158,13 +158,15 @@ test_confine_workspace_write (void)
   for (gsize i = 0; i < G_N_ELEMENTS (expected); i++)
     g_assert_cmpstr (fake.argv->pdata[i], ==, expected[i]);
 
-  /* Partial on every ABI so far, with the metadata reason first; truncate below ABI 3. */
+  /* Partial on every ABI so far, with the metadata reason first, then the git files inside the
+   * workspace; truncate below ABI 3. */
   g_assert_true (fake.enforcement_set);
   g_assert_cmpint (fake.enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
   g_assert_cmpuint (fake.reasons->len, >=, 1);
   g_assert_nonnull (strstr (fake.reasons->pdata[0], "metadata"));
+  g_assert_nonnull (strstr (fake.reasons->pdata[1], ".git/hooks"));
   g_assert_cmpuint (fake.reasons->len, ==,
-                    1 + (dsh_test_landlock_abi () < 2) + (dsh_test_landlock_abi () < 3));
+                    2 + (dsh_test_landlock_abi () < 2) + (dsh_test_landlock_abi () < 3));
   fake_clear (&fake);
 }
 
