@@ -43,6 +43,8 @@ static const char *const fatal_signatures[] = {
   "bwrap: capget",
   "bwrap: prctl(",
   "bwrap: open /proc/",
+  /* --bind-fd found something else mounted than the descriptor it was given (a raced path). */
+  "bwrap: Race condition binding dirfd",
   NULL,
 };
 

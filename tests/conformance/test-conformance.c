@@ -37,8 +37,9 @@ typedef struct {
   /* A line the runner prints for the command's own failure; not a runner failure. */
   const char *lookalike_line;
   int lookalike_exit;
-  /* The status for a command that cannot be executed. */
+  /* The status for a command that cannot be executed, read-only and workspace-write. */
   int missing_command_exit;
+  int missing_command_exit_write;
   const char *enforcement;
   /* Honest differences, each pinned by a case. */
   gboolean private_tmp;
@@ -46,6 +47,9 @@ typedef struct {
   gboolean hides_host_processes;
   gboolean governs_metadata;
   gboolean reports_signal;
+  /* For a launcher in front of the runner: how to make it fail, and its fatal line's start. */
+  const char *launcher_deny_syscalls;
+  const char *launcher_fatal_prefix;
   /* Whether .git/hooks and .git/config stay read-only inside the writable roots. */
   gboolean protects_git;
 } Backend;
@@ -62,6 +66,9 @@ static const Backend backends[] = {
     .lookalike_line = "bwrap: execvp dsh-conformance-tool: No such file or directory",
     .lookalike_exit = 1,
     .missing_command_exit = 1,
+    /* Under workspace-write the launcher checks the sandbox from inside first and execs the
+     * command itself, as the Landlock launcher does. */
+    .missing_command_exit_write = 127,
     .enforcement = "full",
     .private_tmp = TRUE,
     .private_dev = TRUE,
@@ -70,6 +77,9 @@ static const Backend backends[] = {
     /* bwrap turns the command's death by signal N into its own exit 128+N. */
     .reports_signal = FALSE,
     .protects_git = TRUE,
+    /* dsh-bwrap-exec opens the roots with openat2 only: without it, nothing is bound. */
+    .launcher_deny_syscalls = "openat2",
+    .launcher_fatal_prefix = "dsh-bwrap-exec: fatal: ",
   },
   {
     .name = "landlock",
@@ -83,6 +93,7 @@ static const Backend backends[] = {
                       "directory",
     .lookalike_exit = 125,
     .missing_command_exit = 127,
+    .missing_command_exit_write = 127,
     .enforcement = "partial",
     .private_tmp = FALSE,
     .private_dev = FALSE,
@@ -808,6 +819,48 @@ test_runner_failure (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (json_object_get_string_member (report (f), "detail"), detail));
 }
 
+/* A launcher in front of the runner (bwrap's) that fails is a runner failure too: 125, its own
+ * fatal line as the detail, and the command never ran. (The Landlock launcher is the runner.) */
+static void
+test_launcher_failure (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *marker = g_build_filename (f->ws, "ran", NULL);
+  g_autofree char *report_arg = g_strdup_printf ("--report=%s", f->report_path);
+  g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
+  const char *env[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *prefix = "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write") " Runner failure: ";
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *report_text = NULL;
+
+  if (!require_backend () || backend->launcher_deny_syscalls == NULL)
+    return;
+
+  dsh_test_add_deny_syscalls (argv, "ENOSYS", backend->launcher_deny_syscalls);
+  g_ptr_array_add (argv, (char *) dsh_test_cli ());
+  g_ptr_array_add (argv, (char *) "exec");
+  g_ptr_array_add (argv, (char *) "--mode=workspace-write");
+  g_ptr_array_add (argv, (char *) "--workspace");
+  g_ptr_array_add (argv, f->ws);
+  g_ptr_array_add (argv, report_arg);
+  g_ptr_array_add (argv, (char *) "--");
+  g_ptr_array_add (argv, (char *) fileop ());
+  g_ptr_array_add (argv, (char *) "write");
+  g_ptr_array_add (argv, marker);
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run (&run, (const char *const *) argv->pdata, env, f->ws, NULL);
+
+  g_assert_cmpint (run.exit_code, ==, 125);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (run.err, prefix));
+  g_assert_nonnull (strstr (strstr (run.err, prefix) + strlen (prefix),
+                            backend->launcher_fatal_prefix));
+  report_text = dsh_test_read_file (f->report_path);
+  f->report = dsh_test_parse_json (report_text);
+  g_assert_cmpstr (report_outcome (f), ==, "runner-failure");
+  g_assert_false (json_object_get_boolean_member (report (f), "commandRan"));
+}
+
 /* A confined command that exits like the runner or prints something like its lines is still
  * the command: without the full fatal-signature match nothing is blamed on the runner. */
 static void
@@ -856,6 +909,12 @@ test_missing_command (Fixture *f, gconstpointer data)
 
   cli_exec (f, "read-only", command, &run);
   assert_completed (f, &run, backend->missing_command_exit);
+  {
+    g_auto (DshTestRun) write_run = { 0 };
+
+    cli_exec (f, "workspace-write", command, &write_run);
+    assert_completed (f, &write_run, backend->missing_command_exit_write);
+  }
 }
 
 /* A workspace that is /tmp itself: the writes land in the host's /tmp on every backend (a private
@@ -1141,6 +1200,7 @@ main (int argc, char **argv)
   ADD ("passthrough/signal", test_signal_passes_through);
   ADD ("passthrough/stdin", test_stdin_passes_through);
   ADD ("classification/runner-failure", test_runner_failure);
+  ADD ("classification/launcher-failure", test_launcher_failure);
   ADD ("classification/lookalikes", test_lookalikes_not_runner_failure);
   ADD ("classification/missing-command", test_missing_command);
 #undef ADD
