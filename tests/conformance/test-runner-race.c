@@ -5,10 +5,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The racer (dsh-test-swap-racer) exchanges the workspace with a symlink to a victim directory as
- * fast as it can, for a bounded time, while the calls try to write into the victim. The case
- * below takes the runner's argv from `dsh-sandbox confine` once, before the race starts, so the
- * roots are the right strings and every swap happens after they were computed: what is left is
- * the runner's own resolution, which must not follow the symlink.
+ * fast as it can, for a bounded time, while the calls try to write into the victim. The workspace
+ * lies in TMPDIR, where any confined command could have made that symlink. One case takes the
+ * runner's argv from `dsh-sandbox confine` once, before the race starts, so the roots are the
+ * right strings and every swap happens after they were computed: what is left is the runner's
+ * own resolution, which must not follow the symlink. The other runs whole `dsh-sandbox exec`
+ * calls, where the roots are resolved, checked and handed down during the race.
  */
 #define _GNU_SOURCE
 
@@ -180,6 +182,44 @@ test_component_swapped_after_confine (Race *r, gconstpointer data)
 }
 
 static void
+test_exec_during_swaps (Race *r, gconstpointer data)
+{
+  g_auto (GStrv) env = race_env (r);
+  g_autofree char *escaped = g_build_filename (r->victim, "escaped", NULL);
+  const char *argv[] = { dsh_test_getenv_required ("DSH_SANDBOX_CLI"), "exec", "--mode",
+                         "workspace-write", "--workspace", r->workspace, "--", r->fileop,
+                         "write", escaped, NULL };
+  guint calls = 0, refused = 0;
+  int status = 0;
+  GPid racer;
+
+  (void) data;
+  racer = start_racer (r);
+  while (racer_running (racer, &status) && calls < MAX_CALLS)
+    {
+      g_autoptr (GError) error = NULL;
+      int call_status = 0;
+
+      g_assert_true (g_spawn_sync (r->base, (char **) argv, env,
+                                   G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                   NULL, NULL, NULL, &call_status, &error));
+      g_assert_no_error (error);
+      calls++;
+      /* 125: dsh-sandbox or the runner saw the symlink and refused the call. */
+      if (WIFEXITED (call_status) && WEXITSTATUS (call_status) == 125)
+        refused++;
+    }
+  if (calls == MAX_CALLS)
+    waitpid (racer, &status, 0);
+  g_test_message ("%s: %u exec calls, %u refused", backend, calls, refused);
+
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_assert_cmpuint (count_entries (r->victim), ==, 0);
+  g_assert_cmpuint (calls, >=, 10);
+  g_assert_cmpuint (refused, >=, 1);
+}
+
+static void
 set_up (Race *r, gconstpointer data)
 {
   (void) data;
@@ -202,5 +242,8 @@ main (int argc, char **argv)
   backend = dsh_test_getenv_required ("DSH_SANDBOX_BACKEND");
   path = g_strdup_printf ("/runner-race/%s/component-swapped-after-confine", backend);
   g_test_add (path, Race, NULL, set_up, test_component_swapped_after_confine, tear_down);
+  g_free (path);
+  path = g_strdup_printf ("/runner-race/%s/exec-during-swaps", backend);
+  g_test_add (path, Race, NULL, set_up, test_exec_during_swaps, tear_down);
   return g_test_run ();
 }
