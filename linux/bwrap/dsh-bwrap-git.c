@@ -60,7 +60,8 @@ static char *
 read_first_line (int dirfd, const char *name)
 {
   char buffer[PATH_MAX + 16];
-  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  /* Non-blocking: a FIFO put in its place must not stall the call. */
+  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   ssize_t n;
 
   if (fd < 0)
@@ -168,7 +169,7 @@ static char *
 configured_worktree (int gitdir_fd)
 {
   char buffer[65536];
-  int fd = openat (gitdir_fd, "config", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = openat (gitdir_fd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   int in_core = 0;
   ssize_t n;
 

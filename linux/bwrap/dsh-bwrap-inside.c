@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -230,7 +231,7 @@ void
 add_inside_step (Argv *argv, char **command, int n_command)
 {
   int self = open ("/proc/self/exe", O_RDONLY);
-  int data = (int) syscall (SYS_memfd_create, "dsh-bwrap-exec", 0);
+  int data = (int) syscall (SYS_memfd_create, "dsh-bwrap-exec", MFD_ALLOW_SEALING);
 
   if (self < 0 || data < 0)
     fatal ("cannot prepare the check inside the sandbox: %s", strerror (errno));
@@ -257,7 +258,9 @@ add_inside_step (Argv *argv, char **command, int n_command)
   write_all (data, "\n", 1);
   for (int i = 0; i < n_command; i++)
     write_all (data, command[i], strlen (command[i]) + 1);
-  if (lseek (data, 0, SEEK_SET) != 0)
+  /* Sealed: nothing can change the checks between here and there. */
+  if (fcntl (data, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0 ||
+      lseek (data, 0, SEEK_SET) != 0)
     fatal ("cannot prepare the check inside the sandbox: %s", strerror (errno));
   argv_add (argv, format ("/proc/self/fd/%d", self));
   argv_add (argv, "--inside");
