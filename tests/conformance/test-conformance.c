@@ -1102,6 +1102,64 @@ test_git_worktree_protected (Fixture *f, gconstpointer data)
   }
 }
 
+/* A submodule's git directory, the directories above it and its .git file are held the same
+ * way: a later `git status` of the superproject enters the submodule and reads its config. */
+static void
+test_git_submodule_protected (Fixture *f, gconstpointer data)
+{
+  g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
+  /* Hooks and fsmonitor run in the submodule's working tree. */
+  g_autofree char *pwned_in_lib = g_build_filename (f->ws, "lib", "PWNED", NULL);
+  g_autofree char *dotgit = g_build_filename (f->ws, "lib", ".git", NULL);
+  g_autofree char *lib_config = g_build_filename (f->ws, ".git", "modules", "lib", "config", NULL);
+  g_autofree char *dotgit_before = NULL;
+  g_autofree char *config_before = NULL;
+  g_autofree char *setup = g_strdup_printf (
+    "set -e; git init -q -b main '%s/lib-origin'; cd '%s/lib-origin'; echo l > l; git add l; "
+    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
+    "'%s/lib-origin' lib; git commit -q -m sub",
+    f->base, f->base, f->ws, f->base);
+  const char *attacks[] = {
+    "git config -f .git/modules/lib/config core.fsmonitor 'touch PWNED; false'",
+    "mkdir -p .git/modules/lib/hooks; printf '#!/bin/sh\\ntouch PWNED\\n' > "
+    ".git/modules/lib/hooks/post-checkout",
+    "mv .git/modules .git/modules-old && mkdir -p .git/modules && cp -r .git/modules-old/lib "
+    ".git/modules/lib && git config -f .git/modules/lib/config core.fsmonitor 'touch PWNED; false'",
+    "mkdir -p evil && cp -r .git/modules/lib evil/gitdir && "
+    "git config -f evil/gitdir/config core.fsmonitor 'touch PWNED; false' && "
+    "echo \"gitdir: $PWD/evil/gitdir\" > lib/.git",
+  };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend ())
+    return;
+  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+    return;
+  if (!backend->protects_git)
+    return; /* pinned by git/protected-paths */
+
+  make_repository (f);
+  host_git (f, setup, &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  dotgit_before = dsh_test_read_file (dotgit);
+  config_before = dsh_test_read_file (lib_config);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (attacks); i++)
+    {
+      const char *command[] = { "sh", "-c", attacks[i], NULL };
+      g_auto (DshTestRun) attack = { 0 };
+      g_auto (DshTestRun) status = { 0 };
+
+      cli_exec (f, "workspace-write", command, &attack);
+      g_test_message ("submodule attack %zu: %s", i, attack.err);
+      host_git (f, "git status >/dev/null; cd lib && git status >/dev/null", &status);
+      g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (pwned_in_lib, G_FILE_TEST_EXISTS));
+      dsh_test_assert_file_is (dotgit, dotgit_before);
+      dsh_test_assert_file_is (lib_config, config_before);
+    }
+}
+
 /* Ordinary git work inside the workspace keeps working on every backend, in the repository
  * there and in one created by the call. */
 static void
@@ -1193,6 +1251,7 @@ main (int argc, char **argv)
   ADD ("passthrough/many-argv-items", test_many_argv_items);
   ADD ("git/protected-paths", test_git_files_protected);
   ADD ("git/worktree-protected", test_git_worktree_protected);
+  ADD ("git/submodule-protected", test_git_submodule_protected);
   ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
