@@ -72,11 +72,37 @@ static const DshBackendFailureRule failure_rules[] = {
   },
 };
 
+/* bubblewrap 0.8 refuses more than 9000 arguments; past this many the launcher carries them. */
+#define DIRECT_ARGV_LIMIT 4096
+
 static void
 push_args (DshBackendHost *host, const char *const *args)
 {
   for (size_t i = 0; args[i] != NULL; i++)
     host->push_arg (host, args[i]);
+}
+
+/* bwrap, its profile, then the command. With private_tmp the temp area is a private tmpfs:
+ * nothing written there reaches the host's /tmp, and roots bound after it (a workspace or TMPDIR
+ * below /tmp) stay the host's own directories. */
+static int
+push_bwrap (DshBackendHost *host,
+            const char *bwrap,
+            const char *const *profile,
+            int private_tmp,
+            const char *const *argv)
+{
+  host->push_arg (host, bwrap);
+  push_args (host, profile);
+  if (private_tmp)
+    {
+      host->push_arg (host, "--tmpfs");
+      host->push_arg (host, "/tmp");
+    }
+  host->push_arg (host, "--");
+  push_args (host, argv);
+  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
+  return 0;
 }
 
 static int
@@ -107,6 +133,7 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
   int write = policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE;
   /* A workspace that is /tmp itself is the host's /tmp: a private one would swallow the writes. */
   int host_tmp = write && strcmp (policy->workspace_root, "/tmp") == 0;
+  size_t n_argv;
 
   if (bwrap == NULL)
     {
@@ -120,7 +147,13 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
     }
 
   /* The launcher takes the roots, binds them read-write from descriptors and inserts those
-   * binds before bwrap's "--". A missing root matches nothing until it exists. */
+   * binds before bwrap's "--". A missing root matches nothing until it exists. A read-only call
+   * binds nothing writable: bwrap runs it directly, unless its argv is past bwrap's limit. */
+  for (n_argv = 0; argv[n_argv] != NULL; n_argv++)
+    ;
+  if (!write && n_argv <= DIRECT_ARGV_LIMIT)
+    return push_bwrap (host, bwrap, profile, 0, argv);
+
   host->push_arg (host, launcher);
   for (size_t i = 0; write && policy->writable_roots != NULL && policy->writable_roots[i]; i++)
     {
@@ -137,21 +170,7 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
       host->push_arg (host, root);
     }
   host->push_arg (host, "--");
-  host->push_arg (host, bwrap);
-  push_args (host, profile);
-
-  /* Otherwise the temp area is a private tmpfs: nothing written there reaches the host's /tmp.
-   * Roots bound after it (a workspace or TMPDIR below /tmp) stay the host's own directories. */
-  if (write && !host_tmp)
-    {
-      host->push_arg (host, "--tmpfs");
-      host->push_arg (host, "/tmp");
-    }
-
-  host->push_arg (host, "--");
-  push_args (host, argv);
-  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
-  return 0;
+  return push_bwrap (host, bwrap, profile, write && !host_tmp, argv);
 }
 
 static int

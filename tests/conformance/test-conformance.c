@@ -958,6 +958,13 @@ test_many_argv_items (Fixture *f, gconstpointer data)
   cli_exec (f, "workspace-write", (const char *const *) command->pdata, &run);
   assert_completed (f, &run, 0);
   g_assert_cmpstr (run.out, ==, "20000 last\n");
+  {
+    g_auto (DshTestRun) read_only = { 0 };
+
+    cli_exec (f, "read-only", (const char *const *) command->pdata, &read_only);
+    assert_completed (f, &read_only, 0);
+    g_assert_cmpstr (read_only.out, ==, "20000 last\n");
+  }
 }
 
 /* git, unconfined, with no user or system configuration but the identity a commit needs. */
