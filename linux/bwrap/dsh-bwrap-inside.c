@@ -168,17 +168,22 @@ check_sandbox_mount (MountLine *mount)
   struct stat st;
   int fd;
 
+  /* The host's own mounts below /dev, /proc and /tmp come along with the root bind and lie
+   * under the fresh ones bwrap mounts there first, out of reach (their path may not even exist
+   * in the fresh ones); anything mounted later lands on top of those, so it is reached.
+   * Elsewhere a path that leads to another mount moved under us: refuse. */
+  int shadowed = is_beneath_any (mount->mount_point, shadowed_by_bwrap);
+
   if (!mount->writable || !is_host_dev (mount->dev))
     return;
   fd = open_beneath_nofollow (AT_FDCWD, mount->mount_point, O_PATH | O_CLOEXEC);
+  if (fd < 0 && shadowed && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+    return;
   if (fd < 0)
     fatal ("cannot check the writable mount at '%s': %s", mount->mount_point, strerror (errno));
   if (mount_id_of (fd, mount->mount_point) != mount->id)
     {
-      /* The host's own mounts below /dev, /proc and /tmp come along with the root bind and lie
-       * under the fresh ones bwrap mounts there first, out of reach; anything mounted later
-       * lands on top of those, so it is reached. Elsewhere the path moved under us: refuse. */
-      if (!is_beneath_any (mount->mount_point, shadowed_by_bwrap))
+      if (!shadowed)
         fatal ("the writable mount at '%s' is not the one reached by that path",
                mount->mount_point);
       close (fd);
