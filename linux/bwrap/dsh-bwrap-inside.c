@@ -145,7 +145,9 @@ mount_id_of (int fd, const char *path)
   return (unsigned long) stx.stx_mnt_id;
 }
 
-static const char *const shadowed_by_bwrap[] = { "/dev", "/proc", "/tmp", NULL };
+/* Where bwrap mounts fresh filesystems over the host's: /tmp only while it is private (told by
+ * the outside in the checks). */
+static const char *shadowed_by_bwrap[] = { "/dev", "/proc", NULL, NULL };
 
 static int
 is_beneath_any (const char *path, const char *const *dirs)
@@ -253,6 +255,8 @@ add_inside_step (Argv *argv, char **command, int n_command)
       write_all (data, line, strlen (line));
       free (line);
     }
+  if (!is_writable ("/tmp"))
+    write_all (data, "T\n", 2);
   for (size_t i = 0; i < n_protected; i++)
     {
       char *line = format ("P %llu %llu %s\n", (unsigned long long) protected_paths[i].id.dev,
@@ -322,6 +326,8 @@ run_inside (int data, int self)
       at = (size_t) (end - buffer) + 1;
       if (sscanf (line, "W %llu %llu", &dev, &ino) == 2)
         expect_writable ((Identity) { (dev_t) dev, (ino_t) ino });
+      else if (strcmp (line, "T") == 0)
+        shadowed_by_bwrap[2] = "/tmp";
       else if (sscanf (line, "H %llu", &dev) == 1)
         {
           host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
