@@ -64,7 +64,9 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
 
   for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
     {
-      char *canonical = dsh_canonical_path (candidates[i]);
+      /* The workspace root is canonical already and was checked as such: resolving it again
+       * would follow a symlink swapped in since. */
+      char *canonical = i == 0 ? g_strdup (candidates[i]) : dsh_canonical_path (candidates[i]);
 
       if (g_ptr_array_find_with_equal_func (seen, canonical, g_str_equal, NULL))
         {

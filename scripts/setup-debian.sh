@@ -6,7 +6,7 @@ set -eu
 packages="
   build-essential pkg-config meson ninja-build
   libglib2.0-dev libglib2.0-bin libjson-glib-dev
-  bubblewrap
+  bubblewrap git
   python3 python3-jsonschema
   clang
   util-linux

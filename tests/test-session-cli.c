@@ -263,7 +263,7 @@ test_resumed_session_keeps_permissions (void)
   dsh_test_remove_tree (config_dir);
 }
 
-/* Is `path` the argument of a writable bind in a bwrap argv (ConfinedArgv JSON)? */
+/* Is `path` a writable root in a bwrap argv (ConfinedArgv JSON)? The launcher binds it. */
 static gboolean
 argv_binds_writable (const char *confined_json, const char *path)
 {
@@ -274,7 +274,7 @@ argv_binds_writable (const char *confined_json, const char *path)
     {
       const char *arg = json_array_get_string_element (argv, i);
 
-      if ((g_str_equal (arg, "--bind") || g_str_equal (arg, "--bind-try")) &&
+      if (g_str_equal (arg, "--write") &&
           g_str_equal (json_array_get_string_element (argv, i + 1), path))
         return TRUE;
     }
