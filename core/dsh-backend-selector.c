@@ -111,7 +111,9 @@ dsh_backend_selector_call_confine (DshBackendSelector *self,
 
   dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
-  rc = module->descriptor->confine (&call->host, &backend_policy, argv);
+  rc = dsh_backend_module_bind_instance (module, call)
+         ? module->descriptor->confine (&call->host, &backend_policy, argv)
+         : -1;
   if (rc != 0 || call->error != NULL)
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
@@ -157,7 +159,9 @@ run_check (DshBackendSelector *self, Candidate *candidate)
 
   dsh_backend_call_init (&call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
-  rc = candidate->module->descriptor->check (&call.host);
+  rc = dsh_backend_module_bind_instance (candidate->module, &call)
+         ? candidate->module->descriptor->check (&call.host)
+         : -1;
   if (rc != 0 || call.error != NULL)
     {
       candidate->probe = PROBE_FAILED;

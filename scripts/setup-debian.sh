@@ -10,6 +10,7 @@ packages="
   python3 python3-jsonschema
   clang
   util-linux
+  gcc-mingw-w64-x86-64 wine64
 "
 
 if [ "${1:-}" = --bench ]; then
