@@ -83,6 +83,14 @@ void               dsh_cli_print_json       (JsonNode       *node);
 int dsh_cmd_exec_plain (int argc, char **argv);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
+
+/* confine --target-os for another OS: is there a preview of os, and its ConfinedArgv JSON
+ * (with "preview": true) for argv under policy. */
+gboolean  dsh_cli_preview_is_known (const char             *os);
+JsonNode *dsh_cli_preview_confine  (const char             *os,
+                                    const char *const      *argv,
+                                    const DshSandboxPolicy *policy,
+                                    GError                **error);
 int dsh_cmd_exec     (int argc, char **argv);
 int dsh_cmd_session  (int argc, char **argv);
 int dsh_cmd_policy   (int argc, char **argv);

@@ -6,6 +6,7 @@
  */
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
+#include "dsh-config.h"
 
 /* The policy of this call and the workspace as spelled (for the planted-symlink check). */
 static DshSandboxPolicy *
@@ -67,6 +68,7 @@ dsh_cmd_confine (int argc, char **argv)
   g_autofree char *mode = NULL;
   g_autofree char *workspace = NULL;
   g_autofree char *session_path = NULL;
+  g_autofree char *target_os = NULL;
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode,
       "Sandbox mode (default read-only); with --session, the explicit mode of this call", "MODE" },
@@ -74,6 +76,8 @@ dsh_cmd_confine (int argc, char **argv)
       "Workspace root without a session (default: the current directory)", "DIR" },
     { "session", 0, 0, G_OPTION_ARG_FILENAME, &session_path,
       "The session log: mode and workspace come from it (nothing is appended)", "FILE" },
+    { "target-os", 0, 0, G_OPTION_ARG_STRING, &target_os,
+      "Preview the argv of that OS's backend (linux, windows) on this host", "OS" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
@@ -97,9 +101,23 @@ dsh_cmd_confine (int argc, char **argv)
                              "written as JSON", i);
     }
 
+  if (target_os != NULL && !g_str_equal (target_os, DSH_HOST_OS) &&
+      !dsh_cli_preview_is_known (target_os))
+    return dsh_cli_fail ("there is no backend preview for --target-os \"%s\"",
+                         dsh_cli_printable (target_os));
+
   policy = dsh_cli_confine_policy (mode, workspace, session_path, &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
+
+  if (target_os != NULL && !g_str_equal (target_os, DSH_HOST_OS))
+    {
+      json = dsh_cli_preview_confine (target_os, (const char *const *) command, policy, &error);
+      if (json == NULL)
+        return dsh_cli_fail_error (error);
+      dsh_cli_print_json (json);
+      return 0;
+    }
 
   provider = dsh_cli_new_provider (policy->workspace_root);
   confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),

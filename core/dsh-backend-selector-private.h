@@ -74,6 +74,16 @@ gboolean            dsh_backend_selector_call_confine      (DshBackendSelector  
                                                             const DshSandboxPolicy *policy,
                                                             DshBackendCall         *call,
                                                             GError                **error);
+/* The same on a call initialised (and perhaps given other host functions) by the caller. */
+gboolean            dsh_backend_call_confine               (DshBackendCall         *call,
+                                                            DshBackendModule       *module,
+                                                            const char *const      *argv,
+                                                            const DshSandboxPolicy *policy,
+                                                            GError                **error);
+/* The result of a successful call_confine() of the backend desc named backend. */
+DshConfinement     *dsh_backend_call_to_confinement        (const DshBackendCall       *call,
+                                                            const char                 *backend,
+                                                            const DshBackendDescriptor *desc);
 /* argv is non-empty and policy a confined mode with an absolute workspace (the caller checks,
  * as dsh_sandbox_provider_confine() does). Fails closed with DSH_SANDBOX_ERROR_UNAVAILABLE. */
 DshConfinement     *dsh_backend_selector_confine           (DshBackendSelector     *self,

@@ -88,14 +88,26 @@ scan_modules (DshBackendSelector *self)
   g_ptr_array_sort (self->candidates, compare_priority);
 }
 
-/* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
 gboolean
 dsh_backend_selector_call_confine (DshBackendSelector *self,
-                                 DshBackendModule *module,
-                                 const char *const *argv,
-                                 const DshSandboxPolicy *policy,
-                                 DshBackendCall *call,
-                                 GError **error)
+                                   DshBackendModule *module,
+                                   const char *const *argv,
+                                   const DshSandboxPolicy *policy,
+                                   DshBackendCall *call,
+                                   GError **error)
+{
+  dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
+                         (const char *const *) self->untrusted_roots);
+  return dsh_backend_call_confine (call, module, argv, policy, error);
+}
+
+/* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
+gboolean
+dsh_backend_call_confine (DshBackendCall *call,
+                          DshBackendModule *module,
+                          const char *const *argv,
+                          const DshSandboxPolicy *policy,
+                          GError **error)
 {
   g_auto (GStrv) roots = dsh_writable_roots (policy);
   DshBackendPolicy backend_policy = { 0 };
@@ -109,8 +121,6 @@ dsh_backend_selector_call_confine (DshBackendSelector *self,
   backend_policy.session_id = policy->session_id;
   backend_policy.writable_roots = (const char *const *) roots;
 
-  dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
-                         (const char *const *) self->untrusted_roots);
   rc = dsh_backend_module_bind_instance (module, call)
          ? module->descriptor->confine (&call->host, &backend_policy, argv)
          : -1;
@@ -377,7 +387,6 @@ dsh_backend_selector_confine (DshBackendSelector *self,
 {
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   g_autoptr (GError) local_error = NULL;
-  const DshBackendDescriptor *desc;
   DshConfinement *confinement;
   Candidate *selected;
   DshBackendCall call;
@@ -397,10 +406,21 @@ dsh_backend_selector_confine (DshBackendSelector *self,
       return NULL;
     }
 
-  desc = selected->module->descriptor;
-  confinement = dsh_confinement_new ((const char *const *) call.argv->pdata,
-                                     selected->module->name, call.enforcement,
-                                     (const char *const *) call.reasons->pdata,
+  confinement = dsh_backend_call_to_confinement (&call, selected->module->name,
+                                                 selected->module->descriptor);
+  dsh_backend_call_clear (&call);
+  return confinement;
+}
+
+DshConfinement *
+dsh_backend_call_to_confinement (const DshBackendCall *call,
+                                 const char *backend,
+                                 const DshBackendDescriptor *desc)
+{
+  DshConfinement *confinement;
+
+  confinement = dsh_confinement_new ((const char *const *) call->argv->pdata, backend,
+                                     call->enforcement, (const char *const *) call->reasons->pdata,
                                      desc->denial_signatures, NULL);
   /* Copied out of the module once, straight into the result. */
   for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
@@ -413,7 +433,6 @@ dsh_backend_selector_confine (DshBackendSelector *self,
                                                     r->fatal_signatures,
                                                     r->informational_lines));
     }
-  dsh_backend_call_clear (&call);
   return confinement;
 }
 
