@@ -306,10 +306,57 @@ kill_on_close_job (void)
   return job;
 }
 
+/* The command inherits its standard handles and nothing else the runner may hold: an attribute
+ * list names exactly those, made inheritable. Returns how many distinct handles there are. */
+static DWORD
+standard_handles (HANDLE handles[3])
+{
+  const DWORD which[] = { STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE };
+  DWORD n = 0;
+
+  for (int i = 0; i < 3; i++)
+    {
+      HANDLE handle = GetStdHandle (which[i]);
+      int seen = 0;
+
+      if (handle == NULL || handle == INVALID_HANDLE_VALUE)
+        continue;
+      for (DWORD j = 0; j < n; j++)
+        seen |= handles[j] == handle;
+      if (seen)
+        continue;
+      if (!SetHandleInformation (handle, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
+        fatal ("cannot pass standard handle %d to the command: %s", i,
+               describe_error (GetLastError ()));
+      handles[n++] = handle;
+    }
+  return n;
+}
+
+static LPPROC_THREAD_ATTRIBUTE_LIST
+inherit_only (HANDLE handles[3], DWORD n)
+{
+  LPPROC_THREAD_ATTRIBUTE_LIST list;
+  SIZE_T size = 0;
+
+  InitializeProcThreadAttributeList (NULL, 1, 0, &size);
+  list = malloc (size);
+  if (list == NULL || !InitializeProcThreadAttributeList (list, 1, 0, &size))
+    fatal ("cannot prepare the handle list: %s", describe_error (GetLastError ()));
+  if (n > 0 && !UpdateProcThreadAttribute (list, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handles,
+                                           n * sizeof (HANDLE), NULL, NULL))
+    fatal ("cannot limit the handles the command inherits: %s",
+           describe_error (GetLastError ()));
+  return list;
+}
+
 static DWORD
 run_command (HANDLE token, HANDLE job, const char *const *command)
 {
-  STARTUPINFOW startup = { .cb = sizeof (startup) };
+  STARTUPINFOEXW startup_ex = { .StartupInfo.cb = sizeof (startup_ex) };
+  STARTUPINFOW *startup = &startup_ex.StartupInfo;
+  HANDLE inherited[3];
+  DWORD n_inherited = standard_handles (inherited);
   PROCESS_INFORMATION process;
   const char *error = NULL;
   char *line = dsh_acl_cmdline_encode (command, &error);
@@ -321,14 +368,18 @@ run_command (HANDLE token, HANDLE job, const char *const *command)
   wide_line = to_wide (line);
   if (wcslen (wide_line) > DSH_ACL_CMDLINE_MAX)
     fatal ("the command line is longer than Windows allows");
-  startup.dwFlags = STARTF_USESTDHANDLES;
-  startup.hStdInput = GetStdHandle (STD_INPUT_HANDLE);
-  startup.hStdOutput = GetStdHandle (STD_OUTPUT_HANDLE);
-  startup.hStdError = GetStdHandle (STD_ERROR_HANDLE);
+  startup->dwFlags = STARTF_USESTDHANDLES;
+  startup->hStdInput = GetStdHandle (STD_INPUT_HANDLE);
+  startup->hStdOutput = GetStdHandle (STD_OUTPUT_HANDLE);
+  startup->hStdError = GetStdHandle (STD_ERROR_HANDLE);
+  startup_ex.lpAttributeList = inherit_only (inherited, n_inherited);
   /* Suspended until it is in the job, so nothing it starts can escape the job. */
-  if (!CreateProcessAsUserW (token, NULL, wide_line, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL,
-                             NULL, &startup, &process))
+  if (!CreateProcessAsUserW (token, NULL, wide_line, NULL, NULL, n_inherited > 0,
+                             CREATE_SUSPENDED | EXTENDED_STARTUPINFO_PRESENT, NULL, NULL,
+                             startup, &process))
     fatal ("cannot start %s: %s", command[0], describe_error (GetLastError ()));
+  DeleteProcThreadAttributeList (startup_ex.lpAttributeList);
+  free (startup_ex.lpAttributeList);
   if (!AssignProcessToJobObject (job, process.hProcess))
     {
       DWORD code = GetLastError ();

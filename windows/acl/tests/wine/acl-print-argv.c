@@ -7,6 +7,7 @@
  *   acl-print-argv --print-env NAME   "env:<value>"
  *   acl-print-argv --spawn-stray      starts itself sleeping, prints "pid:N" and exits at once
  *   acl-print-argv --sleep MS         sleeps
+ *   acl-print-argv --set-event VALUE  sets the event whose handle value it was given, if it has it
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -76,6 +77,13 @@ wmain (int argc, wchar_t **argv)
     }
   if (argc == 2 && wcscmp (argv[1], L"--spawn-stray") == 0)
     return spawn_stray ();
+  if (argc == 3 && wcscmp (argv[1], L"--set-event") == 0)
+    {
+      HANDLE event = (HANDLE) (UINT_PTR) wcstoull (argv[2], NULL, 10);
+
+      printf ("set-event:%s\n", SetEvent (event) ? "done" : "failed");
+      return 0;
+    }
   if (argc == 3 && wcscmp (argv[1], L"--sleep") == 0)
     {
       Sleep ((DWORD) wcstoul (argv[2], NULL, 10));

@@ -1,7 +1,7 @@
 /* test-acl-wine.c — smoke tests of the cross-built ACL backend under Wine: the DLL loads and
  * works through a host table, and the runner parses its argv, refuses bad input with its one
  * fatal line and 125, passes exit codes through, hands the command its argv exactly, and its job
- * kills a stray child when it ends.
+ * kills a stray child when it ends, and the command inherits no handle but its standard ones.
  *
  * Wine implements neither restricting SIDs nor file ACL checks, so nothing here asserts that a
  * write was denied: windows/README.md lists what only a real Windows machine can show.
@@ -423,6 +423,31 @@ test_job_kills_stray (void)
          (unsigned long) pid, r.err);
 }
 
+/* A handle the runner inherits (an event nobody else sets) must not reach the command. */
+static void
+test_only_standard_handles (void)
+{
+  SECURITY_ATTRIBUTES inherit = { .nLength = sizeof (inherit), .bInheritHandle = TRUE };
+  HANDLE event = CreateEventW (&inherit, TRUE, FALSE, NULL);
+  char value[32];
+  const char *direct[] = { child, "--set-event", value, NULL };
+  const char *confined[] = { runner, "--session-sid", session_sid, "--", child, "--set-event",
+                             value, NULL };
+  int ran;
+  Run r;
+
+  snprintf (value, sizeof (value), "%llu", (unsigned long long) (UINT_PTR) event);
+  /* Without the runner the child inherits it: the check can see a leak. */
+  ran = run (direct, &r);
+  check (ran == 0 && WaitForSingleObject (event, 0) == WAIT_OBJECT_0,
+         "a directly started child inherits the event and sets it ([%s])", r.out);
+  ResetEvent (event);
+  ran = run (confined, &r);
+  check (ran == 0 && r.status == 0 && WaitForSingleObject (event, 0) == WAIT_TIMEOUT,
+         "the command under the runner does not inherit it ([%s], stderr [%s])", r.out, r.err);
+  CloseHandle (event);
+}
+
 static void
 test_workspace_write_runs (void)
 {
@@ -473,6 +498,7 @@ main (int argc, char **argv)
   test_exit_codes ();
   test_argv_exact ();
   test_job_kills_stray ();
+  test_only_standard_handles ();
   test_workspace_write_runs ();
   printf ("1..%d\n", checks);
   return failures == 0 ? 0 : 1;
