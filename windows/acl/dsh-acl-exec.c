@@ -27,6 +27,7 @@
 
 #include "dsh-acl-cmdline.h"
 #include "dsh-acl-plan.h"
+#include "dsh-acl-roots.h"
 #include "dsh-acl-runner-args.h"
 
 /* What a restricting SID gets on a root or the temp directory: read, write, execute, delete. */
@@ -144,6 +145,71 @@ open_directory (const char *path, DWORD access)
   return handle;
 }
 
+/* The path Windows itself has for an open object (\\?\C:\...), with short names, substituted
+ * drives and other spellings resolved; NULL when it has none. */
+static char *
+final_path (HANDLE handle)
+{
+  DWORD n = GetFinalPathNameByHandleW (handle, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  wchar_t *buf;
+  char *path;
+
+  if (n == 0)
+    return NULL;
+  buf = malloc ((n + 1) * sizeof (wchar_t));
+  if (buf == NULL)
+    fatal ("out of memory");
+  if (GetFinalPathNameByHandleW (handle, buf, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS) == 0)
+    {
+      free (buf);
+      return NULL;
+    }
+  path = to_utf8 (buf);
+  free (buf);
+  return path;
+}
+
+/* The profile directory as Windows spells it once opened, or as the environment does. */
+static char *
+resolved_profile (void)
+{
+  char *profile = profile_directory ();
+  wchar_t *wide;
+  HANDLE handle;
+  char *resolved;
+
+  if (profile == NULL)
+    return NULL;
+  wide = to_wide (profile);
+  handle = CreateFileW (wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  free (wide);
+  if (handle == INVALID_HANDLE_VALUE)
+    return profile;
+  resolved = final_path (handle);
+  CloseHandle (handle);
+  if (resolved == NULL)
+    return profile;
+  free (profile);
+  return resolved;
+}
+
+/* The rules the arguments passed, again on what was really opened: a short name, a substituted
+ * drive or another spelling must not smuggle in a drive root or the profile directory. */
+static void
+check_opened (HANDLE handle, const char *path, const char *profile)
+{
+  char *opened = final_path (handle);
+  const char *refusal;
+
+  if (opened == NULL)
+    fatal ("cannot tell which directory %s is: %s", path, describe_error (GetLastError ()));
+  refusal = dsh_acl_root_refusal (opened, profile);
+  if (refusal != NULL)
+    fatal ("refusing to grant write access to %s (%s): %s", path, opened, refusal);
+  free (opened);
+}
+
 /* Does dacl already allow sid at least mask, with these inheritance flags? */
 static BOOL
 has_grant (PACL dacl, PSID sid, ACCESS_MASK mask, BYTE inherit)
@@ -202,23 +268,24 @@ ensure_grant (HANDLE handle, const char *what, PSID sid, ACCESS_MASK mask, BYTE 
 }
 
 static void
-grant_directory (const char *path, PSID sid)
+grant_directory (const char *path, PSID sid, const char *profile)
 {
   HANDLE handle = open_directory (path, READ_CONTROL | WRITE_DAC);
 
+  check_opened (handle, path, profile);
   ensure_grant (handle, path, sid, GRANT_MODIFY, GRANT_INHERIT);
   CloseHandle (handle);
 }
 
 /* The private temp directory: new on a session's first call, its own on every later one. */
 static void
-prepare_temp_dir (const char *path, PSID session_sid)
+prepare_temp_dir (const char *path, PSID session_sid, const char *profile)
 {
   wchar_t *wide = to_wide (path);
 
   if (!CreateDirectoryW (wide, NULL) && GetLastError () != ERROR_ALREADY_EXISTS)
     fatal ("cannot create the temp directory %s: %s", path, describe_error (GetLastError ()));
-  grant_directory (path, session_sid);
+  grant_directory (path, session_sid, profile);
   /* Programs find their temp area here instead of the shared one. */
   if (!SetEnvironmentVariableW (L"TEMP", wide) || !SetEnvironmentVariableW (L"TMP", wide))
     fatal ("cannot set TEMP: %s", describe_error (GetLastError ()));
@@ -409,7 +476,7 @@ main (void)
 {
   char *cmdline = to_utf8 (GetCommandLineW ());
   char **argv = dsh_acl_cmdline_decode (cmdline);
-  char *profile = profile_directory ();
+  char *profile = resolved_profile ();
   DshAclRunnerArgs args;
   PSID session_sid, workspace_sid = NULL;
   HANDLE token, job;
@@ -424,9 +491,9 @@ main (void)
   if (args.workspace_sid != NULL)
     workspace_sid = parse_sid (args.workspace_sid);
   for (size_t i = 0; i < args.n_write_roots; i++)
-    grant_directory (args.write_roots[i], workspace_sid);
+    grant_directory (args.write_roots[i], workspace_sid, profile);
   if (args.temp_dir != NULL)
-    prepare_temp_dir (args.temp_dir, session_sid);
+    prepare_temp_dir (args.temp_dir, session_sid, profile);
   grant_null_device (session_sid);
 
   token = restricted_token (session_sid, workspace_sid);

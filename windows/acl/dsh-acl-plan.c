@@ -130,6 +130,8 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
 
   if (input->workspace_write)
     {
+      if (input->workspace_root == NULL || input->workspace_root[0] == '\0')
+        return fail (plan, "workspace-write needs a workspace root");
       if (input->temp_base == NULL || input->temp_base[0] == '\0')
         return fail (plan, "neither TEMP nor TMP names a directory for the private temp "
                      "directory");

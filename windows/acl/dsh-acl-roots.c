@@ -87,6 +87,32 @@ is_drive_root (const char *folded)
   return components <= 1;
 }
 
+/* Does the folded path have a "." or ".." component, which Windows resolves when it opens it? */
+static int
+has_dot_component (const char *folded)
+{
+  for (const char *p = folded; *p != '\0'; p++)
+    {
+      int at_start = p == folded || p[-1] == '\\';
+
+      if (at_start && p[0] == '.' && (p[1] == '\0' || p[1] == '\\' ||
+                                      (p[1] == '.' && (p[2] == '\0' || p[2] == '\\'))))
+        return 1;
+    }
+  return 0;
+}
+
+/* A colon past the drive letter names a stream (C:\work:x) or a device, not a directory. */
+static int
+has_stray_colon (const char *folded)
+{
+  const char *colon = strchr (folded, ':');
+
+  if (colon != NULL && is_drive_letter_path (folded) && colon == folded + 1)
+    colon = strchr (colon + 1, ':');
+  return colon != NULL;
+}
+
 /* Is folded path a equal to b or above it? */
 static int
 is_same_or_ancestor (const char *a, const char *b)
@@ -107,6 +133,10 @@ dsh_acl_root_refusal (const char *root, const char *profile)
     refusal = "out of memory";
   else if (!is_absolute (folded, root))
     refusal = "it is not an absolute path";
+  else if (has_dot_component (folded))
+    refusal = "it has a . or .. component";
+  else if (has_stray_colon (folded))
+    refusal = "it names a stream or device, not a directory";
   else if (is_drive_root (folded))
     refusal = "it is the root of a drive or share";
   else if (folded_profile != NULL && is_same_or_ancestor (folded, folded_profile))

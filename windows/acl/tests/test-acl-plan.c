@@ -131,6 +131,13 @@ test_root_refusals (void)
     { "project", "it is not an absolute path" },
     { "C:project", "it is not an absolute path" },
     { "", "it is not an absolute path" },
+    { "C:\\Users\\me\\project\\..\\..", "it has a . or .. component" },
+    { "C:\\work\\.", "it has a . or .. component" },
+    { "/home/me/..", "it has a . or .. component" },
+    { "C:\\work:stream", "it names a stream or device, not a directory" },
+    { "C:\\work\\::$INDEX_ALLOCATION", "it names a stream or device, not a directory" },
+    { "C:\\work\\..hidden", NULL },
+    { "C:\\work\\a.b", NULL },
     { "C:\\Users\\me\\project", NULL },
     { "C:\\Users\\meadow", NULL },
     { "\\\\server\\share\\work", NULL },
@@ -257,6 +264,9 @@ test_plan_refusals (void)
   input = plan_input (TRUE, drive);
   input.temp_base = NULL;
   assert_plan_fails (&input, command, "neither TEMP nor TMP");
+  input = plan_input (TRUE, NULL);
+  input.workspace_root = NULL;
+  assert_plan_fails (&input, command, "workspace-write needs a workspace root");
 }
 
 static void

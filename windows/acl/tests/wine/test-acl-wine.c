@@ -314,6 +314,44 @@ test_profile_refused (void)
          "the runner refuses the profile directory %s ([%s])", profile, r.err);
 }
 
+/* The profile reached through another spelling: Wine's drive Z: is the host's /, so the prefix's
+ * drive_c\users\NAME under Z: is the profile directory; so is PROFILE\.. \NAME. */
+static void
+test_profile_respelled_refused (void)
+{
+  const char *profile = getenv ("USERPROFILE");
+  const char *prefix = getenv ("WINEPREFIX");
+  const char *name = profile != NULL ? strrchr (profile, '\\') : NULL;
+  char via_z[MAX_PATH], via_dots[MAX_PATH];
+  const char *spellings[] = { via_z, via_dots, NULL };
+  /* The first passes every rule as written and is caught once opened; the second as written. */
+  const char *reasons[] = { "is the user's profile directory", "has a . or .. component" };
+
+  if (profile == NULL || prefix == NULL || name == NULL)
+    {
+      check (0, "USERPROFILE and WINEPREFIX are set under Wine");
+      return;
+    }
+  snprintf (via_z, sizeof (via_z), "Z:%s\\drive_c\\users%s", prefix, name);
+  for (char *p = via_z; *p != '\0'; p++)
+    {
+      if (*p == '/')
+        *p = '\\';
+    }
+  snprintf (via_dots, sizeof (via_dots), "%s\\..%s", profile, name);
+  for (size_t i = 0; spellings[i] != NULL; i++)
+    {
+      const char *argv[] = { runner, "--workspace-sid", workspace_sid, "--write", spellings[i],
+                             "--session-sid", session_sid, "--", child, "--exit", "0", NULL };
+      Run r;
+      int ran = run (argv, &r);
+
+      check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+               strstr (r.err, reasons[i]) != NULL,
+             "the runner refuses the profile directory spelled %s ([%s])", spellings[i], r.err);
+    }
+}
+
 static void
 test_exit_codes (void)
 {
@@ -495,6 +533,7 @@ main (int argc, char **argv)
   test_dll ();
   test_refusals ();
   test_profile_refused ();
+  test_profile_respelled_refused ();
   test_exit_codes ();
   test_argv_exact ();
   test_job_kills_stray ();
