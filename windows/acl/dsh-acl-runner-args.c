@@ -49,6 +49,30 @@ check_sid (DshAclRunnerArgs *args, const char *option, const char *sid)
   return 0;
 }
 
+/* The session's grant goes only to a directory named as the backend names them, never to an
+ * existing directory of the user's that a wrong argument happens to name. */
+static int
+is_private_temp_name (const char *path)
+{
+  const char *base = path;
+  size_t len;
+
+  for (const char *p = path; *p != '\0'; p++)
+    {
+      if (*p == '\\' || *p == '/')
+        base = p + 1;
+    }
+  len = strlen (base);
+  if (strncmp (base, "dsh-acl-", 8) != 0 || len != 8 + 32)
+    return 0;
+  for (const char *p = base + 8; *p != '\0'; p++)
+    {
+      if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+        return 0;
+    }
+  return 1;
+}
+
 static int
 check_roots (DshAclRunnerArgs *args, const char *profile)
 {
@@ -64,6 +88,8 @@ check_roots (DshAclRunnerArgs *args, const char *profile)
     {
       const char *refusal = dsh_acl_root_refusal (args->temp_dir, profile);
 
+      if (refusal == NULL && !is_private_temp_name (args->temp_dir))
+        refusal = "its name is not dsh-acl- and 32 hex digits, as the backend makes them";
       if (refusal != NULL)
         return fail (args, "refusing the temp directory %s: %s", args->temp_dir, refusal);
     }

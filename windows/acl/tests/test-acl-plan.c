@@ -318,14 +318,15 @@ test_runner_args_good (void)
   const char *const argv[] = { "dsh-acl-exec.exe", "--workspace-sid", "S-1-5-21-1-2-3-4",
                                "--write", "C:\\work", "--write", "D:\\cache",
                                "--session-sid", "S-1-5-21-5-6-7-8", "--temp-dir",
-                               "C:\\Temp\\dsh-acl-x", "--", "git", "--write", NULL };
+                               "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff", "--", "git",
+                               "--write", NULL };
   const char *const minimal[] = { "r", "--session-sid", "S-1-5-21-5-6-7-8", "--", "cmd", NULL };
   DshAclRunnerArgs args;
 
   g_assert_cmpint (dsh_acl_runner_args_parse (&args, argv, "C:\\Users\\me"), ==, 0);
   g_assert_cmpstr (args.workspace_sid, ==, "S-1-5-21-1-2-3-4");
   g_assert_cmpstr (args.session_sid, ==, "S-1-5-21-5-6-7-8");
-  g_assert_cmpstr (args.temp_dir, ==, "C:\\Temp\\dsh-acl-x");
+  g_assert_cmpstr (args.temp_dir, ==, "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff");
   g_assert_cmpuint (args.n_write_roots, ==, 2);
   g_assert_cmpstr (args.write_roots[1], ==, "D:\\cache");
   /* What follows "--" is the command's, options or not. */
@@ -349,7 +350,8 @@ test_runner_args_bad (void)
   } cases[] = {
     { { "r", NULL }, "no command given" },
     { { "r", "--session-sid", "S-1-5-21-1-2-3-4", NULL }, "no command given" },
-    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--", NULL }, "the command after \"--\" is empty" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--", NULL },
+      "the command after \"--\" is empty" },
     { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--", "", NULL }, "is empty" },
     { { "r", "--", "cmd", NULL }, "--session-sid is required" },
     { { "r", "--session-sid", NULL }, "--session-sid needs a value" },
@@ -369,6 +371,11 @@ test_runner_args_bad (void)
         "C:\\Users\\me", "--", "cmd", NULL }, "it is the user's profile directory" },
     { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir", "relative", "--", "cmd", NULL },
       "refusing the temp directory relative: it is not an absolute path" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir", "C:\\Users\\me\\Documents", "--",
+        "cmd", NULL }, "its name is not dsh-acl- and 32 hex digits" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir",
+        "C:\\Temp\\dsh-acl-00112233445566778899AABBCCDDEEFF", "--", "cmd", NULL },
+      "its name is not dsh-acl- and 32 hex digits" },
     { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--verbose", "--", "cmd", NULL },
       "unknown option \"--verbose\"" },
     { { "r", "cmd", NULL }, "unknown option \"cmd\"" },

@@ -288,7 +288,8 @@ test_refusals (void)
       Run r;
       int ran = run (cases[i].argv, &r);
 
-      check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) && r.out[0] == '\0',
+      check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+               r.out[0] == '\0',
              "the runner refuses %s with 125 and one fatal line (status %lu, stderr [%s])",
              cases[i].name, (unsigned long) r.status, r.err);
     }
@@ -498,8 +499,10 @@ test_workspace_write_runs (void)
   Run r;
 
   GetTempPathA (sizeof (temp), temp);
-  snprintf (root, sizeof (root), "%sdsh-acl-wine-%lu", temp, (unsigned long) GetCurrentProcessId ());
-  snprintf (private_temp, sizeof (private_temp), "%s\\dsh-acl-0123456789abcdef", root);
+  snprintf (root, sizeof (root), "%sdsh-acl-wine-%lu", temp,
+            (unsigned long) GetCurrentProcessId ());
+  snprintf (private_temp, sizeof (private_temp), "%s\\dsh-acl-%s", root,
+            "0123456789abcdef0123456789abcdef");
   CreateDirectoryA (root, NULL);
   snprintf (expected, sizeof (expected), "env:%s\r\n", private_temp);
   /* Run twice: the second call finds the ACE and the directory there already. */
