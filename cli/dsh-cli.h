@@ -83,6 +83,7 @@ void               dsh_cli_print_json       (JsonNode       *node);
 int dsh_cmd_exec_plain (int argc, char **argv);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
+
 int dsh_cmd_exec     (int argc, char **argv);
 int dsh_cmd_session  (int argc, char **argv);
 int dsh_cmd_policy   (int argc, char **argv);

@@ -7,11 +7,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-backend-fake-host-private.h"
+#include "dsh-module-loader-private.h"
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
 #include "dsh-config.h"
 
 const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
+const DshBackendDescriptor *dsh_backend_acl_describe (void);
 
 /* An OS whose backend confine --target-os can preview from another host. */
 typedef struct {
@@ -26,15 +28,30 @@ typedef struct {
   const char *const *programs;
   const char *const *helpers;
   const char *const *environment;
+  /* Variables that OS's host would have, answered with this host's own directory for them. */
+  void (*add_host_environment) (DshBackendFakeHost *fake);
 } PreviewTarget;
 
 static const char *const macos_programs[] = { "sandbox-exec", "/usr/bin/sandbox-exec", NULL };
+/* The runner sits beside the DLL there; its name stands for its path. */
+static const char *const windows_helpers[] = { "dsh-acl-exec.exe", "dsh-acl-exec.exe", NULL };
+
+/* The temp area and the profile directory the Windows backend plans with: this host's spellings
+ * stand in for the target's. */
+static void
+add_windows_environment (DshBackendFakeHost *fake)
+{
+  dsh_backend_fake_host_set_env (fake, "TEMP", g_get_tmp_dir ());
+  dsh_backend_fake_host_set_env (fake, "USERPROFILE", g_get_home_dir ());
+}
 
 static const PreviewTarget preview_targets[] = {
   { .os = "linux", .system = "linux", .backend = "bwrap" },
   { .os = "macos", .system = "darwin", .backend = "seatbelt",
     .describe = dsh_backend_seatbelt_describe, .programs = macos_programs },
-  { .os = "windows", .system = "windows", .backend = "acl" },
+  { .os = "windows", .system = "windows", .backend = "acl",
+    .describe = dsh_backend_acl_describe, .helpers = windows_helpers,
+    .add_host_environment = add_windows_environment },
 };
 
 static const PreviewTarget *
@@ -59,6 +76,32 @@ add_answers (DshBackendFakeHost *fake, const char *const *pairs,
     set (fake, pairs[i], pairs[i + 1]);
 }
 
+/* One confine by desc on the fake host, within a provider lifetime that is this call: a backend
+ * with per-provider state gets it made and freed here. */
+static DshConfinedArgv *
+preview_confine_once (DshBackendFakeHost *fake,
+                      const DshBackendDescriptor *desc,
+                      const char *const *command,
+                      const DshSandboxPolicy *policy,
+                      GError **error)
+{
+  DshBackendModule module = { .name = (char *) desc->name, .descriptor = desc };
+  DshConfinedArgv *confined = NULL;
+
+  g_mutex_init (&module.instance_lock);
+  if (!dsh_backend_module_bind_instance (&module, &fake->call))
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                 "backend \"%s\" could not confine the command: %s", desc->name,
+                 fake->call.error != NULL ? fake->call.error : "no reason given");
+  else if (dsh_backend_call_confine (&fake->call, desc->name, desc, command, policy, error))
+    confined = dsh_confined_argv_new_take (dsh_backend_call_to_confinement (&fake->call,
+                                                                            desc->name, desc));
+  if (module.instance != NULL)
+    desc->instance_free (module.instance);
+  g_mutex_clear (&module.instance_lock);
+  return confined;
+}
+
 /* What target's backend returns for the command under policy, as its host would answer. */
 static DshConfinedArgv *
 preview_confine (const PreviewTarget *target,
@@ -80,6 +123,8 @@ preview_confine (const PreviewTarget *target,
   add_answers (fake, target->programs, dsh_backend_fake_host_set_program);
   add_answers (fake, target->helpers, dsh_backend_fake_host_set_helper);
   add_answers (fake, target->environment, dsh_backend_fake_host_set_env);
+  if (target->add_host_environment != NULL)
+    target->add_host_environment (fake);
   desc = target->describe ();
   if (desc->check != NULL && (desc->check (dsh_backend_fake_host_get_host (fake)) != 0 ||
                               fake->call.error != NULL))
@@ -90,10 +135,7 @@ preview_confine (const PreviewTarget *target,
       return NULL;
     }
   dsh_backend_fake_host_reset (fake);
-  if (!dsh_backend_call_confine (&fake->call, desc->name, desc, command, policy, error))
-    return NULL;
-  return dsh_confined_argv_new_take (dsh_backend_call_to_confinement (&fake->call, desc->name,
-                                                                      desc));
+  return preview_confine_once (fake, desc, command, policy, error);
 }
 
 /* The policy of this call and the workspace as spelled (for the planted-symlink check). */

@@ -91,14 +91,21 @@ scan_modules (DshBackendSelector *self)
 /* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
 gboolean
 dsh_backend_selector_call_confine (DshBackendSelector *self,
-                                 DshBackendModule *module,
-                                 const char *const *argv,
-                                 const DshSandboxPolicy *policy,
-                                 DshBackendCall *call,
-                                 GError **error)
+                                   DshBackendModule *module,
+                                   const char *const *argv,
+                                   const DshSandboxPolicy *policy,
+                                   DshBackendCall *call,
+                                   GError **error)
 {
   dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
+  if (!dsh_backend_module_bind_instance (module, call))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" could not confine the command: %s", module->name,
+                   call->error != NULL ? call->error : "no reason given");
+      return FALSE;
+    }
   return dsh_backend_call_confine (call, module->name, module->descriptor, argv, policy, error);
 }
 
@@ -113,7 +120,9 @@ run_check (DshBackendSelector *self, Candidate *candidate)
 
   dsh_backend_call_init (&call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
-  rc = candidate->module->descriptor->check (&call.host);
+  rc = dsh_backend_module_bind_instance (candidate->module, &call)
+         ? candidate->module->descriptor->check (&call.host)
+         : -1;
   if (rc != 0 || call.error != NULL)
     {
       candidate->probe = PROBE_FAILED;

@@ -11,6 +11,7 @@ packages="
   clang
   util-linux
   guile-3.0
+  gcc-mingw-w64-x86-64 wine64
 "
 
 # The dialect tests run a real npm. A nodejs from NodeSource carries its own npm and conflicts

@@ -42,7 +42,7 @@ fake_set_error (DshBackendHost *host, const char *message)
 }
 
 static void
-fake_set_enforcement (DshBackendHost *host, DshBackendEnforcement enforcement)
+fake_set_enforcement (DshBackendHost *host, int32_t enforcement)
 {
   fake_of (host)->enforcement = enforcement;
   fake_of (host)->enforcement_set = TRUE;
