@@ -141,7 +141,7 @@ test_layout_of_abi10_unchanged (void)
   g_assert_cmpuint (old.descriptor_n_rules, ==,
                     offsetof (DshBackendDescriptor, n_runner_failure_rules));
   /* The 1.1 fields come out of the padding, which starts where it did. */
-  g_assert_cmpuint (old.descriptor_reserved, ==, offsetof (DshBackendDescriptor, instance_new));
+  g_assert_cmpuint (old.descriptor_reserved, ==, offsetof (DshBackendDescriptor, denial_exclusions));
   g_assert_cmpuint (old.host_size, ==, sizeof (DshBackendHost));
   g_assert_cmpuint (old.host_spawn_probe, ==, offsetof (DshBackendHost, spawn_probe));
   g_assert_cmpuint (old.host_reserved, ==, offsetof (DshBackendHost, instance));
