@@ -67,15 +67,6 @@ DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
                                              char          **out_spelled_workspace,
                                              GError        **error);
 
-/* Under workspace-write, refuses a writable root reached through a symlink planted where
- * confined commands write, and with a session (session_created: its creation time) one made
- * on the way to its cwd since then. spelled_workspace is the workspace as the caller spelled
- * it (NULL: nothing to check). */
-gboolean           dsh_cli_check_roots_unplanted (const DshSandboxPolicy *policy,
-                                                  const char             *spelled_workspace,
-                                                  const char             *session_created,
-                                                  GError                **error);
-
 /* Prints a JSON node, pretty, with a trailing newline, to stdout (dsh-sandbox-full only: the
  * front does not link json-glib). */
 void               dsh_cli_print_json       (JsonNode       *node);

@@ -56,7 +56,8 @@ dsh_cli_confine_policy (const char *mode_text,
                            "danger-full-access is not confined: spawn the command as it is");
       return NULL;
     }
-  if (!dsh_cli_check_roots_unplanted (policy, spelled_workspace, session_created, error))
+  /* Resolved and checked once: the provider hands down exactly these roots. */
+  if (!dsh_roots_pin (policy, spelled_workspace, session_created, error))
     return NULL;
   return g_steal_pointer (&policy);
 }

@@ -55,6 +55,19 @@ cmd_new (int argc, char **argv)
   if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
     return dsh_cli_fail ("the session cwd \"%s\" is not an existing directory", cwd);
 
+  /* Refused now, with the reason, rather than by every later call: a cwd of /, or one reached
+   * through a symlink a confined command could have planted. */
+  {
+    g_autofree char *root = dsh_workspace_root (cwd, "/");
+    g_autofree char *log_dir = g_path_get_dirname (operands[0]);
+    g_autofree char *log_name = g_path_get_basename (operands[0]);
+    g_autofree char *canonical_dir = dsh_canonical_path (log_dir);
+    g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
+
+    if (!dsh_roots_check_new_workspace (cwd, root, &error) ||
+        !dsh_cli_check_unreachable ("session log", log, root, &error))
+      return dsh_cli_fail_error (error);
+  }
   /* The defaults a new session pins must come from where its own commands cannot write. */
   if (!dsh_cli_check_config_unreachable (cwd, &error))
     return dsh_cli_fail_error (error);

@@ -17,6 +17,14 @@ dsh_text_unavailable (const char *mode)
 }
 
 char *
+dsh_text_unavailable_cause (const char *mode, const char *cause)
+{
+  g_autofree char *unavailable = dsh_text_unavailable (mode);
+
+  return g_strdup_printf ("%s Cause: %s", unavailable, cause);
+}
+
+char *
 dsh_text_runner_failure (const char *mode, const char *detail)
 {
   g_autofree char *unavailable = dsh_text_unavailable (mode);

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 
 /* The SANDBOX_UNAVAILABLE message for a requested mode. */
 char  *dsh_text_unavailable          (const char     *mode);
+/* The unavailable message followed by "Cause: <cause>": why no candidate was usable. */
+char  *dsh_text_unavailable_cause    (const char     *mode,
+                                      const char     *cause);
 /* The unavailable message followed by "Runner failure: <detail>". */
 char  *dsh_text_runner_failure       (const char     *mode,
                                       const char     *detail);
