@@ -42,6 +42,9 @@ gboolean           dsh_cli_running_uninstalled (void);
  * per-user probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise. The exec path uses it
  * directly (no GObject); everything else wraps it in a provider. */
 DshBackendSelector *dsh_cli_new_selector    (const char     *workspace_root);
+/* The same, judging trust on the roots a call pinned (dsh_roots_pin()) when it has them. */
+DshBackendSelector *dsh_cli_new_selector_for_roots (const char        *workspace_root,
+                                                    const char *const *pinned_roots);
 /* The same as a DshLocalProvider (dsh-cli-provider.c, dsh-sandbox-full only). */
 DshLocalProvider  *dsh_cli_new_provider     (const char     *workspace_root);
 
