@@ -443,16 +443,47 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
     g_autofree char *canonical_tmpdir = g_path_is_absolute (tmpdir)
                                           ? dsh_canonical_path (tmpdir)
                                           : NULL;
-    g_autofree char *why = NULL;
+    g_autofree char *why = canonical_tmpdir != NULL
+                             ? temp_root_refusal (canonical_tmpdir, policy->workspace_root)
+                             : NULL;
 
     if (!g_str_equal (canonical_tmp, "/"))
       add_unique (roots, canonical_tmp);
-    if (canonical_tmpdir != NULL &&
-        (why = temp_root_refusal (canonical_tmpdir, policy->workspace_root)) == NULL)
+    if (canonical_tmpdir != NULL && why == NULL)
       add_unique (roots, canonical_tmpdir);
   }
   g_ptr_array_add (roots, NULL);
   return (GStrv) g_ptr_array_steal (roots, NULL);
+}
+
+/* Adds /tmp and the temp directory where their walks ended (a missing one keeps its spelling:
+ * it matches nothing until it exists), unless one would widen the roots. */
+static gboolean
+add_temp_roots (GPtrArray *roots,
+                const char *tmp,
+                const Walk *tmp_walk,
+                const char *tmpdir,
+                const Walk *tmpdir_walk,
+                const char *workspace_root,
+                GError **error)
+{
+  g_autofree char *tmp_root = g_canonicalize_filename (tmp_walk->resolved != NULL
+                                                         ? tmp_walk->resolved
+                                                         : tmp,
+                                                       NULL);
+  g_autofree char *tmpdir_root = g_canonicalize_filename (tmpdir_walk->resolved != NULL
+                                                            ? tmpdir_walk->resolved
+                                                            : tmpdir,
+                                                          NULL);
+  g_autofree char *why = temp_root_refusal (tmpdir_root, workspace_root);
+
+  if (g_str_equal (tmp_root, "/"))
+    return refuse_temp_root (error, tmp, tmp_root, "is /");
+  if (!g_str_equal (tmpdir_root, tmp_root) && why != NULL)
+    return refuse_temp_root (error, tmpdir, tmpdir_root, why);
+  add_unique (roots, tmp_root);
+  add_unique (roots, tmpdir_root);
+  return TRUE;
 }
 
 typedef enum {
@@ -551,27 +582,10 @@ resolve_roots (const char *spelled_workspace,
         return refuse_planted (error, spelled[i], walks[i], walks[i]->planted);
     }
 
-  /* A missing temp directory matches nothing until it exists: its spelling stands. */
   g_ptr_array_add (roots, g_strdup (workspace_root));
-  if (tmp != NULL)
-  {
-    g_autofree char *tmp_root = g_canonicalize_filename (tmp_walk.resolved != NULL
-                                                           ? tmp_walk.resolved
-                                                           : tmp,
-                                                         NULL);
-    g_autofree char *tmpdir_root = g_canonicalize_filename (tmpdir_walk.resolved != NULL
-                                                              ? tmpdir_walk.resolved
-                                                              : tmpdir,
-                                                            NULL);
-    g_autofree char *why = temp_root_refusal (tmpdir_root, workspace_root);
-
-    if (g_str_equal (tmp_root, "/"))
-      return refuse_temp_root (error, tmp, tmp_root, "is /");
-    if (!g_str_equal (tmpdir_root, tmp_root) && why != NULL)
-      return refuse_temp_root (error, tmpdir, tmpdir_root, why);
-    add_unique (roots, tmp_root);
-    add_unique (roots, tmpdir_root);
-  }
+  if (tmp != NULL &&
+      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, &tmpdir_walk, workspace_root, error))
+    return FALSE;
   g_ptr_array_add (roots, NULL);
 
   /* Now that the roots are known: a symlink followed on the way to any of them that lies inside
