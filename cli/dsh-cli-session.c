@@ -110,7 +110,8 @@ dsh_cli_check_unreachable (const char *what,
 {
   g_autoptr (DshSandboxPolicy) widest = NULL;
   g_autofree char *canonical = dsh_canonical_path (path);
-  g_autofree char *root = dsh_workspace_root (workspace_root, "/");
+  /* Canonical already: resolving it again could follow a directory swapped since. */
+  g_autofree char *root = g_canonicalize_filename (workspace_root, "/");
   g_auto (GStrv) roots = NULL;
 
   /* Whatever a confined command of this workspace may ever write, escalations included. */

@@ -33,7 +33,8 @@ DshSessionLog        *dsh_cli_load_session          (const char            *path
 
 /* Refuses a file that decides policy (a session log, the deployment configuration) when a
  * confined command of this workspace could write it (beneath the workspace, /tmp or the temp
- * directory): a command could rewrite its own policy. what names the file in the message. */
+ * directory): a command could rewrite its own policy. what names the file in the message;
+ * workspace_root is canonical (it is not resolved again). */
 gboolean              dsh_cli_check_unreachable     (const char            *what,
                                                      const char            *path,
                                                      const char            *workspace_root,

@@ -65,12 +65,12 @@ cmd_new (int argc, char **argv)
     g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
 
     if (!dsh_roots_check_new_workspace (cwd, root, &error) ||
-        !dsh_cli_check_unreachable ("session log", log, root, &error))
+        !dsh_cli_check_unreachable ("session log", log, root, &error) ||
+        /* The defaults a new session pins must come from where its own commands cannot
+         * write. */
+        !dsh_cli_check_config_unreachable (root, &error))
       return dsh_cli_fail_error (error);
   }
-  /* The defaults a new session pins must come from where its own commands cannot write. */
-  if (!dsh_cli_check_config_unreachable (cwd, &error))
-    return dsh_cli_fail_error (error);
   presets = dsh_cli_load_presets (&error);
   if (presets == NULL)
     return dsh_cli_fail_error (error);
@@ -114,8 +114,12 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
     return dsh_cli_fail_error (error);
   /* The table and defaults decide what this switch appends: they must come from where the
    * session's own commands cannot write. */
-  if (!dsh_cli_check_config_unreachable (dsh_session_log_get_cwd (session), &error))
-    return dsh_cli_fail_error (error);
+  {
+    g_autofree char *root = dsh_workspace_root (dsh_session_log_get_cwd (session), "/");
+
+    if (!dsh_cli_check_config_unreachable (root, &error))
+      return dsh_cli_fail_error (error);
+  }
 
   switch (kind)
     {
