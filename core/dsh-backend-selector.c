@@ -356,6 +356,12 @@ selection_cause (DshBackendSelector *self)
   g_mutex_lock (&self->lock);
   cause = g_string_new (self->selection_failure != NULL ? self->selection_failure
                                                         : "no backend was selected");
+  if (self->modules != NULL && self->modules->len == 0 && self->backend_dirs != NULL)
+    {
+      g_autofree char *dirs = g_strjoinv (", ", self->backend_dirs);
+
+      g_string_append_printf (cause, " (no module file in %s)", dirs);
+    }
   for (guint i = 0; self->modules != NULL && i < self->modules->len; i++)
     {
       const DshBackendModule *module = self->modules->pdata[i];
