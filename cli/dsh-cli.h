@@ -42,11 +42,12 @@ gboolean           dsh_cli_running_uninstalled (void);
  * per-user probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise. The exec path uses it
  * directly (no GObject); everything else wraps it in a provider. */
 DshBackendSelector *dsh_cli_new_selector    (const char     *workspace_root);
-/* The same, judging trust on the roots a call pinned (dsh_roots_pin()) when it has them. */
-DshBackendSelector *dsh_cli_new_selector_for_roots (const char        *workspace_root,
-                                                    const char *const *pinned_roots);
+/* The same for a call's policy: its extra roots count too, and trust is judged on the roots it
+ * pinned (dsh_roots_pin()) when it has them. NULL: nothing is untrusted. */
+DshBackendSelector *dsh_cli_new_selector_for_policy (const DshSandboxPolicy *policy);
 /* The same as a DshLocalProvider (dsh-cli-provider.c, dsh-sandbox-full only). */
 DshLocalProvider  *dsh_cli_new_provider     (const char     *workspace_root);
+DshLocalProvider  *dsh_cli_new_provider_for_policy (const DshSandboxPolicy *policy);
 
 /* Cuts argv at the first "--": returns what follows it (NULL without one) and leaves the
  * options part in argv[0..*argc). */

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
+#include "dsh-cli-session.h"
 
 static void
 print_text (JsonObject *report)
@@ -45,12 +46,17 @@ probe_for_call (const char *mode, const char *workspace, DshLocalProvider **out_
   g_autofree char *spelled = NULL;
   g_autoptr (GError) refusal = NULL;
 
-  policy = dsh_cli_resolve_policy (mode, workspace, &spelled, error);
-  if (policy == NULL)
+  g_autoptr (DshPermissionPresets) presets = dsh_cli_load_presets (error);
+
+  if (presets == NULL)
     return FALSE;
-  *out_provider = dsh_cli_new_provider (policy->workspace_root);
+  policy = dsh_cli_resolve_policy (mode, workspace, &spelled, error);
+  if (policy == NULL || !dsh_cli_join_extra_roots (policy, presets, NULL, error))
+    return FALSE;
+  *out_provider = dsh_cli_new_provider_for_policy (policy);
   if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
-      !dsh_roots_check (spelled, policy->workspace_root, NULL, &refusal))
+      !dsh_roots_check (spelled, policy->workspace_root, NULL,
+                        (const char *const *) policy->extra_writable_roots, &refusal))
     *out_refusal = g_strdup (refusal->message);
   return TRUE;
 }

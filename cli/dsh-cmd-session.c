@@ -40,6 +40,7 @@ cmd_new (int argc, char **argv)
   g_autoptr (DshPermissionPresets) presets = NULL;
   g_autoptr (DshSessionLog) session = NULL;
   g_auto (GStrv) operands = NULL;
+  const char *const *extra;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
@@ -64,16 +65,17 @@ cmd_new (int argc, char **argv)
     g_autofree char *canonical_dir = dsh_canonical_path (log_dir);
     g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
 
-    if (!dsh_roots_check_new_workspace (cwd, root, &error) ||
-        !dsh_cli_check_unreachable ("session log", log, root, &error) ||
+    presets = dsh_cli_load_presets (&error);
+    if (presets == NULL)
+      return dsh_cli_fail_error (error);
+    extra = dsh_permission_presets_get_extra_writable_roots (presets);
+    if (!dsh_roots_check_new_workspace (cwd, root, extra, &error) ||
+        !dsh_cli_check_unreachable ("session log", log, root, extra, &error) ||
         /* The defaults a new session pins must come from where its own commands cannot
          * write. */
-        !dsh_cli_check_config_unreachable (root, &error))
+        !dsh_cli_check_config_unreachable (root, extra, &error))
       return dsh_cli_fail_error (error);
   }
-  presets = dsh_cli_load_presets (&error);
-  if (presets == NULL)
-    return dsh_cli_fail_error (error);
   session = dsh_permission_presets_create_session (presets, operands[0], cwd, preset, &error);
   if (session == NULL)
     return dsh_cli_fail_error (error);
@@ -116,8 +118,9 @@ cmd_switch (int argc, char **argv, SwitchKind kind)
    * session's own commands cannot write. */
   {
     g_autofree char *root = dsh_workspace_root (dsh_session_log_get_cwd (session), "/");
+    g_auto (GStrv) extra = dsh_session_log_dup_extra_writable_roots (session);
 
-    if (!dsh_cli_check_config_unreachable (root, &error))
+    if (!dsh_cli_check_config_unreachable (root, (const char *const *) extra, &error))
       return dsh_cli_fail_error (error);
   }
 

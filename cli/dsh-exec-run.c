@@ -149,8 +149,7 @@ run_unconfined (DshExecRun *run, const char *const *command)
 static int
 run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
 {
-  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector_for_roots (
-    policy->workspace_root, (const char *const *) policy->writable_roots);
+  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector_for_policy (policy);
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *detail = NULL;

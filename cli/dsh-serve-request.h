@@ -38,6 +38,8 @@ typedef struct {
   char *mode;
   char *workspace;
   char *session;
+  /* confine: the call's extra writable roots (absolute), or NULL. */
+  GStrv writable_roots;
 } DshServeRequest;
 
 GQuark       dsh_serve_error_quark      (void);

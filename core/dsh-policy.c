@@ -24,6 +24,7 @@ dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
                                                    policy->session_id);
 
   copy->writable_roots = g_strdupv (policy->writable_roots);
+  copy->extra_writable_roots = g_strdupv (policy->extra_writable_roots);
   return copy;
 }
 
@@ -35,5 +36,6 @@ dsh_sandbox_policy_free (DshSandboxPolicy *policy)
   g_free (policy->workspace_root);
   g_free (policy->session_id);
   g_strfreev (policy->writable_roots);
+  g_strfreev (policy->extra_writable_roots);
   g_free (policy);
 }

@@ -216,7 +216,7 @@ made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const
 
 /* Walks path the way the kernel resolves it, component by component through every symlink,
  * holding each symlink it meets against rules. A missing component ends the walk: nothing lies
- * beyond it. */
+ * beyond it, and walk->resolved stays NULL (the path matches nothing until it exists). */
 static void
 walk_path (const char *path, const WalkRules *rules, Walk *walk)
 {
@@ -256,7 +256,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
 
       candidate = g_strdup_printf ("%s/%s", resolved->str, part);
       if (!dsh_root_identity_at (AT_FDCWD, candidate, &identity, &is_link, &changed_us))
-        break;
+        return;
       if (!is_link)
         {
           g_string_assign (resolved, candidate);
@@ -293,8 +293,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
         }
     }
 
-  if (g_queue_is_empty (pending))
-    walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
+  walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
 }
 
 /* ---- refusals ------------------------------------------------------------------------------ */
@@ -353,10 +352,10 @@ static const char *const system_dirs[] = {
   "/Library", "/Users", "/Volumes", "/private", "/private/var",
 };
 
-/* Why the temp directory (canonical) may not be a writable root next to workspace_root, or NULL
- * when it may. */
+/* Why a temp directory or an extra root (canonical) may not be a writable root next to
+ * workspace_root, or NULL when it may. */
 static char *
-temp_root_refusal (const char *temp, const char *workspace_root)
+root_refusal (const char *temp, const char *workspace_root)
 {
   const char *home_env = g_getenv ("HOME");
   g_autofree char *home = dsh_canonical_path (home_env != NULL && *home_env != '\0'
@@ -396,6 +395,19 @@ refuse_temp_root (GError **error, const char *spelled, const char *temp, const c
                "the temp directory %s (TMPDIR, resolved to %s) %s: confined commands would "
                "write there under workspace-write; refusing to run the command (set TMPDIR to "
                "a directory of its own)",
+               valid_spelled, valid, why);
+  return FALSE;
+}
+
+static gboolean
+refuse_extra_root (GError **error, const char *spelled, const char *root, const char *why)
+{
+  g_autofree char *valid_spelled = g_utf8_make_valid (spelled, -1);
+  g_autofree char *valid = g_utf8_make_valid (root, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the extra writable root %s (resolved to %s) %s: confined commands would write "
+               "there under workspace-write; refusing to run the command",
                valid_spelled, valid, why);
   return FALSE;
 }
@@ -444,7 +456,7 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
                                           ? dsh_canonical_path (tmpdir)
                                           : NULL;
     g_autofree char *why = canonical_tmpdir != NULL
-                             ? temp_root_refusal (canonical_tmpdir, policy->workspace_root)
+                             ? root_refusal (canonical_tmpdir, policy->workspace_root)
                              : NULL;
 
     if (!g_str_equal (canonical_tmp, "/"))
@@ -452,6 +464,18 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
     if (canonical_tmpdir != NULL && why == NULL)
       add_unique (roots, canonical_tmpdir);
   }
+  for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
+       i++)
+    {
+      const char *extra = policy->extra_writable_roots[i];
+      g_autofree char *root = g_path_is_absolute (extra)
+                                ? g_canonicalize_filename (extra, NULL)
+                                : NULL;
+      g_autofree char *why = root != NULL ? root_refusal (root, policy->workspace_root) : NULL;
+
+      if (root != NULL && why == NULL)
+        add_unique (roots, root);
+    }
   g_ptr_array_add (roots, NULL);
   return (GStrv) g_ptr_array_steal (roots, NULL);
 }
@@ -475,7 +499,7 @@ add_temp_roots (GPtrArray *roots,
                                                             ? tmpdir_walk->resolved
                                                             : tmpdir,
                                                           NULL);
-  g_autofree char *why = temp_root_refusal (tmpdir_root, workspace_root);
+  g_autofree char *why = root_refusal (tmpdir_root, workspace_root);
 
   if (g_str_equal (tmp_root, "/"))
     return refuse_temp_root (error, tmp, tmp_root, "is /");
@@ -483,6 +507,46 @@ add_temp_roots (GPtrArray *roots,
     return refuse_temp_root (error, tmpdir, tmpdir_root, why);
   add_unique (roots, tmp_root);
   add_unique (roots, tmpdir_root);
+  return TRUE;
+}
+
+/* Walks one extra root (as given) and adds where it ends, unless it would widen the roots. */
+static gboolean
+add_extra_root (GPtrArray *roots,
+                const char *extra,
+                Walk *walk,
+                const WalkRules *rules,
+                const char *workspace_root,
+                GError **error)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *why = NULL;
+
+  if (!g_path_is_absolute (extra))
+    return refuse_extra_root (error, extra, extra, "is not an absolute path");
+  walk_path (extra, rules, walk);
+  if (walk->planted != NULL)
+    return refuse_planted (error, extra, walk, walk->planted);
+  root = g_canonicalize_filename (walk->resolved != NULL ? walk->resolved : extra, NULL);
+  why = root_refusal (root, workspace_root);
+  if (why != NULL)
+    return refuse_extra_root (error, extra, root, why);
+  add_unique (roots, root);
+  return TRUE;
+}
+
+/* Refuses a root reached through a symlink that lies inside one of roots (NULL-terminated). */
+static gboolean
+check_links_outside (const Walk *walk, const char *spelled, GPtrArray *roots, GError **error)
+{
+  for (guint i = 0; walk->links != NULL && i < walk->links->len; i++)
+    {
+      for (guint r = 0; roots->pdata[r] != NULL; r++)
+        {
+          if (dsh_path_is_beneath (walk->link_dirs->pdata[i], roots->pdata[r]))
+            return refuse_planted (error, spelled, NULL, walk->links->pdata[i]);
+        }
+    }
   return TRUE;
 }
 
@@ -501,6 +565,7 @@ static gboolean
 resolve_roots (const char *spelled_workspace,
                const char *workspace_root,
                const char *session_created,
+               const char *const *extra,
                ResolveFlags flags,
                GStrv *out_roots,
                GError **error)
@@ -513,6 +578,7 @@ resolve_roots (const char *spelled_workspace,
   g_auto (Walk) workspace_walk = { 0 };
   g_auto (Walk) tmp_walk = { 0 };
   g_auto (Walk) tmpdir_walk = { 0 };
+  g_autoptr (GArray) extra_walks = g_array_new (FALSE, TRUE, sizeof (Walk));
   const Walk *walks[3] = { &workspace_walk, &tmp_walk, &tmpdir_walk };
   const char *spelled[3];
   WalkRules rules = { 0 };
@@ -586,20 +652,27 @@ resolve_roots (const char *spelled_workspace,
   if (tmp != NULL &&
       !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, &tmpdir_walk, workspace_root, error))
     return FALSE;
+  g_array_set_clear_func (extra_walks, (GDestroyNotify) walk_clear);
+  g_array_set_size (extra_walks, extra != NULL ? g_strv_length ((char **) extra) : 0);
+  for (guint i = 0; i < extra_walks->len; i++)
+    {
+      if (!add_extra_root (roots, extra[i], &g_array_index (extra_walks, Walk, i), &rules,
+                           workspace_root, error))
+        return FALSE;
+    }
   g_ptr_array_add (roots, NULL);
 
   /* Now that the roots are known: a symlink followed on the way to any of them that lies inside
    * one of them is what this call's own commands could plant for the next one. */
   for (guint w = 0; w < G_N_ELEMENTS (walks); w++)
     {
-      for (guint i = 0; walks[w]->links != NULL && i < walks[w]->links->len; i++)
-        {
-          for (guint r = 0; roots->pdata[r] != NULL; r++)
-            {
-              if (dsh_path_is_beneath (walks[w]->link_dirs->pdata[i], roots->pdata[r]))
-                return refuse_planted (error, spelled[w], NULL, walks[w]->links->pdata[i]);
-            }
-        }
+      if (!check_links_outside (walks[w], spelled[w], roots, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < extra_walks->len; i++)
+    {
+      if (!check_links_outside (&g_array_index (extra_walks, Walk, i), extra[i], roots, error))
+        return FALSE;
     }
 
   if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
@@ -628,6 +701,7 @@ dsh_roots_pin (DshSandboxPolicy *policy,
     return TRUE;
   if (!resolve_roots (spelled_workspace != NULL ? spelled_workspace : policy->workspace_root,
                       policy->workspace_root, session_created,
+                      (const char *const *) policy->extra_writable_roots,
                       RESOLVE_RECORD | RESOLVE_TEMP_ROOTS, &roots, error))
     return FALSE;
   g_strfreev (policy->writable_roots);
@@ -639,26 +713,28 @@ gboolean
 dsh_roots_check (const char *spelled_workspace,
                  const char *workspace_root,
                  const char *session_created,
+                 const char *const *extra,
                  GError **error)
 {
   g_auto (GStrv) roots = NULL;
 
   g_return_val_if_fail (spelled_workspace != NULL && workspace_root != NULL, FALSE);
 
-  return resolve_roots (spelled_workspace, workspace_root, session_created, RESOLVE_TEMP_ROOTS,
-                        &roots, error);
+  return resolve_roots (spelled_workspace, workspace_root, session_created, extra,
+                        RESOLVE_TEMP_ROOTS, &roots, error);
 }
 
 gboolean
 dsh_roots_check_new_workspace (const char *spelled_workspace,
                                const char *workspace_root,
+                               const char *const *extra,
                                GError **error)
 {
   g_auto (GStrv) roots = NULL;
 
   g_return_val_if_fail (spelled_workspace != NULL && workspace_root != NULL, FALSE);
 
-  return resolve_roots (spelled_workspace, workspace_root, NULL, 0, &roots, error);
+  return resolve_roots (spelled_workspace, workspace_root, NULL, extra, 0, &roots, error);
 }
 
 gboolean
@@ -666,7 +742,7 @@ dsh_roots_check_unplanted (const char *spelled_workspace,
                            const char *workspace_root,
                            GError **error)
 {
-  return dsh_roots_check (spelled_workspace, workspace_root, NULL, error);
+  return dsh_roots_check (spelled_workspace, workspace_root, NULL, NULL, error);
 }
 
 gboolean

@@ -21,18 +21,19 @@ char  *dsh_workspace_root  (const char             *session_cwd,
                             const char             *fallback_root);
 
 /* Empty unless workspace-write; else the roots dsh_roots_pin() pinned into the policy, exactly;
- * else [workspace root, /tmp, temp dir], de-duplicated, in that order, the workspace root taken
- * as the canonical string it already is (never resolved again) and a temp directory that would
- * widen the roots left out. The one source for the fence and for profile generation. */
+ * else [workspace root, /tmp, temp dir, extra roots...], de-duplicated, in that order, the
+ * workspace root taken as the canonical string it already is (never resolved again) and a temp
+ * directory or extra root that would widen the roots left out. The one source for the fence and for profile generation. */
 GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
 
 /* Resolves the writable roots of a workspace-write call exactly once and checks them on those
  * very strings, then records them as granted and pins them into policy, so that the backend,
  * the runner and the fence receive exactly what was checked. spelled_workspace is the workspace
  * as the caller spelled it (NULL: policy->workspace_root); session_created the session's ISO
- * 8601 creation time, if any. Refuses (DSH_SANDBOX_ERROR_ROOT_REFUSED, naming the path and the
- * reason): a workspace of /; a temp directory that is /, a system directory, $HOME, or an
- * ancestor of $HOME or of the workspace; a root reached through a symlink that lies inside one
+ * 8601 creation time, if any; policy->extra_writable_roots join after the temp roots. Refuses
+ * (DSH_SANDBOX_ERROR_ROOT_REFUSED, naming the path and the reason): a workspace of /; a temp
+ * directory or extra root that is /, a system directory, $HOME, or an ancestor of $HOME or of
+ * the workspace; a root reached through a symlink that lies inside one
  * of this call's roots, that was made inside a directory after that directory was granted to
  * confined commands, or (with a session) that was made after the session was created; a
  * workspace that moved while it was checked; and any call when the per-user record of granted
@@ -43,17 +44,19 @@ gboolean dsh_roots_pin       (DshSandboxPolicy       *policy,
                               const char             *session_created,
                               GError                **error);
 
-/* The same checks for a workspace-write call with this workspace, granting nothing (a new
- * session's cwd, a probe). */
+/* The same checks for a workspace-write call with this workspace and extra roots (NULL for
+ * none), granting nothing (a probe). */
 gboolean dsh_roots_check     (const char             *spelled_workspace,
                               const char             *workspace_root,
                               const char             *session_created,
+                              const char *const      *extra,
                               GError                **error);
 
-/* The checks a new session's cwd can get before any call (a root of /, planted symlinks on the
- * way to it), granting nothing; the temp directory is the calls' own. */
+/* The checks a new session's cwd and extra roots can get before any call (a root of /, planted
+ * symlinks on the way), granting nothing; the temp directory is the calls' own. */
 gboolean dsh_roots_check_new_workspace (const char   *spelled_workspace,
                                         const char   *workspace_root,
+                                        const char *const *extra,
                                         GError      **error);
 
 /* Refuses a workspace root of / (DSH_SANDBOX_ERROR_ROOT_REFUSED): under workspace-write it

@@ -28,6 +28,10 @@ char  *dsh_text_escalation_hint      (const char     *subject);
  * the policy alone. workspace_root (the canonical root) is named only under workspace-write. */
 char  *dsh_text_policy_context       (DshSandboxMode  mode,
                                       const char     *workspace_root);
+/* The same, naming the extra writable roots (NULL or empty: none) under workspace-write. */
+char  *dsh_text_policy_context_with_roots (DshSandboxMode     mode,
+                                           const char        *workspace_root,
+                                           const char *const *extra_roots);
 
 /* ---- approval and escalation (seed 003 §4 and §5) --------------------------------------- */
 
