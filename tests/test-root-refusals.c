@@ -7,6 +7,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -537,6 +538,282 @@ test_unavailable_names_the_cause (void)
   dsh_test_remove_tree (dir);
 }
 
+/* ---- extra writable roots ------------------------------------------------------------------ */
+
+static char *
+write_config (const char *dir, const char *json)
+{
+  g_autofree char *path = g_build_filename (dir, "config.json", NULL);
+
+  dsh_test_write_file (path, json);
+  return g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", path);
+}
+
+/* A deployment's extraWritableRoots and a call's --writable-root are writable under
+ * workspace-write on both backends, and nothing else is; read-only writes neither. */
+static void
+test_extra_roots_enforced (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
+  g_autofree char *state = state_env (dir);
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_autofree char *asked = g_build_filename (dir, "asked", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *json = g_strdup_printf ("{\"extraWritableRoots\": [\"%s\"]}", cache);
+  g_autofree char *config = NULL;
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (asked, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
+  config = write_config (dir, json);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
+      const char *env[] = { backend_env, state, config, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      g_autofree char *script = g_strdup_printf (
+        "echo c > '%s/%s'; echo a > '%s/%s'; echo o > '%s/%s'", cache, backends[i], asked,
+        backends[i], other, backends[i]);
+      const char *ww[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                           "--writable-root", asked, "--", "sh", "-c", script, NULL };
+      const char *ro[] = { "exec", "--mode", "read-only", "--workspace", ws, "--writable-root",
+                           asked, "--", "sh", "-c", script, NULL };
+      g_autofree char *in_cache = g_build_filename (cache, backends[i], NULL);
+      g_autofree char *in_asked = g_build_filename (asked, backends[i], NULL);
+      g_autofree char *in_other = g_build_filename (other, backends[i], NULL);
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_run_cli (&run, ro, env, ws);
+      g_test_message ("%s read-only: %s", backends[i], run.err);
+      g_assert_false (g_file_test (in_cache, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (in_asked, G_FILE_TEST_EXISTS));
+
+      dsh_test_run_cli (&run, ww, env, ws);
+      g_test_message ("%s workspace-write: %s", backends[i], run.err);
+      dsh_test_assert_file_is (in_cache, "c\n");
+      dsh_test_assert_file_is (in_asked, "a\n");
+      g_assert_false (g_file_test (in_other, G_FILE_TEST_EXISTS));
+      g_assert_nonnull (strstr (run.err, "[sandbox: file access denied under workspace-write"));
+    }
+  /* confine and serve hand the same roots out. */
+  {
+    const char *env[] = { state, config, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *args[] = { "confine", "--mode", "workspace-write", "--workspace", ws,
+                           "--writable-root", asked, "--", "true", NULL };
+    g_autofree char *request = g_strdup_printf (
+      "{\"id\": 1, \"method\": \"confine\", \"params\": {\"argv\": [\"true\"], \"mode\": "
+      "\"workspace-write\", \"workspace\": \"%s\", \"writableRoots\": [\"%s\"]}}\n", ws, asked);
+    const char *serve[] = { dsh_test_cli (), "serve", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_nonnull (strstr (run.out, cache));
+    g_assert_nonnull (strstr (run.out, asked));
+    g_assert_null (strstr (run.out, other));
+
+    dsh_test_run (&run, serve, env, ws, request);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    dsh_test_assert_valid_json (run.out, "serve-response.schema.json");
+    g_assert_nonnull (strstr (run.out, cache));
+    g_assert_nonnull (strstr (run.out, asked));
+  }
+  dsh_test_remove_tree (dir);
+}
+
+/* Every rule for writable roots applies to extra ones. */
+static void
+test_extra_roots_refused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
+  g_autofree char *state = state_env (dir);
+  g_autofree char *home = g_build_filename (dir, "home", NULL);
+  g_autofree char *home_env = g_strdup_printf ("HOME=%s", home);
+  g_autofree char *ws = g_build_filename (dir, "A", "ws", NULL);
+  g_autofree char *parent = g_build_filename (dir, "A", NULL);
+  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *planted = g_build_filename (ws, "cache", NULL);
+  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, planted);
+  struct {
+    const char *root;
+    const char *reason;
+  } cases[] = {
+    { "/", "is /" },
+    { "/usr/lib", "is a system directory" },
+    { home, "is $HOME" },
+    { dir, "is an ancestor of $HOME" },
+    { parent, "is an ancestor of the workspace" },
+    { "relative", NULL },
+  };
+
+  g_assert_cmpint (g_mkdir_with_parents (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (home, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (victim, 0755), ==, 0);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      const char *env[] = { home_env, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                             "--writable-root", cases[c].root, "--", "true", NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_run_cli (&run, args, env, ws);
+      if (cases[c].reason == NULL)
+        {
+          /* A relative one is taken against the current directory, as spelled. */
+          g_assert_cmpint (run.exit_code, ==, 0);
+          continue;
+        }
+      dsh_test_assert_refused (&run, cases[c].reason);
+      g_assert_nonnull (strstr (run.err, "the extra writable root"));
+    }
+  /* A symlink planted by a confined command of the workspace, named as an extra root. */
+  {
+    const char *env[] = { home_env, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *first[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                            "-c", plant, NULL };
+    g_autofree char *elsewhere = g_build_filename (home, "w", NULL);
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", elsewhere,
+                           "--writable-root", planted, "--", "true", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, first, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (planted, G_FILE_TEST_IS_SYMLINK));
+    g_assert_cmpint (g_mkdir (elsewhere, 0755), ==, 0);
+    dsh_test_run_cli (&run, args, env, ws);
+    dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+  }
+  /* A configuration naming a relative root is refused as malformed. */
+  {
+    g_autofree char *config = write_config (dir, "{\"extraWritableRoots\": [\"cache\"]}");
+    const char *env[] = { config, state, NULL };
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "true",
+                           NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    dsh_test_assert_refused (&run, "extraWritableRoots[0] must be an absolute path");
+  }
+  dsh_test_remove_tree (dir);
+}
+
+/* A session pins the deployment's extra roots at creation: later changes of the configuration
+ * never alter it, and its policy context names them. A session log inside one is refused. */
+static void
+test_extra_roots_pinned_into_session (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
+  g_autofree char *state = state_env (dir);
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_autofree char *later = g_build_filename (dir, "later", NULL);
+  g_autofree char *log = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *log_in_cache = g_build_filename (cache, "s.jsonl", NULL);
+  g_autofree char *first = g_strdup_printf ("{\"extraWritableRoots\": [\"%s\"]}", cache);
+  g_autofree char *second = g_strdup_printf ("{\"extraWritableRoots\": [\"%s\"]}", later);
+  g_autofree char *config = NULL;
+  g_autofree char *write = g_strdup_printf ("echo c > '%s/f'; echo l > '%s/f'", cache, later);
+  g_autofree char *in_cache = g_build_filename (cache, "f", NULL);
+  g_autofree char *in_later = g_build_filename (later, "f", NULL);
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (later, 0755), ==, 0);
+  config = write_config (dir, first);
+  {
+    const char *env[] = { config, state, NULL };
+    const char *in_reach[] = { "session", "new", log_in_cache, "--cwd", ws, NULL };
+    const char *args[] = { "session", "new", log, "--cwd", ws, "--preset", "workspace-write",
+                           NULL };
+    const char *context[] = { "policy", "context", "--session", log, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, in_reach, env, dir);
+    dsh_test_assert_refused (&run, "which confined commands may write");
+    dsh_test_run_cli (&run, args, env, dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    dsh_test_run_cli (&run, context, env, dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_nonnull (strstr (run.out, "These extra directories are writable as well: "));
+    g_assert_nonnull (strstr (run.out, cache));
+  }
+  /* The deployment changes its mind; the session does not. */
+  g_free (config);
+  config = write_config (dir, second);
+  {
+    const char *env[] = { config, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *args[] = { "exec", "--session", log, "--", "sh", "-c", write, NULL };
+    const char *context[] = { "policy", "context", "--session", log, NULL };
+    const char *show[] = { "session", "show", log, "--json", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    dsh_test_assert_file_is (in_cache, "c\n");
+    g_assert_false (g_file_test (in_later, G_FILE_TEST_EXISTS));
+    dsh_test_run_cli (&run, context, env, dir);
+    g_assert_nonnull (strstr (run.out, cache));
+    g_assert_null (strstr (run.out, later));
+    dsh_test_run_cli (&run, show, env, dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    dsh_test_assert_valid_json (run.out, "session-show.schema.json");
+  }
+  /* Sessionless, the current configuration's roots are named. */
+  {
+    g_autofree char *third = g_strdup_printf (
+      "{\"defaultMode\": \"workspace-write\", \"extraWritableRoots\": [\"%s\"]}", later);
+    g_autofree char *ww_config = write_config (dir, third);
+    const char *env[] = { ww_config, state, NULL };
+    const char *context[] = { "policy", "context", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, context, env, dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_str_has_prefix (run.out, "Current DSH file policy: workspace-write."));
+    g_assert_nonnull (strstr (run.out, later));
+    g_assert_null (strstr (run.out, cache));
+  }
+  dsh_test_remove_tree (dir);
+}
+
+/* The fence writes beneath pinned extra roots and nowhere else. */
+static void
+test_extra_roots_fenced (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *in_cache = g_build_filename (cache, "f", NULL);
+  g_autofree char *in_other = g_build_filename (other, "f", NULL);
+  g_autofree char *state = g_build_filename (dir, "state", NULL);
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *extra[] = { cache, NULL };
+  int fd;
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
+  g_setenv ("DSH_SANDBOX_STATE_DIR", state, TRUE);
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws, NULL);
+  policy->extra_writable_roots = g_strdupv ((char **) extra);
+  g_assert_true (dsh_roots_pin (policy, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_unsetenv ("DSH_SANDBOX_STATE_DIR");
+  g_assert_true (g_strv_contains ((const char *const *) policy->writable_roots, cache));
+
+  fd = dsh_fs_fence_open (policy, in_cache, O_WRONLY | O_CREAT, 0644, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  fd = dsh_fs_fence_open (policy, in_other, O_WRONLY | O_CREAT, 0644, &error);
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);
+  g_assert_cmpint (fd, <, 0);
+  g_assert_false (g_file_test (in_other, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -551,5 +828,10 @@ main (int argc, char **argv)
   g_test_add_func ("/root-refusals/session-at-creation", test_session_refused_at_creation);
   g_test_add_func ("/root-refusals/probe-for-the-call", test_probe_answers_for_the_call);
   g_test_add_func ("/root-refusals/unavailable-cause", test_unavailable_names_the_cause);
+  g_test_add_func ("/root-refusals/extra-roots/enforced", test_extra_roots_enforced);
+  g_test_add_func ("/root-refusals/extra-roots/refused", test_extra_roots_refused);
+  g_test_add_func ("/root-refusals/extra-roots/pinned-into-session",
+                   test_extra_roots_pinned_into_session);
+  g_test_add_func ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
   return g_test_run ();
 }
