@@ -137,6 +137,12 @@ dsh_open_directory_no_symlinks (const char *path, gboolean portable)
 
 /* ---- the walk ------------------------------------------------------------------------------ */
 
+/* File timestamps come from the kernel's coarse clock, which lags the clock a grant or a
+ * session's creation was stamped with by up to a tick (more on a network filesystem): a symlink
+ * made right afterwards must still count as made afterwards, so comparisons keep a margin. A
+ * symlink the user made within that margin before is refused too. */
+#define CLOCK_MARGIN_US G_USEC_PER_SEC
+
 /* What the walk holds against a symlink it meets. */
 typedef struct {
   /* Symlinks changed after this (Unix time, microseconds; 0: none) are refused: a session's
@@ -205,7 +211,7 @@ made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const
 
       if (dsh_root_grants_lookup (rules->grants, &g_array_index (ancestors, DshRootIdentity, i),
                                   &since) &&
-          changed_us >= since)
+          changed_us >= since - CLOCK_MARGIN_US)
         {
           walk->granted_dir = leading_components (resolved, i);
           return TRUE;
@@ -264,7 +270,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
           continue;
         }
 
-      if (rules->not_before > 0 && changed_us > rules->not_before)
+      if (rules->not_before > 0 && changed_us >= rules->not_before - CLOCK_MARGIN_US)
         walk->planted_kind = PLANTED_SINCE_SESSION;
       else if (made_after_a_grant (walk, rules, ancestors, resolved->str, changed_us))
         walk->planted_kind = PLANTED_SINCE_GRANT;
