@@ -199,23 +199,35 @@ leading_components (const char *resolved, guint n)
   return g_strndup (resolved, (gsize) (p - resolved));
 }
 
-/* Is the symlink (ctime changed_us) beneath a directory of ancestors (identities of "/" and of
- * each component of resolved) granted before it was made? Sets walk->granted_dir. */
+/* A directory on the way: who it is, and when it last changed (ctime, microseconds). */
+typedef struct {
+  DshRootIdentity identity;
+  gint64 changed_us;
+} Ancestor;
+
+/* Is the symlink (ctime changed_us) beneath a granted directory of ancestors ("/" and each
+ * component of resolved), with the symlink or any directory between them changed since the
+ * grant? A directory renamed into a granted one changes (its ctime), so an old symlink moved in
+ * inside it counts as new. Sets walk->granted_dir. */
 static gboolean
 made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const char *resolved,
                     gint64 changed_us)
 {
-  for (guint i = 0; rules->grants != NULL && i < ancestors->len; i++)
+  gint64 newest = changed_us;
+
+  /* From the innermost directory out, carrying the newest change seen below each. */
+  for (guint i = ancestors->len; rules->grants != NULL && i > 0; i--)
     {
+      const Ancestor *ancestor = &g_array_index (ancestors, Ancestor, i - 1);
       gint64 since = 0;
 
-      if (dsh_root_grants_lookup (rules->grants, &g_array_index (ancestors, DshRootIdentity, i),
-                                  &since) &&
-          changed_us >= since - CLOCK_MARGIN_US)
+      if (dsh_root_grants_lookup (rules->grants, &ancestor->identity, &since) &&
+          newest >= since - CLOCK_MARGIN_US)
         {
-          walk->granted_dir = leading_components (resolved, i);
+          walk->granted_dir = leading_components (resolved, i - 1);
           return TRUE;
         }
+      newest = MAX (newest, ancestor->changed_us);
     }
   return FALSE;
 }
@@ -228,7 +240,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
 {
   g_autoptr (GQueue) pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
-  g_autoptr (GArray) ancestors = g_array_new (FALSE, FALSE, sizeof (DshRootIdentity));
+  g_autoptr (GArray) ancestors = g_array_new (FALSE, FALSE, sizeof (Ancestor));
   g_auto (GStrv) parts = g_strsplit (path, "/", -1);
   DshRootIdentity identity;
   guint links = 0;
@@ -237,8 +249,12 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
   walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
   for (gsize i = 0; parts[i] != NULL; i++)
     g_queue_push_tail (pending, g_strdup (parts[i]));
-  if (dsh_root_identity_at (AT_FDCWD, "/", &identity, NULL, NULL))
-    g_array_append_val (ancestors, identity);
+  {
+    Ancestor root;
+
+    if (dsh_root_identity_at (AT_FDCWD, "/", &root.identity, NULL, &root.changed_us))
+      g_array_append_val (ancestors, root);
+  }
 
   while (!g_queue_is_empty (pending))
     {
@@ -265,8 +281,10 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
         return;
       if (!is_link)
         {
+          Ancestor ancestor = { identity, changed_us };
+
           g_string_assign (resolved, candidate);
-          g_array_append_val (ancestors, identity);
+          g_array_append_val (ancestors, ancestor);
           continue;
         }
 

@@ -540,6 +540,51 @@ test_unavailable_names_the_cause (void)
   dsh_test_remove_tree (dir);
 }
 
+/* An old symlink moved into a granted directory inside a directory of its own: the symlink's
+ * time predates the grant, but the directory renamed in does not. Here a command granted T makes
+ * T/evil/x -> victim; much later a command granted A (and T) moves T/evil to A/pkg; the next
+ * call naming A/pkg/x must still be refused. */
+static void
+test_old_symlink_moved_in_refused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
+  g_autofree char *state = state_env (dir);
+  g_autofree char *staging = g_build_filename (dir, "T", NULL);
+  g_autofree char *outer = g_build_filename (dir, "A", NULL);
+  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *link = g_build_filename (outer, "pkg", "x", NULL);
+  g_autofree char *make = g_strdup_printf ("mkdir '%s/evil' && ln -s '%s' '%s/evil/x'", staging,
+                                           victim, staging);
+  g_autofree char *move = g_strdup_printf ("mv '%s/evil' '%s/pkg'", staging, outer);
+  g_autofree char *touch = g_strdup_printf ("touch '%s/pwned'", link);
+  g_autofree char *pwned = g_build_filename (victim, "pwned", NULL);
+  const char *first[] = { "exec", "--mode", "workspace-write", "--workspace", staging, "--", "sh",
+                          "-c", make, NULL };
+  const char *second[] = { "exec", "--mode", "workspace-write", "--workspace", outer,
+                           "--writable-root", staging, "--", "sh", "-c", move, NULL };
+  const char *third[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                          "-c", touch, NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  g_assert_cmpint (g_mkdir (staging, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (outer, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (victim, 0755), ==, 0);
+  run_with_backend (&run, "landlock", state, first, staging);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  /* Beyond the clock margin: A is granted well after the symlink was made. */
+  g_usleep (1300 * 1000);
+  run_with_backend (&run, "landlock", state, second, outer);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      run_with_backend (&run, backends[i], state, third, dir);
+      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+      g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+    }
+  dsh_test_remove_tree (dir);
+}
+
 /* ---- extra writable roots ------------------------------------------------------------------ */
 
 static char *
@@ -825,6 +870,7 @@ main (int argc, char **argv)
   g_test_add_func ("/root-refusals/nested-workspace", test_nested_workspace_symlink_refused);
   g_test_add_func ("/root-refusals/nested-workspace-session",
                    test_nested_workspace_session_refused);
+  g_test_add_func ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   g_test_add_func ("/root-refusals/untrusted-record", test_untrusted_record_refused);
   g_test_add_func ("/root-refusals/temp-dir", test_temp_dir_refused);
   g_test_add_func ("/root-refusals/session-at-creation", test_session_refused_at_creation);
