@@ -143,6 +143,7 @@ static DshSandboxPolicy *
 resolve_policy (const char *mode_text,
                 const char *workspace,
                 const char *session_path,
+                const char *const *requested_roots,
                 char **out_spelled_workspace,
                 char **out_session_created,
                 GError **error)
@@ -151,15 +152,22 @@ resolve_policy (const char *mode_text,
   g_autoptr (DshSessionLog) session = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
 
-  if (session_path == NULL)
-    return dsh_cli_resolve_policy (mode_text, workspace, out_spelled_workspace, error);
-
   if (!dsh_cli_check_workspace_without_session (workspace, session_path, error))
     return NULL;
   presets = dsh_cli_load_presets (error);
   if (presets == NULL)
     return NULL;
-  policy = dsh_cli_resolve_session_policy (presets, session_path, mode_text, &session, error);
+  if (session_path == NULL)
+    {
+      /* Sessionless: the deployment's extra roots, then this call's. */
+      policy = dsh_cli_resolve_policy (mode_text, workspace, out_spelled_workspace, error);
+      if (policy == NULL || !dsh_cli_join_extra_roots (policy, presets, requested_roots, error))
+        return NULL;
+      return g_steal_pointer (&policy);
+    }
+
+  policy = dsh_cli_resolve_session_policy (presets, session_path, mode_text, requested_roots,
+                                           &session, error);
   if (policy == NULL)
     return NULL;
   *out_spelled_workspace = g_strdup (dsh_session_log_get_cwd (session));
@@ -171,14 +179,15 @@ DshSandboxPolicy *
 dsh_cli_confine_policy (const char *mode_text,
                         const char *workspace,
                         const char *session_path,
+                        const char *const *requested_roots,
                         GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autofree char *spelled_workspace = NULL;
   g_autofree char *session_created = NULL;
 
-  policy = resolve_policy (mode_text, workspace, session_path, &spelled_workspace,
-                           &session_created, error);
+  policy = resolve_policy (mode_text, workspace, session_path, requested_roots,
+                           &spelled_workspace, &session_created, error);
   if (policy == NULL)
     return NULL;
   if (!dsh_sandbox_mode_is_confined (policy->mode))
@@ -187,7 +196,8 @@ dsh_cli_confine_policy (const char *mode_text,
                            "danger-full-access is not confined: spawn the command as it is");
       return NULL;
     }
-  if (!dsh_cli_check_roots_unplanted (policy, spelled_workspace, session_created, error))
+  /* Resolved and checked once: the provider hands down exactly these roots. */
+  if (!dsh_roots_pin (policy, spelled_workspace, session_created, error))
     return NULL;
   return g_steal_pointer (&policy);
 }
@@ -199,6 +209,7 @@ dsh_cmd_confine (int argc, char **argv)
   g_autofree char *workspace = NULL;
   g_autofree char *session_path = NULL;
   g_autofree char *target_os = NULL;
+  g_auto (GStrv) writable_roots = NULL;
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode,
       "Sandbox mode (default read-only); with --session, the explicit mode of this call", "MODE" },
@@ -208,6 +219,8 @@ dsh_cmd_confine (int argc, char **argv)
       "The session log: mode and workspace come from it (no turn is appended)", "FILE" },
     { "target-os", 0, 0, G_OPTION_ARG_STRING, &target_os,
       "What that OS's backend would return (linux, macos or windows), on any host", "OS" },
+    { "writable-root", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &writable_roots,
+      "One more writable root under workspace-write (repeatable)", "DIR" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
@@ -237,7 +250,8 @@ dsh_cmd_confine (int argc, char **argv)
     return dsh_cli_fail_error (error);
   preview = target != NULL && !g_str_equal (target->system, DSH_HOST_OS);
 
-  policy = dsh_cli_confine_policy (mode, workspace, session_path, &error);
+  policy = dsh_cli_confine_policy (mode, workspace, session_path,
+                                   (const char *const *) writable_roots, &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
 
@@ -245,7 +259,7 @@ dsh_cmd_confine (int argc, char **argv)
     confined = preview_confine (target, (const char *const *) command, policy, &error);
   else
     {
-      provider = dsh_cli_new_provider (policy->workspace_root);
+      provider = dsh_cli_new_provider_for_policy (policy);
       confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
                                                (const char *const *) command, policy, &error);
     }
