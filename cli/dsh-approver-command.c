@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dsh-json-strict-private.h"
+
 /* An outcome word is short; more output than this is not an answer. */
 #define ANSWER_LIMIT 256
 /* After the approver exits, a straggler still holding its stdout gets this long. */
@@ -260,7 +262,7 @@ static int
 request_file (DshApprovalRequest *request, GError **error)
 {
   g_autoptr (JsonNode) node = dsh_approval_request_to_json (request);
-  g_autofree char *json = json_to_string (node, FALSE);
+  g_autofree char *json = dsh_json_strict_to_string (node, FALSE);
   g_autofree char *path = NULL;
   g_autofree char *text = g_strconcat (json, "\n", NULL);
   gsize length = strlen (text);

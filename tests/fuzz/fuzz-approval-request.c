@@ -75,7 +75,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   json_object_set_string_member (details, "id", "changed afterwards");
 
   document = dsh_approval_request_to_json (request);
-  text = json_to_string (document, FALSE);
+  text = dsh_json_strict_to_string (document, FALSE);
   g_assert_true (g_utf8_validate (text, -1, NULL));
   reread = dsh_json_strict_parse (text, strlen (text), &syntax_error, &error);
   g_assert_no_error (error);
@@ -99,7 +99,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         }
     }
 
-  again = json_to_string (reread, FALSE);
+  again = dsh_json_strict_to_string (reread, FALSE);
   g_assert_cmpstr (text, ==, again);
   for (guint i = 0; i < 4; i++)
     g_free (scalars[i]);

@@ -39,7 +39,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_assert_false (syntax_error);
 
   {
-    g_autofree char *written = json_to_string (root, FALSE);
+    g_autofree char *written = dsh_json_strict_to_string (root, FALSE);
     g_autofree char *rewritten = NULL;
     g_autoptr (GError) again_error = NULL;
     g_autoptr (JsonNode) again = NULL;
@@ -47,7 +47,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     again = dsh_json_strict_parse (written, strlen (written), &syntax_error, &again_error);
     g_assert_no_error (again_error);
     g_assert_true (json_node_equal (root, again));
-    rewritten = json_to_string (again, FALSE);
+    rewritten = dsh_json_strict_to_string (again, FALSE);
     g_assert_cmpstr (written, ==, rewritten);
   }
   return 0;

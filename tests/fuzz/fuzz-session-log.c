@@ -6,6 +6,7 @@
  */
 #include <dsh-sandbox.h>
 
+#include "dsh-json-strict-private.h"
 #include "fuzz-target.h"
 #include "fuzz-util.h"
 
@@ -30,7 +31,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   {
     g_autoptr (GPtrArray) events = dsh_session_log_dup_events (log);
     g_autoptr (JsonNode) header = dsh_session_log_header_to_json (log);
-    g_autofree char *header_text = json_to_string (header, FALSE);
+    g_autofree char *header_text = dsh_json_strict_to_string (header, FALSE);
     DshSandboxMode mode;
     DshApprovalPolicy policy;
 
@@ -54,7 +55,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       for (guint i = 0; i < events->len; i++)
         {
           g_autoptr (JsonNode) node = dsh_session_event_to_json (g_ptr_array_index (events, i));
-          g_autofree char *text = json_to_string (node, FALSE);
+          g_autofree char *text = dsh_json_strict_to_string (node, FALSE);
 
           g_string_append_printf (again, "%s\n", text);
         }
