@@ -115,7 +115,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (DshPermissionPresets) presets = NULL;
   g_autoptr (DshPermissionPresets) from_file = NULL;
 
-  fuzz_quiet_logs ();
   if (path == NULL)
     {
       path = g_build_filename (fuzz_scratch_dir (), "config.json", NULL);

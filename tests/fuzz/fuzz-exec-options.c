@@ -112,7 +112,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   FuzzExecRecord plain = { 0 };
   gboolean is_plain;
 
-  fuzz_quiet_logs ();
   if (session_path == NULL)
     setup ();
   if (asks_for_help ((char **) args->pdata, args->len))

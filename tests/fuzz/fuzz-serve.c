@@ -148,7 +148,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   gsize length;
   guint answered = 0;
 
-  fuzz_quiet_logs ();
   if (in_path == NULL)
     setup ();
   fuzz_write_file (in_path, (const char *) data, (gssize) size);

@@ -16,8 +16,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (DshSessionLog) log = NULL;
   g_autoptr (GError) error = NULL;
 
-  fuzz_quiet_logs ();
-
   log = dsh_session_log_parse ("fuzz", (const char *) data, size, &error);
   if (log == NULL)
     {

@@ -1,5 +1,6 @@
-/* fuzz-util.h — what several fuzz targets share: a private scratch directory, silenced library
- * warnings, and splitting an input into NUL-separated fields.
+/* fuzz-util.h — what several fuzz targets share: a private scratch directory, splitting an input
+ * into NUL-separated fields, files, directories and stderr. Linking it also silences library
+ * warnings (expected output) and makes an error or a critical abort: a finding.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,9 +16,6 @@ G_BEGIN_DECLS
  * $DSH_TEST_SCRATCH, else /var/tmp), so confined-write rules do not apply to it; it is removed
  * with everything in it when the process exits. */
 const char *fuzz_scratch_dir    (void);
-
-/* Library warnings (crash residue, refused entries) are expected output, not findings. */
-void        fuzz_quiet_logs     (void);
 
 /* data[0..size) cut at every NUL into at most max_fields strings (the last takes the rest, NULs
  * and all cut off); the array owns them. */
