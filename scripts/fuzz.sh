@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 dir=build-fuzz
 
 if [ -f "$dir/build.ninja" ]; then
-  meson setup --reconfigure "$dir" >/dev/null
+  meson setup --reconfigure "$dir" -Dfuzzing=true >/dev/null
 else
   CC=clang meson setup "$dir" -Dfuzzing=true -Dwerror=true >/dev/null
 fi
