@@ -114,7 +114,7 @@ check_roots (const char *path, const char *spelled, const char *created)
   ok = dsh_roots_check_unplanted (spelled, spelled_root, &error);
   assert_refusal (ok, error);
   g_assert_true (error == NULL ||
-                 g_error_matches (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE));
+                 g_error_matches (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED));
   ok = dsh_roots_check_session_cwd (path, created, &cwd_error);
   assert_refusal (ok, cwd_error);
 }
