@@ -4,6 +4,27 @@
  */
 #include "dsh-policy.h"
 
+/**
+ * DshSandboxPolicy:
+ * @mode: the call's mode
+ * @workspace_root: the absolute workspace root, canonical when it came from dsh_workspace_root()
+ * @session_id: (nullable): the session's opaque identity, or %NULL for an agentless call
+ *
+ * The execution policy of one call, carried per call and never fixed on a provider.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * dsh_sandbox_policy_new:
+ * @mode: the call's mode
+ * @workspace_root: the absolute workspace root (canonical when it came from dsh_workspace_root())
+ * @session_id: (nullable): the session's id, or %NULL for an agentless call
+ *
+ * Returns: (transfer full): a new policy; free it with dsh_sandbox_policy_free()
+ *
+ * Since: 0.1
+ */
 DshSandboxPolicy *
 dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const char *session_id)
 {
@@ -17,12 +38,28 @@ dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const c
   return policy;
 }
 
+/**
+ * dsh_sandbox_policy_copy:
+ * @policy: a policy
+ *
+ * Returns: (transfer full): a copy of @policy
+ *
+ * Since: 0.1
+ */
 DshSandboxPolicy *
 dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
 {
   return dsh_sandbox_policy_new (policy->mode, policy->workspace_root, policy->session_id);
 }
 
+/**
+ * dsh_sandbox_policy_free:
+ * @policy: (nullable) (transfer full): a policy
+ *
+ * Frees @policy and its strings.
+ *
+ * Since: 0.1
+ */
 void
 dsh_sandbox_policy_free (DshSandboxPolicy *policy)
 {

@@ -17,6 +17,18 @@
 #include "dsh-error.h"
 #include <string.h>
 
+/**
+ * dsh_canonical_path:
+ * @path: a path, absolute or relative to the current directory
+ *
+ * Resolves @path through the filesystem (the kernel's own component-by-component lookup), then
+ * normalises it lexically. When resolution fails the spelling is returned as it is: a missing root
+ * matches nothing until it exists.
+ *
+ * Returns: (transfer full) (type filename): the canonical path, never %NULL
+ *
+ * Since: 0.1
+ */
 char *
 dsh_canonical_path (const char *path)
 {
@@ -32,6 +44,17 @@ dsh_canonical_path (const char *path)
   return g_steal_pointer (&resolved);
 }
 
+/**
+ * dsh_workspace_root:
+ * @session_cwd: (nullable): the session's working directory
+ * @fallback_root: (nullable): the workspace of a call without a session (%NULL: the current
+ *   directory)
+ *
+ * Returns: (transfer full) (type filename): the canonical @session_cwd or, without one, the
+ *   canonical @fallback_root
+ *
+ * Since: 0.1
+ */
 char *
 dsh_workspace_root (const char *session_cwd, const char *fallback_root)
 {
@@ -44,6 +67,18 @@ dsh_workspace_root (const char *session_cwd, const char *fallback_root)
   return g_canonicalize_filename (canonical, NULL);
 }
 
+/**
+ * dsh_writable_roots:
+ * @policy: a policy
+ *
+ * The one source of the roots the fence and every backend let a command write: empty unless the
+ * mode is `workspace-write`, else the workspace root, `/tmp` and the temporary directory, each
+ * canonical, de-duplicated, in that order.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename): the writable roots
+ *
+ * Since: 0.1
+ */
 GStrv
 dsh_writable_roots (const DshSandboxPolicy *policy)
 {
@@ -78,6 +113,17 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
   return g_strv_builder_end (builder);
 }
 
+/**
+ * dsh_path_is_beneath:
+ * @path: a canonical path
+ * @root: a canonical root
+ *
+ * Both are compared as spelled.
+ *
+ * Returns: %TRUE when @path is @root itself or lies beneath it
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_path_is_beneath (const char *path, const char *root)
 {
@@ -192,6 +238,21 @@ planted_error (GError **error, const char *root, const char *planted)
   return FALSE;
 }
 
+/**
+ * dsh_roots_check_unplanted:
+ * @spelled_workspace: the workspace as the caller spelled it
+ * @workspace_root: the canonical root the policy holds
+ * @error: return location for a #GError
+ *
+ * A writable root is only as trustworthy as the path that leads to it: refuses a workspace, `/tmp`
+ * or temporary directory reached through a symlink inside a directory confined commands of this
+ * workspace may write (an earlier command could have planted it), and a workspace that no longer
+ * resolves to @workspace_root. A workspace of `/` is accepted.
+ *
+ * Returns: %TRUE when nothing was planted; %FALSE with %DSH_SANDBOX_ERROR_UNAVAILABLE otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check_unplanted (const char *spelled_workspace,
                            const char *workspace_root,
@@ -246,6 +307,19 @@ dsh_roots_check_unplanted (const char *spelled_workspace,
   return TRUE;
 }
 
+/**
+ * dsh_roots_check_session_cwd:
+ * @cwd: the session's working directory
+ * @created: the session's creation time (ISO 8601)
+ * @error: return location for a #GError
+ *
+ * Refuses a session whose working directory is reached through a symlink made since @created, which
+ * is what a command of an enclosing workspace would plant to move this session's workspace.
+ *
+ * Returns: %TRUE when there is none; %FALSE with %DSH_SANDBOX_ERROR_UNAVAILABLE otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **error)
 {
