@@ -1,0 +1,61 @@
+#!/bin/bash
+# Sources the bash completion in a plain bash (no bash-completion package needed) and checks
+# what it offers for commands, subcommands, options and the closed vocabularies; checks that the
+# zsh completion parses.
+#
+# Usage: check-completion.sh COMPLETION_DIR
+set -eu
+
+dir=$1
+# shellcheck source=/dev/null
+source "$dir/dsh-sandbox.bash"
+failures=0
+
+# expect "WORDS..." -- the command line, the word being completed last (may be empty).
+expect() {
+  local want=$1
+  shift
+  [ "$1" = -- ] && shift
+  COMP_WORDS=("$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _dsh_sandbox
+  local got="${COMPREPLY[*]}"
+  if [ "$got" = "$want" ]; then
+    echo "ok: [$*] -> $got"
+  else
+    echo "FAIL: [$*] -> '$got', expected '$want'"
+    failures=$((failures + 1))
+  fi
+}
+
+[ "$(complete -p dsh-sandbox)" = "complete -F _dsh_sandbox dsh-sandbox" ] ||
+  { echo "FAIL: dsh-sandbox has no completion function"; exit 1; }
+
+expect 'probe confine exec session policy describe serve --help' -- dsh-sandbox ''
+expect 'exec' -- dsh-sandbox ex
+expect 'read-only workspace-write danger-full-access' -- dsh-sandbox exec --mode ''
+expect 'workspace-write' -- dsh-sandbox confine --mode w
+expect 'danger-full-access' -- dsh-sandbox exec --mode = d
+expect 'workspace-write danger-full-access' -- dsh-sandbox exec --sandbox-permissions ''
+expect 'ask never' -- dsh-sandbox exec --approval-policy ''
+expect 'linux macos windows' -- dsh-sandbox confine --target-os ''
+expect '--report' -- dsh-sandbox exec --mode read-only --rep
+expect 'new set-mode set-approval set-preset show' -- dsh-sandbox session ''
+expect 'read-only workspace-write danger-full-access' -- dsh-sandbox session set-mode s.log ''
+expect 'never' -- dsh-sandbox session set-approval s.log n
+expect '--json' -- dsh-sandbox session show s.log --
+expect 'resolve context' -- dsh-sandbox policy ''
+expect '--session --mode --json' -- dsh-sandbox policy resolve -
+expect '--session --help bash' -- dsh-sandbox describe ''
+expect '--json --help' -- dsh-sandbox probe -
+# After "--" the confined command's program is completed from PATH, not our options.
+expect 'shopt' -- dsh-sandbox exec --mode read-only -- shop
+expect '' -- dsh-sandbox exec --justification ''
+
+zsh -n "$dir/_dsh-sandbox" || { echo "FAIL: the zsh completion does not parse"; exit 1; }
+head -n 1 "$dir/_dsh-sandbox" | grep -qx '#compdef dsh-sandbox' ||
+  { echo "FAIL: the zsh completion is not a #compdef for dsh-sandbox"; exit 1; }
+echo "ok: the zsh completion parses"
+
+[ "$failures" -eq 0 ]
