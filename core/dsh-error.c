@@ -28,6 +28,13 @@
  * Since: 0.1
  */
 
+/**
+ * dsh_sandbox_error_quark:
+ *
+ * Returns: the quark of the %DSH_SANDBOX_ERROR domain
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (dsh-sandbox-error-quark, dsh_sandbox_error)
 
 /**
