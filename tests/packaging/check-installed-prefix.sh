@@ -43,6 +43,7 @@ libdir=$(meson introspect "$work/build" --buildoptions |
 for f in "$prefix/share/man/man1/dsh-sandbox.1" \
          "$prefix/share/bash-completion/completions/dsh-sandbox" \
          "$prefix/share/zsh/site-functions/_dsh-sandbox" \
+         "$prefix/share/doc/dsh-sandbox/NEWS" \
          "$prefix/share/gir-1.0/DshSandbox-1.gir" \
          "$prefix/$libdir/girepository-1.0/DshSandbox-1.typelib"; do
   [ -f "$f" ] || fail "$f was not installed"
@@ -51,7 +52,7 @@ for schema in "$src"/schemas/*.schema.json; do
   [ -f "$prefix/share/dsh-sandbox-1/schemas/$(basename "$schema")" ] ||
     fail "$(basename "$schema") was not installed"
 done
-echo "ok: man page, completions, GIR, typelib and every schema are installed"
+echo "ok: man page, completions, NEWS, GIR, typelib and every schema are installed"
 
 "$cli" probe >"$work/probe.txt" 2>&1 || { cat "$work/probe.txt"; fail "probe exited $?"; }
 "$cli" probe --json >"$work/probe.json" || fail "probe --json"
