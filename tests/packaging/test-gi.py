@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Drives one confined call through the DshSandbox-1 typelib with PyGObject: resolve a policy,
-confine a command, run the confined argv with only descriptors 0-2, classify the result.
+confine a command, run the confined argv with only descriptors 0-2, classify the result; then,
+in a session, escalate after the denial (a Python answerer approves) and retry once.
 
 A write under read-only must really be denied by the kernel (the file unchanged, EROFS on
-stderr) and classified as a denial with the marker. With --prefix, the typelib and the library
-it names must both come from that installed prefix.
+stderr) and classified as a denial with the marker; the retry under the granted mode must
+really write. With --prefix, the typelib and the library it names must both come from that
+installed prefix.
 
 Usage: test-gi.py [--prefix PREFIX] SCRATCH_DIR
 """
@@ -17,7 +19,21 @@ import tempfile
 import gi
 
 gi.require_version("DshSandbox", "1")
-from gi.repository import DshSandbox, GLib  # noqa: E402
+gi.require_version("Gio", "2.0")
+from gi.repository import DshSandbox, Gio, GLib, GObject  # noqa: E402
+
+
+class Approver(GObject.Object, DshSandbox.ApprovalAnswerer):
+    """A harness's answerer, written in Python: grants once and remembers what it was asked."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked = []
+
+    def do_answer_async(self, request, cancellable, callback, *user_data):
+        self.asked.append((request.get_reason(), request.get_call_id()))
+        task = Gio.Task.new(self, cancellable, callback, *user_data)
+        DshSandbox.approval_task_return_outcome(task, DshSandbox.ApprovalOutcome.ALLOWED_ONCE)
 
 
 def check(condition, what):
@@ -32,6 +48,67 @@ def loaded_library():
             if "libdsh-sandbox-1.so" in line:
                 return line.split()[-1]
     return None
+
+
+def run_confined(policy, argv, untrusted):
+    provider = DshSandbox.LocalProvider.new()
+    provider.set_untrusted_roots(untrusted)
+    confined = provider.confine(argv, policy)
+    run = subprocess.run(confined.get_argv(), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         close_fds=True, check=False)
+    outcome, _ = DshSandbox.classify_result_len(confined, run.returncode, run.stderr)
+    return outcome, run
+
+
+def escalate_after_denial(scratch, workspace, target):
+    presets = DshSandbox.PermissionPresets.new()
+    log_path = os.path.join(scratch, "gi-session.log")
+    session = presets.create_session(log_path, workspace, None)
+    service = DshSandbox.PolicyService.new(presets.get_default_mode(), None)
+    policy = service.resolve(session)
+    check(policy.mode == DshSandbox.SandboxMode.READ_ONLY and
+          policy.session_id == session.get_id(), "the session's policy is read-only, with its id")
+    widest = DshSandbox.SandboxPolicy.new(DshSandbox.SandboxMode.WORKSPACE_WRITE,
+                                          policy.workspace_root, None)
+    untrusted = DshSandbox.writable_roots(widest)
+    argv = ["sh", "-c", f"echo after > '{target}'"]
+
+    turn = session.begin_turn()
+    outcome, run = run_confined(policy, argv, untrusted)
+    check(outcome == DshSandbox.Outcome.DENIED and b"Read-only file system" in run.stderr,
+          "in the session the write is denied first")
+
+    approvals = DshSandbox.ApprovalService.new()
+    approver = Approver()
+    approvals.add_answerer(approver, session)
+    channel = DshSandbox.EscalationChannel.new(approvals, session, DshSandbox.ApprovalPolicy.ASK,
+                                               "bash", "call-1", None, None)
+    check(DshSandbox.escalation_could_be_approved(
+        policy.mode, approvals.effective_policy(session, DshSandbox.ApprovalPolicy.ASK),
+        True, True), "after the denial an escalation could be approved (the hint follows)")
+    granted, mode, asked, decision = DshSandbox.escalation_approve(
+        policy.mode, DshSandbox.SandboxMode.WORKSPACE_WRITE, "the command writes its file",
+        channel, None)
+    check(granted and asked and mode == DshSandbox.SandboxMode.WORKSPACE_WRITE and
+          decision == DshSandbox.ApprovalOutcome.ALLOWED_ONCE, "the escalation is granted once")
+    check(approver.asked == [("escalate sandbox to workspace-write: the command writes its file",
+                              "call-1")], "the Python answerer was asked once, with the call id")
+
+    retry = service.resolve_with_mode(session, mode)
+    outcome, run = run_confined(retry, argv, untrusted)
+    with open(target, encoding="utf-8") as f:
+        check(outcome == DshSandbox.Outcome.COMPLETED and f.read() == "after\n",
+              "the retry under workspace-write really writes the file")
+    session.end_turn(turn)
+
+    events = DshSandbox.SessionLog.load(log_path).dup_events()
+    audit = [(e.get_type_name(), e.get_string("outcome")) for e in events
+             if e.get_type_name() in ("approval/asked", "approval/decided")]
+    check(audit[-2:] == [("approval/asked", None), ("approval/decided", "allowed-once")],
+          "the session holds the audit pair")
+    ok, last_mode = session.last_mode()
+    check(ok and last_mode == DshSandbox.SandboxMode.READ_ONLY,
+          "the grant covered one call: the session stays read-only")
 
 
 def main():
@@ -104,6 +181,8 @@ def main():
                   "danger-full-access raises the library's INVALID_ARGUMENT")
             check(DshSandbox.sandbox_error_code_name(error.code) == "INVALID_ARGUMENT",
                   "the error code has its stable name")
+
+        escalate_after_denial(args.scratch, workspace, target)
 
     if args.prefix is not None:
         typelib = gi.Repository.get_default().get_typelib_path("DshSandbox")
