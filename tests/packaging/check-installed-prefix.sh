@@ -54,7 +54,9 @@ for schema in "$src"/schemas/*.schema.json; do
 done
 echo "ok: man page, completions, NEWS, GIR, typelib and every schema are installed"
 
-"$cli" probe >"$work/probe.txt" 2>&1 || { cat "$work/probe.txt"; fail "probe exited $?"; }
+status=0
+"$cli" probe >"$work/probe.txt" 2>&1 || status=$?
+[ "$status" -eq 0 ] || { cat "$work/probe.txt"; fail "probe exited $status"; }
 "$cli" probe --json >"$work/probe.json" || fail "probe --json"
 grep -q '"selected" : "bwrap"' "$work/probe.json" || { cat "$work/probe.json"; fail "bwrap not selected"; }
 echo "ok: the installed probe runs and selects bwrap"
