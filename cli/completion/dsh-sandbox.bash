@@ -5,28 +5,32 @@
 
 _dsh_sandbox_values ()
 {
-  # What the option $1 takes; returns 1 when it takes no value.
+  # What the option $1 takes that begins with $2; returns 1 when $1 takes no value.
+  local modes='read-only workspace-write danger-full-access'
   case $1 in
-    --mode) compgen -W 'read-only workspace-write danger-full-access' -- "$2" ;;
+    --mode) compgen -W "$modes" -- "$2" ;;
     --sandbox-permissions) compgen -W 'workspace-write danger-full-access' -- "$2" ;;
     --approval-policy) compgen -W 'ask never' -- "$2" ;;
     --target-os) compgen -W 'linux macos windows' -- "$2" ;;
     --workspace | --cwd) compgen -d -- "$2" ;;
     --session | --report) compgen -f -- "$2" ;;
-    --approver) compgen -c -- "$2" ;;
+    --approver) compgen -c -- "$2" | sort -u ;;
     --justification | --preset) ;;
     *) return 1 ;;
   esac
+  # No match is still a value-taking option.
+  return 0
 }
 
 _dsh_sandbox ()
 {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local command=${COMP_WORDS[1]} i option words=() positional=0
+  local commands='probe confine exec session policy describe serve --help'
 
   COMPREPLY=()
   if [ "$COMP_CWORD" -eq 1 ]; then
-    mapfile -t COMPREPLY < <(compgen -W 'probe confine exec session policy describe serve --help' -- "$cur")
+    mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
     return
   fi
 
@@ -65,7 +69,12 @@ _dsh_sandbox ()
   # Count the positional words so far (option values are not positional).
   for ((i = 2; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-      -*) _dsh_sandbox_values "${COMP_WORDS[i]}" '' >/dev/null && [[ ${COMP_WORDS[i]} != *=* ]] && i=$((i + 1)) ;;
+      -*)
+        # An option that takes a value as the next word: skip that word too.
+        if [[ ${COMP_WORDS[i]} != *=* ]] && _dsh_sandbox_values "${COMP_WORDS[i]}" '' >/dev/null
+        then
+          i=$((i + 1))
+        fi ;;
       =) ;;
       *) positional=$((positional + 1)) ;;
     esac
@@ -100,7 +109,8 @@ _dsh_sandbox ()
         case $sub in
           new) words='--cwd --preset' ;;
           show) words='--json' ;;
-          set-mode) [ "$positional" -eq 2 ] && words='read-only workspace-write danger-full-access' ;;
+          set-mode) [ "$positional" -eq 2 ] && words='read-only workspace-write danger-full-access'
+            ;;
           set-approval) [ "$positional" -eq 2 ] && words='ask never' ;;
         esac
       fi ;;

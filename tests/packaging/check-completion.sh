@@ -52,6 +52,9 @@ expect '--json --help' -- dsh-sandbox probe -
 # After "--" the confined command's program is completed from PATH, not our options.
 expect 'shopt' -- dsh-sandbox exec --mode read-only -- shop
 expect '' -- dsh-sandbox exec --justification ''
+# A value that matches no file is still the option's: the next word is not a subcommand.
+expect '' -- dsh-sandbox exec --session /nonexistent/x
+expect '--json' -- dsh-sandbox policy resolve --session /nonexistent/x --j
 
 zsh -n "$dir/_dsh-sandbox" || { echo "FAIL: the zsh completion does not parse"; exit 1; }
 head -n 1 "$dir/_dsh-sandbox" | grep -qx '#compdef dsh-sandbox' ||
