@@ -17,6 +17,7 @@
  * @DSH_OUTCOME_RUNNER_FAILURE: the runner failed before running the command
  * @DSH_OUTCOME_UNAVAILABLE: no backend could enforce the policy: nothing ran
  * @DSH_OUTCOME_ESCALATION_REFUSED: an escalation was refused: nothing ran
+ * @DSH_OUTCOME_ROOT_REFUSED: a writable root was refused: nothing ran
  *
  * How one call ended.
  *
@@ -28,7 +29,7 @@
  * @outcome: an outcome
  *
  * Returns: (transfer none): the outcome's name: `completed`, `denied`, `runner-failure`,
- *   `unavailable` or `escalation-refused`
+ *   `unavailable`, `escalation-refused` or `root-refused`
  *
  * Since: 0.1
  */
@@ -47,6 +48,8 @@ dsh_outcome_to_string (DshOutcome outcome)
       return "unavailable";
     case DSH_OUTCOME_ESCALATION_REFUSED:
       return "escalation-refused";
+    case DSH_OUTCOME_ROOT_REFUSED:
+      return "root-refused";
     default:
       g_return_val_if_reached (NULL);
     }

@@ -14,6 +14,7 @@
  * @DSH_SANDBOX_ERROR_SESSION_LOG: the session log could not be read or appended
  * @DSH_SANDBOX_ERROR_ESCALATION_REFUSED: an escalation was refused before anything ran
  * @DSH_SANDBOX_ERROR_APPROVAL: an approval request could not be made
+ * @DSH_SANDBOX_ERROR_ROOT_REFUSED: a writable root was refused before anything ran
  *
  * The codes of %DSH_SANDBOX_ERROR; dsh_sandbox_error_code_name() gives their stable names.
  *
@@ -68,6 +69,8 @@ dsh_sandbox_error_code_name (DshSandboxError code)
       return "ESCALATION_REFUSED";
     case DSH_SANDBOX_ERROR_APPROVAL:
       return "APPROVAL";
+    case DSH_SANDBOX_ERROR_ROOT_REFUSED:
+      return "ROOT_REFUSED";
     default:
       return "UNKNOWN";
     }

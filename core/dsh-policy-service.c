@@ -23,6 +23,8 @@ struct _DshPolicyService {
   /* Deployment configuration only; per-session state lives in each session's log. */
   DshSandboxMode default_mode;
   char *fallback_root;
+  /* The deployment's extra roots, for agentless calls (a session has its own, pinned). */
+  GStrv extra_roots;
 };
 
 G_DEFINE_FINAL_TYPE (DshPolicyService, dsh_policy_service, G_TYPE_OBJECT)
@@ -33,6 +35,7 @@ dsh_policy_service_finalize (GObject *object)
   DshPolicyService *self = DSH_POLICY_SERVICE (object);
 
   g_free (self->fallback_root);
+  g_strfreev (self->extra_roots);
   G_OBJECT_CLASS (dsh_policy_service_parent_class)->finalize (object);
 }
 
@@ -129,6 +132,7 @@ static DshSandboxPolicy *
 resolve (DshPolicyService *self, DshSessionLog *session, const DshSandboxMode *explicit_mode)
 {
   g_autofree char *root = NULL;
+  DshSandboxPolicy *policy;
   DshSandboxMode mode = self->default_mode;
 
   if (explicit_mode != NULL)
@@ -139,8 +143,31 @@ resolve (DshPolicyService *self, DshSessionLog *session, const DshSandboxMode *e
   /* The session's immutable cwd names its workspace; only agentless calls use the fallback. */
   root = dsh_workspace_root (session != NULL ? dsh_session_log_get_cwd (session) : NULL,
                              self->fallback_root);
-  return dsh_sandbox_policy_new (mode, root,
-                                 session != NULL ? dsh_session_log_get_id (session) : NULL);
+  policy = dsh_sandbox_policy_new (mode, root,
+                                   session != NULL ? dsh_session_log_get_id (session) : NULL);
+  /* A session keeps the extra roots it was created with, whatever the defaults say now. */
+  policy->extra_writable_roots = session != NULL
+                                   ? dsh_session_log_dup_extra_writable_roots (session)
+                                   : g_strdupv (self->extra_roots);
+  return policy;
+}
+
+/**
+ * dsh_policy_service_set_extra_writable_roots:
+ * @self: a #DshPolicyService
+ * @roots: (array zero-terminated=1) (nullable): absolute paths, or %NULL for none
+ *
+ * The deployment's extra writable roots, given to agentless calls; a session resolves to the
+ * ones pinned at its creation.
+ *
+ * Since: 0.1
+ */
+void
+dsh_policy_service_set_extra_writable_roots (DshPolicyService *self, const char *const *roots)
+{
+  g_return_if_fail (DSH_IS_POLICY_SERVICE (self));
+  g_strfreev (self->extra_roots);
+  self->extra_roots = g_strdupv ((char **) roots);
 }
 
 /**
@@ -222,5 +249,6 @@ dsh_policy_service_render_context (DshPolicyService *self, DshSessionLog *sessio
   g_autoptr (DshSandboxPolicy) policy = dsh_policy_service_resolve (self, session);
 
   g_return_val_if_fail (policy != NULL, NULL);
-  return dsh_text_policy_context (policy->mode, policy->workspace_root);
+  return dsh_text_policy_context_with_roots (policy->mode, policy->workspace_root,
+                                             (const char *const *) policy->extra_writable_roots);
 }

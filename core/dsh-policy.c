@@ -9,6 +9,11 @@
  * @mode: the call's mode
  * @workspace_root: the absolute workspace root, canonical when it came from dsh_workspace_root()
  * @session_id: (nullable): the session's opaque identity, or %NULL for an agentless call
+ * @writable_roots: (array zero-terminated=1) (nullable): the call's writable roots as
+ *   dsh_roots_pin() resolved and checked them, once; %NULL until then. When set, the backend,
+ *   the runner and the fence receive exactly these strings.
+ * @extra_writable_roots: (array zero-terminated=1) (nullable): extra writable roots for
+ *   `workspace-write`, joined after the temporary roots
  *
  * The execution policy of one call, carried per call and never fixed on a provider.
  *
@@ -49,7 +54,12 @@ dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const c
 DshSandboxPolicy *
 dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
 {
-  return dsh_sandbox_policy_new (policy->mode, policy->workspace_root, policy->session_id);
+  DshSandboxPolicy *copy = dsh_sandbox_policy_new (policy->mode, policy->workspace_root,
+                                                   policy->session_id);
+
+  copy->writable_roots = g_strdupv (policy->writable_roots);
+  copy->extra_writable_roots = g_strdupv (policy->extra_writable_roots);
+  return copy;
 }
 
 /**
@@ -67,5 +77,7 @@ dsh_sandbox_policy_free (DshSandboxPolicy *policy)
     return;
   g_free (policy->workspace_root);
   g_free (policy->session_id);
+  g_strfreev (policy->writable_roots);
+  g_strfreev (policy->extra_writable_roots);
   g_free (policy);
 }

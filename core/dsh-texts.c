@@ -25,6 +25,15 @@ dsh_text_unavailable (const char *mode)
 }
 
 /**
+ * dsh_text_unavailable_cause:
+ * @mode: the requested mode's name
+ * @cause: why no candidate was usable
+ *
+ * Returns: (transfer full): the unavailable message followed by `Cause: CAUSE`
+ *
+ * Since: 0.1
+ */
+/**
  * dsh_text_runner_failure:
  * @mode: the requested mode's name
  * @detail: what the runner reported
@@ -33,6 +42,14 @@ dsh_text_unavailable (const char *mode)
  *
  * Since: 0.1
  */
+char *
+dsh_text_unavailable_cause (const char *mode, const char *cause)
+{
+  g_autofree char *unavailable = dsh_text_unavailable (mode);
+
+  return g_strdup_printf ("%s Cause: %s", unavailable, cause);
+}
+
 char *
 dsh_text_runner_failure (const char *mode, const char *detail)
 {
@@ -91,6 +108,28 @@ dsh_text_escalation_hint (const char *subject)
 char *
 dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
 {
+  return dsh_text_policy_context_with_roots (mode, workspace_root, NULL);
+}
+
+/**
+ * dsh_text_policy_context_with_roots:
+ * @mode: the standing mode
+ * @workspace_root: (nullable): the canonical workspace root
+ * @extra_roots: (array zero-terminated=1) (nullable): the extra writable roots, named under
+ *   `workspace-write`
+ *
+ * dsh_text_policy_context() naming the extra writable roots.
+ *
+ * Returns: (transfer full): the policy context
+ *
+ * Since: 0.1
+ */
+char *
+dsh_text_policy_context_with_roots (DshSandboxMode mode,
+                                    const char *workspace_root,
+                                    const char *const *extra_roots)
+{
+  g_autofree char *extra = NULL;
   static const char do_not_refuse[] =
     "Do not refuse a required modification from this policy alone: try an available tool "
     "normally and follow any denial and escalation guidance it returns.";
@@ -105,12 +144,19 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
 
     case DSH_SANDBOX_MODE_WORKSPACE_WRITE:
       /* Temporary areas are summarised: backends pick them after policy resolution, so they
-       * cannot be enumerated truthfully here. */
+       * cannot be enumerated truthfully here. Extra roots are known now, and named. */
+      if (extra_roots != NULL && extra_roots[0] != NULL)
+        {
+          g_autofree char *joined = g_strjoinv (", ", (char **) extra_roots);
+
+          extra = g_strdup_printf (" These extra directories are writable as well: %s.", joined);
+        }
       return g_strdup_printf (
         "Current DSH file policy: workspace-write. Any available operation enforced by the DSH "
         "file sandbox can modify files only inside the session workspace %s in the standing "
-        "mode. Some platform temporary areas may also be writable. %s",
-        workspace_root != NULL ? workspace_root : "(unknown)", do_not_refuse);
+        "mode.%s Some platform temporary areas may also be writable. %s",
+        workspace_root != NULL ? workspace_root : "(unknown)", extra != NULL ? extra : "",
+        do_not_refuse);
 
     case DSH_SANDBOX_MODE_DANGER_FULL_ACCESS:
       return g_strdup (
@@ -128,9 +174,10 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
  * dsh_text_runtime_context:
  * @mode: the standing mode
  * @workspace_root: (nullable): the canonical workspace root
+ * @extra_roots: (array zero-terminated=1) (nullable): the extra writable roots
  * @approval_policy: the session's effective approval policy
  *
- * The runtime context of one call: dsh_text_policy_context(), then, under
+ * The runtime context of one call: dsh_text_policy_context_with_roots(), then, under
  * %DSH_APPROVAL_POLICY_NEVER, a blank line and dsh_text_approval_never().
  *
  * Returns: (transfer full): the runtime context
@@ -140,9 +187,10 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
 char *
 dsh_text_runtime_context (DshSandboxMode mode,
                           const char *workspace_root,
+                          const char *const *extra_roots,
                           DshApprovalPolicy approval_policy)
 {
-  g_autofree char *policy = dsh_text_policy_context (mode, workspace_root);
+  g_autofree char *policy = dsh_text_policy_context_with_roots (mode, workspace_root, extra_roots);
 
   if (approval_policy != DSH_APPROVAL_POLICY_NEVER)
     return g_steal_pointer (&policy);

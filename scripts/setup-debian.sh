@@ -6,11 +6,12 @@ set -eu
 packages="
   build-essential pkg-config meson ninja-build
   libglib2.0-dev libglib2.0-bin libjson-glib-dev
-  bubblewrap
+  bubblewrap git
   python3 python3-jsonschema
   clang
   util-linux
   guile-3.0
+  gcc-mingw-w64-x86-64 wine64
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-glib-2.0 gir1.2-json-1.0
   gi-docgen scdoc zsh
 "

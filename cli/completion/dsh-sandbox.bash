@@ -12,7 +12,7 @@ _dsh_sandbox_values ()
     --sandbox-permissions) compgen -W 'workspace-write danger-full-access' -- "$2" ;;
     --approval-policy) compgen -W 'ask never' -- "$2" ;;
     --target-os) compgen -W 'linux macos windows' -- "$2" ;;
-    --workspace | --cwd) compgen -d -- "$2" ;;
+    --workspace | --cwd | --writable-root) compgen -d -- "$2" ;;
     --session | --report) compgen -f -- "$2" ;;
     --approver) compgen -c -- "$2" | sort -u ;;
     --justification | --preset) ;;
@@ -81,11 +81,11 @@ _dsh_sandbox ()
   done
 
   case $command in
-    probe) words='--json --help' ;;
-    confine) words='--mode --workspace --session --target-os --help --' ;;
+    probe) words='--json --mode --workspace --help' ;;
+    confine) words='--mode --workspace --session --writable-root --target-os --help --' ;;
     exec)
       words='--mode --workspace --session --approval-policy --approver --sandbox-permissions
-             --justification --report --help --' ;;
+             --justification --writable-root --report --help --' ;;
     serve) words='--help' ;;
     describe)
       words='--session --help'

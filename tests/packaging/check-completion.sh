@@ -48,7 +48,8 @@ expect '--json' -- dsh-sandbox session show s.log --
 expect 'resolve context' -- dsh-sandbox policy ''
 expect '--session --mode --json' -- dsh-sandbox policy resolve -
 expect '--session --help bash' -- dsh-sandbox describe ''
-expect '--json --help' -- dsh-sandbox probe -
+expect '--json --mode --workspace --help' -- dsh-sandbox probe -
+expect '--writable-root' -- dsh-sandbox exec --wr
 # After "--" the confined command's program is completed from PATH, not our options.
 expect 'shopt' -- dsh-sandbox exec --mode read-only -- shop
 expect '' -- dsh-sandbox exec --justification ''

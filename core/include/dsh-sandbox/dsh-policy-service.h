@@ -31,6 +31,10 @@ DshSandboxMode    dsh_policy_service_get_default_mode (DshPolicyService *self);
 const char       *dsh_policy_service_get_fallback_root (DshPolicyService *self);
 
 /* The policy without an explicit mode: the session's override, else the default. */
+/* The deployment's extra writable roots, given to agentless calls (a session resolves to the
+ * ones pinned at its creation). */
+void              dsh_policy_service_set_extra_writable_roots (DshPolicyService  *self,
+                                                               const char *const *roots);
 DshSandboxPolicy *dsh_policy_service_resolve          (DshPolicyService *self,
                                                        DshSessionLog    *session);
 /* The policy with an explicit, already approved mode, which wins over the session. */

@@ -128,6 +128,12 @@ G_DECLARE_FINAL_TYPE (DshSessionLog, dsh_session_log, DSH, SESSION_LOG, GObject)
 DshSessionLog  *dsh_session_log_create     (const char     *path,
                                             const char     *cwd,
                                             GError        **error);
+/* The same, pinning extra writable roots (absolute; NULL or empty for none) into the header,
+ * immutable like the cwd. */
+DshSessionLog  *dsh_session_log_create_with_roots (const char        *path,
+                                                   const char        *cwd,
+                                                   const char *const *extra_writable_roots,
+                                                   GError           **error);
 /* Loads and repairs (in memory) an existing log; see the top of this file. */
 DshSessionLog  *dsh_session_log_load       (const char     *path,
                                             GError        **error);
@@ -142,6 +148,8 @@ const char     *dsh_session_log_get_path    (DshSessionLog *self);
 const char     *dsh_session_log_get_id      (DshSessionLog *self);
 const char     *dsh_session_log_get_cwd     (DshSessionLog *self);
 const char     *dsh_session_log_get_created (DshSessionLog *self);
+/* The extra writable roots pinned at creation (a new array), or NULL when none were. */
+GStrv           dsh_session_log_dup_extra_writable_roots (DshSessionLog *self);
 /* The header line's object (a new node). */
 JsonNode       *dsh_session_log_header_to_json (DshSessionLog *self);
 
