@@ -173,8 +173,15 @@ open_beneath (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd
 #ifdef __linux__
   if (!force_portable_walk)
     {
-      *out_fd = sys_openat2 (root_fd, rest, flags | O_CLOEXEC, mode,
-                             RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+      /* EAGAIN: a rename somewhere on the system ran while ".." was walked, and the kernel
+       * could not prove it stayed beneath; it asks for a fresh walk, which it checks again. */
+      for (guint tries = 0; tries < 64; tries++)
+        {
+          *out_fd = sys_openat2 (root_fd, rest, flags | O_CLOEXEC, mode,
+                                 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+          if (*out_fd >= 0 || errno != EAGAIN)
+            break;
+        }
       if (*out_fd >= 0)
         return BENEATH_OK;
       /* EXDEV: an escape ("..", absolute or symlink target outside); ELOOP: a magic link (or a

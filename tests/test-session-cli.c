@@ -154,11 +154,14 @@ test_session_lifecycle (void)
 static void
 test_set_preset_prints_notice (void)
 {
-  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  /* Out of reach of the session's own commands: the log beside its cwd, not inside it. */
+  g_autofree char *dir = dsh_test_scratch_dir ("notice");
+  g_autofree char *cwd = g_build_filename (dir, "ws", NULL);
   g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
   g_auto (DshTestRun) run = { 0 };
 
-  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
+  g_assert_cmpint (g_mkdir (cwd, 0755), ==, 0);
+  cli (&run, NULL, "session", "new", path, "--cwd", cwd, NULL);
   assert_ok (&run);
   cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
   assert_ok (&run);

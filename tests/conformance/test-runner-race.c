@@ -45,7 +45,10 @@ race_set_up (Race *r)
 
   r->base = dsh_test_scratch_dir (backend);
   r->tmpdir = g_build_filename (r->base, "tmpdir", NULL);
-  r->workspace = g_build_filename (r->tmpdir, "shared", "pkg", NULL);
+  /* A nested workspace: "shared" is what an earlier call confined to it may write, so its
+   * commands are the racers; the temp directory is apart (one enclosing the workspace would be
+   * refused outright). */
+  r->workspace = g_build_filename (r->base, "shared", "pkg", NULL);
   r->victim = g_build_filename (r->base, "victim", NULL);
   r->home = g_build_filename (r->base, "home", NULL);
   /* The command runs inside the sandbox, so its binary must not live under a private /tmp. */
@@ -53,6 +56,7 @@ race_set_up (Race *r)
   g_assert_cmpint (g_mkdir_with_parents (r->workspace, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (r->victim, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (r->home, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (r->tmpdir, 0755), ==, 0);
   g_assert_true (g_file_get_contents (dsh_test_getenv_required ("DSH_TEST_FILEOP"), &contents,
                                       &len, NULL));
   g_assert_true (g_file_set_contents_full (r->fileop, contents, (gssize) len,
@@ -101,7 +105,7 @@ start_racer (Race *r)
   /* Relative, as a confined command would make it: it resolves the same from any root, bwrap's
    * old-root view during setup included. */
   const char *argv[] = { dsh_test_getenv_required ("DSH_TEST_SWAP_RACER"), r->workspace,
-                         "../../victim", RACE_SECONDS, NULL };
+                         "../victim", RACE_SECONDS, NULL };
   g_autoptr (GError) error = NULL;
   GPid pid = 0;
 
@@ -116,6 +120,23 @@ static gboolean
 racer_running (GPid pid, int *status)
 {
   return waitpid (pid, status, WNOHANG) == 0;
+}
+
+/* The racers stand for commands of an earlier call confined to the enclosing directory: that
+ * call granted it, as it would have for real. */
+static void
+grant_enclosing (Race *r, GStrv env)
+{
+  g_autofree char *shared = g_path_get_dirname (r->workspace);
+  const char *argv[] = { dsh_test_getenv_required ("DSH_SANDBOX_CLI"), "confine", "--mode",
+                         "workspace-write", "--workspace", shared, "--", "true", NULL };
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (shared, (char **) argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                               NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
 }
 
 /* The runner's argv for a call that tries to write into the victim, confined before any race. */
@@ -148,12 +169,14 @@ static void
 test_component_swapped_after_confine (Race *r, gconstpointer data)
 {
   g_auto (GStrv) env = race_env (r);
-  g_auto (GStrv) runner = confined_argv (r, env);
+  g_auto (GStrv) runner = NULL;
   guint calls = 0, refused = 0;
   int status = 0;
   GPid racer;
 
   (void) data;
+  grant_enclosing (r, env);
+  runner = confined_argv (r, env);
   racer = start_racer (r);
   while (racer_running (racer, &status) && calls < MAX_CALLS)
     {
@@ -194,6 +217,7 @@ test_exec_during_swaps (Race *r, gconstpointer data)
   GPid racer;
 
   (void) data;
+  grant_enclosing (r, env);
   racer = start_racer (r);
   while (racer_running (racer, &status) && calls < MAX_CALLS)
     {

@@ -6,6 +6,8 @@
  */
 #include "dsh-test-util.h"
 
+#include <glib/gstdio.h>
+
 typedef struct {
   char *sid;
   char *session_sid;
@@ -109,7 +111,12 @@ test_refusals (void)
 {
   g_autofree char *workspace = dsh_test_scratch_dir ("acl-preview");
   g_autofree char *home = g_strdup_printf ("HOME=%s", workspace);
-  const char *profile_env[] = { home, "USERPROFILE", NULL };
+  /* This host's record of granted roots must stay out of that workspace-home. */
+  g_autofree char *state = dsh_test_scratch_dir ("acl-preview-state");
+  g_autofree char *state_env = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", state);
+  const char *profile_env[] = { home, state_env, "USERPROFILE", NULL };
+
+  g_assert_cmpint (g_chmod (state, 0700), ==, 0);
   const char *profile_args[] = { "confine", "--target-os", "windows", "--mode", "workspace-write",
                                  "--workspace", workspace, "--", "cmd", NULL };
   const char *unknown_args[] = { "confine", "--target-os", "plan9", "--", "true", NULL };
@@ -121,6 +128,7 @@ test_refusals (void)
   dsh_test_run_cli (&run, unknown_args, NULL, NULL);
   dsh_test_assert_refused (&run, "unknown --target-os \"plan9\": expected linux, macos or windows");
   dsh_test_remove_tree (workspace);
+  dsh_test_remove_tree (state);
 }
 
 int
