@@ -28,7 +28,7 @@ case "$work/" in
 esac
 
 echo "building for $prefix"
-meson setup "$work/build" "$src" --prefix="$prefix" -Dtests=false -Ddocs=disabled \
+meson setup "$work/build" "$src" --prefix="$prefix" -Dtests=false -Ddocs=enabled \
   -Dintrospection=enabled -Dman=enabled -Dwerror=true >"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log"; fail "meson setup"; }
 meson compile -C "$work/build" >"$work/compile.log" 2>&1 ||
@@ -44,6 +44,8 @@ for f in "$prefix/share/man/man1/dsh-sandbox.1" \
          "$prefix/share/bash-completion/completions/dsh-sandbox" \
          "$prefix/share/zsh/site-functions/_dsh-sandbox" \
          "$prefix/share/doc/dsh-sandbox/NEWS" \
+         "$prefix/share/doc/dsh-sandbox-1/index.html" \
+         "$prefix/share/doc/dsh-sandbox-1/func.classify_result_len.html" \
          "$prefix/share/gir-1.0/DshSandbox-1.gir" \
          "$prefix/$libdir/girepository-1.0/DshSandbox-1.typelib"; do
   [ -f "$f" ] || fail "$f was not installed"
@@ -52,7 +54,7 @@ for schema in "$src"/schemas/*.schema.json; do
   [ -f "$prefix/share/dsh-sandbox-1/schemas/$(basename "$schema")" ] ||
     fail "$(basename "$schema") was not installed"
 done
-echo "ok: man page, completions, NEWS, GIR, typelib and every schema are installed"
+echo "ok: man page, completions, NEWS, API reference, GIR, typelib and every schema are installed"
 
 status=0
 "$cli" probe >"$work/probe.txt" 2>&1 || status=$?
