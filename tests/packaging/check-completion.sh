@@ -1,7 +1,7 @@
 #!/bin/bash
 # Sources the bash completion in a plain bash (no bash-completion package needed) and checks
-# what it offers for commands, subcommands, options and the closed vocabularies; checks that the
-# zsh completion parses.
+# what it offers for commands, subcommands, options and the closed vocabularies; then types the
+# same into a real interactive zsh through a pseudo-terminal and checks what its Tab lists.
 #
 # Usage: check-completion.sh COMPLETION_DIR
 set -eu
@@ -61,5 +61,26 @@ zsh -n "$dir/_dsh-sandbox" || { echo "FAIL: the zsh completion does not parse"; 
 head -n 1 "$dir/_dsh-sandbox" | grep -qx '#compdef dsh-sandbox' ||
   { echo "FAIL: the zsh completion is not a #compdef for dsh-sandbox"; exit 1; }
 echo "ok: the zsh completion parses"
+
+# zsh, for real: what a Tab lists in an interactive shell.
+zsh_expect() {
+  local want=$1 line=$2 got word
+  got=$(timeout 30 zsh -f "$(dirname "$0")/complete-zsh.zsh" "$dir" "$line")
+  for word in $want; do
+    if ! grep -qx -- "$word" <<<"$got"; then
+      echo "FAIL: zsh [$line<Tab>] does not list $word:"
+      echo "$got"
+      failures=$((failures + 1))
+      return
+    fi
+  done
+  echo "ok: zsh [$line<Tab>] lists $want"
+}
+zsh_expect 'probe confine exec session policy describe serve' 'dsh-sandbox '
+zsh_expect 'read-only workspace-write danger-full-access' 'dsh-sandbox exec --mode '
+zsh_expect 'linux macos windows' 'dsh-sandbox confine --target-os '
+zsh_expect 'new set-mode set-approval set-preset show' 'dsh-sandbox session '
+zsh_expect 'ask never' 'dsh-sandbox session set-approval s.log '
+zsh_expect 'resolve context' 'dsh-sandbox policy '
 
 [ "$failures" -eq 0 ]
