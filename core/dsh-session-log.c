@@ -18,6 +18,39 @@
 #include "dsh-vocabulary-private.h"
 #include "dsh-json-strict-private.h"
 
+/**
+ * DshSessionLog:
+ *
+ * A session's append-only JSON-lines event log. Its state is a fold over its events; appends hold
+ * an exclusive flock(2) and are synced before they return. All methods are thread-safe.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshSessionEvent:
+ *
+ * One line of a session log after its header: immutable and reference counted.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshSessionEventKind:
+ * @DSH_SESSION_EVENT_SANDBOX_MODE: `sandbox/mode`
+ * @DSH_SESSION_EVENT_APPROVAL_POLICY: `approval/policy`
+ * @DSH_SESSION_EVENT_PERMISSION_PRESET: `permissionPresets/preset`
+ * @DSH_SESSION_EVENT_APPROVAL_ASKED: `approval/asked`
+ * @DSH_SESSION_EVENT_APPROVAL_DECIDED: `approval/decided`
+ * @DSH_SESSION_EVENT_TURN_START: `turn/start`
+ * @DSH_SESSION_EVENT_TURN_END: `turn/end`
+ * @DSH_SESSION_EVENT_FOREIGN: any other type: kept, never folded
+ *
+ * What an event's type means to this library.
+ *
+ * Since: 0.1
+ */
+
 /* ---- events ------------------------------------------------------------------------------ */
 
 struct _DshSessionEvent {
@@ -38,6 +71,14 @@ G_DEFINE_BOXED_TYPE (DshSessionEvent, dsh_session_event, dsh_session_event_ref,
                      dsh_session_event_unref)
 #pragma GCC diagnostic pop
 
+/**
+ * dsh_session_event_ref:
+ * @event: an event
+ *
+ * Returns: (transfer full): @event
+ *
+ * Since: 0.1
+ */
 DshSessionEvent *
 dsh_session_event_ref (DshSessionEvent *event)
 {
@@ -46,6 +87,14 @@ dsh_session_event_ref (DshSessionEvent *event)
   return event;
 }
 
+/**
+ * dsh_session_event_unref:
+ * @event: (nullable) (transfer full): an event
+ *
+ * Drops a reference; the last one frees @event.
+ *
+ * Since: 0.1
+ */
 void
 dsh_session_event_unref (DshSessionEvent *event)
 {
@@ -55,18 +104,42 @@ dsh_session_event_unref (DshSessionEvent *event)
   g_free (event);
 }
 
+/**
+ * dsh_session_event_get_kind:
+ * @event: an event
+ *
+ * Returns: what the event's type means to this library (%DSH_SESSION_EVENT_FOREIGN for any other)
+ *
+ * Since: 0.1
+ */
 DshSessionEventKind
 dsh_session_event_get_kind (const DshSessionEvent *event)
 {
   return event->kind;
 }
 
+/**
+ * dsh_session_event_get_type_name:
+ * @event: an event
+ *
+ * Returns: (transfer none): the `type` string as written, e.g. `sandbox/mode`
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_event_get_type_name (const DshSessionEvent *event)
 {
   return event->type;
 }
 
+/**
+ * dsh_session_event_get_data:
+ * @event: an event
+ *
+ * Returns: (transfer none): the `data` object, shared: never modify it
+ *
+ * Since: 0.1
+ */
 JsonObject *
 dsh_session_event_get_data (const DshSessionEvent *event)
 {
@@ -83,24 +156,57 @@ object_get_string (JsonObject *object, const char *member)
   return json_node_get_string (node);
 }
 
+/**
+ * dsh_session_event_get_string:
+ * @event: an event
+ * @member: a member of the event's `data`
+ *
+ * Returns: (transfer none) (nullable): `data[member]` when it is a string, else %NULL
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_event_get_string (const DshSessionEvent *event, const char *member)
 {
   return object_get_string (event->data, member);
 }
 
+/**
+ * dsh_session_event_get_time:
+ * @event: an event
+ *
+ * Returns: (transfer none): the `time` string (ISO 8601)
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_event_get_time (const DshSessionEvent *event)
 {
   return event->time;
 }
 
+/**
+ * dsh_session_event_get_line:
+ * @event: an event
+ *
+ * Returns: the event's 1-based line in the file (the header is line 1)
+ *
+ * Since: 0.1
+ */
 guint
 dsh_session_event_get_line (const DshSessionEvent *event)
 {
   return event->line;
 }
 
+/**
+ * dsh_session_event_to_json:
+ * @event: an event
+ *
+ * Returns: (transfer full): the event's line as an object: `{type, data, time}`
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_session_event_to_json (const DshSessionEvent *event)
 {
@@ -421,6 +527,15 @@ last_of_kind (GPtrArray *events, DshSessionEventKind kind)
   return NULL;
 }
 
+/**
+ * dsh_session_events_last_mode:
+ * @events: (element-type DshSessionEvent): a session's events
+ * @out_mode: (out): the last `sandbox/mode`
+ *
+ * Returns: %TRUE with @out_mode set; %FALSE when the events never set a mode
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_last_mode (GPtrArray *events, DshSandboxMode *out_mode)
 {
@@ -434,6 +549,15 @@ dsh_session_events_last_mode (GPtrArray *events, DshSandboxMode *out_mode)
                                        NULL);
 }
 
+/**
+ * dsh_session_events_last_approval_policy:
+ * @events: (element-type DshSessionEvent): a session's events
+ * @out_policy: (out): the last `approval/policy`
+ *
+ * Returns: %TRUE with @out_policy set; %FALSE when the events never set a policy
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_last_approval_policy (GPtrArray *events, DshApprovalPolicy *out_policy)
 {
@@ -446,6 +570,14 @@ dsh_session_events_last_approval_policy (GPtrArray *events, DshApprovalPolicy *o
                                           out_policy, NULL);
 }
 
+/**
+ * dsh_session_events_last_preset:
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: (transfer none) (nullable): the last recorded `permissionPresets/preset` name
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_events_last_preset (GPtrArray *events)
 {
@@ -456,6 +588,14 @@ dsh_session_events_last_preset (GPtrArray *events)
   return event != NULL ? dsh_session_event_get_string (event, "preset") : NULL;
 }
 
+/**
+ * dsh_session_events_has_open_turn:
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: %TRUE when some `turn/start` has no matching `turn/end` yet
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_has_open_turn (GPtrArray *events)
 {
@@ -470,6 +610,15 @@ dsh_session_events_has_open_turn (GPtrArray *events)
   return open;
 }
 
+/**
+ * dsh_session_events_turn_is_open:
+ * @events: (element-type DshSessionEvent): a session's events
+ * @turn_id: a turn's id
+ *
+ * Returns: %TRUE when the turn with this id is open
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_turn_is_open (GPtrArray *events, const char *turn_id)
 {
@@ -724,6 +873,20 @@ consume_all (DshSessionLog *self, const char *buf, gsize length, GError **error)
   return TRUE;
 }
 
+/**
+ * dsh_session_log_parse:
+ * @name: what error messages call the content
+ * @contents: (array length=length) (element-type guint8): log content
+ * @length: how many bytes @contents holds
+ * @error: return location for a #GError
+ *
+ * Parses log content from memory: for tests, fuzzing and tools that received a log over a pipe.
+ * Appends to such a log fail.
+ *
+ * Returns: (transfer full): the log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_parse (const char *name, const char *contents, gsize length, GError **error)
 {
@@ -794,6 +957,17 @@ open_regular (const char *path, int flags, struct stat *st, GError **error)
   return fd;
 }
 
+/**
+ * dsh_session_log_load:
+ * @path: (type filename): an existing log
+ * @error: return location for a #GError
+ *
+ * Loads a log and repairs a crash's tail in memory (loading never writes the file).
+ *
+ * Returns: (transfer full): the log, or %NULL with @error set (naming the line at fault)
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_load (const char *path, GError **error)
 {
@@ -883,12 +1057,40 @@ sync_directory_of (const char *path)
     }
 }
 
+/**
+ * dsh_session_log_create:
+ * @path: (type filename): where the log goes; an existing file is refused
+ * @cwd: (type filename): the session's working directory, made absolute against the current
+ *   directory and otherwise kept as spelled
+ * @error: return location for a #GError
+ *
+ * Creates a log with a fresh id, @cwd and the creation time; the header is synced before this
+ * returns. No events are written: pinning defaults is the presets' job.
+ *
+ * Returns: (transfer full): the new log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_create (const char *path, const char *cwd, GError **error)
 {
   return dsh_session_log_create_with_roots (path, cwd, NULL, error);
 }
 
+/**
+ * dsh_session_log_create_with_roots:
+ * @path: (type filename): where the log goes; an existing file is refused
+ * @cwd: (type filename): the session's working directory
+ * @extra_writable_roots: (array zero-terminated=1) (nullable): absolute extra writable roots,
+ *   pinned into the header and immutable like the cwd
+ * @error: return location for a #GError
+ *
+ * dsh_session_log_create() with extra writable roots.
+ *
+ * Returns: (transfer full): the new log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_create_with_roots (const char *path,
                                    const char *cwd,
@@ -973,6 +1175,14 @@ dsh_session_log_create_with_roots (const char *path,
   return g_steal_pointer (&self);
 }
 
+/**
+ * dsh_session_log_get_path:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none) (nullable) (type filename): the log's file, %NULL for a parsed log
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_log_get_path (DshSessionLog *self)
 {
@@ -980,6 +1190,14 @@ dsh_session_log_get_path (DshSessionLog *self)
   return self->path;
 }
 
+/**
+ * dsh_session_log_get_id:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none): the session's id
+ *
+ * Since: 0.1
+ */
 /* The header is immutable after load/create, so its strings are safe to hand out unlocked. */
 const char *
 dsh_session_log_get_id (DshSessionLog *self)
@@ -988,6 +1206,14 @@ dsh_session_log_get_id (DshSessionLog *self)
   return object_get_string (self->header, "id");
 }
 
+/**
+ * dsh_session_log_get_cwd:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none) (type filename): the session's working directory, as recorded
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_log_get_cwd (DshSessionLog *self)
 {
@@ -995,6 +1221,14 @@ dsh_session_log_get_cwd (DshSessionLog *self)
   return object_get_string (self->header, "cwd");
 }
 
+/**
+ * dsh_session_log_get_created:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none): the session's creation time (ISO 8601)
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_log_get_created (DshSessionLog *self)
 {
@@ -1002,6 +1236,15 @@ dsh_session_log_get_created (DshSessionLog *self)
   return object_get_string (self->header, "created");
 }
 
+/**
+ * dsh_session_log_dup_extra_writable_roots:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (nullable): the extra writable roots pinned
+ *   at creation, or %NULL when none were
+ *
+ * Since: 0.1
+ */
 GStrv
 dsh_session_log_dup_extra_writable_roots (DshSessionLog *self)
 {
@@ -1019,6 +1262,14 @@ dsh_session_log_dup_extra_writable_roots (DshSessionLog *self)
   return g_strv_builder_end (builder);
 }
 
+/**
+ * dsh_session_log_header_to_json:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer full): the header line's object
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_session_log_header_to_json (DshSessionLog *self)
 {
@@ -1035,6 +1286,15 @@ copy_event_ref (gconstpointer event, gpointer user_data)
   return dsh_session_event_ref ((DshSessionEvent *) event);
 }
 
+/**
+ * dsh_session_log_dup_events:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer container) (element-type DshSessionEvent): a snapshot of the events; fold
+ *   over it
+ *
+ * Since: 0.1
+ */
 GPtrArray *
 dsh_session_log_dup_events (DshSessionLog *self)
 {
@@ -1048,6 +1308,14 @@ dsh_session_log_dup_events (DshSessionLog *self)
   return copy;
 }
 
+/**
+ * dsh_session_log_get_dropped_count:
+ * @self: a #DshSessionLog
+ *
+ * Returns: how many lines loading dropped as crash residue
+ *
+ * Since: 0.1
+ */
 guint
 dsh_session_log_get_dropped_count (DshSessionLog *self)
 {
@@ -1180,6 +1448,22 @@ append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *li
   return TRUE;
 }
 
+/**
+ * dsh_session_log_append:
+ * @self: a #DshSessionLog
+ * @type: the event's type
+ * @data: (nullable): the event's data, copied; %NULL means `{}`
+ * @error: return location for a #GError
+ *
+ * Appends one event of any type. Known types are validated first: a value outside its vocabulary,
+ * a malformed data object, a reserved preset name or a turn-scoped event outside an open turn is
+ * refused with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT and nothing is written.
+ *
+ * Returns: %TRUE once the line is synced; %FALSE with @error set (%DSH_SANDBOX_ERROR_SESSION_LOG
+ *   when writing failed)
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append (DshSessionLog *self, const char *type, JsonObject *data, GError **error)
 {
@@ -1236,6 +1520,18 @@ dsh_session_log_append (DshSessionLog *self, const char *type, JsonObject *data,
   return ok;
 }
 
+/**
+ * dsh_session_log_append_mode:
+ * @self: a #DshSessionLog
+ * @mode: the session's new mode
+ * @error: return location for a #GError
+ *
+ * Appends `sandbox/mode`.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_mode (DshSessionLog *self, DshSandboxMode mode, GError **error)
 {
@@ -1250,6 +1546,18 @@ dsh_session_log_append_mode (DshSessionLog *self, DshSandboxMode mode, GError **
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_SANDBOX_MODE, data, error);
 }
 
+/**
+ * dsh_session_log_append_approval_policy:
+ * @self: a #DshSessionLog
+ * @policy: the session's new approval policy
+ * @error: return location for a #GError
+ *
+ * Appends `approval/policy`.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_approval_policy (DshSessionLog *self, DshApprovalPolicy policy,
                                         GError **error)
@@ -1265,6 +1573,18 @@ dsh_session_log_append_approval_policy (DshSessionLog *self, DshApprovalPolicy p
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_POLICY, data, error);
 }
 
+/**
+ * dsh_session_log_append_preset:
+ * @self: a #DshSessionLog
+ * @preset: a preset's name, never `custom`
+ * @error: return location for a #GError
+ *
+ * Appends `permissionPresets/preset`.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_preset (DshSessionLog *self, const char *preset, GError **error)
 {
@@ -1293,6 +1613,21 @@ data_with_extra (JsonObject *extra)
   return data;
 }
 
+/**
+ * dsh_session_log_append_approval_asked:
+ * @self: a #DshSessionLog
+ * @request_id: the request's id, shared with its `approval/decided`
+ * @tool_name: the asking tool
+ * @reason: the question's reason
+ * @extra: (nullable): members added to the data (e.g. `callId`); they cannot override the others
+ * @error: return location for a #GError
+ *
+ * Appends the first half of the audit pair. It requires an open turn.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_approval_asked (DshSessionLog *self, const char *request_id,
                                        const char *tool_name, const char *reason,
@@ -1308,6 +1643,19 @@ dsh_session_log_append_approval_asked (DshSessionLog *self, const char *request_
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_ASKED, data, error);
 }
 
+/**
+ * dsh_session_log_append_approval_decided:
+ * @self: a #DshSessionLog
+ * @request_id: the request's id
+ * @outcome: the decision
+ * @error: return location for a #GError
+ *
+ * Appends the second half of the audit pair. It requires an open turn.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_approval_decided (DshSessionLog *self, const char *request_id,
                                          DshApprovalOutcome outcome, GError **error)
@@ -1326,6 +1674,17 @@ dsh_session_log_append_approval_decided (DshSessionLog *self, const char *reques
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_DECIDED, data, error);
 }
 
+/**
+ * dsh_session_log_begin_turn:
+ * @self: a #DshSessionLog
+ * @error: return location for a #GError
+ *
+ * Appends `turn/start` with a fresh id. An exec is one turn.
+ *
+ * Returns: (transfer full): the turn's id, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 char *
 dsh_session_log_begin_turn (DshSessionLog *self, GError **error)
 {
@@ -1338,6 +1697,18 @@ dsh_session_log_begin_turn (DshSessionLog *self, GError **error)
   return g_steal_pointer (&id);
 }
 
+/**
+ * dsh_session_log_end_turn:
+ * @self: a #DshSessionLog
+ * @turn_id: an open turn's id
+ * @error: return location for a #GError
+ *
+ * Appends `turn/end`; an id that is not open is refused.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_end_turn (DshSessionLog *self, const char *turn_id, GError **error)
 {
@@ -1348,6 +1719,14 @@ dsh_session_log_end_turn (DshSessionLog *self, const char *turn_id, GError **err
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_TURN_END, data, error);
 }
 
+/**
+ * dsh_session_log_has_open_turn:
+ * @self: a #DshSessionLog
+ *
+ * Returns: %TRUE when some turn of the session is open
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_has_open_turn (DshSessionLog *self)
 {
@@ -1356,6 +1735,15 @@ dsh_session_log_has_open_turn (DshSessionLog *self)
   return dsh_session_events_has_open_turn (events);
 }
 
+/**
+ * dsh_session_log_turn_is_open:
+ * @self: a #DshSessionLog
+ * @turn_id: a turn's id
+ *
+ * Returns: %TRUE when the turn with this id is open
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_turn_is_open (DshSessionLog *self, const char *turn_id)
 {
@@ -1364,6 +1752,15 @@ dsh_session_log_turn_is_open (DshSessionLog *self, const char *turn_id)
   return dsh_session_events_turn_is_open (events, turn_id);
 }
 
+/**
+ * dsh_session_log_last_mode:
+ * @self: a #DshSessionLog
+ * @out_mode: (out): the session's last `sandbox/mode`
+ *
+ * Returns: %TRUE with @out_mode set; %FALSE when the session never set a mode
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_last_mode (DshSessionLog *self, DshSandboxMode *out_mode)
 {
@@ -1372,6 +1769,15 @@ dsh_session_log_last_mode (DshSessionLog *self, DshSandboxMode *out_mode)
   return dsh_session_events_last_mode (events, out_mode);
 }
 
+/**
+ * dsh_session_log_last_approval_policy:
+ * @self: a #DshSessionLog
+ * @out_policy: (out): the session's last `approval/policy`
+ *
+ * Returns: %TRUE with @out_policy set; %FALSE when the session never set one
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_last_approval_policy (DshSessionLog *self, DshApprovalPolicy *out_policy)
 {
@@ -1380,6 +1786,14 @@ dsh_session_log_last_approval_policy (DshSessionLog *self, DshApprovalPolicy *ou
   return dsh_session_events_last_approval_policy (events, out_policy);
 }
 
+/**
+ * dsh_session_log_dup_last_preset:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer full) (nullable): the last recorded preset's name
+ *
+ * Since: 0.1
+ */
 char *
 dsh_session_log_dup_last_preset (DshSessionLog *self)
 {
