@@ -1,15 +1,25 @@
 /* dsh-module-loader.c — finds backend modules, refuses any the current user could not trust
  * (wrong owner, writable by others), opens them lazily and locally, and checks the descriptor's
- * ABI before anything else in it is touched.
+ * ABI before anything else in it is touched. A module file is opened once, checked on that
+ * descriptor, and exactly those bytes are loaded: a private, sealed copy (Linux), so that an
+ * operator rewriting the file in place can never change or crash a call that uses it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#ifdef __linux__
+#define _GNU_SOURCE /* memfd_create, file seals */
+#endif
 #include "dsh-module-loader-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "dsh-backend-host-private.h"
 #include "dsh-config.h"
@@ -24,6 +34,10 @@ dsh_backend_module_free (DshBackendModule *module)
   /* Modules hold no GTypes, so closing is safe once no descriptor pointer is in use. */
   if (module->module != NULL)
     g_module_close (module->module);
+  /* Kept open while loaded: a later copy must not reuse its /proc/self/fd name, which the
+   * dynamic loader and GModule would take for this library. */
+  if (module->content_fd >= 0)
+    close (module->content_fd);
   g_free (module->path);
   g_free (module->name);
   g_free (module->description);
@@ -86,15 +100,16 @@ is_valid_name (const char *name)
   return TRUE;
 }
 
+/* The opened file itself (fd), and the directory whoever could swap it for another needs. */
 static char *
-check_trusted (const char *path)
+check_trusted (const char *path, int fd)
 {
 #ifndef G_OS_WIN32
   g_autofree char *dir = g_path_get_dirname (path);
   struct stat file_st, dir_st;
   uid_t me = getuid ();
 
-  if (stat (path, &file_st) != 0)
+  if (fstat (fd, &file_st) != 0)
     return g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
   if (!S_ISREG (file_st.st_mode))
     return g_strdup ("the module is not a regular file");
@@ -105,7 +120,6 @@ check_trusted (const char *path)
     return g_strdup_printf ("the module file is writable by %s (mode %04o)",
                             (file_st.st_mode & S_IWOTH) ? "others" : "its group",
                             (guint) (file_st.st_mode & 07777));
-  /* Whoever can write the directory can swap the file for another one. */
   if (stat (dir, &dir_st) != 0)
     return g_strdup_printf ("cannot stat the module directory: %s", g_strerror (errno));
   if (dir_st.st_uid != 0 && dir_st.st_uid != me)
@@ -117,6 +131,119 @@ check_trusted (const char *path)
                             (guint) (dir_st.st_mode & 07777));
 #endif
   return NULL;
+}
+
+#ifdef __linux__
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+/* A sealed in-memory copy of the checked file: nobody can write it, and the loader maps these
+ * bytes, not the file's. Returns the copy's descriptor, or -1 with *reason set. */
+static int
+copy_checked_content (int fd, const char *name, char **reason)
+{
+  g_autofree char *memfd_name = g_strdup_printf ("dsh-backend-%s", name);
+  char buffer[65536];
+  int copy;
+
+  copy = memfd_create (memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  /* Kernels before 6.3 know no MFD_EXEC; their memfds are executable anyway. */
+  if (copy < 0 && errno == EINVAL)
+    copy = memfd_create (memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (copy < 0)
+    {
+      *reason = g_strdup_printf ("cannot make a private copy of the module: %s",
+                                 g_strerror (errno));
+      return -1;
+    }
+  for (;;)
+    {
+      ssize_t n = read (fd, buffer, sizeof (buffer));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          *reason = g_strdup_printf ("cannot read the module file: %s", g_strerror (errno));
+          close (copy);
+          return -1;
+        }
+      if (n == 0)
+        break;
+      for (ssize_t done = 0; done < n;)
+        {
+          ssize_t w = write (copy, buffer + done, (size_t) (n - done));
+
+          if (w < 0 && errno == EINTR)
+            continue;
+          if (w < 0)
+            {
+              *reason = g_strdup_printf ("cannot make a private copy of the module: %s",
+                                         g_strerror (errno));
+              close (copy);
+              return -1;
+            }
+          done += w;
+        }
+    }
+  if (fcntl (copy, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+    {
+      *reason = g_strdup_printf ("cannot seal the private copy of the module: %s",
+                                 g_strerror (errno));
+      close (copy);
+      return -1;
+    }
+  return copy;
+}
+#endif
+
+/* Opens the module file once and returns what to hand to g_module_open() for exactly the bytes
+ * checked (*out_fd keeps them alive), or NULL with module->refused_reason set. */
+static char *
+open_checked (DshBackendModule *module, const char *const *untrusted_roots, int *out_fd)
+{
+  int fd;
+
+  *out_fd = -1;
+#ifdef G_OS_WIN32
+  fd = g_open (module->path, O_RDONLY | O_BINARY, 0);
+#else
+  fd = open (module->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+#endif
+  if (fd < 0)
+    {
+      module->refused_reason = g_strdup_printf ("cannot open the module file: %s",
+                                                g_strerror (errno));
+      return NULL;
+    }
+  module->refused_reason = check_trusted (module->path, fd);
+  /* A confined command could have put this file there: loading it would run its code. */
+  if (module->refused_reason == NULL &&
+      dsh_backend_path_is_untrusted (module->path, untrusted_roots))
+    module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
+                                       "may write (the workspace, /tmp or the temp directory)");
+  if (module->refused_reason != NULL)
+    {
+      close (fd);
+      return NULL;
+    }
+#ifdef __linux__
+  {
+    int copy = copy_checked_content (fd, module->name, &module->refused_reason);
+
+    close (fd);
+    if (copy < 0)
+      return NULL;
+    *out_fd = copy;
+    return g_strdup_printf ("/proc/self/fd/%d", copy);
+  }
+#else
+  /* Elsewhere the file is loaded by its name: Windows keeps a loaded DLL from being written,
+   * and macOS checks the signature of every page it maps. */
+  close (fd);
+  return g_strdup (module->path);
+#endif
 }
 
 const char *const *
@@ -176,28 +303,24 @@ static void
 load_module (DshBackendModule *module, const char *const *untrusted_roots)
 {
   g_autofree char *specific = NULL;
+  g_autofree char *content = NULL;
   DshBackendDescribeFunc describe = NULL;
   const DshBackendDescriptor *desc;
   GModule *handle;
+  int content_fd;
 
-  module->refused_reason = check_trusted (module->path);
-  if (module->refused_reason != NULL)
+  content = open_checked (module, untrusted_roots, &content_fd);
+  if (content == NULL)
     return;
-  /* A confined command could have put this file there: loading it would run its code. */
-  if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
-    {
-      module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
-                                         "may write (the workspace, /tmp or the temp "
-                                         "directory)");
-      return;
-    }
-
-  handle = g_module_open (module->path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  handle = g_module_open (content, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (handle == NULL)
     {
       module->refused_reason = g_strdup_printf ("cannot open the module: %s", g_module_error ());
+      if (content_fd >= 0)
+        close (content_fd);
       return;
     }
+  module->content_fd = content_fd;
 
   /* The scan only keeps files whose name gives a backend name. */
   specific = g_strdup_printf ("dsh_backend_%s_describe", module->name);
@@ -267,6 +390,7 @@ dsh_module_loader_scan (const char *const *dirs,
           if (file_name == NULL)
             continue;
           module = g_new0 (DshBackendModule, 1);
+          module->content_fd = -1;
           module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
           module->name = g_steal_pointer (&file_name);
           module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);
