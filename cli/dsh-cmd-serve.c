@@ -20,28 +20,8 @@
  */
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
+#include "dsh-serve-generation.h"
 #include "dsh-serve-request.h"
-
-typedef struct {
-  /* workspace root ("" for probe) -> DshLocalProvider */
-  GHashTable *providers;
-} Server;
-
-static DshLocalProvider *
-provider_for (Server *server, const char *workspace_root)
-{
-  DshLocalProvider *provider = g_hash_table_lookup (server->providers,
-                                                    workspace_root != NULL ? workspace_root : "");
-
-  if (provider == NULL)
-    {
-      provider = dsh_cli_new_provider (workspace_root);
-      g_hash_table_insert (server->providers, g_strdup (workspace_root != NULL ? workspace_root
-                                                                                : ""),
-                           provider);
-    }
-  return provider;
-}
 
 static const char *
 error_code (const GError *error)
@@ -105,18 +85,45 @@ object_with (const char *name, JsonNode *value)
   return node;
 }
 
+/* {"notice": text} when there is one, else {}; takes notice. */
 static JsonNode *
-handle (Server *server, const DshServeRequest *request, GError **error)
+notice_result (char *notice)
+{
+  g_autofree char *owned = notice;
+  JsonObject *object = json_object_new ();
+  JsonNode *node = json_node_init_object (json_node_alloc (), object);
+
+  if (owned != NULL)
+    json_object_set_string_member (object, "notice", owned);
+  json_object_unref (object);
+  return node;
+}
+
+static JsonNode *
+session_switch (const char *session, DshCliSessionSwitch kind, const char *value,
+                GError **error)
+{
+  char *notice = NULL;
+
+  if (!dsh_cli_session_switch (session, kind, value, &notice, error))
+    return NULL;
+  return notice_result (notice);
+}
+
+static JsonNode *
+handle (DshServeGenerations *generations, DshServeGeneration *generation,
+        const DshServeRequest *request, GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
   g_autofree char *text = NULL;
   JsonNode *value;
 
   switch (request->method)
     {
     case DSH_SERVE_METHOD_PROBE:
-      return dsh_local_provider_describe (provider_for (server, NULL));
+      return dsh_local_provider_describe (dsh_serve_generation_provider (generation, NULL));
 
     case DSH_SERVE_METHOD_CONFINE:
       policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
@@ -124,13 +131,13 @@ handle (Server *server, const DshServeRequest *request, GError **error)
       if (policy == NULL)
         return NULL;
       confined = dsh_sandbox_provider_confine (
-        DSH_SANDBOX_PROVIDER (provider_for (server, policy->workspace_root)),
+        DSH_SANDBOX_PROVIDER (dsh_serve_generation_provider (generation, policy->workspace_root)),
         (const char *const *) request->argv, policy, error);
       return confined != NULL ? dsh_confined_argv_to_json (confined) : NULL;
 
     case DSH_SERVE_METHOD_RELOAD:
-      /* A provider lifetime is the unit of hot reload; calls made so far are done with theirs. */
-      g_hash_table_remove_all (server->providers);
+      /* A provider lifetime is the unit of hot reload: the next call starts a new one. */
+      dsh_serve_generations_renew (generations);
       value = json_node_init_boolean (json_node_alloc (), TRUE);
       return object_with ("reloaded", value);
 
@@ -147,6 +154,38 @@ handle (Server *server, const DshServeRequest *request, GError **error)
 
     case DSH_SERVE_METHOD_ESCALATE:
       return dsh_serve_escalate (request, stdin, stdout, error);
+
+    case DSH_SERVE_METHOD_CLASSIFY:
+      return dsh_serve_classify (request, generation, error);
+
+    case DSH_SERVE_METHOD_SESSION_NEW:
+      session = dsh_cli_session_new (request->session, request->cwd, request->preset, error);
+      if (session == NULL)
+        return NULL;
+      value = json_node_init_string (json_node_alloc (), dsh_session_log_get_id (session));
+      return object_with ("id", value);
+
+    case DSH_SERVE_METHOD_SESSION_SHOW:
+      return dsh_cli_session_show_json (request->session, error);
+
+    case DSH_SERVE_METHOD_SESSION_SET_MODE:
+      return session_switch (request->session, DSH_CLI_SESSION_SWITCH_MODE, request->mode, error);
+
+    case DSH_SERVE_METHOD_SESSION_SET_APPROVAL:
+      return session_switch (request->session, DSH_CLI_SESSION_SWITCH_APPROVAL,
+                             request->approval_policy, error);
+
+    case DSH_SERVE_METHOD_SESSION_SET_PRESET:
+      return session_switch (request->session, DSH_CLI_SESSION_SWITCH_PRESET, request->preset,
+                             error);
+
+    case DSH_SERVE_METHOD_DESCRIBE:
+      text = dsh_cli_describe (request->tool != NULL ? request->tool : "bash", request->session,
+                               error);
+      if (text == NULL)
+        return NULL;
+      value = json_node_init_string (json_node_alloc (), text);
+      return object_with ("text", value);
 
     default:
       g_assert_not_reached ();
@@ -170,16 +209,19 @@ dsh_cmd_serve (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) line = g_string_new (NULL);
-  Server server = { 0 };
+  g_autoptr (DshServeGenerations) generations = NULL;
   gboolean too_long;
 
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
                                          "(methods: probe, confine, reload, policy.resolve, "
-                                         "policy.context, escalate).");
+                                         "policy.context, escalate, classify, session.new, "
+                                         "session.show, session.setMode, session.setApproval, "
+                                         "session.setPreset, describe). A change in a module "
+                                         "directory starts a new generation of providers.");
   if (!dsh_cli_parse_options (context, argc, argv, &error))
     return dsh_cli_fail_error (error);
 
-  server.providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  generations = dsh_serve_generations_new ();
   while (dsh_serve_read_line (stdin, line, &too_long))
     {
       DshServeRequest request;
@@ -196,10 +238,15 @@ dsh_cmd_serve (int argc, char **argv)
       if (is_blank (line))
         continue;
       if (dsh_serve_request_parse (line->str, line->len, &request, &request_error))
-        result = handle (&server, &request, &request_error);
+        {
+          /* The call keeps its generation, and that generation's modules, to its end. */
+          g_autoptr (DshServeGeneration) generation =
+            dsh_serve_generations_acquire (generations);
+
+          result = handle (generations, generation, &request, &request_error);
+        }
       respond (request.id, g_steal_pointer (&result), request_error);
       dsh_serve_request_clear (&request);
     }
-  g_hash_table_unref (server.providers);
   return 0;
 }
