@@ -582,7 +582,7 @@ test_escalate (void)
       g_assert_cmpstr (json_object_get_string_member (json_node_get_object (params),
                                                       "workspaceRoot"), ==, canonical);
     }
-  grant = result (responses, 1, NULL);
+  grant = result (responses, 1, "serve-escalate.schema.json");
   g_assert_cmpstr (json_object_get_string_member (grant, "mode"), ==, "workspace-write");
   g_assert_cmpstr (json_object_get_string_member (grant, "outcome"), ==, "allowed-once");
   g_assert_cmpstr (json_object_get_string_member (grant, "callId"), ==, "call-A");
@@ -627,6 +627,26 @@ test_escalate (void)
   g_assert_cmpstr (outcomes->pdata[0], ==, "allowed-once");
   g_assert_cmpstr (outcomes->pdata[1], ==, "rejected");
   g_assert_cmpstr (outcomes->pdata[2], ==, "unavailable");
+  g_clear_pointer (&responses, g_ptr_array_unref);
+  g_clear_pointer (&events, g_ptr_array_unref);
+  g_clear_object (&log);
+
+  /* A client that ends its input instead of answering: unavailable, and still audited. */
+  {
+    const char *requests[] = { escalate[0], NULL };
+    DshSessionEvent *last;
+
+    responses = serve (NULL, NULL, requests);
+    g_assert_cmpuint (responses->len, ==, 2);
+    g_assert_cmpstr (error_code (responses, 1), ==, "ESCALATION_REFUSED");
+    log = dsh_test_load_session_log (path);
+    events = dsh_session_log_dup_events (log);
+    g_assert_cmpuint (events->len, >=, 2);
+    last = events->pdata[events->len - 2];
+    g_assert_cmpint (dsh_session_event_get_kind (last), ==, DSH_SESSION_EVENT_APPROVAL_DECIDED);
+    g_assert_cmpstr (dsh_session_event_get_string (last, "outcome"), ==, "unavailable");
+    g_assert_false (dsh_session_log_has_open_turn (log));
+  }
   dsh_test_remove_tree (dir);
 }
 
