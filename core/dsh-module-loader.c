@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #ifdef __linux__
+#include <link.h>
 #include <sys/mman.h>
 #endif
 
@@ -138,6 +139,31 @@ check_trusted (const char *path, int fd)
 #define MFD_EXEC 0x0010U
 #endif
 
+/* A file caught while it was being written may end before its segments do; mapping those would
+ * fault (SIGBUS) inside the dynamic loader. Every loadable segment must lie in the copy. */
+static gboolean
+segments_lie_within (int fd, off_t size)
+{
+  ElfW (Ehdr) header;
+  ElfW (Phdr) segment;
+
+  if (pread (fd, &header, sizeof (header), 0) != (ssize_t) sizeof (header) ||
+      memcmp (header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_phentsize != sizeof (segment))
+    return FALSE;
+  for (guint i = 0; i < header.e_phnum; i++)
+    {
+      off_t at = (off_t) header.e_phoff + (off_t) i * (off_t) sizeof (segment);
+
+      if (pread (fd, &segment, sizeof (segment), at) != (ssize_t) sizeof (segment))
+        return FALSE;
+      if (segment.p_type == PT_LOAD &&
+          (segment.p_offset > (guint64) size || segment.p_filesz > (guint64) size - segment.p_offset))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* A sealed in-memory copy of the checked file: nobody can write it, and the loader maps these
  * bytes, not the file's. Returns the copy's descriptor, or -1 with *reason set. */
 static int
@@ -145,7 +171,15 @@ copy_checked_content (int fd, const char *name, char **reason)
 {
   g_autofree char *memfd_name = g_strdup_printf ("dsh-backend-%s", name);
   char buffer[65536];
+  struct stat before, after;
+  off_t copied = 0;
   int copy;
+
+  if (fstat (fd, &before) != 0)
+    {
+      *reason = g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
+      return -1;
+    }
 
   copy = memfd_create (memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
   /* Kernels before 6.3 know no MFD_EXEC; their memfds are executable anyway. */
@@ -186,6 +220,17 @@ copy_checked_content (int fd, const char *name, char **reason)
             }
           done += w;
         }
+      copied += n;
+    }
+  /* Bytes of two versions are no module: one caught mid-rewrite is refused, and the change
+   * that is under way starts another scan anyway. */
+  if (fstat (fd, &after) != 0 || after.st_size != before.st_size || copied != before.st_size ||
+      after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || !segments_lie_within (copy, copied))
+    {
+      *reason = g_strdup ("the module file changed while it was read, or is incomplete");
+      close (copy);
+      return -1;
     }
   if (fcntl (copy, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
     {

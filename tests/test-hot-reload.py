@@ -86,6 +86,20 @@ def test_exec_survives_rewrite():
     shutil.rmtree(workspace)
 
 
+def test_incomplete_module_refused():
+    """A module caught half-written (its segments run past its end) is refused, not mapped."""
+    directory = scratch()
+    module = install(BWRAP, directory, 'libdsh-backend-bwrap.so')
+    with open(module, 'r+b') as f:
+        f.truncate(os.path.getsize(BWRAP) // 2)
+    proc = subprocess.run([CLI, 'probe', '--json'], env=env_for(directory), cwd='/',
+                          capture_output=True)
+    check(proc.returncode >= 0, 'probe died of signal %d' % -proc.returncode)
+    check(b'the module file changed while it was read, or is incomplete' in proc.stdout,
+          'a truncated module was not refused as incomplete: %r' % proc.stdout[:2000])
+    shutil.rmtree(directory)
+
+
 def memfd_modules(pid):
     """The distinct private module copies mapped into pid, as (name, inode) pairs."""
     found = set()
@@ -222,6 +236,7 @@ def test_serve_under_module_churn():
 
 def main():
     test_exec_survives_rewrite()
+    test_incomplete_module_refused()
     test_serve_under_module_churn()
     if failures:
         print('%d failure(s)' % len(failures), file=sys.stderr)
