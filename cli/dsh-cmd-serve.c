@@ -7,14 +7,15 @@
  *   {"id": 2, "error": {"code": "SANDBOX_UNAVAILABLE", "message": "..."}}
  *
  * Methods: probe (the probe document), confine (the ConfinedArgv document; params as the
- * confine command's options), reload (drop every provider, so the next call rescans the
- * modules), policy.resolve and policy.context (as the policy command: the policy document and
- * {"text": the model-facing context}), escalate (one turn of the session in which the server
- * asks the client itself: {"method": "approval.request", "params": request} on stdout, answered
- * by the client's next line {"result": "<outcome>"}; {"mode", "outcome", "callId"} when
- * granted). A provider per workspace is kept between calls, so its
- * selection is made once: a confine costs microseconds, not a process. Schemas: serve-request,
- * serve-response.
+ * confine command's options), reload (start a new generation of providers now), policy.resolve,
+ * policy.context, describe and session.* (what the commands of those names print), classify
+ * (what exec would say about a run the client spawned itself), escalate (one turn of the session
+ * in which the server asks the client itself: {"method": "approval.request", "params": request}
+ * on stdout, answered by the client's next line {"result": "<outcome>"}; {"mode", "outcome",
+ * "callId"} when granted). A provider per workspace is kept between calls, so its selection is
+ * made once: a confine costs microseconds, not a process. The providers belong to a generation
+ * (dsh-serve-generation.c) that a change in a module directory replaces. Schemas: serve-request,
+ * serve-response and one per result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
