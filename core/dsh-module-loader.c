@@ -251,6 +251,15 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots, int 
   int fd;
 
   *out_fd = -1;
+  /* A confined command could have put this file there: loading it would run its code, and not
+   * even opening it is ours to do (it could be a device). */
+  if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
+    {
+      module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
+                                         "may write (the workspace, /tmp or the temp "
+                                         "directory)");
+      return NULL;
+    }
 #ifdef G_OS_WIN32
   fd = g_open (module->path, O_RDONLY | O_BINARY, 0);
 #else
@@ -263,11 +272,6 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots, int 
       return NULL;
     }
   module->refused_reason = check_trusted (module->path, fd);
-  /* A confined command could have put this file there: loading it would run its code. */
-  if (module->refused_reason == NULL &&
-      dsh_backend_path_is_untrusted (module->path, untrusted_roots))
-    module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
-                                       "may write (the workspace, /tmp or the temp directory)");
   if (module->refused_reason != NULL)
     {
       close (fd);
