@@ -80,6 +80,12 @@ DshConfinement     *dsh_backend_selector_confine           (DshBackendSelector  
                                                             const char *const      *argv,
                                                             const DshSandboxPolicy *policy,
                                                             GError                **error);
+/* The dialect (denial signatures and exclusions, runner-failure rules) of the loaded backend
+ * name, as a confinement without argv, for classifying a run its caller spawned; NULL with
+ * DSH_SANDBOX_ERROR_INVALID_ARGUMENT when no such backend is loaded. */
+DshConfinement     *dsh_backend_selector_dialect           (DshBackendSelector     *self,
+                                                            const char             *name,
+                                                            GError                **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendSelector, dsh_backend_selector_free)
 

@@ -433,6 +433,46 @@ dsh_backend_selector_list_backends (DshBackendSelector *self)
   return g_strv_builder_end (builder);
 }
 
+DshConfinement *
+dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError **error)
+{
+  const DshBackendDescriptor *descriptor = NULL;
+  const char *const no_argv[] = { NULL };
+  DshConfinement *confinement;
+
+  g_mutex_lock (&self->lock);
+  scan_modules (self);
+  for (guint i = 0; i < self->candidates->len && descriptor == NULL; i++)
+    {
+      const Candidate *c = self->candidates->pdata[i];
+
+      if (g_str_equal (c->module->name, name))
+        descriptor = c->module->descriptor;
+    }
+  g_mutex_unlock (&self->lock);
+  if (descriptor == NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "no backend \"%s\" is loaded here", name);
+      return NULL;
+    }
+
+  confinement = dsh_confinement_new (no_argv, name, DSH_ENFORCEMENT_FULL, NULL,
+                                     descriptor->denial_signatures,
+                                     dsh_backend_descriptor_denial_exclusions (descriptor), NULL);
+  for (size_t i = 0; i < descriptor->n_runner_failure_rules; i++)
+    {
+      const DshBackendFailureRule *r = &descriptor->runner_failure_rules[i];
+
+      g_ptr_array_add (confinement->runner_failure_rules,
+                       dsh_runner_failure_rule_new (r->allowed_exit_codes,
+                                                    r->n_allowed_exit_codes,
+                                                    r->fatal_signatures,
+                                                    r->informational_lines));
+    }
+  return confinement;
+}
+
 void
 dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path)
 {
