@@ -1075,10 +1075,44 @@ check_turn_scope (DshSessionLog *self, const DshSessionEvent *event, GError **er
   return FALSE;
 }
 
-static gboolean
-append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *line, gsize length,
-               GError **error)
+/* Stamps the envelope with the time and renders it as the line a later load will read. The
+ * line is validated exactly as that load will: a value refused on load is refused here, and
+ * nothing json-glib generates that the strict reader would reject (say a NaN, or invalid
+ * UTF-8) ever reaches the file. */
+static DshSessionEvent *
+stamp_and_render (JsonObject *envelope, char **out_line, gsize *out_length, GError **error)
 {
+  g_autofree char *time = now_iso8601 ();
+  g_autofree char *line = NULL;
+  g_autoptr (JsonObject) reread = NULL;
+  DshSessionEvent *event = NULL;
+  GError *local_error = NULL;
+  gboolean syntax_error;
+  gsize length;
+
+  json_object_set_string_member (envelope, "time", time);
+  line = object_to_line (envelope, &length);
+  reread = parse_line (line, length - 1, &syntax_error, &local_error);
+  if (reread != NULL)
+    event = event_from_object (reread, 0, &local_error);
+  if (event == NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "refusing to append: %s", local_error->message);
+      g_error_free (local_error);
+      return NULL;
+    }
+  *out_line = g_steal_pointer (&line);
+  *out_length = length;
+  return event;
+}
+
+static DshSessionEvent *
+append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
+{
+  g_autoptr (DshSessionEvent) event = NULL;
+  g_autofree char *line = NULL;
+  gsize length = 0;
   struct stat st;
   int fd;
 
@@ -1086,24 +1120,28 @@ append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *li
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: a log parsed from memory cannot be appended to", self->name);
-      return FALSE;
+      return NULL;
     }
 
   fd = open_regular (self->path, O_RDWR | O_APPEND, &st, error);
   if (fd < 0)
-    return FALSE;
+    return NULL;
   if (flock (fd, LOCK_EX) != 0)
     {
       int saved_errno = errno;
 
       close (fd);
-      return io_error (error, saved_errno, self->name, "lock the session log");
+      io_error (error, saved_errno, self->name, "lock the session log");
+      return NULL;
     }
 
-  if (!catch_up (self, fd, error) || !check_turn_scope (self, event, error))
+  /* The time is taken under the lock, so the file's order is the order of its times. */
+  if (!catch_up (self, fd, error) ||
+      (event = stamp_and_render (envelope, &line, &length, error)) == NULL ||
+      !check_turn_scope (self, event, error))
     {
       close (fd);
-      return FALSE;
+      return NULL;
     }
 
   if (!write_all (fd, line, length) || fdatasync (fd) != 0)
@@ -1115,27 +1153,22 @@ append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *li
       if (ftruncate (fd, self->committed) == 0)
         fdatasync (fd);
       close (fd);
-      return io_error (error, saved_errno, self->name, "append to the session log");
+      io_error (error, saved_errno, self->name, "append to the session log");
+      return NULL;
     }
   close (fd);
 
   self->lines++;
   self->committed += (goffset) length;
-  return TRUE;
+  event->line = self->lines;
+  return g_steal_pointer (&event);
 }
 
 gboolean
 dsh_session_log_append (DshSessionLog *self, const char *type, JsonObject *data, GError **error)
 {
   g_autoptr (JsonObject) envelope = json_object_new ();
-  g_autoptr (JsonObject) reread = NULL;
-  g_autoptr (DshSessionEvent) event = NULL;
-  g_autofree char *time = now_iso8601 ();
-  g_autofree char *line = NULL;
-  GError *local_error = NULL;
-  gboolean syntax_error;
-  gboolean ok;
-  gsize length;
+  DshSessionEvent *event;
 
   g_return_val_if_fail (DSH_IS_SESSION_LOG (self), FALSE);
   g_return_val_if_fail (type != NULL, FALSE);
@@ -1150,34 +1183,13 @@ dsh_session_log_append (DshSessionLog *self, const char *type, JsonObject *data,
     }
   else
     json_object_set_object_member (envelope, "data", json_object_new ());
-  json_object_set_string_member (envelope, "time", time);
-
-  /* Validate the line exactly as a later load will read it: a value refused on load is
-   * refused here, and nothing json-glib generates that the strict reader would reject (say a
-   * NaN, or invalid UTF-8) ever reaches the file. */
-  line = object_to_line (envelope, &length);
-  reread = parse_line (line, length - 1, &syntax_error, &local_error);
-  if (reread != NULL)
-    event = event_from_object (reread, 0, &local_error);
-  if (event == NULL)
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "refusing to append: %s", local_error->message);
-      g_error_free (local_error);
-      return FALSE;
-    }
 
   g_mutex_lock (&self->lock);
-  event->line = self->lines + 1;
-  ok = append_locked (self, event, line, length, error);
-  if (ok)
-    {
-      /* catch_up may have consumed other writers' lines: the line number is known only now. */
-      event->line = self->lines;
-      g_ptr_array_add (self->events, g_steal_pointer (&event));
-    }
+  event = append_locked (self, envelope, error);
+  if (event != NULL)
+    g_ptr_array_add (self->events, event);
   g_mutex_unlock (&self->lock);
-  return ok;
+  return event != NULL;
 }
 
 gboolean

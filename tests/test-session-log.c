@@ -838,6 +838,11 @@ test_threads_append (void)
     g_autoptr (GPtrArray) events = dsh_session_log_dup_events (final);
 
     g_assert_cmpuint (events->len, ==, 100);
+    /* Each time is taken under the file lock, so the file's order is time order. Every time
+     * has the same fixed-width UTC shape, so comparing the strings compares the instants. */
+    for (guint i = 1; i < events->len; i++)
+      g_assert_cmpstr (dsh_session_event_get_time (g_ptr_array_index (events, i - 1)), <=,
+                       dsh_session_event_get_time (g_ptr_array_index (events, i)));
   }
 }
 
