@@ -13,7 +13,9 @@
  * asks the client itself: {"method": "approval.request", "params": request} on stdout, answered
  * by the client's next line {"result": "<outcome>"}; {"mode", "outcome", "callId"} when
  * granted). A provider per workspace is kept between calls, so its
- * selection is made once: a confine costs microseconds, not a process. Schemas: serve-request,
+ * selection is made once: a confine costs microseconds, not a process. At most
+ * DSH_SANDBOX_SERVE_PROVIDERS (default 64) are kept, the least recently used dropped first, so
+ * a long-lived server's memory does not grow with the workspaces it has seen. Schemas: serve-request,
  * serve-response.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -22,25 +24,87 @@
 #include "dsh-cli-session.h"
 #include "dsh-serve-request.h"
 
+/* How many workspaces' providers are kept; the least recently used is dropped beyond it (its
+ * next call rescans and re-probes, helped by the probe cache). */
+#define DSH_SERVE_DEFAULT_PROVIDERS 64
+
 typedef struct {
-  /* workspace root ("" for probe) -> DshLocalProvider */
+  DshLocalProvider *provider;
+  /* This entry's link in the server's recency queue; its data is the table's key. */
+  GList *link;
+} KeptProvider;
+
+typedef struct {
+  /* workspace root ("" for probe) -> KeptProvider */
   GHashTable *providers;
+  /* The keys, most recently used first. */
+  GQueue recency;
+  guint capacity;
 } Server;
+
+static void
+kept_provider_free (KeptProvider *kept)
+{
+  g_object_unref (kept->provider);
+  g_free (kept);
+}
+
+static void
+drop_all_providers (Server *server)
+{
+  g_queue_clear (&server->recency);
+  g_hash_table_remove_all (server->providers);
+}
 
 static DshLocalProvider *
 provider_for (Server *server, const char *workspace_root)
 {
-  DshLocalProvider *provider = g_hash_table_lookup (server->providers,
-                                                    workspace_root != NULL ? workspace_root : "");
+  const char *key = workspace_root != NULL ? workspace_root : "";
+  KeptProvider *kept = g_hash_table_lookup (server->providers, key);
+  char *owned_key;
 
-  if (provider == NULL)
+  if (kept != NULL)
     {
-      provider = dsh_cli_new_provider (workspace_root);
-      g_hash_table_insert (server->providers, g_strdup (workspace_root != NULL ? workspace_root
-                                                                                : ""),
-                           provider);
+      g_queue_unlink (&server->recency, kept->link);
+      g_queue_push_head_link (&server->recency, kept->link);
+      return kept->provider;
     }
-  return provider;
+
+  while (g_hash_table_size (server->providers) >= server->capacity)
+    {
+      /* Calls answered so far are done with the evicted provider: nothing else holds it. */
+      char *oldest = g_queue_pop_tail (&server->recency);
+
+      g_hash_table_remove (server->providers, oldest);
+    }
+  kept = g_new0 (KeptProvider, 1);
+  kept->provider = dsh_cli_new_provider (workspace_root);
+  owned_key = g_strdup (key);
+  g_queue_push_head (&server->recency, owned_key);
+  kept->link = server->recency.head;
+  g_hash_table_insert (server->providers, owned_key, kept);
+  return kept->provider;
+}
+
+/* DSH_SANDBOX_SERVE_PROVIDERS=N (at least 1) replaces the default cap. */
+static gboolean
+read_capacity (guint *out_capacity, GError **error)
+{
+  const char *text = g_getenv ("DSH_SANDBOX_SERVE_PROVIDERS");
+  guint64 value;
+
+  *out_capacity = DSH_SERVE_DEFAULT_PROVIDERS;
+  if (text == NULL || *text == '\0')
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &value, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "DSH_SANDBOX_SERVE_PROVIDERS must be a whole number of providers, at least "
+                   "1 (not \"%s\")", text);
+      return FALSE;
+    }
+  *out_capacity = (guint) value;
+  return TRUE;
 }
 
 static const char *
@@ -130,7 +194,7 @@ handle (Server *server, const DshServeRequest *request, GError **error)
 
     case DSH_SERVE_METHOD_RELOAD:
       /* A provider lifetime is the unit of hot reload; calls made so far are done with theirs. */
-      g_hash_table_remove_all (server->providers);
+      drop_all_providers (server);
       value = json_node_init_boolean (json_node_alloc (), TRUE);
       return object_with ("reloaded", value);
 
@@ -179,7 +243,11 @@ dsh_cmd_serve (int argc, char **argv)
   if (!dsh_cli_parse_options (context, argc, argv, &error))
     return dsh_cli_fail_error (error);
 
-  server.providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  if (!read_capacity (&server.capacity, &error))
+    return dsh_cli_fail_error (error);
+  /* The queue links own nothing: the table owns the keys and the entries. */
+  server.providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) kept_provider_free);
   while (dsh_serve_read_line (stdin, line, &too_long))
     {
       DshServeRequest request;
@@ -200,6 +268,7 @@ dsh_cmd_serve (int argc, char **argv)
       respond (request.id, g_steal_pointer (&result), request_error);
       dsh_serve_request_clear (&request);
     }
+  drop_all_providers (&server);
   g_hash_table_unref (server.providers);
   return 0;
 }
