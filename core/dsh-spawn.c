@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +29,9 @@ extern char **environ;
 #define CAPTURE_LIMIT (1024 * 1024)
 /* Past the limit the last bytes are kept too: a denial usually comes at the end. */
 #define CAPTURE_TAIL (64 * 1024)
+/* One read of the relay, and the stderr pipe's size we ask for. */
+#define RELAY_CHUNK (256 * 1024)
+#define RELAY_PIPE_SIZE (1024 * 1024)
 /* After the command exits, output from a straggler holding stderr open is read this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
@@ -63,8 +67,46 @@ restore_signals (const struct sigaction *saved)
     sigaction (forwarded_signals[i], &saved[i], NULL);
 }
 
+/* The last CAPTURE_TAIL bytes past the head, in a ring: keeping them costs a copy of each
+ * chunk, never a move of what is already kept. */
+typedef struct {
+  guint8 bytes[CAPTURE_TAIL];
+  gsize next;      /* where the next byte goes */
+  gboolean full;   /* has wrapped at least once */
+} TailRing;
+
 static void
-pass_through (const char *data, gsize len, gboolean echo, GString *captured, GByteArray *tail)
+tail_ring_add (TailRing *ring, const guint8 *data, gsize len)
+{
+  gsize first;
+
+  if (len >= CAPTURE_TAIL)
+    {
+      memcpy (ring->bytes, data + len - CAPTURE_TAIL, CAPTURE_TAIL);
+      ring->next = 0;
+      ring->full = TRUE;
+      return;
+    }
+  first = MIN (len, CAPTURE_TAIL - ring->next);
+  memcpy (ring->bytes + ring->next, data, first);
+  memcpy (ring->bytes, data + first, len - first);
+  if (ring->next + len >= CAPTURE_TAIL)
+    ring->full = TRUE;
+  ring->next = (ring->next + len) % CAPTURE_TAIL;
+}
+
+/* Appends the ring's bytes, oldest first. */
+static void
+tail_ring_append_to (const TailRing *ring, GString *out)
+{
+  if (ring->full)
+    g_string_append_len (out, (const char *) ring->bytes + ring->next,
+                         (gssize) (CAPTURE_TAIL - ring->next));
+  g_string_append_len (out, (const char *) ring->bytes, (gssize) ring->next);
+}
+
+static void
+pass_through (const char *data, gsize len, gboolean echo, GString *captured, TailRing *tail)
 {
   gsize to_head;
 
@@ -83,11 +125,7 @@ pass_through (const char *data, gsize len, gboolean echo, GString *captured, GBy
   to_head = captured->len < CAPTURE_LIMIT ? MIN (len, CAPTURE_LIMIT - captured->len) : 0;
   g_string_append_len (captured, data, (gssize) to_head);
   if (len > to_head)
-    {
-      g_byte_array_append (tail, (const guint8 *) data + to_head, (guint) (len - to_head));
-      if (tail->len > CAPTURE_TAIL)
-        g_byte_array_remove_range (tail, 0, tail->len - CAPTURE_TAIL);
-    }
+    tail_ring_add (tail, (const guint8 *) data + to_head, len - to_head);
 }
 
 static int
@@ -182,8 +220,12 @@ stream_until_exit (pid_t pid,
                            ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
                            : G_MAXINT64;
   int status = 0;
-  char buffer[16384];
-  g_autoptr (GByteArray) tail = g_byte_array_new ();
+  /* Large reads from a large pipe: a command that floods stderr costs few wakeups. */
+  g_autofree char *buffer = g_malloc (RELAY_CHUNK);
+  g_autofree TailRing *tail = g_new (TailRing, 1);
+
+  tail->next = 0;
+  tail->full = FALSE;
 
   while (!exited || err_open)
     {
@@ -223,7 +265,7 @@ stream_until_exit (pid_t pid,
 
       if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
         {
-          ssize_t r = read (err_fd, buffer, sizeof (buffer));
+          ssize_t r = read (err_fd, buffer, RELAY_CHUNK);
 
           if (r > 0)
             pass_through (buffer, (gsize) r, !options->quiet, captured, tail);
@@ -249,10 +291,10 @@ stream_until_exit (pid_t pid,
     waitpid (pid, &status, 0);
   pump_close (pump);
   /* Head and tail, on separate lines so that no line is made of both. */
-  if (tail->len > 0)
+  if (tail->full || tail->next > 0)
     {
       g_string_append_c (captured, '\n');
-      g_string_append_len (captured, (const char *) tail->data, tail->len);
+      tail_ring_append_to (tail, captured);
     }
   if (pidfd >= 0)
     close (pidfd);
@@ -287,6 +329,12 @@ dsh_spawn_run (const char *const *argv,
                    "cannot create a pipe: %s", g_strerror (saved_errno));
       return FALSE;
     }
+
+#ifdef F_SETPIPE_SZ
+  /* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
+   * that refuses more only costs speed. */
+  fcntl (pipe_fds[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+#endif
 
   pump.source = STDIN_FILENO;
   pump.pipe_write = -1;
