@@ -128,6 +128,134 @@ pass_through (const char *data, gsize len, gboolean echo, GString *captured, Tai
     tail_ring_add (tail, (const guint8 *) data + to_head, len - to_head);
 }
 
+/* Past the head, a flood of stderr is moved without copying it through this process: tee(2)
+ * duplicates each chunk into a private pipe that keeps just the last CAPTURE_TAIL bytes
+ * (older ones are spliced to /dev/null), and splice(2) moves the chunk itself to our stderr.
+ * The bytes kept for classification are exactly those the copying relay keeps. */
+typedef struct {
+  int tail_read;
+  int tail_write;
+  int null_fd;
+  gsize tail_len;
+} SpliceRelay;
+
+static gboolean
+splice_relay_open (SpliceRelay *relay)
+{
+  int fds[2];
+
+  relay->tail_read = relay->tail_write = relay->null_fd = -1;
+  relay->tail_len = 0;
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+  if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return FALSE;
+  relay->tail_read = fds[0];
+  relay->tail_write = fds[1];
+  relay->null_fd = open ("/dev/null", O_WRONLY | O_CLOEXEC);
+  /* Room for the kept tail and a whole chunk beside it, or no splicing at all. */
+  if (relay->null_fd < 0 ||
+      fcntl (relay->tail_write, F_SETPIPE_SZ, CAPTURE_TAIL + RELAY_CHUNK) < CAPTURE_TAIL + RELAY_CHUNK)
+    return FALSE;
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+static void
+splice_relay_close (SpliceRelay *relay)
+{
+  if (relay->tail_read >= 0)
+    close (relay->tail_read);
+  if (relay->tail_write >= 0)
+    close (relay->tail_write);
+  if (relay->null_fd >= 0)
+    close (relay->null_fd);
+  relay->tail_read = relay->tail_write = relay->null_fd = -1;
+}
+
+/* Moves exactly length bytes from the pipe in to out; FALSE on an error. */
+static gboolean
+splice_exactly (int in, int out, gsize length)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+  while (length > 0)
+    {
+      ssize_t n = splice (in, NULL, out, NULL, length, SPLICE_F_MOVE);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      length -= (gsize) n;
+    }
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+/* One chunk of the flood: > 0 bytes relayed, 0 at end of stream, -1 when splicing cannot be
+ * used here (our stderr is a terminal, say) and nothing was consumed: copy instead. */
+static gssize
+splice_relay_chunk (SpliceRelay *relay, int err_fd)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+  ssize_t n;
+
+  do
+    n = tee (err_fd, relay->tail_write, RELAY_CHUNK, SPLICE_F_NONBLOCK);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    {
+      char probe;
+      ssize_t r = read (err_fd, &probe, 0);
+
+      /* Nothing duplicated: the writer closed an empty pipe. */
+      return r == 0 ? 0 : -1;
+    }
+  if (n < 0)
+    return errno == EAGAIN ? 1 : -1;
+  if (!splice_exactly (err_fd, STDERR_FILENO, (gsize) n))
+    {
+      /* The duplicate stays in the tail pipe; the chunk itself is still unread: drop the
+       * duplicate and let the copying relay take the chunk. */
+      splice_exactly (relay->tail_read, relay->null_fd, (gsize) n);
+      return -1;
+    }
+  relay->tail_len += (gsize) n;
+  if (relay->tail_len > CAPTURE_TAIL)
+    {
+      if (!splice_exactly (relay->tail_read, relay->null_fd, relay->tail_len - CAPTURE_TAIL))
+        return -1;
+      relay->tail_len = CAPTURE_TAIL;
+    }
+  return n;
+#else
+  return -1;
+#endif
+}
+
+/* Appends what the tail pipe kept to the ring, after what the ring already holds. */
+static void
+splice_relay_finish (SpliceRelay *relay, TailRing *tail)
+{
+  g_autofree guint8 *chunk = relay->tail_len > 0 ? g_malloc (CAPTURE_TAIL) : NULL;
+
+  while (relay->tail_len > 0)
+    {
+      ssize_t n = read (relay->tail_read, chunk, MIN (CAPTURE_TAIL, relay->tail_len));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      tail_ring_add (tail, chunk, (gsize) n);
+      relay->tail_len -= (gsize) n;
+    }
+  splice_relay_close (relay);
+}
+
 static int
 open_pidfd (pid_t pid)
 {
@@ -224,8 +352,14 @@ stream_until_exit (pid_t pid,
   g_autofree char *buffer = g_malloc (RELAY_CHUNK);
   g_autofree TailRing *tail = g_new (TailRing, 1);
 
+  SpliceRelay relay = { -1, -1, -1, 0 };
+  gboolean splicing;
+
   tail->next = 0;
   tail->full = FALSE;
+  splicing = !options->quiet && splice_relay_open (&relay);
+  if (!splicing)
+    splice_relay_close (&relay);
 
   while (!exited || err_open)
     {
@@ -263,6 +397,22 @@ stream_until_exit (pid_t pid,
       if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0)
         pump_stdin (pump);
 
+      if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && splicing &&
+          captured->len >= CAPTURE_LIMIT)
+        {
+          gssize moved = splice_relay_chunk (&relay, err_fd);
+
+          if (moved == 0)
+            err_open = FALSE;
+          else if (moved < 0)
+            {
+              /* What the tail pipe kept comes before whatever is copied from now on. */
+              splice_relay_finish (&relay, tail);
+              splicing = FALSE;
+            }
+          if (moved >= 0)
+            continue;
+        }
       if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
         {
           ssize_t r = read (err_fd, buffer, RELAY_CHUNK);
@@ -290,6 +440,7 @@ stream_until_exit (pid_t pid,
   if (!exited)
     waitpid (pid, &status, 0);
   pump_close (pump);
+  splice_relay_finish (&relay, tail);
   /* Head and tail, on separate lines so that no line is made of both. */
   if (tail->full || tail->next > 0)
     {
