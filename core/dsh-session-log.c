@@ -1421,6 +1421,32 @@ prefix_hashes_to (int fd, goffset length, guint64 hash)
   return h == hash;
 }
 
+/* Is the file's first line exactly the header the cache holds? */
+static gboolean
+header_line_matches (int fd, JsonObject *cached)
+{
+  g_autofree char *head = g_malloc (65536);
+  g_autoptr (JsonObject) header = NULL;
+  g_autofree char *cached_line = NULL;
+  g_autofree char *file_line = NULL;
+  gboolean syntax_error;
+  gsize length;
+  ssize_t n;
+  char *newline;
+
+  do
+    n = pread (fd, head, 65536, 0);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0 || (newline = memchr (head, '\n', (gsize) n)) == NULL)
+    return FALSE;
+  header = parse_line (head, (gsize) (newline - head), &syntax_error, NULL);
+  if (header == NULL || !validate_header (header, NULL))
+    return FALSE;
+  cached_line = object_to_line (cached, &length);
+  file_line = object_to_line (header, &length);
+  return g_str_equal (cached_line, file_line);
+}
+
 /* Restores the cached fold into self when the cache still describes a prefix of this very
  * file; FALSE leaves self untouched for a full read. */
 static gboolean
@@ -1436,6 +1462,10 @@ restore_fold_cache (DshSessionLog *self, int fd, const struct stat *st)
   if (!fold_from_object (probe, cache, TRUE))
     return FALSE;
   if (!exact && !prefix_hashes_to (fd, probe->committed, probe->hash))
+    return FALSE;
+  /* The header (the session's workspace) always comes from the file itself: the caller
+   * judges from it whether this very cache was out of the session's reach. */
+  if (!header_line_matches (fd, probe->header))
     return FALSE;
   self->header = g_steal_pointer (&probe->header);
   session_fold_clear (&self->fold);
