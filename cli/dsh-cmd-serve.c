@@ -14,8 +14,10 @@
  * on stdout, answered by the client's next line {"result": "<outcome>"}; {"mode", "outcome",
  * "callId"} when granted). A provider per workspace is kept between calls, so its selection is
  * made once: a confine costs microseconds, not a process. The providers belong to a generation
- * (dsh-serve-generation.c) that a change in a module directory replaces. Schemas: serve-request,
- * serve-response and one per result.
+ * (dsh-serve-generation.c) that a change in a module directory replaces; each keeps at most
+ * DSH_SANDBOX_SERVE_PROVIDERS (default 64), the least recently used dropped first, so a
+ * long-lived server's memory does not grow with the workspaces it has seen. Schemas:
+ * serve-request, serve-response and one per result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,6 +26,30 @@
 #include "dsh-json-strict-private.h"
 #include "dsh-serve-generation.h"
 #include "dsh-serve-request.h"
+
+/* How many workspaces' providers a generation keeps; the least recently used is dropped beyond
+ * it (its next call rescans and re-probes, helped by the probe cache). */
+#define DSH_SERVE_DEFAULT_PROVIDERS 64
+
+static gboolean
+read_capacity (guint *out_capacity, GError **error)
+{
+  const char *text = g_getenv ("DSH_SANDBOX_SERVE_PROVIDERS");
+  guint64 value;
+
+  *out_capacity = DSH_SERVE_DEFAULT_PROVIDERS;
+  if (text == NULL || *text == '\0')
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &value, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "DSH_SANDBOX_SERVE_PROVIDERS must be a whole number of providers, at least "
+                   "1 (not \"%s\")", text);
+      return FALSE;
+    }
+  *out_capacity = (guint) value;
+  return TRUE;
+}
 
 static const char *
 error_code (const GError *error)
@@ -213,6 +239,7 @@ dsh_cmd_serve (int argc, char **argv)
   g_autoptr (GString) line = g_string_new (NULL);
   g_autoptr (DshServeGenerations) generations = NULL;
   gboolean too_long;
+  guint capacity;
 
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
                                          "(methods: probe, confine, reload, policy.resolve, "
@@ -220,10 +247,11 @@ dsh_cmd_serve (int argc, char **argv)
                                          "session.show, session.setMode, session.setApproval, "
                                          "session.setPreset, describe). A change in a module "
                                          "directory starts a new generation of providers.");
-  if (!dsh_cli_parse_options (context, argc, argv, &error))
+  if (!dsh_cli_parse_options (context, argc, argv, &error) ||
+      !read_capacity (&capacity, &error))
     return dsh_cli_fail_error (error);
 
-  generations = dsh_serve_generations_new ();
+  generations = dsh_serve_generations_new (capacity);
   while (dsh_serve_read_line (stdin, line, &too_long))
     {
       DshServeRequest request;

@@ -9,21 +9,39 @@
 
 #include <string.h>
 
+typedef struct {
+  DshLocalProvider *provider;
+  /* This entry's link in the generation's recency queue; its data is the table's key. */
+  GList *link;
+} KeptProvider;
+
 struct _DshServeGeneration {
   gatomicrefcount ref;
   guint number;
-  /* workspace root ("" for probe) -> DshLocalProvider */
+  /* workspace root and extra roots ("" for probe) -> KeptProvider */
   GHashTable *providers;
+  /* The keys, most recently used first; the links own nothing (the table owns the keys). */
+  GQueue recency;
+  guint capacity;
 };
 
+static void
+kept_provider_free (KeptProvider *kept)
+{
+  g_object_unref (kept->provider);
+  g_free (kept);
+}
+
 static DshServeGeneration *
-generation_new (guint number)
+generation_new (guint number, guint capacity)
 {
   DshServeGeneration *self = g_new0 (DshServeGeneration, 1);
 
   g_atomic_ref_count_init (&self->ref);
   self->number = number;
-  self->providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->capacity = capacity;
+  self->providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) kept_provider_free);
   return self;
 }
 
@@ -39,6 +57,7 @@ dsh_serve_generation_unref (DshServeGeneration *self)
 {
   if (!g_atomic_ref_count_dec (&self->ref))
     return;
+  g_queue_clear (&self->recency);
   g_hash_table_unref (self->providers);
   g_free (self);
 }
@@ -54,22 +73,33 @@ dsh_serve_generation_provider (DshServeGeneration *self, const DshSandboxPolicy 
   g_autofree char *key = policy != NULL ? g_strdup_printf ("%s\n%s", policy->workspace_root,
                                                            extra != NULL ? extra : "")
                                         : g_strdup ("");
-  DshLocalProvider *provider = g_hash_table_lookup (self->providers, key);
+  KeptProvider *kept = g_hash_table_lookup (self->providers, key);
+  g_autoptr (DshSandboxPolicy) unpinned = NULL;
 
-  if (provider == NULL)
+  if (kept != NULL)
     {
-      g_autoptr (DshSandboxPolicy) unpinned = NULL;
-
-      if (policy != NULL)
-        {
-          /* Trust must not depend on one call's pinned strings: the provider outlives it. */
-          unpinned = dsh_sandbox_policy_copy (policy);
-          g_clear_pointer (&unpinned->writable_roots, g_strfreev);
-        }
-      provider = dsh_cli_new_provider_for_policy (unpinned);
-      g_hash_table_insert (self->providers, g_steal_pointer (&key), provider);
+      g_queue_unlink (&self->recency, kept->link);
+      g_queue_push_head_link (&self->recency, kept->link);
+      return kept->provider;
     }
-  return provider;
+
+  /* Calls answered so far are done with an evicted provider (one call at a time), and results
+   * outlive their provider. */
+  while (g_hash_table_size (self->providers) >= self->capacity)
+    g_hash_table_remove (self->providers, g_queue_pop_tail (&self->recency));
+
+  if (policy != NULL)
+    {
+      /* Trust must not depend on one call's pinned strings: the provider outlives it. */
+      unpinned = dsh_sandbox_policy_copy (policy);
+      g_clear_pointer (&unpinned->writable_roots, g_strfreev);
+    }
+  kept = g_new0 (KeptProvider, 1);
+  kept->provider = dsh_cli_new_provider_for_policy (unpinned);
+  g_queue_push_head (&self->recency, key);
+  kept->link = self->recency.head;
+  g_hash_table_insert (self->providers, g_steal_pointer (&key), kept);
+  return kept->provider;
 }
 
 guint
@@ -95,7 +125,7 @@ dsh_serve_generations_renew (DshServeGenerations *self)
 
   g_mutex_lock (&self->lock);
   old = self->current;
-  self->current = generation_new (old->number + 1);
+  self->current = generation_new (old->number + 1, old->capacity);
   g_mutex_unlock (&self->lock);
   dsh_serve_generation_unref (old);
 }
@@ -172,12 +202,12 @@ watch_directories (DshServeGenerations *self)
 }
 
 DshServeGenerations *
-dsh_serve_generations_new (void)
+dsh_serve_generations_new (guint capacity)
 {
   DshServeGenerations *self = g_new0 (DshServeGenerations, 1);
 
   g_mutex_init (&self->lock);
-  self->current = generation_new (1);
+  self->current = generation_new (1, capacity);
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
   self->monitors = g_ptr_array_new_with_free_func (g_object_unref);

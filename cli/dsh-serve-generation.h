@@ -27,8 +27,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshServeGeneration, dsh_serve_generation_unref)
 typedef struct _DshServeGenerations DshServeGenerations;
 
 /* The current generation, and a thread watching the module directories that starts a new one
- * whenever a module file there is added, replaced, changed or removed. */
-DshServeGenerations *dsh_serve_generations_new     (void);
+ * whenever a module file there is added, replaced, changed or removed. Each generation keeps
+ * at most capacity providers, dropping the least recently used. */
+DshServeGenerations *dsh_serve_generations_new     (guint capacity);
 void                 dsh_serve_generations_free    (DshServeGenerations *self);
 /* A reference to the current generation, for one call. */
 DshServeGeneration  *dsh_serve_generations_acquire (DshServeGenerations *self);

@@ -18,7 +18,7 @@ typedef enum {
   PROBE_SKIPPED,
   PROBE_PASSED,
   PROBE_FAILED,
-  /* Passed or failed according to a fresh cross-process cache entry. */
+  /* Passed or failed according to a matching cross-process cache entry. */
   PROBE_CACHED,
 } ProbeState;
 
@@ -27,6 +27,8 @@ typedef struct {
   DshBackendModule *module;
   ProbeState probe;
   char *probe_detail;
+  /* The runner files its cheap check found (bwrap, the Landlock launcher), NULL-terminated. */
+  GStrv runner_files;
 } Candidate;
 
 typedef struct {

@@ -696,9 +696,10 @@ gboolean
 dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, const char *name,
                             char **out_notice, GError **error)
 {
-  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *recorded = NULL;
   const PresetEntry *entry;
-  DshApprovalPolicy previous;
+  DshApprovalPolicy previous = self->default_policy;
+  DshSandboxMode mode = self->default_mode;
 
   g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
   g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
@@ -708,14 +709,16 @@ dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, 
   if (!check_selectable (self, name, error))
     return FALSE;
   entry = find_entry (self, name);
-  events = dsh_session_log_dup_events (session);
-  previous = dsh_permission_presets_effective_approval_policy (self, events);
+  /* The log's own folds: the whole file's, however much of it this object read. */
+  dsh_session_log_last_approval_policy (session, &previous);
+  dsh_session_log_last_mode (session, &mode);
+  recorded = dsh_session_log_dup_last_preset (session);
 
   /* Intent first, then mechanism; each only when it changes, so re-selecting is a no-op. */
-  if (g_strcmp0 (dsh_session_events_last_preset (events), name) != 0 &&
+  if (g_strcmp0 (recorded, name) != 0 &&
       !dsh_session_log_append_preset (session, name, error))
     return FALSE;
-  if (dsh_permission_presets_effective_mode (self, events) != entry->mode &&
+  if (mode != entry->mode &&
       !dsh_session_log_append_mode (session, entry->mode, error))
     return FALSE;
   if (previous != entry->policy)
@@ -748,28 +751,26 @@ gboolean
 dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *session,
                                     GError **error)
 {
-  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *recorded = NULL;
   const PresetEntry *preset;
-  DshSandboxMode mode;
-  DshApprovalPolicy policy;
+  DshSandboxMode mode = self->default_mode;
+  DshApprovalPolicy policy = self->default_policy;
   gboolean has_mode;
   gboolean has_policy;
 
   g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
   g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
 
-  events = dsh_session_log_dup_events (session);
-  has_mode = dsh_session_events_last_mode (events, &mode);
-  has_policy = dsh_session_events_last_approval_policy (events, &policy);
   /* What the session runs under right now is what it keeps: the facts it lacks take the
    * values in force at this, its first use, and are never taken from the defaults again. */
-  mode = dsh_permission_presets_effective_mode (self, events);
-  policy = dsh_permission_presets_effective_approval_policy (self, events);
+  has_mode = dsh_session_log_last_mode (session, &mode);
+  has_policy = dsh_session_log_last_approval_policy (session, &policy);
+  recorded = dsh_session_log_dup_last_preset (session);
 
   /* The default preset is recorded only when it is what the session is under; an intent the
    * session never had is not invented. */
   preset = find_entry (self, self->default_preset);
-  if (dsh_session_events_last_preset (events) == NULL && preset != NULL &&
+  if (recorded == NULL && preset != NULL &&
       preset->mode == mode && preset->policy == policy &&
       !dsh_session_log_append_preset (session, preset->name, error))
     return FALSE;

@@ -445,6 +445,64 @@ test_session_describe_classify (void)
   dsh_test_remove_tree (dir);
 }
 
+/* Providers are kept per workspace up to the cap, the least recently used dropped first. Each
+ * new provider of a two-candidate chain probes (the probe cache is off), and each probe of the
+ * fake runner leaves a line in its log: the lines count the providers made. */
+static void
+test_provider_cap_evicts_least_recent (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve-modules");
+  g_autofree char *ws = dsh_test_scratch_dir ("serve-ws");
+  g_autofree char *log = g_build_filename (dir, "probes.log", NULL);
+  g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
+  g_autofree char *beta = dsh_test_module_path ("fake-beta");
+  g_autofree char *alpha_copy = dsh_test_copy_module (alpha, dir);
+  g_autofree char *beta_copy = dsh_test_copy_module (beta, dir);
+  g_autofree char *dir_env = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", dir);
+  g_autofree char *log_env = g_strdup_printf ("DSH_FAKE_LOG=%s", log);
+  const char *env[] = { dir_env, log_env, "DSH_SANDBOX_PROBE_CACHE=off", "DSH_SANDBOX_BACKEND",
+                        "DSH_SANDBOX_SERVE_PROVIDERS=2", NULL };
+  /* Workspaces a, b, a, c (drops b, the least recent), a (kept), b (made again). */
+  const char *order = "abacab";
+  g_autoptr (GPtrArray) requests = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) responses = NULL;
+  g_autofree char *probes = NULL;
+
+  for (const char *w = order; *w != '\0'; w++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/%c", ws, *w);
+
+      g_mkdir_with_parents (path, 0700);
+      g_ptr_array_add (requests,
+                       g_strdup_printf ("{\"id\":%d,\"method\":\"confine\",\"params\":{\"argv\":"
+                                        "[\"true\"],\"mode\":\"workspace-write\","
+                                        "\"workspace\":\"%s\"}}",
+                                        (int) (w - order), path));
+    }
+  g_ptr_array_add (requests, NULL);
+  responses = serve (env, ws, (const char *const *) requests->pdata);
+  g_assert_cmpuint (responses->len, ==, strlen (order));
+  for (guint i = 0; i < responses->len; i++)
+    result (responses, i, NULL);
+  probes = dsh_test_read_file (log);
+  g_assert_cmpstr (probes, ==, "alpha\nalpha\nalpha\nalpha\n");
+  dsh_test_remove_tree (dir);
+  dsh_test_remove_tree (ws);
+}
+
+/* A cap that is not a positive number is refused, not guessed. */
+static void
+test_provider_cap_refuses_bad_value (void)
+{
+  const char *argv[] = { dsh_test_cli (), "serve", NULL };
+  const char *env[] = { "DSH_SANDBOX_SERVE_PROVIDERS=0", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  dsh_test_run (&run, argv, env, NULL, "");
+  g_assert_cmpint (run.exit_code, !=, 0);
+  g_assert_nonnull (strstr (run.err, "DSH_SANDBOX_SERVE_PROVIDERS"));
+}
+
 /* policy.resolve and policy.context answer what the policy command prints. */
 static void
 test_policy_methods (void)
@@ -657,6 +715,9 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/bad-requests", test_bad_requests);
   g_test_add_func ("/serve/schema-agrees", test_schema_agrees);
   g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
+  g_test_add_func ("/serve/provider-cap/evicts-least-recent",
+                   test_provider_cap_evicts_least_recent);
+  g_test_add_func ("/serve/provider-cap/refuses-bad-value", test_provider_cap_refuses_bad_value);
   g_test_add_func ("/serve/policy-methods", test_policy_methods);
   g_test_add_func ("/serve/session-describe-classify", test_session_describe_classify);
   g_test_add_func ("/serve/guards", test_guards);
