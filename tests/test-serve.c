@@ -337,11 +337,13 @@ static void
 test_session_describe_classify (void)
 {
   g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  /* The logs beside the sessions' cwd, out of their commands' reach. */
+  g_autofree char *cwd = g_build_filename (dir, "ws", NULL);
   g_autofree char *log = g_build_filename (dir, "s.jsonl", NULL);
   g_autofree char *cli_log = g_build_filename (dir, "c.jsonl", NULL);
   g_autofree char *new_req = g_strdup_printf ("{\"id\":1,\"method\":\"session.new\",\"params\":"
                                               "{\"session\":\"%s\",\"cwd\":\"%s\"}}",
-                                              log, dir);
+                                              log, cwd);
   g_autofree char *never = g_strdup_printf ("{\"method\":\"session.setApproval\",\"params\":"
                                             "{\"session\":\"%s\",\"approvalPolicy\":\"never\"}}",
                                             log);
@@ -383,13 +385,14 @@ test_session_describe_classify (void)
 
   if (!dsh_test_require_bwrap ())
     return;
+  g_assert_cmpint (g_mkdir (cwd, 0755), ==, 0);
   responses = serve (bwrap_env, dir, requests);
   g_assert_cmpuint (responses->len, ==, 11);
   result (responses, 0, "serve-session-new.schema.json");
 
   /* The same notices as the command, from the same starting point. */
   {
-    const char *cli_new[] = { "session", "new", cli_log, "--cwd", dir, NULL };
+    const char *cli_new[] = { "session", "new", cli_log, "--cwd", cwd, NULL };
     const char *cli_never[] = { "session", "set-approval", cli_log, "never", NULL };
     const char *cli_preset[] = { "session", "set-preset", cli_log, "workspace-write", NULL };
     g_autofree char *expected = NULL;
