@@ -26,6 +26,13 @@ confined_argv() {
     python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))'
 }
 bwrap_argv=$(confined_argv bwrap)
+# bwrap alone with the same namespaces and mounts, the writable roots bound by path: what the
+# runner costs without dsh-bwrap-exec, which binds them from descriptors and checks them.
+tmpdir_root=$(realpath "${TMPDIR:-/tmp}")
+plain_bwrap_argv="$(command -v bwrap) --new-session --die-with-parent --unshare-user --unshare-pid \
+--unshare-ipc --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --ro-bind /proc/sys /proc/sys \
+--ro-bind-try /proc/sysrq-trigger /proc/sysrq-trigger --tmpfs /tmp --bind $workspace $workspace \
+--bind-try $tmpdir_root $tmpdir_root -- $true_bin"
 landlock_argv=$(confined_argv landlock)
 
 # Warm the user's probe cache, as any earlier call would, and make sure the measured calls use
@@ -43,6 +50,7 @@ interleave="$top/build/bench/bench-interleave"
 # backend override goes through the driver, so it costs no extra `env` process.
 "$interleave" "$runs" \
   "bare=$true_bin" \
+  "plain-bwrap=$plain_bwrap_argv" \
   "raw-bwrap=$bwrap_argv" \
   "floor-bwrap=$floor $bwrap_argv" \
   "dsh-exec-bwrap=$cli exec --mode workspace-write -- $true_bin" \
@@ -147,6 +155,8 @@ print(json.dumps({
     "median_ms": {k: round(v, 3) for k, v in ms.items() if k != "bare"},
     "p10_p90_ms": {k: [round(t["p10_ms"], 3), round(t["p90_ms"], 3)] for k, t in timed.items()},
     "ratio_dsh_bwrap_over_raw_bwrap": round(ms["dsh-exec-bwrap"] / ms["raw-bwrap"], 3),
+    "ratio_dsh_bwrap_over_plain_bwrap": round(ms["dsh-exec-bwrap"] / ms["plain-bwrap"], 3),
+    "ratio_raw_runner_over_plain_bwrap": round(ms["raw-bwrap"] / ms["plain-bwrap"], 3),
     "ratio_floor_bwrap_over_raw_bwrap": round(ms["floor-bwrap"] / ms["raw-bwrap"], 3),
     "ratio_dsh_bwrap_over_firejail": round(ms["dsh-exec-bwrap"] / ms["firejail"], 3),
     "landlock_added_over_bare_ms": round(ms["dsh-exec-landlock"] - ms["bare"], 3),
