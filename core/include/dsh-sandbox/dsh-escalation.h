@@ -21,7 +21,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-#include "dsh-approval.h"
+#include "dsh-approval-service.h"
 #include "dsh-mode.h"
 
 G_BEGIN_DECLS

@@ -20,6 +20,6 @@
 #include "dsh-fs-fence.h"
 #include "dsh-approval-request.h"
 #include "dsh-approval-answerer.h"
-#include "dsh-approval.h"
+#include "dsh-approval-service.h"
 #include "dsh-escalation.h"
 #include "dsh-bash-description.h"

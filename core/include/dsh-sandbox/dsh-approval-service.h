@@ -1,4 +1,4 @@
-/* dsh-approval.h — the one-shot approval service: asks a chain of answerers inside a session's
+/* dsh-approval-service.h — the one-shot approval service: asks a chain of answerers inside a session's
  * open turn, writes the audit pair around every decision, and fails closed.
  *
  *   request  -> refused (error) outside an open turn, nothing appended
