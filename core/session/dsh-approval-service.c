@@ -1,5 +1,5 @@
-/* dsh-approval-service.c — the approval service: the request path that decides "never" itself, walks
- * the answerer chain, races the caller's cancellation, and writes the audit pair.
+/* dsh-approval-service.c — the approval service: the request path that decides "never" itself,
+ * walks the answerer chain, races the caller's cancellation, and writes the audit pair.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

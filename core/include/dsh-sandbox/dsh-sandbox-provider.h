@@ -9,10 +9,12 @@
 
 #include "dsh-confined-argv.h"
 #include "dsh-policy.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
 #define DSH_TYPE_SANDBOX_PROVIDER (dsh_sandbox_provider_get_type ())
+DSH_API
 G_DECLARE_DERIVABLE_TYPE (DshSandboxProvider, dsh_sandbox_provider, DSH, SANDBOX_PROVIDER, GObject)
 
 struct _DshSandboxProviderClass {
@@ -31,6 +33,7 @@ struct _DshSandboxProviderClass {
  * a shell string. Fails with DSH_SANDBOX_ERROR_UNAVAILABLE when no backend can enforce policy,
  * and with DSH_SANDBOX_ERROR_INVALID_ARGUMENT for an empty argv or danger-full-access (which
  * consumers run raw, without a provider). */
+DSH_API
 DshConfinedArgv *dsh_sandbox_provider_confine (DshSandboxProvider     *self,
                                                const char *const      *argv,
                                                const DshSandboxPolicy *policy,

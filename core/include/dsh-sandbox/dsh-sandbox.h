@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include "dsh-api.h"
 #include "dsh-mode.h"
 #include "dsh-error.h"
 #include "dsh-policy.h"
