@@ -32,4 +32,13 @@ JsonNode *dsh_json_strict_parse  (const char  *text,
                                   gboolean    *syntax_error,
                                   GError     **error);
 
+/* dsh_json_strict_parse() of a document that must be one object: the object (a new reference),
+ * or NULL with the error; a well-formed value of another type fails with not_object as its
+ * message and *syntax_error FALSE. */
+JsonObject *dsh_json_strict_parse_object (const char  *text,
+                                          gsize        length,
+                                          const char  *not_object,
+                                          gboolean    *syntax_error,
+                                          GError     **error);
+
 G_END_DECLS
