@@ -68,7 +68,8 @@ typedef struct {
   void *reserved[8];
 } DshBackendPolicy;
 
-/* Evidence that the runner failed before it ran the command; see SPEC §8. */
+/* Evidence that the runner failed before it ran the command: a runner failure is told apart
+ * from a denial first, so that a broken sandbox is never reported as the command's refusal. */
 typedef struct {
   /* Exit codes this rule may match on; NULL (or 0 of them) permits any nonzero exit. */
   const int *allowed_exit_codes;

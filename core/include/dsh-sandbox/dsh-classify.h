@@ -1,5 +1,5 @@
 /* dsh-classify.h — telling "the sandbox denied it" from "the sandbox runner itself failed" from
- * the command's own result, using only the exit status and stderr (SPEC §8).
+ * the command's own result, using only the exit status and stderr, runner failure first.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -13,7 +13,7 @@
 
 G_BEGIN_DECLS
 
-/* Evidence that a runner failed before it ran the command (SPEC §8). */
+/* Evidence that a runner failed before it ran the command. */
 typedef struct {
   /* Exit codes the rule may match on, or NULL for any nonzero exit. */
   GArray *allowed_exit_codes;

@@ -26,9 +26,9 @@ char  *dsh_text_denial_marker        (DshSandboxMode  mode);
 DSH_API
 char  *dsh_text_escalation_hint      (const char     *subject);
 
-/* The model-facing policy context (seed 003 §3): names no tools, summarises temporary areas
- * without enumerating them, and tells the model not to refuse a required modification from
- * the policy alone. workspace_root (the canonical root) is named only under workspace-write. */
+/* The model-facing policy context: names no tools, summarises temporary areas without
+ * enumerating them, and tells the model not to refuse a required modification from the policy
+ * alone. workspace_root (the canonical root) is named only under workspace-write. */
 DSH_API
 char  *dsh_text_policy_context       (DshSandboxMode  mode,
                                       const char     *workspace_root);
@@ -40,7 +40,7 @@ char  *dsh_text_runtime_context      (DshSandboxMode     mode,
                                       const char        *workspace_root,
                                       DshApprovalPolicy  approval_policy);
 
-/* ---- approval and escalation (seed 003 §4 and §5) --------------------------------------- */
+/* ---- approval and escalation ------------------------------------------------------------ */
 
 /* Refusal of an approval request made outside an open turn. */
 DSH_API
