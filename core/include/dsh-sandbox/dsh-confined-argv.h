@@ -1,5 +1,6 @@
 /* dsh-confined-argv.h — what confine() hands back: the argv to spawn instead of the caller's,
- * the enforcement facts, and this backend's two stderr classifiers.
+ * the enforcement facts, and this backend's two stderr classifiers. A reference-counted face
+ * on the plain result (DshConfinement, private) the command's exec path uses without GObject.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

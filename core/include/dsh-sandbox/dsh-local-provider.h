@@ -1,6 +1,9 @@
 /* dsh-local-provider.h — the provider that loads this host's backend modules, probes a chain of
  * candidates in priority order and caches its choice for its own lifetime.
  *
+ * It is the GObject face of the selector (DshBackendSelector, private), which does the
+ * choosing: a reference-counted, introspectable object for C and language-binding callers.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once

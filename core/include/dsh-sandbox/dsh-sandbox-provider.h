@@ -1,6 +1,9 @@
 /* dsh-sandbox-provider.h — the abstract seam: wrap an exact argv for a per-call policy, or fail
  * closed with SANDBOX_UNAVAILABLE. Silent unconfined passthrough is never legal.
  *
+ * Of the three names of the chooser, this is the one callers program against: any way to
+ * confine (this host's modules, another host, a test double) behind one confine() call.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
