@@ -55,7 +55,7 @@ interleave="$top/build/bench/bench-interleave"
   "dsh-exec-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $true_bin" \
   >"$top/bench/interleaved-landlock.json"
 
-confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/landlock")
+confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/bwrap")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
 python3 - "$top/bench" "$runs" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"

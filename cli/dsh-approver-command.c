@@ -412,10 +412,11 @@ dsh_command_approver_new (const char *command_line, guint timeout_seconds, GErro
 /* ---- where the approver comes from --------------------------------------------------------- */
 
 static gboolean
-check_out_of_reach (const char *what, const char *path, const char *workspace_root,
+check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *policy,
                     GError **error)
 {
-  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root);
+  g_autofree char *root = dsh_cli_writable_root_on_way (
+    path, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
 
   if (root == NULL)
     return TRUE;
@@ -511,7 +512,7 @@ env_operand (char **args)
 /* A bare name run later through a PATH lookup we cannot do for it (env in a "#!" line): every
  * place that lookup could find it, up to the one where it is now, must be out of reach. */
 static gboolean
-check_path_lookup (const char *what, const char *name, const char *workspace_root,
+check_path_lookup (const char *what, const char *name, const DshSandboxPolicy *policy,
                    GError **error)
 {
   const char *path = g_getenv ("PATH");
@@ -522,7 +523,7 @@ check_path_lookup (const char *what, const char *name, const char *workspace_roo
       g_autofree char *candidate = g_build_filename (dirs[i][0] != '\0' ? dirs[i] : ".", name,
                                                      NULL);
 
-      if (!check_out_of_reach (what, candidate, workspace_root, error))
+      if (!check_out_of_reach (what, candidate, policy, error))
         return FALSE;
       if (g_file_test (candidate, G_FILE_TEST_IS_EXECUTABLE) &&
           !g_file_test (candidate, G_FILE_TEST_IS_DIR))
@@ -564,17 +565,17 @@ names_a_path (const char *arg)
 
 gboolean
 dsh_command_approver_check_trusted (DshCommandApprover *self,
-                                    const char *workspace_root,
+                                    const DshSandboxPolicy *policy,
                                     GError **error)
 {
   g_auto (GStrv) shebang = NULL;
   gint operand = -1;
 
   g_return_val_if_fail (DSH_IS_COMMAND_APPROVER (self), FALSE);
-  g_return_val_if_fail (workspace_root != NULL, FALSE);
+  g_return_val_if_fail (policy != NULL && policy->workspace_root != NULL, FALSE);
 
   if (!resolve_program (&self->argv[0], error) ||
-      !check_out_of_reach ("program", self->argv[0], workspace_root, error))
+      !check_out_of_reach ("program", self->argv[0], policy, error))
     return FALSE;
   /* "env NAME ...": NAME is the approver as much as env is. */
   if (is_env (self->argv[0]))
@@ -582,7 +583,7 @@ dsh_command_approver_check_trusted (DshCommandApprover *self,
       operand = env_operand (self->argv + 1);
       if (operand >= 0 &&
           (!resolve_program (&self->argv[1 + operand], error) ||
-           !check_out_of_reach ("program", self->argv[1 + operand], workspace_root, error)))
+           !check_out_of_reach ("program", self->argv[1 + operand], policy, error)))
         return FALSE;
     }
 
@@ -590,7 +591,7 @@ dsh_command_approver_check_trusted (DshCommandApprover *self,
   shebang = shebang_of (self->argv[0]);
   if (shebang != NULL)
     {
-      if (!check_out_of_reach ("interpreter", shebang[0], workspace_root, error))
+      if (!check_out_of_reach ("interpreter", shebang[0], policy, error))
         return FALSE;
       if (is_env (shebang[0]) && shebang[1] != NULL)
         {
@@ -601,8 +602,8 @@ dsh_command_approver_check_trusted (DshCommandApprover *self,
 
           if (name != NULL &&
               !(strchr (name, '/') != NULL
-                  ? check_out_of_reach ("interpreter", name, workspace_root, error)
-                  : check_path_lookup ("interpreter", name, workspace_root, error)))
+                  ? check_out_of_reach ("interpreter", name, policy, error)
+                  : check_path_lookup ("interpreter", name, policy, error)))
             return FALSE;
         }
     }
@@ -617,7 +618,7 @@ dsh_command_approver_check_trusted (DshCommandApprover *self,
       if ((gint) i == 1 + operand)
         continue;
       arg = value != NULL ? value + 1 : arg;
-      if (names_a_path (arg) && !check_out_of_reach ("script", arg, workspace_root, error))
+      if (names_a_path (arg) && !check_out_of_reach ("script", arg, policy, error))
         return FALSE;
     }
   return TRUE;

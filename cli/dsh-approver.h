@@ -28,13 +28,14 @@ G_DECLARE_FINAL_TYPE (DshCommandApprover, dsh_command_approver, DSH, COMMAND_APP
 DshCommandApprover *dsh_command_approver_new (const char  *command_line,
                                               guint        timeout_seconds,
                                               GError     **error);
-/* An approver that a confined command of workspace_root could rewrite would answer for it: its
+/* An approver that a confined command of policy's workspace (with its extra writable roots)
+ * could rewrite would answer for it: its
  * program (found on PATH now, once, when named bare; through "env NAME" too), the interpreter
  * of its "#!" line (for "#!/usr/bin/env NAME", every place PATH could find NAME), and every
  * file its arguments name must lie out of reach of every writable root such a command could
  * get — the walk to each included — else DSH_SANDBOX_ERROR_APPROVAL naming the path. */
-gboolean            dsh_command_approver_check_trusted (DshCommandApprover *self,
-                                                        const char         *workspace_root,
+gboolean            dsh_command_approver_check_trusted (DshCommandApprover     *self,
+                                                        const DshSandboxPolicy *policy,
                                                         GError            **error);
 
 /* Asks on /dev/tty: y/yes is allowed-once, n/no is rejected, end of input or ^C is cancelled.

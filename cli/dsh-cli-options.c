@@ -171,23 +171,24 @@ new_selector (gboolean uninstalled)
                                    (const char *const *) helper_dirs);
 }
 
-/* Everything a confined command of this workspace may write: the workspace, /tmp and the temp
- * directory. An uninstalled build (build_tree_exe: its command, else NULL) under /tmp or the
- * temp directory still trusts its own tree there (a development build; installed modules never
- * live there). */
+/* Everything a confined command of this call's workspace may write: the workspace, /tmp, the
+ * temp directory and the extra roots — the call's own pinned roots when it has them, so that
+ * trust is judged on the very strings the runner receives. An uninstalled build
+ * (build_tree_exe: its command, else NULL) under /tmp or the temp directory still trusts its
+ * own tree there (a development build; installed modules never live there). */
 static GStrv
-untrusted_roots_for (const char *workspace_root, const char *build_tree_exe)
+untrusted_roots_for (const DshSandboxPolicy *policy, const char *build_tree_exe)
 {
   g_autoptr (DshSandboxPolicy) widest = NULL;
   g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
   g_auto (GStrv) roots = NULL;
 
-  /* A workspace of / would leave no trusted file at all; writing everywhere under
-   * workspace-write is what such a caller asked for. */
-  if (workspace_root == NULL || g_str_equal (workspace_root, "/"))
+  /* A workspace of / would leave no trusted file at all (and workspace-write refuses it). */
+  if (policy == NULL || g_str_equal (policy->workspace_root, "/"))
     return g_strv_builder_end (builder);
 
-  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
+  widest = dsh_sandbox_policy_copy (policy);
+  widest->mode = DSH_SANDBOX_MODE_WORKSPACE_WRITE;
   roots = dsh_writable_roots (widest);
   for (gsize i = 0; roots[i] != NULL; i++)
     {
@@ -201,12 +202,22 @@ untrusted_roots_for (const char *workspace_root, const char *build_tree_exe)
 DshBackendSelector *
 dsh_cli_new_selector (const char *workspace_root)
 {
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+
+  if (workspace_root != NULL)
+    policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
+  return dsh_cli_new_selector_for_policy (policy);
+}
+
+DshBackendSelector *
+dsh_cli_new_selector_for_policy (const DshSandboxPolicy *policy)
+{
   /* Read once: this runs on every exec. */
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   gboolean uninstalled = is_build_tree_command (exe);
   DshBackendSelector *selector = new_selector (uninstalled);
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
-  GStrv untrusted = untrusted_roots_for (workspace_root, uninstalled ? exe : NULL);
+  GStrv untrusted = untrusted_roots_for (policy, uninstalled ? exe : NULL);
 
   /* Every call is a new process: without the cache each would pay a functional probe. (One a
    * confined command could write is not used: the selector checks that.) */

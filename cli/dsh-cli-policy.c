@@ -66,16 +66,3 @@ dsh_cli_resolve_policy (const char *mode_text,
     *out_spelled_workspace = cwd != NULL ? g_steal_pointer (&cwd) : g_strdup (workspace);
   return dsh_sandbox_policy_new (mode, root, NULL);
 }
-
-gboolean
-dsh_cli_check_roots_unplanted (const DshSandboxPolicy *policy,
-                               const char *spelled_workspace,
-                               const char *session_created,
-                               GError **error)
-{
-  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE || spelled_workspace == NULL)
-    return TRUE;
-  return dsh_roots_check_unplanted (spelled_workspace, policy->workspace_root, error) &&
-         (session_created == NULL ||
-          dsh_roots_check_session_cwd (spelled_workspace, session_created, error));
-}

@@ -13,3 +13,9 @@ dsh_cli_new_provider (const char *workspace_root)
 {
   return dsh_local_provider_new_for_selector (dsh_cli_new_selector (workspace_root));
 }
+
+DshLocalProvider *
+dsh_cli_new_provider_for_policy (const DshSandboxPolicy *policy)
+{
+  return dsh_local_provider_new_for_selector (dsh_cli_new_selector_for_policy (policy));
+}

@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include "dsh-roots-private.h"
 
 DshPermissionPresets *
 dsh_cli_load_presets (GError **error)
@@ -21,7 +22,48 @@ dsh_cli_load_presets (GError **error)
 DshPolicyService *
 dsh_cli_new_policy_service (DshPermissionPresets *presets)
 {
-  return dsh_policy_service_new (dsh_permission_presets_get_default_mode (presets), NULL);
+  DshPolicyService *service = dsh_policy_service_new (
+    dsh_permission_presets_get_default_mode (presets), NULL);
+
+  dsh_policy_service_set_extra_writable_roots (
+    service, dsh_permission_presets_get_extra_writable_roots (presets));
+  return service;
+}
+
+gboolean
+dsh_cli_join_extra_roots (DshSandboxPolicy *policy,
+                          DshPermissionPresets *presets,
+                          const char *const *requested,
+                          GError **error)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  const char *const *configured = presets != NULL
+                                    ? dsh_permission_presets_get_extra_writable_roots (presets)
+                                    : NULL;
+
+  if (policy->extra_writable_roots != NULL)
+    g_strv_builder_addv (builder, (const char **) policy->extra_writable_roots);
+  if (configured != NULL)
+    g_strv_builder_addv (builder, (const char **) configured);
+  for (gsize i = 0; requested != NULL && requested[i] != NULL; i++)
+    {
+      g_autofree char *absolute = NULL;
+
+      if (!g_utf8_validate (requested[i], -1, NULL) || requested[i][0] == '\0')
+        {
+          g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                               "a writable root must be a non-empty UTF-8 path");
+          return FALSE;
+        }
+      /* As spelled, made absolute: the roots code walks it the kernel's way. */
+      absolute = dsh_absolute_path_as_spelled (requested[i]);
+      g_strv_builder_add (builder, absolute);
+    }
+  g_strfreev (policy->extra_writable_roots);
+  policy->extra_writable_roots = g_strv_builder_end (builder);
+  if (policy->extra_writable_roots[0] == NULL)
+    g_clear_pointer (&policy->extra_writable_roots, g_strfreev);
+  return TRUE;
 }
 
 DshApprovalService *
@@ -117,10 +159,13 @@ root_containing (const char *path, const char *const *roots)
 }
 
 char *
-dsh_cli_writable_root_on_way (const char *path, const char *workspace_root)
+dsh_cli_writable_root_on_way (const char *path,
+                              const char *workspace_root,
+                              const char *const *extra_roots)
 {
   g_autoptr (DshSandboxPolicy) widest = NULL;
-  g_autofree char *root = dsh_workspace_root (workspace_root, "/");
+  /* Canonical already: resolving it again could follow a directory swapped since. */
+  g_autofree char *root = g_canonicalize_filename (workspace_root, "/");
   g_autofree char *absolute = NULL;
   g_autoptr (GString) resolved = g_string_new (NULL);
   g_auto (GStrv) roots = NULL;
@@ -131,6 +176,7 @@ dsh_cli_writable_root_on_way (const char *path, const char *workspace_root)
 
   /* Whatever a confined command of this workspace may ever write, escalations included. */
   widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
+  widest->extra_writable_roots = g_strdupv ((char **) extra_roots);
   roots = dsh_writable_roots (widest);
 
   if (g_path_is_absolute (path))
@@ -195,29 +241,33 @@ gboolean
 dsh_cli_check_unreachable (const char *what,
                            const char *path,
                            const char *workspace_root,
+                           const char *const *extra_roots,
                            GError **error)
 {
   g_autofree char *canonical = dsh_canonical_path (path);
-  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root);
+  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root, extra_roots);
 
   if (root == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                "the %s %s lies inside %s, which confined commands may write: a "
                "command could rewrite its own policy; keep it outside the workspace, "
-               "/tmp and the temp directory",
+               "/tmp, the temp directory and the extra writable roots",
                what, dsh_cli_printable (canonical), dsh_cli_printable (root));
   return FALSE;
 }
 
 gboolean
-dsh_cli_check_config_unreachable (const char *workspace_root, GError **error)
+dsh_cli_check_config_unreachable (const char *workspace_root,
+                                  const char *const *extra_roots,
+                                  GError **error)
 {
   const char *path = g_getenv ("DSH_SANDBOX_CONFIG");
 
   if (path == NULL || *path == '\0')
     return TRUE;
-  return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root, error);
+  return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root,
+                                    extra_roots, error);
 }
 
 gboolean
@@ -225,7 +275,10 @@ dsh_cli_pin_session (DshPermissionPresets *presets, DshSessionLog *session, GErr
 {
   /* The values pinned for good come from the configuration: it must be out of the session's
    * reach before anything of it is written down. */
-  return dsh_cli_check_config_unreachable (dsh_session_log_get_cwd (session), error) &&
+  g_autofree char *root = dsh_workspace_root (dsh_session_log_get_cwd (session), "/");
+  g_auto (GStrv) extra = dsh_session_log_dup_extra_writable_roots (session);
+
+  return dsh_cli_check_config_unreachable (root, (const char *const *) extra, error) &&
          dsh_permission_presets_pin_session (presets, session, error);
 }
 
@@ -247,6 +300,7 @@ DshSandboxPolicy *
 dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
                                 const char *session_path,
                                 const char *mode_text,
+                                const char *const *requested_roots,
                                 DshSessionLog **out_session,
                                 GError **error)
 {
@@ -268,8 +322,12 @@ dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
   /* A session log or configuration a confined command could rewrite would set its own policy.
    * Then a resumed session's first use pins what it lacks (the values just resolved). */
   if (policy == NULL ||
-      !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root, error) ||
-      !dsh_cli_check_config_unreachable (policy->workspace_root, error) ||
+      !dsh_cli_join_extra_roots (policy, NULL, requested_roots, error) ||
+      !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root,
+                                  (const char *const *) policy->extra_writable_roots, error) ||
+      !dsh_cli_check_config_unreachable (policy->workspace_root,
+                                         (const char *const *) policy->extra_writable_roots,
+                                         error) ||
       !dsh_permission_presets_pin_session (presets, session, error))
     return NULL;
   *out_session = g_steal_pointer (&session);

@@ -32,22 +32,34 @@ DshSessionLog        *dsh_cli_load_session          (const char            *path
                                                      GError               **error);
 
 /* The writable root (of workspace-write in workspace_root, the widest a confined command of
- * that workspace may get) that path lies in or whose way passes through one, as the kernel
+ * that workspace may get, with extra_roots) that path lies in or whose way passes through one, as the kernel
  * would walk it now: a new string, or NULL when no confined command could change what path
  * names. */
 char                 *dsh_cli_writable_root_on_way  (const char            *path,
-                                                     const char            *workspace_root);
+                                                     const char            *workspace_root,
+                                                     const char *const     *extra_roots);
+
+/* Adds to policy's extra writable roots (a session's pinned ones, if any) the deployment's
+ * (presets, NULL for none: give them only to sessionless calls) and those this call asks for
+ * (requested, made absolute). */
+gboolean              dsh_cli_join_extra_roots      (DshSandboxPolicy      *policy,
+                                                     DshPermissionPresets  *presets,
+                                                     const char *const     *requested,
+                                                     GError               **error);
 
 /* Refuses a file that decides policy (a session log, the deployment configuration) when a
  * confined command of this workspace could write it (beneath the workspace, /tmp or the temp
- * directory): a command could rewrite its own policy. what names the file in the message. */
+ * directory): a command could rewrite its own policy. what names the file in the message;
+ * workspace_root is canonical (it is not resolved again). */
 gboolean              dsh_cli_check_unreachable     (const char            *what,
                                                      const char            *path,
                                                      const char            *workspace_root,
+                                                     const char *const     *extra_roots,
                                                      GError               **error);
 
 /* The same for $DSH_SANDBOX_CONFIG, when it is set. */
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
+                                                        const char *const  *extra_roots,
                                                         GError            **error);
 
 /* A resumed session's first use: refuses a configuration the session's commands could
@@ -63,11 +75,13 @@ gboolean              dsh_cli_check_workspace_without_session (const char     *w
 
 /* The policy of a call that runs or confines a command with a session: mode_text (if given)
  * is this call's explicit mode and outranks the session's last one. A session log or
- * configuration a confined command could rewrite is refused. *out_session receives the
- * loaded session. */
+ * configuration a confined command could rewrite is refused. requested_roots are this
+ * call's --writable-root values, joined to the session's pinned extra roots. *out_session
+ * receives the loaded session. */
 DshSandboxPolicy     *dsh_cli_resolve_session_policy (DshPermissionPresets  *presets,
                                                       const char            *session_path,
                                                       const char            *mode_text,
+                                                      const char *const     *requested_roots,
                                                       DshSessionLog        **out_session,
                                                       GError               **error);
 
@@ -75,10 +89,11 @@ DshSandboxPolicy     *dsh_cli_resolve_session_policy (DshPermissionPresets  *pre
  * given (mode_text is then this call's explicit mode; workspace must be NULL), else from
  * mode_text and workspace (NULL: read-only, the current directory). Refuses danger-full-access,
  * a session log or configuration a confined command could rewrite, and a planted symlink on the
- * way to a workspace-write root. */
+ * way to a workspace-write root; requested_roots are the call's extra writable roots. */
 DshSandboxPolicy     *dsh_cli_confine_policy        (const char            *mode_text,
                                                      const char            *workspace,
                                                      const char            *session_path,
+                                                     const char *const     *requested_roots,
                                                      GError               **error);
 
 /* What "policy resolve" and "policy context" print (dsh-cmd-policy.c): a call's policy, from

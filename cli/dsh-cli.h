@@ -42,8 +42,12 @@ gboolean           dsh_cli_running_uninstalled (void);
  * per-user probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise. The exec path uses it
  * directly (no GObject); everything else wraps it in a provider. */
 DshBackendSelector *dsh_cli_new_selector    (const char     *workspace_root);
+/* The same for a call's policy: its extra roots count too, and trust is judged on the roots it
+ * pinned (dsh_roots_pin()) when it has them. NULL: nothing is untrusted. */
+DshBackendSelector *dsh_cli_new_selector_for_policy (const DshSandboxPolicy *policy);
 /* The same as a DshLocalProvider (dsh-cli-provider.c, dsh-sandbox-full only). */
 DshLocalProvider  *dsh_cli_new_provider     (const char     *workspace_root);
+DshLocalProvider  *dsh_cli_new_provider_for_policy (const DshSandboxPolicy *policy);
 
 /* Cuts argv at the first "--": returns what follows it (NULL without one) and leaves the
  * options part in argv[0..*argc). */
@@ -67,15 +71,6 @@ DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
                                              char          **out_spelled_workspace,
                                              GError        **error);
 
-/* Under workspace-write, refuses a writable root reached through a symlink planted where
- * confined commands write, and with a session (session_created: its creation time) one made
- * on the way to its cwd since then. spelled_workspace is the workspace as the caller spelled
- * it (NULL: nothing to check). */
-gboolean           dsh_cli_check_roots_unplanted (const DshSandboxPolicy *policy,
-                                                  const char             *spelled_workspace,
-                                                  const char             *session_created,
-                                                  GError                **error);
-
 /* Prints a JSON node, pretty, with a trailing newline, to stdout (dsh-sandbox-full only: the
  * front does not link json-glib). */
 void               dsh_cli_print_json       (JsonNode       *node);
@@ -83,6 +78,7 @@ void               dsh_cli_print_json       (JsonNode       *node);
 int dsh_cmd_exec_plain (int argc, char **argv);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
+
 int dsh_cmd_exec     (int argc, char **argv);
 int dsh_cmd_session  (int argc, char **argv);
 int dsh_cmd_policy   (int argc, char **argv);

@@ -7,11 +7,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-backend-fake-host-private.h"
+#include "dsh-module-loader-private.h"
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
 #include "dsh-config.h"
 
 const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
+const DshBackendDescriptor *dsh_backend_acl_describe (void);
 
 /* An OS whose backend confine --target-os can preview from another host. */
 typedef struct {
@@ -26,15 +28,30 @@ typedef struct {
   const char *const *programs;
   const char *const *helpers;
   const char *const *environment;
+  /* Variables that OS's host would have, answered with this host's own directory for them. */
+  void (*add_host_environment) (DshBackendFakeHost *fake);
 } PreviewTarget;
 
 static const char *const macos_programs[] = { "sandbox-exec", "/usr/bin/sandbox-exec", NULL };
+/* The runner sits beside the DLL there; its name stands for its path. */
+static const char *const windows_helpers[] = { "dsh-acl-exec.exe", "dsh-acl-exec.exe", NULL };
+
+/* The temp area and the profile directory the Windows backend plans with: this host's spellings
+ * stand in for the target's. */
+static void
+add_windows_environment (DshBackendFakeHost *fake)
+{
+  dsh_backend_fake_host_set_env (fake, "TEMP", g_get_tmp_dir ());
+  dsh_backend_fake_host_set_env (fake, "USERPROFILE", g_get_home_dir ());
+}
 
 static const PreviewTarget preview_targets[] = {
   { .os = "linux", .system = "linux", .backend = "bwrap" },
   { .os = "macos", .system = "darwin", .backend = "seatbelt",
     .describe = dsh_backend_seatbelt_describe, .programs = macos_programs },
-  { .os = "windows", .system = "windows", .backend = "acl" },
+  { .os = "windows", .system = "windows", .backend = "acl",
+    .describe = dsh_backend_acl_describe, .helpers = windows_helpers,
+    .add_host_environment = add_windows_environment },
 };
 
 static const PreviewTarget *
@@ -59,6 +76,32 @@ add_answers (DshBackendFakeHost *fake, const char *const *pairs,
     set (fake, pairs[i], pairs[i + 1]);
 }
 
+/* One confine by desc on the fake host, within a provider lifetime that is this call: a backend
+ * with per-provider state gets it made and freed here. */
+static DshConfinedArgv *
+preview_confine_once (DshBackendFakeHost *fake,
+                      const DshBackendDescriptor *desc,
+                      const char *const *command,
+                      const DshSandboxPolicy *policy,
+                      GError **error)
+{
+  DshBackendModule module = { .name = (char *) desc->name, .descriptor = desc };
+  DshConfinedArgv *confined = NULL;
+
+  g_mutex_init (&module.instance_lock);
+  if (!dsh_backend_module_bind_instance (&module, &fake->call))
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                 "backend \"%s\" could not confine the command: %s", desc->name,
+                 fake->call.error != NULL ? fake->call.error : "no reason given");
+  else if (dsh_backend_call_confine (&fake->call, desc->name, desc, command, policy, error))
+    confined = dsh_confined_argv_new_take (dsh_backend_call_to_confinement (&fake->call,
+                                                                            desc->name, desc));
+  if (module.instance != NULL)
+    desc->instance_free (module.instance);
+  g_mutex_clear (&module.instance_lock);
+  return confined;
+}
+
 /* What target's backend returns for the command under policy, as its host would answer. */
 static DshConfinedArgv *
 preview_confine (const PreviewTarget *target,
@@ -80,6 +123,8 @@ preview_confine (const PreviewTarget *target,
   add_answers (fake, target->programs, dsh_backend_fake_host_set_program);
   add_answers (fake, target->helpers, dsh_backend_fake_host_set_helper);
   add_answers (fake, target->environment, dsh_backend_fake_host_set_env);
+  if (target->add_host_environment != NULL)
+    target->add_host_environment (fake);
   desc = target->describe ();
   if (desc->check != NULL && (desc->check (dsh_backend_fake_host_get_host (fake)) != 0 ||
                               fake->call.error != NULL))
@@ -90,10 +135,7 @@ preview_confine (const PreviewTarget *target,
       return NULL;
     }
   dsh_backend_fake_host_reset (fake);
-  if (!dsh_backend_call_confine (&fake->call, desc->name, desc, command, policy, error))
-    return NULL;
-  return dsh_confined_argv_new_take (dsh_backend_call_to_confinement (&fake->call, desc->name,
-                                                                      desc));
+  return preview_confine_once (fake, desc, command, policy, error);
 }
 
 /* The policy of this call and the workspace as spelled (for the planted-symlink check). */
@@ -101,6 +143,7 @@ static DshSandboxPolicy *
 resolve_policy (const char *mode_text,
                 const char *workspace,
                 const char *session_path,
+                const char *const *requested_roots,
                 char **out_spelled_workspace,
                 char **out_session_created,
                 GError **error)
@@ -109,15 +152,22 @@ resolve_policy (const char *mode_text,
   g_autoptr (DshSessionLog) session = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
 
-  if (session_path == NULL)
-    return dsh_cli_resolve_policy (mode_text, workspace, out_spelled_workspace, error);
-
   if (!dsh_cli_check_workspace_without_session (workspace, session_path, error))
     return NULL;
   presets = dsh_cli_load_presets (error);
   if (presets == NULL)
     return NULL;
-  policy = dsh_cli_resolve_session_policy (presets, session_path, mode_text, &session, error);
+  if (session_path == NULL)
+    {
+      /* Sessionless: the deployment's extra roots, then this call's. */
+      policy = dsh_cli_resolve_policy (mode_text, workspace, out_spelled_workspace, error);
+      if (policy == NULL || !dsh_cli_join_extra_roots (policy, presets, requested_roots, error))
+        return NULL;
+      return g_steal_pointer (&policy);
+    }
+
+  policy = dsh_cli_resolve_session_policy (presets, session_path, mode_text, requested_roots,
+                                           &session, error);
   if (policy == NULL)
     return NULL;
   *out_spelled_workspace = g_strdup (dsh_session_log_get_cwd (session));
@@ -129,14 +179,15 @@ DshSandboxPolicy *
 dsh_cli_confine_policy (const char *mode_text,
                         const char *workspace,
                         const char *session_path,
+                        const char *const *requested_roots,
                         GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autofree char *spelled_workspace = NULL;
   g_autofree char *session_created = NULL;
 
-  policy = resolve_policy (mode_text, workspace, session_path, &spelled_workspace,
-                           &session_created, error);
+  policy = resolve_policy (mode_text, workspace, session_path, requested_roots,
+                           &spelled_workspace, &session_created, error);
   if (policy == NULL)
     return NULL;
   if (!dsh_sandbox_mode_is_confined (policy->mode))
@@ -145,7 +196,8 @@ dsh_cli_confine_policy (const char *mode_text,
                            "danger-full-access is not confined: spawn the command as it is");
       return NULL;
     }
-  if (!dsh_cli_check_roots_unplanted (policy, spelled_workspace, session_created, error))
+  /* Resolved and checked once: the provider hands down exactly these roots. */
+  if (!dsh_roots_pin (policy, spelled_workspace, session_created, error))
     return NULL;
   return g_steal_pointer (&policy);
 }
@@ -157,6 +209,7 @@ dsh_cmd_confine (int argc, char **argv)
   g_autofree char *workspace = NULL;
   g_autofree char *session_path = NULL;
   g_autofree char *target_os = NULL;
+  g_auto (GStrv) writable_roots = NULL;
   const GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode,
       "Sandbox mode (default read-only); with --session, the explicit mode of this call", "MODE" },
@@ -166,6 +219,8 @@ dsh_cmd_confine (int argc, char **argv)
       "The session log: mode and workspace come from it (no turn is appended)", "FILE" },
     { "target-os", 0, 0, G_OPTION_ARG_STRING, &target_os,
       "What that OS's backend would return (linux, macos or windows), on any host", "OS" },
+    { "writable-root", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &writable_roots,
+      "One more writable root under workspace-write (repeatable)", "DIR" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
@@ -195,7 +250,8 @@ dsh_cmd_confine (int argc, char **argv)
     return dsh_cli_fail_error (error);
   preview = target != NULL && !g_str_equal (target->system, DSH_HOST_OS);
 
-  policy = dsh_cli_confine_policy (mode, workspace, session_path, &error);
+  policy = dsh_cli_confine_policy (mode, workspace, session_path,
+                                   (const char *const *) writable_roots, &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
 
@@ -203,7 +259,7 @@ dsh_cmd_confine (int argc, char **argv)
     confined = preview_confine (target, (const char *const *) command, policy, &error);
   else
     {
-      provider = dsh_cli_new_provider (policy->workspace_root);
+      provider = dsh_cli_new_provider_for_policy (policy);
       confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
                                                (const char *const *) command, policy, &error);
     }

@@ -31,6 +31,7 @@ typedef struct {
   char *sandbox_permissions;
   char *justification;
   char *report_path;
+  char **writable_roots;
   char **command;
 
   /* What the options resolved to. */
@@ -57,6 +58,7 @@ exec_clear (Exec *exec)
   g_free (exec->sandbox_permissions);
   g_free (exec->justification);
   g_free (exec->report_path);
+  g_strfreev (exec->writable_roots);
   g_clear_object (&exec->approver);
   g_clear_object (&exec->session);
   g_clear_object (&exec->approval);
@@ -149,7 +151,9 @@ resolve_policy (Exec *exec, GError **error)
       g_autofree char *spelled = NULL;
 
       exec->policy = dsh_cli_resolve_policy (exec->mode, exec->workspace, &spelled, error);
-      if (exec->policy == NULL)
+      if (exec->policy == NULL ||
+          !dsh_cli_join_extra_roots (exec->policy, presets,
+                                     (const char *const *) exec->writable_roots, error))
         return FALSE;
       /* From here on, the workspace as spelled, the default included. */
       g_free (exec->workspace);
@@ -158,6 +162,7 @@ resolve_policy (Exec *exec, GError **error)
     }
 
   exec->policy = dsh_cli_resolve_session_policy (presets, exec->session_path, exec->mode,
+                                                 (const char *const *) exec->writable_roots,
                                                  &exec->session, error);
   return exec->policy != NULL;
 }
@@ -167,7 +172,7 @@ static gboolean
 check_approver (Exec *exec, GError **error)
 {
   return exec->approver == NULL ||
-         dsh_command_approver_check_trusted (exec->approver, exec->policy->workspace_root, error);
+         dsh_command_approver_check_trusted (exec->approver, exec->policy, error);
 }
 
 /* ---- 5. the escalation --------------------------------------------------------------------- */
@@ -308,6 +313,8 @@ dsh_cmd_exec (int argc, char **argv)
       "One sentence: why this command needs the wider mode", "TEXT" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &exec.report_path,
       "Write a JSON report of the execution to FILE", "FILE" },
+    { "writable-root", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &exec.writable_roots,
+      "One more writable root under workspace-write (repeatable)", "DIR" },
     { NULL }
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");

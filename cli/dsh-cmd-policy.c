@@ -46,6 +46,7 @@ dsh_cli_policy_context (const char *session_path, GError **error)
   policy = dsh_policy_service_resolve (service, session);
   /* The session's facts, the approval policy included: the tool description holds none. */
   return dsh_text_runtime_context (policy->mode, policy->workspace_root,
+                                   (const char *const *) policy->extra_writable_roots,
                                    dsh_approval_service_get_policy (approval, session));
 }
 

@@ -27,18 +27,31 @@ typedef struct {
   GHashTable *providers;
 } Server;
 
+/* One provider per set of roots a confined command may write (workspace and extra roots): its
+ * trust checks depend on them. NULL policy: the probe's, trusting everything. */
 static DshLocalProvider *
-provider_for (Server *server, const char *workspace_root)
+provider_for (Server *server, const DshSandboxPolicy *policy)
 {
-  DshLocalProvider *provider = g_hash_table_lookup (server->providers,
-                                                    workspace_root != NULL ? workspace_root : "");
+  g_autofree char *extra = policy != NULL && policy->extra_writable_roots != NULL
+                             ? g_strjoinv ("\n", policy->extra_writable_roots)
+                             : NULL;
+  g_autofree char *key = policy != NULL ? g_strdup_printf ("%s\n%s", policy->workspace_root,
+                                                           extra != NULL ? extra : "")
+                                        : g_strdup ("");
+  DshLocalProvider *provider = g_hash_table_lookup (server->providers, key);
 
   if (provider == NULL)
     {
-      provider = dsh_cli_new_provider (workspace_root);
-      g_hash_table_insert (server->providers, g_strdup (workspace_root != NULL ? workspace_root
-                                                                                : ""),
-                           provider);
+      g_autoptr (DshSandboxPolicy) unpinned = NULL;
+
+      if (policy != NULL)
+        {
+          /* Trust must not depend on one call's pinned strings: the provider outlives it. */
+          unpinned = dsh_sandbox_policy_copy (policy);
+          g_clear_pointer (&unpinned->writable_roots, g_strfreev);
+        }
+      provider = dsh_cli_new_provider_for_policy (unpinned);
+      g_hash_table_insert (server->providers, g_steal_pointer (&key), provider);
     }
   return provider;
 }
@@ -120,11 +133,11 @@ handle (Server *server, const DshServeRequest *request, GError **error)
 
     case DSH_SERVE_METHOD_CONFINE:
       policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
-                                       error);
+                                       (const char *const *) request->writable_roots, error);
       if (policy == NULL)
         return NULL;
       confined = dsh_sandbox_provider_confine (
-        DSH_SANDBOX_PROVIDER (provider_for (server, policy->workspace_root)),
+        DSH_SANDBOX_PROVIDER (provider_for (server, policy)),
         (const char *const *) request->argv, policy, error);
       return confined != NULL ? dsh_confined_argv_to_json (confined) : NULL;
 

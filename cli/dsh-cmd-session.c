@@ -40,6 +40,7 @@ cmd_new (int argc, char **argv)
   g_autoptr (DshPermissionPresets) presets = NULL;
   g_autoptr (DshSessionLog) session = NULL;
   g_auto (GStrv) operands = NULL;
+  const char *const *extra;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
@@ -55,12 +56,26 @@ cmd_new (int argc, char **argv)
   if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
     return dsh_cli_fail ("the session cwd \"%s\" is not an existing directory", cwd);
 
-  /* The defaults a new session pins must come from where its own commands cannot write. */
-  if (!dsh_cli_check_config_unreachable (cwd, &error))
-    return dsh_cli_fail_error (error);
-  presets = dsh_cli_load_presets (&error);
-  if (presets == NULL)
-    return dsh_cli_fail_error (error);
+  /* Refused now, with the reason, rather than by every later call: a cwd of /, or one reached
+   * through a symlink a confined command could have planted. */
+  {
+    g_autofree char *root = dsh_workspace_root (cwd, "/");
+    g_autofree char *log_dir = g_path_get_dirname (operands[0]);
+    g_autofree char *log_name = g_path_get_basename (operands[0]);
+    g_autofree char *canonical_dir = dsh_canonical_path (log_dir);
+    g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
+
+    presets = dsh_cli_load_presets (&error);
+    if (presets == NULL)
+      return dsh_cli_fail_error (error);
+    extra = dsh_permission_presets_get_extra_writable_roots (presets);
+    if (!dsh_roots_check_new_workspace (cwd, root, extra, &error) ||
+        !dsh_cli_check_unreachable ("session log", log, root, extra, &error) ||
+        /* The defaults a new session pins must come from where its own commands cannot
+         * write. */
+        !dsh_cli_check_config_unreachable (root, extra, &error))
+      return dsh_cli_fail_error (error);
+  }
   session = dsh_permission_presets_create_session (presets, operands[0], cwd, preset, &error);
   if (session == NULL)
     return dsh_cli_fail_error (error);

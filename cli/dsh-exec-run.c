@@ -201,7 +201,7 @@ run_unconfined (DshExecRun *run, const char *const *command)
 static int
 run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
 {
-  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector (policy->workspace_root);
+  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector_for_policy (policy);
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *detail = NULL;
@@ -215,6 +215,9 @@ run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolic
                                 g_error_matches (error, DSH_SANDBOX_ERROR,
                                                  DSH_SANDBOX_ERROR_UNAVAILABLE)
                                   ? DSH_OUTCOME_UNAVAILABLE
+                                : g_error_matches (error, DSH_SANDBOX_ERROR,
+                                                   DSH_SANDBOX_ERROR_ROOT_REFUSED)
+                                  ? DSH_OUTCOME_ROOT_REFUSED
                                   : DSH_OUTCOME_RUNNER_FAILURE,
                                 error->message);
 
@@ -256,13 +259,15 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command,
                       const DshSandboxPolicy *policy)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (DshSandboxPolicy) pinned = dsh_sandbox_policy_copy (policy);
 
   run->report.mode = policy->mode;
-  if (!dsh_cli_check_roots_unplanted (policy, run->spelled_workspace, run->session_created,
-                                      &error))
-    return dsh_exec_run_refuse (run, DSH_OUTCOME_UNAVAILABLE, error->message);
+  /* The roots are resolved and checked once, here; the backend and its runner receive exactly
+   * these strings. */
+  if (!dsh_roots_pin (pinned, run->spelled_workspace, run->session_created, &error))
+    return dsh_exec_run_refuse (run, DSH_OUTCOME_ROOT_REFUSED, error->message);
   /* danger-full-access runs the raw argv and never asks a provider. */
   if (dsh_sandbox_mode_is_confined (policy->mode))
-    return run_confined (run, command, policy);
+    return run_confined (run, command, pinned);
   return run_unconfined (run, command);
 }

@@ -158,7 +158,8 @@ dsh_serve_escalate (const DshServeRequest *request, FILE *in, FILE *out, GError 
   presets = dsh_cli_load_presets (error);
   if (presets == NULL)
     return NULL;
-  policy = dsh_cli_resolve_session_policy (presets, request->session, request->mode, &session,
+  policy = dsh_cli_resolve_session_policy (presets, request->session, request->mode, NULL,
+                                           &session,
                                            error);
   if (policy == NULL)
     return NULL;

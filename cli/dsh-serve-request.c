@@ -37,7 +37,8 @@ typedef struct {
 
 static const MethodSpec methods[] = {
   { "probe", DSH_SERVE_METHOD_PROBE, { NULL } },
-  { "confine", DSH_SERVE_METHOD_CONFINE, { "argv", "mode", "workspace", "session", NULL } },
+  { "confine", DSH_SERVE_METHOD_CONFINE,
+    { "argv", "mode", "workspace", "session", "writableRoots", NULL } },
   { "reload", DSH_SERVE_METHOD_RELOAD, { NULL } },
   { "policy.resolve", DSH_SERVE_METHOD_POLICY_RESOLVE, { "session", "mode", NULL } },
   { "policy.context", DSH_SERVE_METHOD_POLICY_CONTEXT, { "session", NULL } },
@@ -116,6 +117,33 @@ read_string (JsonObject *params, const char *name, char **out, GError **error)
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return invalid (error, "the parameter \"%s\" must be a string", name);
   *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+/* writableRoots (optional): the call's extra writable roots, absolute paths. */
+static gboolean
+read_writable_roots (JsonObject *params, DshServeRequest *request, GError **error)
+{
+  JsonNode *node = json_object_get_member (params, "writableRoots");
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  JsonArray *array;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, "\"writableRoots\" must be an array of absolute paths");
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          json_node_get_value_type (element) != G_TYPE_STRING ||
+          !g_path_is_absolute (json_node_get_string (element)))
+        return invalid (error, "writableRoots[%u] is not an absolute path", i);
+      g_strv_builder_add (builder, json_node_get_string (element));
+    }
+  request->writable_roots = g_strv_builder_end (builder);
   return TRUE;
 }
 
@@ -227,6 +255,8 @@ dsh_serve_request_parse (const char *line,
   return ((spec->method != DSH_SERVE_METHOD_CONFINE &&
            spec->method != DSH_SERVE_METHOD_ESCALATE) ||
           read_argv (params, spec->name, request, error)) &&
+         (spec->method != DSH_SERVE_METHOD_CONFINE ||
+          read_writable_roots (params, request, error)) &&
          read_string (params, "mode", &request->mode, error) &&
          read_string (params, "workspace", &request->workspace, error) &&
          read_string (params, "session", &request->session, error) &&
@@ -247,6 +277,7 @@ dsh_serve_request_clear (DshServeRequest *request)
   g_clear_pointer (&request->sandbox_permissions, g_free);
   g_clear_pointer (&request->justification, g_free);
   g_clear_pointer (&request->call_id, g_free);
+  g_clear_pointer (&request->writable_roots, g_strfreev);
 }
 
 gboolean

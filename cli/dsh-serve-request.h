@@ -46,6 +46,8 @@ typedef struct {
   char *sandbox_permissions;
   char *justification;
   char *call_id;
+  /* confine: the call's extra writable roots (absolute), or NULL. */
+  GStrv writable_roots;
 } DshServeRequest;
 
 GQuark       dsh_serve_error_quark      (void);

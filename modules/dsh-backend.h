@@ -14,9 +14,14 @@
  *
  * Compatibility: the core refuses a module whose abi_major differs from its own or whose
  * abi_minor is newer than its own. Minor bumps only ever append fields, taking them from the
- * reserved padding, so an older module keeps loading. The core reads a field added in 1.N only
- * when the module's abi_minor >= N (an older module's padding is not ours to interpret), and a
- * module calls a host function added in 1.N only when host->abi_minor >= N.
+ * reserved padding, so an older module keeps loading. The rule both sides follow: the core reads
+ * a descriptor field added in 1.N only when the descriptor's abi_minor >= N, and a module calls a
+ * host function (or reads a host field) added in 1.N only when host->abi_minor >= N.
+ * DSH_BACKEND_ABI_AT_LEAST() spells that check.
+ *
+ * 1.1: enum-typed fields are int32_t (the enums still name the values); optional per-provider
+ * instance hooks; optional version, license and origin strings; DSH_BACKEND_DEFINE();
+ * dsh_backend_push_args().
  */
 #pragma once
 
@@ -36,6 +41,10 @@ extern "C" {
 #else
 #define DSH_BACKEND_EXPORT __attribute__ ((visibility ("default")))
 #endif
+
+/* True when obj (a DshBackendDescriptor or a DshBackendHost) has the fields of ABI 1.minor. */
+#define DSH_BACKEND_ABI_AT_LEAST(obj, minor) \
+  ((obj)->abi_major == DSH_BACKEND_ABI_MAJOR && (obj)->abi_minor >= (minor))
 
 /* The host operating system a backend is for; the core only keeps modules for its own. */
 typedef enum {
@@ -57,7 +66,8 @@ typedef enum {
 
 /* One confined execution's policy, fully resolved by the core. */
 typedef struct {
-  DshBackendMode mode;
+  /* A DshBackendMode. */
+  int32_t mode;
   /* Absolute and canonical. */
   const char *workspace_root;
   /* Opaque session identity, or NULL for agentless calls. */
@@ -68,8 +78,8 @@ typedef struct {
   void *reserved[8];
 } DshBackendPolicy;
 
-/* Evidence that the runner failed before it ran the command: a runner failure is told apart
- * from a denial first, so that a broken sandbox is never reported as the command's refusal. */
+/* Evidence that the runner failed before it ran the command, so that the failure is never taken
+ * for the command's own. */
 typedef struct {
   /* Exit codes this rule may match on; NULL (or 0 of them) permits any nonzero exit. */
   const int *allowed_exit_codes;
@@ -95,8 +105,9 @@ struct _DshBackendHost {
   void (*push_arg) (DshBackendHost *host, const char *arg);
   /* Report why the call failed; the module then returns nonzero. */
   void (*set_error) (DshBackendHost *host, const char *message);
-  /* Report enforcement completeness for this confine() call (default full). */
-  void (*set_enforcement) (DshBackendHost *host, DshBackendEnforcement enforcement);
+  /* Report enforcement completeness (a DshBackendEnforcement) for this confine() call (default
+   * full). */
+  void (*set_enforcement) (DshBackendHost *host, int32_t enforcement);
   /* Add one human-readable reason, required for partial enforcement. */
   void (*add_reason) (DshBackendHost *host, const char *reason);
   /* Absolute path of a program found on PATH, or NULL. */
@@ -114,7 +125,11 @@ struct _DshBackendHost {
                       char *stderr_buf,
                       size_t stderr_buf_len);
 
-  void *reserved[16];
+  /* Since 1.1: what this provider's instance_new() returned for this module, in every call the
+   * provider makes into it after that; NULL for a module without instance hooks. */
+  void *instance;
+
+  void *reserved[15];
 };
 
 typedef struct {
@@ -123,7 +138,8 @@ typedef struct {
   /* Short unique name, the one DSH_SANDBOX_BACKEND selects ("bwrap"). */
   const char *name;
   const char *description;
-  DshBackendOs os;
+  /* A DshBackendOs. */
+  int32_t os;
   /* Higher is tried first. */
   int32_t priority;
 
@@ -141,16 +157,65 @@ typedef struct {
   const DshBackendFailureRule *runner_failure_rules;
   size_t n_runner_failure_rules;
 
-  /* ABI 1.1. NULL-terminated or NULL: case-insensitive substrings that take a stderr line out of
+  /* Since 1.1, optional. NULL-terminated or NULL: case-insensitive substrings that take a stderr line out of
    * denial matching, for lines in the dialect's words that are no file effect (an SSH login's
    * "Permission denied (publickey)."). Substrings, not whole lines: the part that tells such a
    * line apart is fixed, while what precedes it (user@host, a tool's prefix) is not. */
   const char *const *denial_exclusions;
 
-  void *reserved[15];
+  /* Since 1.1, optional, both or neither. A provider (one generation of loaded modules) calls
+   * instance_new() once, on its first call into this module, and instance_free() when the
+   * provider's lifetime ends, before the module is closed. The state belongs to the module and
+   * reaches every later call of that provider as host->instance. Calls may come from several
+   * threads at once: guard what the state holds. instance_new() returns NULL after set_error
+   * when it cannot make one; that call then fails and the next one asks again. The host passed
+   * to instance_new() is valid only until it returns. */
+  void *(*instance_new) (DshBackendHost *host);
+  void (*instance_free) (void *instance);
+
+  /* Since 1.1, optional: shown by `dsh-sandbox probe`. */
+  const char *version;
+  /* An SPDX license expression. */
+  const char *license;
+  /* Who ships the module, e.g. a URL or a vendor name. */
+  const char *origin;
+
+  void *reserved[10];
 } DshBackendDescriptor;
 
 typedef const DshBackendDescriptor *(*DshBackendDescribeFunc) (void);
+
+/* Pushes every item of a NULL-terminated array through host->push_arg. */
+static inline void
+dsh_backend_push_args (DshBackendHost *host, const char *const *args)
+{
+  for (size_t i = 0; args[i] != NULL; i++)
+    host->push_arg (host, args[i]);
+}
+
+/* Emits this ABI's descriptor for `backend` (an identifier made of [a-z0-9], which is also the
+ * backend's name) and its entry point dsh_backend_<name>_describe, exported. The
+ * remaining arguments are designated initializers for the other fields:
+ *
+ *   DSH_BACKEND_DEFINE (mine,
+ *                       .description = "my runner",
+ *                       .os = DSH_BACKEND_OS_LINUX,
+ *                       .confine = mine_confine, ...)
+ *
+ * with no semicolon after it. A backend whose name has a '-' writes its descriptor and entry point
+ * out by hand. */
+#define DSH_BACKEND_DEFINE(backend, ...) \
+  DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_##backend##_describe (void); \
+  static const DshBackendDescriptor dsh_backend_##backend##_descriptor = { \
+    .abi_major = DSH_BACKEND_ABI_MAJOR, \
+    .abi_minor = DSH_BACKEND_ABI_MINOR, \
+    .name = #backend, \
+    __VA_ARGS__ \
+  }; \
+  const DshBackendDescriptor *dsh_backend_##backend##_describe (void) \
+  { \
+    return &dsh_backend_##backend##_descriptor; \
+  }
 
 #ifdef __cplusplus
 }

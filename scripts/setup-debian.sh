@@ -6,11 +6,12 @@ set -eu
 packages="
   build-essential pkg-config meson ninja-build
   libglib2.0-dev libglib2.0-bin libjson-glib-dev
-  bubblewrap
+  bubblewrap git
   python3 python3-jsonschema
   clang
   util-linux
   guile-3.0
+  gcc-mingw-w64-x86-64 wine64
 "
 
 # The dialect tests run a real npm. A nodejs from NodeSource carries its own npm and conflicts

@@ -161,20 +161,19 @@ test_refusals (void)
   dsh_test_run_cli (&run, danger, NULL, "/");
   dsh_test_assert_refused (&run, "danger-full-access is not confined");
 
-  /* An OS whose logic this build lacks is named, never previewed with a stand-in; once it is
-   * linked in, its preview must be a valid one. */
+  /* Every OS's logic is linked in: the Windows preview is a valid one, never a stand-in. */
   dsh_test_run_cli (&run, windows, NULL, "/");
-  if (run.exit_code == 0)
-    {
-      g_autoptr (JsonNode) node = dsh_test_parse_valid_json (run.out,
-                                                             "confined-argv.schema.json");
+  g_assert_cmpint (run.exit_code, ==, 0);
+  {
+    g_autoptr (JsonNode) node = dsh_test_parse_valid_json (run.out, "confined-argv.schema.json");
+    JsonObject *object = json_node_get_object (node);
 
-      g_assert_true (json_object_get_boolean_member (json_node_get_object (node), "preview"));
-    }
-  else
-    dsh_test_assert_refused (&run, "the windows backend's logic (acl) is not built into this "
-                                   "dsh-sandbox: there is nothing to preview for --target-os "
-                                   "windows");
+    g_assert_true (json_object_get_boolean_member (object, "preview"));
+    g_assert_cmpstr (json_object_get_string_member (object, "backend"), ==, "acl");
+    g_assert_true (g_str_has_suffix (
+      json_array_get_string_element (json_object_get_array_member (object, "argv"), 0),
+      "dsh-acl-exec.exe"));
+  }
   dsh_test_remove_tree (ws);
 }
 

@@ -539,9 +539,9 @@ test_bash_description (void)
 static void
 test_runtime_context (void)
 {
-  g_autofree char *ask = dsh_text_runtime_context (DSH_SANDBOX_MODE_READ_ONLY, "/w",
+  g_autofree char *ask = dsh_text_runtime_context (DSH_SANDBOX_MODE_READ_ONLY, "/w", NULL,
                                                    DSH_APPROVAL_POLICY_ASK);
-  g_autofree char *never = dsh_text_runtime_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w",
+  g_autofree char *never = dsh_text_runtime_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w", NULL,
                                                      DSH_APPROVAL_POLICY_NEVER);
   g_autofree char *ro = dsh_text_policy_context (DSH_SANDBOX_MODE_READ_ONLY, "/w");
   g_autofree char *ww = dsh_text_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w");

@@ -342,6 +342,10 @@ test_config_errors (void)
     "{\"presets\":[{\"name\":\"a\",\"mode\":\"read-only\",\"approvalPolicy\":\"ask\",\"x\":1}]}",
     "{\"presets\":[],}",
     "{\"defaultMode\":\"read-only\",\"defaultMode\":\"danger-full-access\"}",
+    "{\"extraWritableRoots\":\"/a\"}",
+    "{\"extraWritableRoots\":[\"relative\"]}",
+    "{\"extraWritableRoots\":[\"~user/x\"]}",
+    "{\"extraWritableRoots\":[1]}",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -354,6 +358,27 @@ test_config_errors (void)
       g_assert_nonnull (error);
       g_assert_null (presets);
     }
+}
+
+/* extraWritableRoots: absolute paths and "~/" under $HOME, in order. */
+static void
+test_config_extra_roots (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPermissionPresets) none = dsh_permission_presets_new ();
+  g_autofree char *npm = g_build_filename (g_getenv ("HOME"), ".npm", NULL);
+  const char *const *roots;
+
+  presets = dsh_permission_presets_new_from_json (
+    "{\"extraWritableRoots\":[\"/srv/cache\",\"~/.npm\"]}", -1, &error);
+  g_assert_no_error (error);
+  roots = dsh_permission_presets_get_extra_writable_roots (presets);
+  g_assert_nonnull (roots);
+  g_assert_cmpstr (roots[0], ==, "/srv/cache");
+  g_assert_cmpstr (roots[1], ==, npm);
+  g_assert_null (roots[2]);
+  g_assert_null (dsh_permission_presets_get_extra_writable_roots (none));
 }
 
 static void
@@ -494,6 +519,7 @@ main (int argc, char **argv)
                    test_default_change_leaves_existing_sessions);
   g_test_add_func ("/permission-presets/config-errors", test_config_errors);
   g_test_add_func ("/permission-presets/config-file", test_config_file);
+  g_test_add_func ("/permission-presets/config-extra-roots", test_config_extra_roots);
 
   return g_test_run ();
 }

@@ -63,7 +63,12 @@ test_module_in_workspace_refused (void)
   g_autofree char *marker = g_build_filename (ws, "ran", NULL);
   g_autofree char *touch = g_strdup_printf ("touch %s", marker);
   g_autofree char *unavailable = dsh_text_unavailable ("read-only");
-  g_autofree char *expected = g_strdup_printf ("dsh-sandbox: %s\n", unavailable);
+  g_autofree char *expected = g_strdup_printf ("dsh-sandbox: %s Cause: no backend module for "
+                                               "this host could be loaded; fake-alpha: refused: "
+                                               "the module lies inside a directory confined "
+                                               "commands may write (the workspace, /tmp or the "
+                                               "temp directory)\n",
+                                               unavailable);
   g_autofree char *copy1 = NULL;
   g_autofree char *copy2 = NULL;
 
@@ -185,8 +190,8 @@ test_planted_root_symlink_refused (void)
                            "-c", touch, NULL };
     g_auto (DshTestRun) run = { 0 };
     g_autofree char *expected = g_strdup_printf (
-      "dsh-sandbox: the writable root %s is reached through the symlink %s, which lies where "
-      "confined commands may write: *\n", link, link);
+      "dsh-sandbox: the writable root %s is reached through the symlink %s, *: a command could "
+      "have planted it *\n", link, link);
 
     dsh_test_run_cli (&run, args, NULL, ws);
     g_assert_cmpint (run.exit_code, ==, 125);
@@ -364,6 +369,59 @@ test_stdin_file_not_reopened (void)
   dsh_test_remove_tree (dir);
 }
 
+/* Nor any other file or directory handed over as stdin, stdout or stderr: a read-only file or a
+ * directory must not become writable through /proc/self/fd/N, nor a file opened for appending be
+ * truncated there. The command gets pipes, and its output still reaches the file. */
+static void
+test_stdio_files_not_writable (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+  g_autofree char *outside_dir = g_build_filename (dir, "outside-dir", NULL);
+  g_autofree char *planted = g_build_filename (outside_dir, "planted", NULL);
+  /* $1 the CLI, $2 the workspace, $3 the fd, $4 what it is opened on, $5 "<" or ">>", then the
+   * command's script. */
+  const char *wrapper = "cli=$1 ws=$2 fd=$3 file=$4 how=$5 script=$6; "
+                        "eval \"exec $fd$how\\\"\\$file\\\"\"; "
+                        "exec \"$cli\" exec --mode workspace-write --workspace \"$ws\" -- "
+                        "sh -c \"$script\" sh \"$fd\"";
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (outside_dir, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    for (int fd = 0; fd <= 2; fd++)
+      {
+        g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
+        g_autofree char *fd_text = g_strdup_printf ("%d", fd);
+        const char *env[] = { backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+        const char *read_only[] = { "sh", "-c", wrapper, "sh", dsh_test_cli (), ws, fd_text,
+                                    outside, "<", "echo escaped > /proc/self/fd/$1", NULL };
+        const char *directory[] = { "sh", "-c", wrapper, "sh", dsh_test_cli (), ws, fd_text,
+                                    outside_dir, "<",
+                                    "echo escaped > /proc/self/fd/$1/planted", NULL };
+        const char *appending[] = { "sh", "-c", wrapper, "sh", dsh_test_cli (), ws, fd_text,
+                                    outside, ">>",
+                                    ": > /proc/self/fd/$1; echo appended >&$1", NULL };
+        g_auto (DshTestRun) r1 = { 0 };
+        g_auto (DshTestRun) r2 = { 0 };
+        g_auto (DshTestRun) r3 = { 0 };
+
+        dsh_test_write_file (outside, "original\n");
+        dsh_test_run (&r1, read_only, env, ws, NULL);
+        dsh_test_assert_file_is (outside, "original\n");
+        dsh_test_run (&r2, directory, env, ws, NULL);
+        g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
+        if (fd == 0)
+          continue;
+        dsh_test_run (&r3, appending, env, ws, NULL);
+        g_test_message ("%s fd %d: %s", backends[i], fd, r3.err);
+        g_assert_cmpint (r3.exit_code, ==, 0);
+        dsh_test_assert_file_is (outside, "original\nappended\n");
+      }
+  dsh_test_remove_tree (dir);
+}
+
 /* A root caller's command keeps no capability to undo the sandbox: no remount of / read-write,
  * no sysctl (kernel.core_pattern would run a file of its choosing on the host). */
 static void
@@ -408,6 +466,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);
   g_test_add_func ("/reach-around/probe-cache-in-reach", test_probe_cache_in_reach_unused);
   g_test_add_func ("/reach-around/stdin-file-not-reopened", test_stdin_file_not_reopened);
+  g_test_add_func ("/reach-around/stdio-files-not-writable", test_stdio_files_not_writable);
   g_test_add_func ("/reach-around/root-cannot-undo-the-sandbox",
                    test_root_cannot_undo_the_sandbox);
   g_test_add_func ("/reach-around/nested-session-cwd-swap", test_nested_session_cwd_swap_refused);

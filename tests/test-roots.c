@@ -230,6 +230,83 @@ test_writable_roots_missing_tmpdir (void)
   run_with_tmpdir ("/nonexistent-dsh-tmpdir", root, expected);
 }
 
+/* A temp directory that would widen the roots is left out when the roots are derived (the call
+ * that pins them refuses it instead). */
+static void
+test_writable_roots_refused_tmpdir_left_out (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *tmp = dsh_canonical_path ("/tmp");
+  const char *expected[3];
+
+  if (print_roots_in_subprocess ())
+    return;
+  root = real_tmp_dir ();
+  expected[0] = root;
+  expected[1] = tmp;
+  expected[2] = NULL;
+  run_with_tmpdir ("/", root, expected);
+  run_with_tmpdir ("/usr", root, expected);
+}
+
+/* The workspace root of a policy is the call's one resolution: swapping it for a symlink
+ * afterwards must not move the roots derived from it. */
+static void
+test_writable_roots_not_resolved_again (void)
+{
+  g_autofree char *dir = real_tmp_dir ();
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *moved = g_build_filename (dir, "moved", NULL);
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_auto (GStrv) roots = NULL;
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws, NULL);
+  g_assert_cmpint (g_rename (ws, moved), ==, 0);
+  g_assert_cmpint (symlink ("/usr", ws), ==, 0);
+  roots = dsh_writable_roots (policy);
+  g_assert_cmpstr (roots[0], ==, ws);
+}
+
+/* Pinned roots are returned exactly, and only under workspace-write. */
+static void
+test_writable_roots_pinned (void)
+{
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshSandboxPolicy) copy = NULL;
+  const char *pinned[] = { "/pinned/ws", "/pinned/tmp", NULL };
+  g_auto (GStrv) roots = NULL;
+  g_auto (GStrv) copied = NULL;
+  g_auto (GStrv) read_only = NULL;
+
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/pinned/ws", NULL);
+  policy->writable_roots = g_strdupv ((char **) pinned);
+  roots = dsh_writable_roots (policy);
+  g_assert_true (g_strv_equal ((const char *const *) roots, pinned));
+  copy = dsh_sandbox_policy_copy (policy);
+  copied = dsh_writable_roots (copy);
+  g_assert_true (g_strv_equal ((const char *const *) copied, pinned));
+  copy->mode = DSH_SANDBOX_MODE_READ_ONLY;
+  read_only = dsh_writable_roots (copy);
+  g_assert_cmpuint (g_strv_length (read_only), ==, 0);
+}
+
+/* read-only and danger-full-access pin nothing and never look at the temp directory. */
+static void
+test_pin_other_modes (void)
+{
+  g_autoptr (DshSandboxPolicy) ro = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (dsh_roots_pin (ro, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (ro->writable_roots);
+  g_assert_false (dsh_roots_check_workspace ("/", &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED);
+  g_assert_cmpstr (dsh_sandbox_error_code_name (DSH_SANDBOX_ERROR_ROOT_REFUSED), ==,
+                   "ROOT_REFUSED");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -244,5 +321,10 @@ main (int argc, char **argv)
                    test_writable_roots_tmpdir_symlink_to_tmp);
   g_test_add_func ("/roots/writable/workspace-is-tmp", test_writable_roots_workspace_is_tmp);
   g_test_add_func ("/roots/writable/missing-tmpdir", test_writable_roots_missing_tmpdir);
+  g_test_add_func ("/roots/writable/refused-tmpdir-left-out",
+                   test_writable_roots_refused_tmpdir_left_out);
+  g_test_add_func ("/roots/writable/not-resolved-again", test_writable_roots_not_resolved_again);
+  g_test_add_func ("/roots/writable/pinned", test_writable_roots_pinned);
+  g_test_add_func ("/roots/pin/other-modes", test_pin_other_modes);
   return g_test_run ();
 }

@@ -75,13 +75,16 @@ assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
   g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (mode, f->workspace, NULL);
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *expected = dsh_text_unavailable (mode_name);
+  g_autofree char *text = dsh_text_unavailable (mode_name);
+  g_autofree char *expected = g_strdup_printf ("%s Cause: ", text);
   const char *argv[] = { "true", NULL };
 
   confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
   g_assert_null (confined);
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
-  g_assert_cmpstr (error->message, ==, expected);
+  /* The exact text, then why each candidate was not usable. */
+  g_assert_true (g_str_has_prefix (error->message, expected));
+  g_assert_cmpuint (strlen (error->message), >, strlen (expected));
 }
 
 static const char *alpha_only[] = { "fake-alpha", NULL };
@@ -533,6 +536,54 @@ test_refuses_unconfined_requests (Fixture *f, gconstpointer data)
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
 }
 
+/* A provider that neither confines nor explains. */
+typedef struct {
+  DshSandboxProvider parent;
+} SilentProvider;
+typedef struct {
+  DshSandboxProviderClass parent_class;
+} SilentProviderClass;
+
+static GType silent_provider_get_type (void);
+G_DEFINE_TYPE (SilentProvider, silent_provider, DSH_TYPE_SANDBOX_PROVIDER)
+
+static DshConfinedArgv *
+silent_confine (DshSandboxProvider *self, const char *const *argv,
+                const DshSandboxPolicy *policy, GError **error)
+{
+  return NULL;
+}
+
+static void
+silent_provider_class_init (SilentProviderClass *klass)
+{
+  DSH_SANDBOX_PROVIDER_CLASS (klass)->confine = silent_confine;
+}
+
+static void
+silent_provider_init (SilentProvider *self)
+{
+}
+
+/* It still fails closed, and SANDBOX_UNAVAILABLE still carries the exact text, with the cause
+ * after it. */
+static void
+test_silent_provider_fails_closed (void)
+{
+  g_autoptr (DshSandboxProvider) provider = g_object_new (silent_provider_get_type (), NULL);
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autofree char *text = dsh_text_unavailable ("read-only");
+  g_autofree char *expected = g_strdup_printf (
+    "%s Cause: the sandbox provider returned no confined argv and no error", text);
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+
+  g_assert_null (dsh_sandbox_provider_confine (provider, argv, policy, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
 #define ADD(path, names, func) \
   g_test_add (path, Fixture, names, fixture_set_up, func, fixture_tear_down)
 
@@ -567,5 +618,6 @@ main (int argc, char **argv)
        test_empty_denial_exclusion_refused);
   ADD ("/selection/denial-exclusions/abi-1.0-padding-unread", abiold_only,
        test_denial_exclusions_gated_by_abi);
+  g_test_add_func ("/selection/silent-provider", test_silent_provider_fails_closed);
   return g_test_run ();
 }

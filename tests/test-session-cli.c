@@ -89,7 +89,7 @@ test_session_lifecycle (void)
 {
   g_autofree char *dir = dsh_test_make_tmp_dir ();
   g_autofree char *canonical_dir = dsh_canonical_path (dir);
-  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *path = dsh_test_log_path ("s.jsonl");
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonObject) shown = NULL;
   g_autofree char *id = NULL;
@@ -154,11 +154,14 @@ test_session_lifecycle (void)
 static void
 test_set_preset_prints_notice (void)
 {
-  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  /* Out of reach of the session's own commands: the log beside its cwd, not inside it. */
+  g_autofree char *dir = dsh_test_scratch_dir ("notice");
+  g_autofree char *cwd = g_build_filename (dir, "ws", NULL);
   g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
   g_auto (DshTestRun) run = { 0 };
 
-  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
+  g_assert_cmpint (g_mkdir (cwd, 0755), ==, 0);
+  cli (&run, NULL, "session", "new", path, "--cwd", cwd, NULL);
   assert_ok (&run);
   cli (&run, NULL, "session", "set-preset", path, "danger-full-access", NULL);
   assert_ok (&run);
@@ -263,7 +266,7 @@ test_resumed_session_keeps_permissions (void)
   dsh_test_remove_tree (config_dir);
 }
 
-/* Is `path` the argument of a writable bind in a bwrap argv (ConfinedArgv JSON)? */
+/* Is `path` a writable root in a bwrap argv (ConfinedArgv JSON)? The launcher binds it. */
 static gboolean
 argv_binds_writable (const char *confined_json, const char *path)
 {
@@ -274,7 +277,7 @@ argv_binds_writable (const char *confined_json, const char *path)
     {
       const char *arg = json_array_get_string_element (argv, i);
 
-      if ((g_str_equal (arg, "--bind") || g_str_equal (arg, "--bind-try")) &&
+      if (g_str_equal (arg, "--write") &&
           g_str_equal (json_array_get_string_element (argv, i + 1), path))
         return TRUE;
     }
@@ -290,7 +293,7 @@ test_confine_with_session (void)
   g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
   g_autofree char *workspace = g_build_filename (dir, "ws", NULL);
   g_autofree char *canonical = NULL;
-  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *path = dsh_test_log_path ("s.jsonl");
   g_auto (DshTestRun) run = { 0 };
   guint lines;
 
@@ -338,9 +341,13 @@ test_confine_refuses_reachable_session (void)
   g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
   g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
   g_auto (DshTestRun) run = { 0 };
+  g_autoptr (DshSessionLog) log = NULL;
 
+  /* "session new" itself refuses it; a log made some other way is refused at each use. */
   cli (&run, NULL, "session", "new", path, "--cwd", dir, "--preset", "workspace-write", NULL);
-  assert_ok (&run);
+  dsh_test_assert_refused (&run, "session log");
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  log = dsh_test_create_session_log (path, dir);
   cli (&run, env, "confine", "--session", path, "--", "true", NULL);
   dsh_test_assert_refused (&run, "session log");
   dsh_test_remove_tree (dir);
@@ -351,7 +358,7 @@ test_policy_resolve_and_context (void)
 {
   g_autofree char *dir = dsh_test_make_tmp_dir ();
   g_autofree char *canonical_dir = dsh_canonical_path (dir);
-  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *path = dsh_test_log_path ("s.jsonl");
   const char *schema = "policy-resolve.schema.json";
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonObject) resolved = NULL;
@@ -393,8 +400,8 @@ static void
 test_bad_input (void)
 {
   g_autofree char *dir = dsh_test_make_tmp_dir ();
-  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
-  g_autofree char *forged = g_build_filename (dir, "forged.jsonl", NULL);
+  g_autofree char *path = dsh_test_log_path ("s.jsonl");
+  g_autofree char *forged = dsh_test_log_path ("forged.jsonl");
   g_autofree char *missing_cwd = g_build_filename (dir, "nope", NULL);
   g_auto (DshTestRun) run = { 0 };
   guint lines;
@@ -407,11 +414,11 @@ test_bad_input (void)
   dsh_test_assert_refused (&run, "no subcommand");
   cli (&run, NULL, "session", "frobnicate", NULL);
   dsh_test_assert_refused (&run, "unknown subcommand");
-  cli (&run, NULL, "session", "new", path, NULL);
+  cli (&run, NULL, "session", "new", path, "--cwd", dir, NULL);
   dsh_test_assert_refused (&run, "File exists");
   cli (&run, NULL, "session", "new", forged, "--cwd", missing_cwd, NULL);
   dsh_test_assert_refused (&run, "not an existing directory");
-  cli (&run, NULL, "session", "new", forged, "--preset", "custom", NULL);
+  cli (&run, NULL, "session", "new", forged, "--cwd", dir, "--preset", "custom", NULL);
   dsh_test_assert_refused (&run, "custom");
   g_assert_false (g_file_test (forged, G_FILE_TEST_EXISTS));
   cli (&run, NULL, "session", "set-mode", path, "root-access", NULL);
@@ -455,8 +462,8 @@ test_config_defaults_and_pinning (void)
   g_autofree char *config_dir = dsh_test_scratch_dir ("config");
   g_autofree char *config = g_build_filename (config_dir, "config.json", NULL);
   g_autofree char *bad_config = g_build_filename (config_dir, "bad.json", NULL);
-  g_autofree char *old_path = g_build_filename (dir, "old.jsonl", NULL);
-  g_autofree char *new_path = g_build_filename (dir, "new.jsonl", NULL);
+  g_autofree char *old_path = dsh_test_log_path ("old.jsonl");
+  g_autofree char *new_path = dsh_test_log_path ("new.jsonl");
   g_autofree char *env_config = NULL;
   g_autofree char *env_bad = NULL;
   g_auto (DshTestRun) run = { 0 };
@@ -517,7 +524,7 @@ test_config_defaults_and_pinning (void)
   {
     g_autofree char *reachable = g_build_filename (dir, "config.json", NULL);
     g_autofree char *env_reachable = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", reachable);
-    g_autofree char *third = g_build_filename (dir, "third.jsonl", NULL);
+    g_autofree char *third = dsh_test_log_path ("third.jsonl");
 
     dsh_test_write_file (reachable, "{}");
     env[0] = env_reachable;
@@ -535,7 +542,7 @@ static void
 test_crash_tail_via_cli (void)
 {
   g_autofree char *dir = dsh_test_make_tmp_dir ();
-  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *path = dsh_test_log_path ("s.jsonl");
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (JsonObject) shown = NULL;
   g_autofree char *contents = NULL;

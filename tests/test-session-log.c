@@ -138,6 +138,52 @@ test_create_and_replay (void)
   }
 }
 
+/* Extra writable roots are pinned into the header at creation, absolute paths only. */
+static void
+test_header_writable_roots (void)
+{
+  static const char *const forged[] = {
+    "{\"id\":\"a\",\"cwd\":\"/w\",\"created\":\"2026-01-01T00:00:00Z\","
+    "\"writableRoots\":[\"rel\"]}\n",
+    "{\"id\":\"a\",\"cwd\":\"/w\",\"created\":\"2026-01-01T00:00:00Z\","
+    "\"writableRoots\":\"/x\"}\n",
+  };
+  const char *roots[] = { "/srv/cache", "/home/u/.npm", NULL };
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (DshSessionLog) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) pinned = NULL;
+  g_auto (GStrv) none = NULL;
+
+  log = dsh_session_log_create_with_roots (path, "/w", roots, &error);
+  g_assert_no_error (error);
+  loaded = dsh_session_log_load (path, &error);
+  g_assert_no_error (error);
+  pinned = dsh_session_log_dup_extra_writable_roots (loaded);
+  g_assert_true (g_strv_equal ((const char *const *) pinned, roots));
+  g_clear_object (&log);
+  {
+    g_autofree char *plain = new_log_path ();
+
+    log = dsh_session_log_create (plain, "/w", &error);
+    g_assert_no_error (error);
+    none = dsh_session_log_dup_extra_writable_roots (log);
+    g_assert_null (none);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (forged); i++)
+    {
+      g_autofree char *bad = new_log_path ();
+      g_autoptr (DshSessionLog) refused = NULL;
+      g_autoptr (GError) load_error = NULL;
+
+      dsh_test_write_file (bad, forged[i]);
+      refused = dsh_session_log_load (bad, &load_error);
+      g_assert_nonnull (load_error);
+      g_assert_null (refused);
+    }
+}
+
 static void
 test_create_refuses_existing (void)
 {
@@ -873,6 +919,7 @@ main (int argc, char **argv)
   g_test_add_func ("/session-log/writers/replaced-file", test_replaced_file_refused);
   g_test_add_func ("/session-log/writers/shrunk-file", test_shrunk_file_refused);
   g_test_add_func ("/session-log/writers/threads", test_threads_append);
+  g_test_add_func ("/session-log/header-writable-roots", test_header_writable_roots);
 
   return g_test_run ();
 }

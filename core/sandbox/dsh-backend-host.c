@@ -58,7 +58,7 @@ host_set_error (DshBackendHost *host, const char *message)
 }
 
 static void
-host_set_enforcement (DshBackendHost *host, DshBackendEnforcement enforcement)
+host_set_enforcement (DshBackendHost *host, int32_t enforcement)
 {
   call_of (host)->enforcement = enforcement == DSH_BACKEND_ENFORCEMENT_FULL
                                   ? DSH_ENFORCEMENT_FULL

@@ -91,14 +91,21 @@ scan_modules (DshBackendSelector *self)
 /* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
 gboolean
 dsh_backend_selector_call_confine (DshBackendSelector *self,
-                                 DshBackendModule *module,
-                                 const char *const *argv,
-                                 const DshSandboxPolicy *policy,
-                                 DshBackendCall *call,
-                                 GError **error)
+                                   DshBackendModule *module,
+                                   const char *const *argv,
+                                   const DshSandboxPolicy *policy,
+                                   DshBackendCall *call,
+                                   GError **error)
 {
   dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
+  if (!dsh_backend_module_bind_instance (module, call))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                   "backend \"%s\" could not confine the command: %s", module->name,
+                   call->error != NULL ? call->error : "no reason given");
+      return FALSE;
+    }
   return dsh_backend_call_confine (call, module->name, module->descriptor, argv, policy, error);
 }
 
@@ -113,7 +120,9 @@ run_check (DshBackendSelector *self, Candidate *candidate)
 
   dsh_backend_call_init (&call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
-  rc = candidate->module->descriptor->check (&call.host);
+  rc = dsh_backend_module_bind_instance (candidate->module, &call)
+         ? candidate->module->descriptor->check (&call.host)
+         : -1;
   if (rc != 0 || call.error != NULL)
     {
       candidate->probe = PROBE_FAILED;
@@ -302,6 +311,44 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
   self->selection_failure = g_strdup ("every backend candidate failed its probe");
 }
 
+/* Why nothing was selected: the failure, then each module's own reason (a refused file, a
+ * failed check or probe). */
+static char *
+selection_cause (DshBackendSelector *self)
+{
+  GString *cause;
+
+  g_mutex_lock (&self->lock);
+  cause = g_string_new (self->selection_failure != NULL ? self->selection_failure
+                                                        : "no backend was selected");
+  if (self->modules != NULL && self->modules->len == 0 && self->backend_dirs != NULL)
+    {
+      g_autofree char *dirs = g_strjoinv (", ", self->backend_dirs);
+
+      g_string_append_printf (cause, " (no module file in %s)", dirs);
+    }
+  for (guint i = 0; self->modules != NULL && i < self->modules->len; i++)
+    {
+      const DshBackendModule *module = self->modules->pdata[i];
+
+      if (module->refused_reason != NULL)
+        g_string_append_printf (cause, "; %s: refused: %s",
+                                module->name != NULL ? module->name : module->path,
+                                module->refused_reason);
+    }
+  for (guint i = 0; self->candidates != NULL && i < self->candidates->len; i++)
+    {
+      const Candidate *c = self->candidates->pdata[i];
+
+      if (c->probe == PROBE_FAILED && c->probe_detail != NULL &&
+          (self->selection_failure == NULL || strstr (self->selection_failure,
+                                                      c->probe_detail) == NULL))
+        g_string_append_printf (cause, "; %s: %s", c->module->name, c->probe_detail);
+    }
+  g_mutex_unlock (&self->lock);
+  return g_string_free (cause, FALSE);
+}
+
 static Candidate *
 ensure_selected (DshBackendSelector *self, const char *mode, GError **error)
 {
@@ -314,7 +361,8 @@ ensure_selected (DshBackendSelector *self, const char *mode, GError **error)
 
   if (selected == NULL)
     {
-      g_autofree char *text = dsh_text_unavailable (mode);
+      g_autofree char *cause = selection_cause (self);
+      g_autofree char *text = dsh_text_unavailable_cause (mode, cause);
 
       g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
     }
@@ -330,8 +378,19 @@ dsh_backend_selector_confine (DshBackendSelector *self,
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   g_autoptr (GError) local_error = NULL;
   DshConfinement *confinement;
+  g_autoptr (DshSandboxPolicy) pinned = NULL;
   Candidate *selected;
   DshBackendCall call;
+
+  /* A caller that has not resolved and checked the roots of this call gets that done here,
+   * once: the backend receives exactly the strings that were checked. */
+  if (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE && policy->writable_roots == NULL)
+    {
+      pinned = dsh_sandbox_policy_copy (policy);
+      if (!dsh_roots_pin (pinned, NULL, NULL, error))
+        return NULL;
+      policy = pinned;
+    }
 
   selected = ensure_selected (self, mode, error);
   if (selected == NULL)
@@ -340,9 +399,8 @@ dsh_backend_selector_confine (DshBackendSelector *self,
   if (!dsh_backend_selector_call_confine (self, selected->module, argv, policy, &call,
                                           &local_error))
     {
-      g_autofree char *text = dsh_text_unavailable (mode);
+      g_autofree char *text = dsh_text_unavailable_cause (mode, local_error->message);
 
-      g_debug ("%s", local_error->message);
       g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
       dsh_backend_call_clear (&call);
       return NULL;

@@ -25,6 +25,8 @@ dsh_outcome_to_string (DshOutcome outcome)
       return "unavailable";
     case DSH_OUTCOME_ESCALATION_REFUSED:
       return "escalation-refused";
+    case DSH_OUTCOME_ROOT_REFUSED:
+      return "root-refused";
     default:
       g_return_val_if_reached (NULL);
     }

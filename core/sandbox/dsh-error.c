@@ -27,6 +27,8 @@ dsh_sandbox_error_code_name (DshSandboxError code)
       return "ESCALATION_REFUSED";
     case DSH_SANDBOX_ERROR_APPROVAL:
       return "APPROVAL";
+    case DSH_SANDBOX_ERROR_ROOT_REFUSED:
+      return "ROOT_REFUSED";
     default:
       return "UNKNOWN";
     }

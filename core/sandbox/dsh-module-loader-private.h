@@ -7,6 +7,7 @@
 #include <gmodule.h>
 
 #include "dsh-backend.h"
+#include "dsh-backend-host-private.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,10 @@ typedef struct {
   /* The backend name the file name gives (a loaded descriptor must carry the same). */
   char *name;
   char *description;
+  /* Optional metadata of an ABI 1.1 module, or NULL. */
+  char *version;
+  char *license;
+  char *origin;
   int priority;
   /* Open while the descriptor is in use; NULL when refused. */
   GModule *module;
@@ -24,9 +29,18 @@ typedef struct {
   char *refused_reason;
   /* Not opened: its file names another backend than the one asked for. */
   gboolean excluded;
+  /* The module's state for the provider that scanned it (instance hooks), made on first use and
+   * ended when the module is freed with that provider. */
+  GMutex instance_lock;
+  void *instance;
 } DshBackendModule;
 
 void       dsh_backend_module_free   (DshBackendModule   *module);
+
+/* Hands the module's per-provider state to the call (call->host.instance), asking the module to
+ * make it on the first call. FALSE, with call->error set, when the module could not. */
+gboolean   dsh_backend_module_bind_instance (DshBackendModule *module,
+                                             DshBackendCall   *call);
 
 /* Scans each directory for module files in name order and returns every one seen (element type
  * DshBackendModule), loaded or refused with a reason; a name seen twice is refused the second

@@ -21,17 +21,24 @@ dsh_backend_module_free (DshBackendModule *module)
 {
   if (module == NULL)
     return;
+  /* The provider's lifetime ends here: its state goes before the code that owns it. */
+  if (module->instance != NULL)
+    module->descriptor->instance_free (module->instance);
   /* Modules hold no GTypes, so closing is safe once no descriptor pointer is in use. */
   if (module->module != NULL)
     g_module_close (module->module);
+  g_mutex_clear (&module->instance_lock);
   g_free (module->path);
   g_free (module->name);
   g_free (module->description);
+  g_free (module->version);
+  g_free (module->license);
+  g_free (module->origin);
   g_free (module->refused_reason);
   g_free (module);
 }
 
-static DshBackendOs
+static int32_t
 host_backend_os (void)
 {
 #if defined(__linux__)
@@ -46,7 +53,7 @@ host_backend_os (void)
 }
 
 static const char *
-backend_os_name (DshBackendOs os)
+backend_os_name (int32_t os)
 {
   switch (os)
     {
@@ -115,8 +122,11 @@ check_trusted (const char *path)
     return g_strdup_printf ("the module directory is writable by %s (mode %04o)",
                             (dir_st.st_mode & S_IWOTH) ? "others" : "its group",
                             (guint) (dir_st.st_mode & 07777));
-#endif
   return NULL;
+#else
+  /* Ownership and ACLs are not checked on Windows yet: refuse rather than trust blindly. */
+  return g_strdup ("module trust checks (owner, ACL) are not implemented on Windows yet");
+#endif
 }
 
 const char *const *
@@ -155,6 +165,9 @@ check_descriptor (const DshBackendDescriptor *desc)
     }
   if (desc->runner_failure_rules == NULL || desc->n_runner_failure_rules == 0)
     return g_strdup ("the descriptor has no runner-failure rules");
+  if (DSH_BACKEND_ABI_AT_LEAST (desc, 1) &&
+      (desc->instance_new == NULL) != (desc->instance_free == NULL))
+    return g_strdup ("the descriptor has only one of instance_new and instance_free");
   for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
     {
       const char *const *fatal = desc->runner_failure_rules[i].fatal_signatures;
@@ -170,6 +183,12 @@ check_descriptor (const DshBackendDescriptor *desc)
   if (desc->os != host_backend_os ())
     return g_strdup_printf ("the backend is for %s, not this host", backend_os_name (desc->os));
   return NULL;
+}
+
+static char *
+optional_text (const char *text)
+{
+  return text != NULL && text[0] != '\0' ? g_utf8_make_valid (text, -1) : NULL;
 }
 
 static void
@@ -228,9 +247,34 @@ load_module (DshBackendModule *module, const char *const *untrusted_roots)
     }
 
   module->description = g_utf8_make_valid (desc->description != NULL ? desc->description : "", -1);
+  if (DSH_BACKEND_ABI_AT_LEAST (desc, 1))
+    {
+      module->version = optional_text (desc->version);
+      module->license = optional_text (desc->license);
+      module->origin = optional_text (desc->origin);
+    }
   module->priority = desc->priority;
   module->descriptor = desc;
   module->module = handle;
+}
+
+gboolean
+dsh_backend_module_bind_instance (DshBackendModule *module, DshBackendCall *call)
+{
+  DshBackendHost *host = &call->host;
+  const DshBackendDescriptor *desc = module->descriptor;
+
+  if (!DSH_BACKEND_ABI_AT_LEAST (desc, 1) || desc->instance_new == NULL)
+    return TRUE;
+  /* Concurrent first calls of one provider must agree on one instance. */
+  g_mutex_lock (&module->instance_lock);
+  if (module->instance == NULL)
+    module->instance = desc->instance_new (host);
+  host->instance = module->instance;
+  g_mutex_unlock (&module->instance_lock);
+  if (host->instance == NULL && call->error == NULL)
+    call->error = g_strdup ("the backend could not create its per-provider state");
+  return host->instance != NULL;
 }
 
 static int
@@ -267,6 +311,7 @@ dsh_module_loader_scan (const char *const *dirs,
           if (file_name == NULL)
             continue;
           module = g_new0 (DshBackendModule, 1);
+          g_mutex_init (&module->instance_lock);
           module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
           module->name = g_steal_pointer (&file_name);
           module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);

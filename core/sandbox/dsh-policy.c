@@ -20,7 +20,12 @@ dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const c
 DshSandboxPolicy *
 dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
 {
-  return dsh_sandbox_policy_new (policy->mode, policy->workspace_root, policy->session_id);
+  DshSandboxPolicy *copy = dsh_sandbox_policy_new (policy->mode, policy->workspace_root,
+                                                   policy->session_id);
+
+  copy->writable_roots = g_strdupv (policy->writable_roots);
+  copy->extra_writable_roots = g_strdupv (policy->extra_writable_roots);
+  return copy;
 }
 
 void
@@ -30,5 +35,7 @@ dsh_sandbox_policy_free (DshSandboxPolicy *policy)
     return;
   g_free (policy->workspace_root);
   g_free (policy->session_id);
+  g_strfreev (policy->writable_roots);
+  g_strfreev (policy->extra_writable_roots);
   g_free (policy);
 }

@@ -1,4 +1,5 @@
-/* dsh-roots.c — canonical paths and the writable roots every enforcing layer derives from.
+/* dsh-roots.c — canonical paths and the writable roots every enforcing layer derives from:
+ * resolved once per call, checked on exactly those strings, and handed down as they are.
  *
  * The order matters for security: resolving symlinks before lexical normalisation makes
  * "a/link/../b" name the directory chdir would reach, not the lexical "a/b" the kernel never
@@ -6,16 +7,25 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE /* O_PATH */
+
 #include "dsh-roots.h"
 #include "dsh-roots-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
+
 #include "dsh-error.h"
-#include <string.h>
+#include "dsh-root-grants-private.h"
 
 char *
 dsh_canonical_path (const char *path)
@@ -44,40 +54,6 @@ dsh_workspace_root (const char *session_cwd, const char *fallback_root)
   return g_canonicalize_filename (canonical, NULL);
 }
 
-GStrv
-dsh_writable_roots (const DshSandboxPolicy *policy)
-{
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
-  const char *candidates[3];
-
-  g_return_val_if_fail (policy != NULL, NULL);
-
-  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
-    return g_strv_builder_end (builder);
-
-  /* The temp directory is listed on its own: mkstemp-family tools write there, and leaving it
-   * out would deny what workspace-write promises. */
-  candidates[0] = policy->workspace_root;
-  candidates[1] = "/tmp";
-  candidates[2] = g_get_tmp_dir ();
-
-  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
-    {
-      char *canonical = dsh_canonical_path (candidates[i]);
-
-      if (g_ptr_array_find_with_equal_func (seen, canonical, g_str_equal, NULL))
-        {
-          g_free (canonical);
-          continue;
-        }
-      g_strv_builder_add (builder, canonical);
-      g_ptr_array_add (seen, canonical);
-    }
-
-  return g_strv_builder_end (builder);
-}
-
 gboolean
 dsh_path_is_beneath (const char *path, const char *root)
 {
@@ -104,31 +80,189 @@ dsh_absolute_path_as_spelled (const char *path)
   return g_build_filename (here, path, NULL);
 }
 
-/* Walks path the way the kernel resolves it and returns the first symlink (a new string) that
- * lies inside one of writable or was changed after not_before (Unix time in microseconds; 0 for
- * none), or NULL. A missing component ends the walk: nothing lies beyond it. When the walk went
- * all the way, *out_resolved (if given) is where it ended. */
-static char *
-find_planted_symlink (const char *path,
-                      const char *const *writable,
-                      gint64 not_before,
-                      char **out_resolved)
+
+int
+dsh_open_directory_no_symlinks (const char *path, gboolean portable)
 {
-  GQueue *pending = g_queue_new ();
+  g_auto (GStrv) parts = NULL;
+  int fd;
+
+  if (!g_path_is_absolute (path))
+    {
+      errno = EINVAL;
+      return -1;
+    }
+#ifdef __linux__
+  if (!portable)
+    {
+      struct open_how how = { 0 };
+
+      how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+      how.resolve = RESOLVE_NO_SYMLINKS;
+      fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+      if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        return fd;
+    }
+#endif
+  /* Without openat2: one component at a time from /, never following a symlink. */
+#ifdef O_PATH
+#define ANCHOR_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#else
+#define ANCHOR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#endif
+  fd = open ("/", ANCHOR_FLAGS);
+  parts = g_strsplit (path, "/", -1);
+  for (gsize i = 0; fd >= 0 && parts[i] != NULL; i++)
+    {
+      int next;
+
+      if (parts[i][0] == '\0' || g_str_equal (parts[i], "."))
+        continue;
+      if (g_str_equal (parts[i], ".."))
+        {
+          close (fd);
+          errno = ELOOP;
+          return -1;
+        }
+      next = openat (fd, parts[i], ANCHOR_FLAGS);
+      close (fd);
+      fd = next;
+    }
+  /* O_NOFOLLOW on a symlink fails with ELOOP, or ENOTDIR with O_DIRECTORY. */
+  if (fd < 0 && errno == ENOTDIR)
+    errno = ELOOP;
+  return fd;
+#undef ANCHOR_FLAGS
+}
+
+/* ---- the walk ------------------------------------------------------------------------------ */
+
+/* File timestamps come from the kernel's coarse clock, which lags the clock a grant or a
+ * session's creation was stamped with by up to a tick (more on a network filesystem): a symlink
+ * made right afterwards must still count as made afterwards, so comparisons keep a margin. A
+ * symlink the user made within that margin before is refused too. */
+#define CLOCK_MARGIN_US G_USEC_PER_SEC
+
+/* What the walk holds against a symlink it meets. */
+typedef struct {
+  /* Symlinks changed after this (Unix time, microseconds; 0: none) are refused: a session's
+   * cwd was fixed at its creation. */
+  gint64 not_before;
+  /* Symlinks made beneath a directory after it was granted are refused (NULL: no record). */
+  DshRootGrants *grants;
+} WalkRules;
+
+typedef enum {
+  PLANTED_NONE,
+  PLANTED_SINCE_SESSION,
+  PLANTED_SINCE_GRANT,
+} PlantedKind;
+
+typedef struct {
+  /* Every symlink followed and the (resolved) directory holding it, for the check against the
+   * call's own roots once they are known. */
+  GPtrArray *links;
+  GPtrArray *link_dirs;
+  /* The first symlink refused by the rules, and for a grant the directory granted. */
+  PlantedKind planted_kind;
+  char *planted;
+  char *granted_dir;
+  /* Where the walk ended when it went all the way, else NULL. */
+  char *resolved;
+} Walk;
+
+static void
+walk_clear (Walk *walk)
+{
+  g_clear_pointer (&walk->links, g_ptr_array_unref);
+  g_clear_pointer (&walk->link_dirs, g_ptr_array_unref);
+  g_clear_pointer (&walk->planted, g_free);
+  g_clear_pointer (&walk->granted_dir, g_free);
+  g_clear_pointer (&walk->resolved, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Walk, walk_clear)
+
+/* The first n components of resolved ("/" for none). */
+static char *
+leading_components (const char *resolved, guint n)
+{
+  const char *p = resolved;
+
+  if (n == 0)
+    return g_strdup ("/");
+  for (guint seen = 0; *p != '\0'; p++)
+    {
+      if (*p == '/' && seen++ == n)
+        break;
+    }
+  return g_strndup (resolved, (gsize) (p - resolved));
+}
+
+/* A directory on the way: who it is, and when it last changed (ctime, microseconds). */
+typedef struct {
+  DshRootIdentity identity;
+  gint64 changed_us;
+} Ancestor;
+
+/* Is the symlink (ctime changed_us) beneath a granted directory of ancestors ("/" and each
+ * component of resolved), with the symlink or any directory between them changed since the
+ * grant? A directory renamed into a granted one changes (its ctime), so an old symlink moved in
+ * inside it counts as new. Sets walk->granted_dir. */
+static gboolean
+made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const char *resolved,
+                    gint64 changed_us)
+{
+  gint64 newest = changed_us;
+
+  /* From the innermost directory out, carrying the newest change seen below each. */
+  for (guint i = ancestors->len; rules->grants != NULL && i > 0; i--)
+    {
+      const Ancestor *ancestor = &g_array_index (ancestors, Ancestor, i - 1);
+      gint64 since = 0;
+
+      if (dsh_root_grants_lookup (rules->grants, &ancestor->identity, &since) &&
+          newest >= since - CLOCK_MARGIN_US)
+        {
+          walk->granted_dir = leading_components (resolved, i - 1);
+          return TRUE;
+        }
+      newest = MAX (newest, ancestor->changed_us);
+    }
+  return FALSE;
+}
+
+/* Walks path the way the kernel resolves it, component by component through every symlink,
+ * holding each symlink it meets against rules. A missing component ends the walk: nothing lies
+ * beyond it, and walk->resolved stays NULL (the path matches nothing until it exists). */
+static void
+walk_path (const char *path, const WalkRules *rules, Walk *walk)
+{
+  g_autoptr (GQueue) pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
+  g_autoptr (GArray) ancestors = g_array_new (FALSE, FALSE, sizeof (Ancestor));
   g_auto (GStrv) parts = g_strsplit (path, "/", -1);
-  char *planted = NULL;
+  DshRootIdentity identity;
   guint links = 0;
 
+  walk->links = g_ptr_array_new_with_free_func (g_free);
+  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
   for (gsize i = 0; parts[i] != NULL; i++)
     g_queue_push_tail (pending, g_strdup (parts[i]));
+  {
+    Ancestor root;
 
-  while (planted == NULL && !g_queue_is_empty (pending))
+    if (dsh_root_identity_at (AT_FDCWD, "/", &root.identity, NULL, &root.changed_us))
+      g_array_append_val (ancestors, root);
+  }
+
+  while (!g_queue_is_empty (pending))
     {
       g_autofree char *part = g_queue_pop_head (pending);
       g_autofree char *candidate = NULL;
       g_autofree char *target = NULL;
-      struct stat st;
+      gboolean is_link = FALSE;
+      gint64 changed_us = 0;
 
       if (part[0] == '\0' || g_str_equal (part, "."))
         continue;
@@ -137,30 +271,38 @@ find_planted_symlink (const char *path,
           char *slash = strrchr (resolved->str, '/');
 
           g_string_truncate (resolved, slash != NULL ? (gsize) (slash - resolved->str) : 0);
+          if (ancestors->len > 1)
+            g_array_set_size (ancestors, ancestors->len - 1);
           continue;
         }
 
       candidate = g_strdup_printf ("%s/%s", resolved->str, part);
-      if (lstat (candidate, &st) != 0)
-        break;
-      if (!S_ISLNK (st.st_mode))
+      if (!dsh_root_identity_at (AT_FDCWD, candidate, &identity, &is_link, &changed_us))
+        return;
+      if (!is_link)
         {
+          Ancestor ancestor = { identity, changed_us };
+
           g_string_assign (resolved, candidate);
+          g_array_append_val (ancestors, ancestor);
           continue;
         }
 
-      for (gsize i = 0; writable != NULL && writable[i] != NULL; i++)
+      if (rules->not_before > 0 && changed_us >= rules->not_before - CLOCK_MARGIN_US)
+        walk->planted_kind = PLANTED_SINCE_SESSION;
+      else if (made_after_a_grant (walk, rules, ancestors, resolved->str, changed_us))
+        walk->planted_kind = PLANTED_SINCE_GRANT;
+      if (walk->planted_kind != PLANTED_NONE)
         {
-          if (dsh_path_is_beneath (resolved->len > 0 ? resolved->str : "/", writable[i]))
-            planted = g_strdup (candidate);
+          walk->planted = g_steal_pointer (&candidate);
+          return;
         }
-      if (planted == NULL && not_before > 0 &&
-          (gint64) st.st_ctim.tv_sec * G_USEC_PER_SEC + st.st_ctim.tv_nsec / 1000 > not_before)
-        planted = g_strdup (candidate);
-      target = g_file_read_link (candidate, NULL);
-      if (planted != NULL || target == NULL || ++links > 40)
-        break;
+      g_ptr_array_add (walk->links, g_strdup (candidate));
+      g_ptr_array_add (walk->link_dirs, g_strdup (resolved->len > 0 ? resolved->str : "/"));
 
+      target = g_file_read_link (candidate, NULL);
+      if (target == NULL || ++links > 40)
+        return;
       /* Continue through the link's target, as the kernel does. */
       {
         g_auto (GStrv) target_parts = g_strsplit (target, "/", -1);
@@ -169,27 +311,454 @@ find_planted_symlink (const char *path,
           g_queue_push_head (pending, g_strdup (target_parts[i - 1]));
       }
       if (target[0] == '/')
-        g_string_truncate (resolved, 0);
+        {
+          g_string_truncate (resolved, 0);
+          g_array_set_size (ancestors, MIN (ancestors->len, 1));
+        }
     }
 
-  if (out_resolved != NULL && planted == NULL && g_queue_is_empty (pending))
-    *out_resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
-  g_queue_free_full (pending, g_free);
-  return planted;
+  walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
+}
+
+/* ---- refusals ------------------------------------------------------------------------------ */
+
+static gboolean
+refuse_planted (GError **error, const char *root, const Walk *walk, const char *link)
+{
+  g_autofree char *valid_root = g_utf8_make_valid (root, -1);
+  g_autofree char *valid = g_utf8_make_valid (link, -1);
+
+  if (walk != NULL && walk->planted_kind == PLANTED_SINCE_SESSION)
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                 "the session's cwd %s is reached through the symlink %s, made after the "
+                 "session was created: a command could have planted it to move the "
+                 "session's workspace; refusing to run the command",
+                 valid_root, valid);
+  else if (walk != NULL && walk->planted_kind == PLANTED_SINCE_GRANT)
+    {
+      g_autofree char *granted = g_utf8_make_valid (walk->granted_dir, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                   "the writable root %s is reached through the symlink %s, made inside %s "
+                   "after confined commands were allowed to write there: a command could have "
+                   "planted it to move this call's writable roots; refusing to run the command",
+                   valid_root, valid, granted);
+    }
+  else
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                 "the writable root %s is reached through the symlink %s, which lies where "
+                 "confined commands may write: a command could have planted it to move this "
+                 "call's writable roots; refusing to run the command",
+                 valid_root, valid);
+  return FALSE;
+}
+
+gboolean
+dsh_roots_check_workspace (const char *workspace_root, GError **error)
+{
+  if (g_strcmp0 (workspace_root, "/") != 0)
+    return TRUE;
+  g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                       "the workspace root / would make the whole host writable under "
+                       "workspace-write; refusing to run the command (choose the project's "
+                       "directory as the workspace)");
+  return FALSE;
+}
+
+/* Directories of the operating system itself: a temp root there, or beneath the first group,
+ * would hand the system to confined commands. */
+static const char *const system_trees[] = {
+  "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sbin",
+  "/sys", "/usr", "/System", "/private/etc",
+};
+static const char *const system_dirs[] = {
+  "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/var", "/Applications",
+  "/Library", "/Users", "/Volumes", "/private", "/private/var",
+};
+
+/* Why a temp directory or an extra root (canonical) may not be a writable root next to
+ * workspace_root, or NULL when it may. */
+static char *
+root_refusal (const char *temp, const char *workspace_root)
+{
+  const char *home_env = g_getenv ("HOME");
+  g_autofree char *home = dsh_canonical_path (home_env != NULL && *home_env != '\0'
+                                                ? home_env
+                                                : g_get_home_dir ());
+
+  if (g_str_equal (temp, "/"))
+    return g_strdup ("is /");
+  if (g_path_is_absolute (home) && g_str_equal (temp, home))
+    return g_strdup ("is $HOME");
+  if (g_path_is_absolute (home) && dsh_path_is_beneath (home, temp))
+    return g_strdup_printf ("is an ancestor of $HOME (%s)", home);
+  for (guint i = 0; i < G_N_ELEMENTS (system_dirs); i++)
+    {
+      if (g_str_equal (temp, system_dirs[i]))
+        return g_strdup ("is a system directory");
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (system_trees); i++)
+    {
+      /* /dev/shm is a temp area of its own. */
+      if (dsh_path_is_beneath (temp, system_trees[i]) && !dsh_path_is_beneath (temp, "/dev/shm"))
+        return g_strdup ("is a system directory");
+    }
+  if (workspace_root != NULL && dsh_path_is_beneath (workspace_root, temp) &&
+      !g_str_equal (workspace_root, temp))
+    return g_strdup_printf ("is an ancestor of the workspace %s", workspace_root);
+  return NULL;
 }
 
 static gboolean
-planted_error (GError **error, const char *root, const char *planted)
+refuse_temp_root (GError **error, const char *spelled, const char *temp, const char *why)
 {
-  g_autofree char *valid_root = g_utf8_make_valid (root, -1);
-  g_autofree char *valid = g_utf8_make_valid (planted, -1);
+  g_autofree char *valid_spelled = g_utf8_make_valid (spelled, -1);
+  g_autofree char *valid = g_utf8_make_valid (temp, -1);
 
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-               "the writable root %s is reached through the symlink %s, which lies where "
-               "confined commands may write: a command could have planted it to move this "
-               "call's writable roots; refusing to run the command",
-               valid_root, valid);
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the temp directory %s (TMPDIR, resolved to %s) %s: confined commands would "
+               "write there under workspace-write; refusing to run the command (set TMPDIR to "
+               "a directory of its own)",
+               valid_spelled, valid, why);
   return FALSE;
+}
+
+static gboolean
+refuse_extra_root (GError **error, const char *spelled, const char *root, const char *why)
+{
+  g_autofree char *valid_spelled = g_utf8_make_valid (spelled, -1);
+  g_autofree char *valid = g_utf8_make_valid (root, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the extra writable root %s (resolved to %s) %s: confined commands would write "
+               "there under workspace-write; refusing to run the command",
+               valid_spelled, valid, why);
+  return FALSE;
+}
+
+/* The temp roots of workspace-write: /tmp and the temp directory, as spelled. */
+static void
+temp_areas (const char **out_tmp, const char **out_tmpdir)
+{
+  *out_tmp = "/tmp";
+  *out_tmpdir = g_get_tmp_dir ();
+}
+
+static void
+add_unique (GPtrArray *roots, const char *root)
+{
+  if (!g_ptr_array_find_with_equal_func (roots, root, g_str_equal, NULL))
+    g_ptr_array_add (roots, g_strdup (root));
+}
+
+/* ---- the roots of a call ------------------------------------------------------------------- */
+
+GStrv
+dsh_writable_roots (const DshSandboxPolicy *policy)
+{
+  g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  const char *tmp, *tmpdir;
+
+  g_return_val_if_fail (policy != NULL, NULL);
+
+  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
+    {
+      g_ptr_array_add (roots, NULL);
+      return (GStrv) g_ptr_array_steal (roots, NULL);
+    }
+  if (policy->writable_roots != NULL)
+    return g_strdupv (policy->writable_roots);
+
+  /* Not pinned: the workspace root is the policy's own string, canonical already — resolving
+   * it again would follow whatever was swapped in since. The temp directory is listed on its
+   * own (mkstemp-family tools write there) unless it would widen the roots. */
+  temp_areas (&tmp, &tmpdir);
+  g_ptr_array_add (roots, g_canonicalize_filename (policy->workspace_root, NULL));
+  {
+    g_autofree char *canonical_tmp = dsh_canonical_path (tmp);
+    g_autofree char *canonical_tmpdir = g_path_is_absolute (tmpdir)
+                                          ? dsh_canonical_path (tmpdir)
+                                          : NULL;
+    g_autofree char *why = canonical_tmpdir != NULL
+                             ? root_refusal (canonical_tmpdir, policy->workspace_root)
+                             : NULL;
+
+    if (!g_str_equal (canonical_tmp, "/"))
+      add_unique (roots, canonical_tmp);
+    if (canonical_tmpdir != NULL && why == NULL)
+      add_unique (roots, canonical_tmpdir);
+  }
+  for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
+       i++)
+    {
+      const char *extra = policy->extra_writable_roots[i];
+      g_autofree char *root = g_path_is_absolute (extra)
+                                ? g_canonicalize_filename (extra, NULL)
+                                : NULL;
+      g_autofree char *why = root != NULL ? root_refusal (root, policy->workspace_root) : NULL;
+
+      if (root != NULL && why == NULL)
+        add_unique (roots, root);
+    }
+  g_ptr_array_add (roots, NULL);
+  return (GStrv) g_ptr_array_steal (roots, NULL);
+}
+
+/* Adds /tmp and the temp directory where their walks ended (a missing one keeps its spelling:
+ * it matches nothing until it exists), unless one would widen the roots. */
+static gboolean
+add_temp_roots (GPtrArray *roots,
+                const char *tmp,
+                const Walk *tmp_walk,
+                const char *tmpdir,
+                const Walk *tmpdir_walk,
+                const char *workspace_root,
+                GError **error)
+{
+  g_autofree char *tmp_root = g_canonicalize_filename (tmp_walk->resolved != NULL
+                                                         ? tmp_walk->resolved
+                                                         : tmp,
+                                                       NULL);
+  g_autofree char *tmpdir_root = g_canonicalize_filename (tmpdir_walk->resolved != NULL
+                                                            ? tmpdir_walk->resolved
+                                                            : tmpdir,
+                                                          NULL);
+  g_autofree char *why = root_refusal (tmpdir_root, workspace_root);
+
+  if (g_str_equal (tmp_root, "/"))
+    return refuse_temp_root (error, tmp, tmp_root, "is /");
+  if (!g_str_equal (tmpdir_root, tmp_root) && why != NULL)
+    return refuse_temp_root (error, tmpdir, tmpdir_root, why);
+  add_unique (roots, tmp_root);
+  add_unique (roots, tmpdir_root);
+  return TRUE;
+}
+
+/* Walks one extra root (as given) and adds where it ends, unless it would widen the roots. */
+static gboolean
+add_extra_root (GPtrArray *roots,
+                const char *extra,
+                Walk *walk,
+                const WalkRules *rules,
+                const char *workspace_root,
+                GError **error)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *why = NULL;
+
+  if (!g_path_is_absolute (extra))
+    return refuse_extra_root (error, extra, extra, "is not an absolute path");
+  walk_path (extra, rules, walk);
+  if (walk->planted != NULL)
+    return refuse_planted (error, extra, walk, walk->planted);
+  root = g_canonicalize_filename (walk->resolved != NULL ? walk->resolved : extra, NULL);
+  why = root_refusal (root, workspace_root);
+  if (why != NULL)
+    return refuse_extra_root (error, extra, root, why);
+  add_unique (roots, root);
+  return TRUE;
+}
+
+/* Refuses a root reached through a symlink that lies inside one of roots (NULL-terminated). */
+static gboolean
+check_links_outside (const Walk *walk, const char *spelled, GPtrArray *roots, GError **error)
+{
+  for (guint i = 0; walk->links != NULL && i < walk->links->len; i++)
+    {
+      for (guint r = 0; roots->pdata[r] != NULL; r++)
+        {
+          if (dsh_path_is_beneath (walk->link_dirs->pdata[i], roots->pdata[r]))
+            return refuse_planted (error, spelled, NULL, walk->links->pdata[i]);
+        }
+    }
+  return TRUE;
+}
+
+typedef enum {
+  /* Record the roots as granted (a call that hands them out). */
+  RESOLVE_RECORD = 1 << 0,
+  /* The temp roots too (a call; a new session's cwd has none of its own yet). */
+  RESOLVE_TEMP_ROOTS = 1 << 1,
+} ResolveFlags;
+
+/* Resolves the roots of a workspace-write call with workspace_root (canonical, from
+ * spelled_workspace) exactly once, checks them, and records them as granted with
+ * RESOLVE_RECORD. *out_roots receives them: the workspace, /tmp, the temp directory,
+ * de-duplicated. */
+static gboolean
+resolve_roots (const char *spelled_workspace,
+               const char *workspace_root,
+               const char *session_created,
+               const char *const *extra,
+               ResolveFlags flags,
+               GStrv *out_roots,
+               GError **error)
+{
+  gboolean record = (flags & RESOLVE_RECORD) != 0;
+  g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (DshRootGrants) grants = NULL;
+  g_autofree char *grants_dir = NULL;
+  g_autofree char *absolute = NULL;
+  g_auto (Walk) workspace_walk = { 0 };
+  g_auto (Walk) tmp_walk = { 0 };
+  g_auto (Walk) tmpdir_walk = { 0 };
+  g_autoptr (GArray) extra_walks = g_array_new (FALSE, TRUE, sizeof (Walk));
+  const Walk *walks[3] = { &workspace_walk, &tmp_walk, &tmpdir_walk };
+  const char *spelled[3];
+  WalkRules rules = { 0 };
+  const char *tmp, *tmpdir;
+
+  if (!dsh_roots_check_workspace (workspace_root, error))
+    return FALSE;
+  temp_areas (&tmp, &tmpdir);
+  if ((flags & RESOLVE_TEMP_ROOTS) == 0)
+    tmp = tmpdir = NULL;
+  else if (!g_path_is_absolute (tmpdir))
+    {
+      g_autofree char *valid = g_utf8_make_valid (tmpdir, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                   "the temp directory %s (TMPDIR) is not an absolute path; refusing to run the "
+                   "command",
+                   valid);
+      return FALSE;
+    }
+
+  grants_dir = dsh_root_grants_default_dir ();
+  grants = dsh_root_grants_open (grants_dir, error);
+  if (grants == NULL)
+    return FALSE;
+  rules.grants = grants;
+
+  /* As spelled, made absolute but not normalised: ".." must be walked the kernel's way. This
+   * walk is the resolution: its end is the string every later step receives. */
+  absolute = dsh_absolute_path_as_spelled (spelled_workspace);
+  if (session_created != NULL)
+    {
+      g_autoptr (GDateTime) when = g_date_time_new_from_iso8601 (session_created, NULL);
+
+      if (when != NULL)
+        rules.not_before = g_date_time_to_unix (when) * G_USEC_PER_SEC +
+                           g_date_time_get_microsecond (when);
+    }
+  walk_path (absolute, &rules, &workspace_walk);
+  rules.not_before = 0;
+  if (workspace_walk.planted != NULL)
+    return refuse_planted (error, spelled_workspace, &workspace_walk, workspace_walk.planted);
+  /* The caller resolved workspace_root a moment ago; this walk must land in the same place, or
+   * something is moving it right now. */
+  if (workspace_walk.resolved != NULL && !g_str_equal (workspace_walk.resolved, workspace_root))
+    {
+      g_autofree char *valid = g_utf8_make_valid (spelled_workspace, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                   "the workspace %s changed while it was being checked; refusing to run the "
+                   "command",
+                   valid);
+      return FALSE;
+    }
+
+  spelled[0] = spelled_workspace;
+  spelled[1] = tmp;
+  spelled[2] = tmpdir;
+  if (tmp != NULL)
+    {
+      walk_path (tmp, &rules, &tmp_walk);
+      walk_path (tmpdir, &rules, &tmpdir_walk);
+    }
+  for (guint i = 1; tmp != NULL && i < G_N_ELEMENTS (walks); i++)
+    {
+      if (walks[i]->planted != NULL)
+        return refuse_planted (error, spelled[i], walks[i], walks[i]->planted);
+    }
+
+  g_ptr_array_add (roots, g_strdup (workspace_root));
+  if (tmp != NULL &&
+      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, &tmpdir_walk, workspace_root, error))
+    return FALSE;
+  g_array_set_clear_func (extra_walks, (GDestroyNotify) walk_clear);
+  g_array_set_size (extra_walks, extra != NULL ? g_strv_length ((char **) extra) : 0);
+  for (guint i = 0; i < extra_walks->len; i++)
+    {
+      if (!add_extra_root (roots, extra[i], &g_array_index (extra_walks, Walk, i), &rules,
+                           workspace_root, error))
+        return FALSE;
+    }
+  g_ptr_array_add (roots, NULL);
+
+  /* Now that the roots are known: a symlink followed on the way to any of them that lies inside
+   * one of them is what this call's own commands could plant for the next one. */
+  for (guint w = 0; w < G_N_ELEMENTS (walks); w++)
+    {
+      if (!check_links_outside (walks[w], spelled[w], roots, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < extra_walks->len; i++)
+    {
+      if (!check_links_outside (&g_array_index (extra_walks, Walk, i), extra[i], roots, error))
+        return FALSE;
+    }
+
+  if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
+    return FALSE;
+  for (guint r = 0; record && roots->pdata[r] != NULL; r++)
+    {
+      if (!dsh_root_grants_record (grants, roots->pdata[r], error))
+        return FALSE;
+    }
+  *out_roots = (GStrv) g_ptr_array_steal (roots, NULL);
+  return TRUE;
+}
+
+gboolean
+dsh_roots_pin (DshSandboxPolicy *policy,
+               const char *spelled_workspace,
+               const char *session_created,
+               GError **error)
+{
+  GStrv roots = NULL;
+
+  g_return_val_if_fail (policy != NULL, FALSE);
+
+  /* read-only grants nothing, so it never looks at the temp directory. */
+  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
+    return TRUE;
+  if (!resolve_roots (spelled_workspace != NULL ? spelled_workspace : policy->workspace_root,
+                      policy->workspace_root, session_created,
+                      (const char *const *) policy->extra_writable_roots,
+                      RESOLVE_RECORD | RESOLVE_TEMP_ROOTS, &roots, error))
+    return FALSE;
+  g_strfreev (policy->writable_roots);
+  policy->writable_roots = roots;
+  return TRUE;
+}
+
+gboolean
+dsh_roots_check (const char *spelled_workspace,
+                 const char *workspace_root,
+                 const char *session_created,
+                 const char *const *extra,
+                 GError **error)
+{
+  g_auto (GStrv) roots = NULL;
+
+  g_return_val_if_fail (spelled_workspace != NULL && workspace_root != NULL, FALSE);
+
+  return resolve_roots (spelled_workspace, workspace_root, session_created, extra,
+                        RESOLVE_TEMP_ROOTS, &roots, error);
+}
+
+gboolean
+dsh_roots_check_new_workspace (const char *spelled_workspace,
+                               const char *workspace_root,
+                               const char *const *extra,
+                               GError **error)
+{
+  g_auto (GStrv) roots = NULL;
+
+  g_return_val_if_fail (spelled_workspace != NULL && workspace_root != NULL, FALSE);
+
+  return resolve_roots (spelled_workspace, workspace_root, NULL, extra, 0, &roots, error);
 }
 
 gboolean
@@ -197,81 +766,25 @@ dsh_roots_check_unplanted (const char *spelled_workspace,
                            const char *workspace_root,
                            GError **error)
 {
-  g_autoptr (DshSandboxPolicy) widest = NULL;
-  g_auto (GStrv) writable = NULL;
-  g_autofree char *absolute = NULL;
-  g_autofree char *planted = NULL;
-  g_autofree char *resolved = NULL;
-  const char *temp_areas[2];
-
-  g_return_val_if_fail (spelled_workspace != NULL, FALSE);
-  g_return_val_if_fail (workspace_root != NULL, FALSE);
-
-  if (g_str_equal (workspace_root, "/"))
-    return TRUE;
-  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, workspace_root, NULL);
-  writable = dsh_writable_roots (widest);
-
-  /* As spelled, made absolute but not normalised: ".." must be walked the kernel's way. */
-  absolute = dsh_absolute_path_as_spelled (spelled_workspace);
-  planted = find_planted_symlink (absolute, (const char *const *) writable, 0, &resolved);
-  if (planted != NULL)
-    return planted_error (error, spelled_workspace, planted);
-  /* The root was resolved a moment ago; resolving it again must land in the same place, or
-   * something is moving it right now. */
-  if (resolved != NULL && !g_str_equal (resolved, workspace_root))
-    {
-      g_autofree char *valid = g_utf8_make_valid (spelled_workspace, -1);
-
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                   "the workspace %s changed while it was being checked; refusing to run the "
-                   "command",
-                   valid);
-      return FALSE;
-    }
-
-  temp_areas[0] = "/tmp";
-  temp_areas[1] = g_get_tmp_dir ();
-  for (guint i = 0; i < G_N_ELEMENTS (temp_areas); i++)
-    {
-      g_autofree char *in_temp = g_path_is_absolute (temp_areas[i])
-                                   ? find_planted_symlink (temp_areas[i],
-                                                           (const char *const *) writable, 0,
-                                                           NULL)
-                                   : NULL;
-
-      if (in_temp != NULL)
-        return planted_error (error, temp_areas[i], in_temp);
-    }
-  return TRUE;
+  return dsh_roots_check (spelled_workspace, workspace_root, NULL, NULL, error);
 }
 
 gboolean
 dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **error)
 {
   g_autoptr (GDateTime) when = g_date_time_new_from_iso8601 (created, NULL);
-  g_autofree char *planted = NULL;
+  g_auto (Walk) walk = { 0 };
+  WalkRules rules = { 0 };
 
   g_return_val_if_fail (cwd != NULL, FALSE);
 
   /* No creation time to compare with: nothing can be told apart, so nothing is refused here. */
   if (when == NULL || !g_path_is_absolute (cwd))
     return TRUE;
-  planted = find_planted_symlink (cwd, NULL,
-                                  g_date_time_to_unix (when) * G_USEC_PER_SEC +
-                                    g_date_time_get_microsecond (when),
-                                  NULL);
-  if (planted != NULL)
-    {
-      g_autofree char *valid_cwd = g_utf8_make_valid (cwd, -1);
-      g_autofree char *valid = g_utf8_make_valid (planted, -1);
-
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                   "the session's cwd %s is reached through the symlink %s, made after the "
-                   "session was created: a command could have planted it to move the "
-                   "session's workspace; refusing to run the command",
-                   valid_cwd, valid);
-      return FALSE;
-    }
+  rules.not_before = g_date_time_to_unix (when) * G_USEC_PER_SEC +
+                     g_date_time_get_microsecond (when);
+  walk_path (cwd, &rules, &walk);
+  if (walk.planted != NULL)
+    return refuse_planted (error, cwd, &walk, walk.planted);
   return TRUE;
 }

@@ -6,6 +6,7 @@
 #include "dsh-sandbox-provider.h"
 
 #include "dsh-error.h"
+#include "dsh-texts.h"
 
 G_DEFINE_ABSTRACT_TYPE (DshSandboxProvider, dsh_sandbox_provider, G_TYPE_OBJECT)
 
@@ -59,8 +60,13 @@ dsh_sandbox_provider_confine (DshSandboxProvider *self,
 
   /* A provider that neither confines nor explains must still fail closed. */
   if (confined == NULL && local_error == NULL)
-    g_set_error_literal (&local_error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
-                         "the sandbox provider returned no confined argv and no error");
+    {
+      g_autofree char *text = dsh_text_unavailable_cause (
+        dsh_sandbox_mode_to_string (policy->mode),
+        "the sandbox provider returned no confined argv and no error");
+
+      g_set_error_literal (&local_error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE, text);
+    }
   if (local_error != NULL)
     {
       g_clear_object (&confined);

@@ -100,9 +100,10 @@ open_pidfd (pid_t pid)
 #endif
 }
 
-/* A stdin that is a file, not a stream: the command gets a pipe instead, fed from it here. A
- * descriptor to the caller's file would let the command reopen it for writing through
- * /proc/self/fd/0, on the host's own mount, whatever the sandbox's view of it says. */
+/* A file handed to the command as stdin or stdout (stderr always reaches it as our pipe) that is
+ * not a stream: the command gets a pipe instead, fed or drained here. A descriptor to the
+ * caller's file or directory would let the command reopen it for writing through
+ * /proc/self/fd/N, on the host's own mount, whatever the sandbox's view of it says. */
 typedef struct {
   int source;      /* our stdin */
   int pipe_write;  /* -1 when done */
@@ -112,12 +113,37 @@ typedef struct {
 } StdinPump;
 
 static gboolean
-stdin_is_a_file (void)
+needs_relay (int fd)
 {
   struct stat st;
 
-  return fstat (STDIN_FILENO, &st) == 0 &&
-         (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode) || S_ISBLK (st.st_mode));
+  /* Pipes, terminals and other character devices name no file a reopen could change. */
+  return fstat (fd, &st) == 0 && !S_ISFIFO (st.st_mode) && !S_ISCHR (st.st_mode);
+}
+
+/* Copies what the command wrote to its stdout pipe on to ours; when ours refuses it, the
+ * command's next write fails as it would have. Returns FALSE once the pipe is done. */
+static gboolean
+relay_stdout (int pipe_read)
+{
+  char buffer[16384];
+  ssize_t n = read (pipe_read, buffer, sizeof (buffer));
+
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return TRUE;
+  if (n <= 0)
+    return FALSE;
+  for (ssize_t done = 0; done < n;)
+    {
+      ssize_t w = write (STDOUT_FILENO, buffer + done, (size_t) (n - done));
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        return FALSE;
+      done += w;
+    }
+  return TRUE;
 }
 
 static void
@@ -169,6 +195,7 @@ pump_stdin (StdinPump *pump)
 static int
 stream_until_exit (pid_t pid,
                    int err_fd,
+                   int *out_fd,
                    StdinPump *pump,
                    const DshSpawnOptions *options,
                    GString *captured)
@@ -185,11 +212,12 @@ stream_until_exit (pid_t pid,
   char buffer[16384];
   g_autoptr (GByteArray) tail = g_byte_array_new ();
 
-  while (!exited || err_open)
+  while (!exited || err_open || *out_fd >= 0)
     {
-      struct pollfd fds[3] = { { .fd = err_fd, .events = POLLIN },
+      struct pollfd fds[4] = { { .fd = err_fd, .events = POLLIN },
                                { .fd = pidfd, .events = POLLIN },
-                               { .fd = -1, .events = POLLOUT } };
+                               { .fd = -1, .events = POLLOUT },
+                               { .fd = *out_fd, .events = POLLIN } };
       gint64 now = g_get_monotonic_time ();
       gint64 deadline = exited ? drain_deadline : (killed ? G_MAXINT64 : kill_deadline);
       int timeout = -1;
@@ -214,9 +242,16 @@ stream_until_exit (pid_t pid,
       fds[0].fd = err_open ? err_fd : -1;
       fds[1].fd = exited ? -1 : pidfd;
       fds[2].fd = exited ? -1 : pump->pipe_write;
-      n = poll (fds, 3, timeout);
+      n = poll (fds, 4, timeout);
       if (n < 0 && errno != EINTR)
         break;
+
+      if (*out_fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
+          !relay_stdout (*out_fd))
+        {
+          close (*out_fd);
+          *out_fd = -1;
+        }
 
       if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0)
         pump_stdin (pump);
@@ -248,6 +283,9 @@ stream_until_exit (pid_t pid,
   if (!exited)
     waitpid (pid, &status, 0);
   pump_close (pump);
+  if (*out_fd >= 0)
+    close (*out_fd);
+  *out_fd = -1;
   /* Head and tail, on separate lines so that no line is made of both. */
   if (tail->len > 0)
     {
@@ -257,6 +295,27 @@ stream_until_exit (pid_t pid,
   if (pidfd >= 0)
     close (pidfd);
   return status;
+}
+
+static gboolean
+make_pipe (int fds[2], GError **error)
+{
+  int saved_errno;
+
+  if (pipe2 (fds, O_CLOEXEC) == 0)
+    return TRUE;
+  saved_errno = errno;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               "cannot create a pipe: %s", g_strerror (saved_errno));
+  return FALSE;
+}
+
+static void
+close_pipe (int fds[2])
+{
+  for (int i = 0; i < 2; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
 }
 
 gboolean
@@ -274,41 +333,33 @@ dsh_spawn_run (const char *const *argv,
   StdinPump pump = { 0 };
   void (*old_sigpipe) (int);
   int stdin_pipe[2] = { -1, -1 };
+  int stdout_pipe[2] = { -1, -1 };
+  gboolean relay = !options->quiet && options->close_inherited_fds;
   int pipe_fds[2];
   pid_t pid;
   int rc;
   int status;
 
-  if (pipe2 (pipe_fds, O_CLOEXEC) != 0)
+  if (!make_pipe (pipe_fds, error))
+    return FALSE;
+  if ((relay && needs_relay (STDIN_FILENO) && !make_pipe (stdin_pipe, error)) ||
+      (relay && needs_relay (STDOUT_FILENO) && !make_pipe (stdout_pipe, error)))
     {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot create a pipe: %s", g_strerror (saved_errno));
+      close_pipe (pipe_fds);
+      close_pipe (stdin_pipe);
       return FALSE;
     }
 
   pump.source = STDIN_FILENO;
-  pump.pipe_write = -1;
-  if (!options->quiet && options->close_inherited_fds && stdin_is_a_file ())
-    {
-      if (pipe2 (stdin_pipe, O_CLOEXEC) != 0)
-        {
-          int saved_errno = errno;
-
-          close (pipe_fds[0]);
-          close (pipe_fds[1]);
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       "cannot create a pipe: %s", g_strerror (saved_errno));
-          return FALSE;
-        }
-      fcntl (stdin_pipe[1], F_SETFL, O_NONBLOCK);
-      pump.pipe_write = stdin_pipe[1];
-    }
+  pump.pipe_write = stdin_pipe[1];
+  if (pump.pipe_write >= 0)
+    fcntl (pump.pipe_write, F_SETFL, O_NONBLOCK);
 
   posix_spawn_file_actions_init (&actions);
   if (pump.pipe_write >= 0)
     posix_spawn_file_actions_adddup2 (&actions, stdin_pipe[0], STDIN_FILENO);
+  if (stdout_pipe[1] >= 0)
+    posix_spawn_file_actions_adddup2 (&actions, stdout_pipe[1], STDOUT_FILENO);
   if (options->quiet)
     {
       posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -337,12 +388,16 @@ dsh_spawn_run (const char *const *argv,
   close (pipe_fds[1]);
   if (pump.pipe_write >= 0)
     close (stdin_pipe[0]);
+  if (stdout_pipe[1] >= 0)
+    close (stdout_pipe[1]);
+  stdout_pipe[1] = -1;
 
   if (rc != 0)
     {
       if (options->forward_signals)
         restore_signals (saved);
       close (pipe_fds[0]);
+      close_pipe (stdout_pipe);
       pump_close (&pump);
       g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
                    "cannot execute \"%s\": %s", argv[0], g_strerror (rc));
@@ -354,7 +409,7 @@ dsh_spawn_run (const char *const *argv,
   /* A command that stops reading its stdin must not kill us with SIGPIPE. */
   old_sigpipe = signal (SIGPIPE, SIG_IGN);
   pump_stdin (&pump);
-  status = stream_until_exit (pid, pipe_fds[0], &pump, options, captured);
+  status = stream_until_exit (pid, pipe_fds[0], &stdout_pipe[0], &pump, options, captured);
   signal (SIGPIPE, old_sigpipe);
   if (options->forward_signals)
     {

@@ -17,6 +17,14 @@ dsh_text_unavailable (const char *mode)
 }
 
 char *
+dsh_text_unavailable_cause (const char *mode, const char *cause)
+{
+  g_autofree char *unavailable = dsh_text_unavailable (mode);
+
+  return g_strdup_printf ("%s Cause: %s", unavailable, cause);
+}
+
+char *
 dsh_text_runner_failure (const char *mode, const char *detail)
 {
   g_autofree char *unavailable = dsh_text_unavailable (mode);
@@ -46,6 +54,15 @@ dsh_text_escalation_hint (const char *subject)
 char *
 dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
 {
+  return dsh_text_policy_context_with_roots (mode, workspace_root, NULL);
+}
+
+char *
+dsh_text_policy_context_with_roots (DshSandboxMode mode,
+                                    const char *workspace_root,
+                                    const char *const *extra_roots)
+{
+  g_autofree char *extra = NULL;
   static const char do_not_refuse[] =
     "Do not refuse a required modification from this policy alone: try an available tool "
     "normally and follow any denial and escalation guidance it returns.";
@@ -60,12 +77,19 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
 
     case DSH_SANDBOX_MODE_WORKSPACE_WRITE:
       /* Temporary areas are summarised: backends pick them after policy resolution, so they
-       * cannot be enumerated truthfully here. */
+       * cannot be enumerated truthfully here. Extra roots are known now, and named. */
+      if (extra_roots != NULL && extra_roots[0] != NULL)
+        {
+          g_autofree char *joined = g_strjoinv (", ", (char **) extra_roots);
+
+          extra = g_strdup_printf (" These extra directories are writable as well: %s.", joined);
+        }
       return g_strdup_printf (
         "Current DSH file policy: workspace-write. Any available operation enforced by the DSH "
         "file sandbox can modify files only inside the session workspace %s in the standing "
-        "mode. Some platform temporary areas may also be writable. %s",
-        workspace_root != NULL ? workspace_root : "(unknown)", do_not_refuse);
+        "mode.%s Some platform temporary areas may also be writable. %s",
+        workspace_root != NULL ? workspace_root : "(unknown)", extra != NULL ? extra : "",
+        do_not_refuse);
 
     case DSH_SANDBOX_MODE_DANGER_FULL_ACCESS:
       return g_strdup (
@@ -82,9 +106,10 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
 char *
 dsh_text_runtime_context (DshSandboxMode mode,
                           const char *workspace_root,
+                          const char *const *extra_roots,
                           DshApprovalPolicy approval_policy)
 {
-  g_autofree char *policy = dsh_text_policy_context (mode, workspace_root);
+  g_autofree char *policy = dsh_text_policy_context_with_roots (mode, workspace_root, extra_roots);
 
   if (approval_policy != DSH_APPROVAL_POLICY_NEVER)
     return g_steal_pointer (&policy);

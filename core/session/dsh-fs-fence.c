@@ -173,8 +173,15 @@ open_beneath (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd
 #ifdef __linux__
   if (!force_portable_walk)
     {
-      *out_fd = sys_openat2 (root_fd, rest, flags | O_CLOEXEC, mode,
-                             RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+      /* EAGAIN: a rename somewhere on the system ran while ".." was walked, and the kernel
+       * could not prove it stayed beneath; it asks for a fresh walk, which it checks again. */
+      for (guint tries = 0; tries < 64; tries++)
+        {
+          *out_fd = sys_openat2 (root_fd, rest, flags | O_CLOEXEC, mode,
+                                 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+          if (*out_fd >= 0 || errno != EAGAIN)
+            break;
+        }
       if (*out_fd >= 0)
         return BENEATH_OK;
       /* EXDEV: an escape ("..", absolute or symlink target outside); ELOOP: a magic link (or a
@@ -190,21 +197,11 @@ open_beneath (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd
 }
 
 /* Opens a writable root itself; the root is canonical, so it must resolve without following
- * any symlink — if one appeared since canonicalisation, this root matches nothing. */
+ * any symlink — if one appeared since the root was resolved, this root matches nothing. */
 static int
 open_root (const char *root)
 {
-#ifdef __linux__
-  if (!force_portable_walk)
-    {
-      int fd = sys_openat2 (AT_FDCWD, root, DIR_ANCHOR_FLAGS | O_CLOEXEC, 0,
-                            RESOLVE_NO_SYMLINKS);
-
-      if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-        return fd;
-    }
-#endif
-  return open (root, DIR_ANCHOR_FLAGS | O_CLOEXEC);
+  return dsh_open_directory_no_symlinks (root, force_portable_walk);
 }
 
 /* ---- choosing the roots ------------------------------------------------------------------ */

@@ -50,6 +50,14 @@ add_string_member (JsonBuilder *builder, const char *name, const char *value)
     json_builder_add_null_value (builder);
 }
 
+/* Metadata a module may leave out is left out of the report too. */
+static void
+add_optional_string_member (JsonBuilder *builder, const char *name, const char *value)
+{
+  if (value != NULL)
+    add_string_member (builder, name, value);
+}
+
 static void
 add_string_array (JsonBuilder *builder, const char *name, const char *const *values)
 {
@@ -98,6 +106,9 @@ add_candidate (DshBackendSelector *self, JsonBuilder *builder, DshBackendModule 
       json_builder_set_member_name (builder, "priority");
       json_builder_add_int_value (builder, module->priority);
       add_string_member (builder, "description", module->description);
+      add_optional_string_member (builder, "version", module->version);
+      add_optional_string_member (builder, "license", module->license);
+      add_optional_string_member (builder, "origin", module->origin);
       add_string_member (builder, "probe", probe_state_to_string (candidate->probe));
     }
   else if (module->excluded)

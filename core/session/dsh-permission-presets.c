@@ -27,6 +27,8 @@ struct _DshPermissionPresets {
   DshSandboxMode default_mode;
   DshApprovalPolicy default_policy;
   char *default_preset;
+  /* Absolute, "~/" already expanded; NULL for none. */
+  GStrv extra_writable_roots;
 };
 
 G_DEFINE_FINAL_TYPE (DshPermissionPresets, dsh_permission_presets, G_TYPE_OBJECT)
@@ -45,6 +47,7 @@ dsh_permission_presets_finalize (GObject *object)
 
   g_ptr_array_unref (self->entries);
   g_free (self->default_preset);
+  g_strfreev (self->extra_writable_roots);
   G_OBJECT_CLASS (dsh_permission_presets_parent_class)->finalize (object);
 }
 
@@ -327,11 +330,56 @@ load_table (DshPermissionPresets *self, JsonNode *presets, GError **error)
   return TRUE;
 }
 
+/* extraWritableRoots: absolute paths, or "~/..." for the home directory; nothing else. */
+static gboolean
+load_extra_roots (DshPermissionPresets *self, JsonNode *node, GError **error)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  JsonArray *array;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "extraWritableRoots must be an array of paths");
+      return FALSE;
+    }
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      const char *text = JSON_NODE_HOLDS_VALUE (element) &&
+                             json_node_get_value_type (element) == G_TYPE_STRING
+                           ? json_node_get_string (element)
+                           : NULL;
+      const char *home = g_getenv ("HOME");
+
+      if (text != NULL && g_str_has_prefix (text, "~/") && home != NULL &&
+          g_path_is_absolute (home))
+        {
+          g_autofree char *expanded = g_build_filename (home, text + 2, NULL);
+
+          g_strv_builder_add (builder, expanded);
+        }
+      else if (text != NULL && g_path_is_absolute (text))
+        g_strv_builder_add (builder, text);
+      else
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                       "extraWritableRoots[%u] must be an absolute path or start with \"~/\"",
+                       i);
+          return FALSE;
+        }
+    }
+  self->extra_writable_roots = g_strv_builder_end (builder);
+  return TRUE;
+}
+
 DshPermissionPresets *
 dsh_permission_presets_new_from_json (const char *json, gssize length, GError **error)
 {
   static const char *const members[] = {
-    "defaultMode", "defaultApprovalPolicy", "defaultPreset", "presets", NULL
+    "defaultMode", "defaultApprovalPolicy", "defaultPreset", "presets", "extraWritableRoots",
+    NULL
   };
   g_autoptr (DshPermissionPresets) self = dsh_permission_presets_new_empty ();
   g_autoptr (JsonObject) config = NULL;
@@ -391,6 +439,12 @@ dsh_permission_presets_new_from_json (const char *json, gssize length, GError **
           g_prefix_error (error, "permission presets configuration: defaultPreset: ");
           return NULL;
         }
+    }
+  if (json_object_has_member (config, "extraWritableRoots") &&
+      !load_extra_roots (self, json_object_get_member (config, "extraWritableRoots"), error))
+    {
+      g_prefix_error (error, "permission presets configuration: ");
+      return NULL;
     }
   return g_steal_pointer (&self);
 }
@@ -552,7 +606,9 @@ dsh_permission_presets_create_session (DshPermissionPresets *self, const char *p
       dsh_permission_presets_lookup (self, name, &mode, &policy);
     }
 
-  session = dsh_session_log_create (path, cwd, error);
+  session = dsh_session_log_create_with_roots (path, cwd,
+                                               (const char *const *) self->extra_writable_roots,
+                                               error);
   if (session == NULL)
     return NULL;
 
@@ -566,4 +622,11 @@ dsh_permission_presets_create_session (DshPermissionPresets *self, const char *p
       return NULL;
     }
   return g_steal_pointer (&session);
+}
+
+const char *const *
+dsh_permission_presets_get_extra_writable_roots (DshPermissionPresets *self)
+{
+  g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), NULL);
+  return (const char *const *) self->extra_writable_roots;
 }

@@ -15,6 +15,8 @@ struct _DshPolicyService {
   /* Deployment configuration only; per-session state lives in each session's log. */
   DshSandboxMode default_mode;
   char *fallback_root;
+  /* The deployment's extra roots, for agentless calls (a session has its own, pinned). */
+  GStrv extra_roots;
 };
 
 G_DEFINE_FINAL_TYPE (DshPolicyService, dsh_policy_service, G_TYPE_OBJECT)
@@ -25,6 +27,7 @@ dsh_policy_service_finalize (GObject *object)
   DshPolicyService *self = DSH_POLICY_SERVICE (object);
 
   g_free (self->fallback_root);
+  g_strfreev (self->extra_roots);
   G_OBJECT_CLASS (dsh_policy_service_parent_class)->finalize (object);
 }
 
@@ -82,6 +85,7 @@ static DshSandboxPolicy *
 resolve (DshPolicyService *self, DshSessionLog *session, const DshSandboxMode *explicit_mode)
 {
   g_autofree char *root = NULL;
+  DshSandboxPolicy *policy;
   DshSandboxMode mode = self->default_mode;
 
   if (explicit_mode != NULL)
@@ -92,8 +96,21 @@ resolve (DshPolicyService *self, DshSessionLog *session, const DshSandboxMode *e
   /* The session's immutable cwd names its workspace; only agentless calls use the fallback. */
   root = dsh_workspace_root (session != NULL ? dsh_session_log_get_cwd (session) : NULL,
                              self->fallback_root);
-  return dsh_sandbox_policy_new (mode, root,
-                                 session != NULL ? dsh_session_log_get_id (session) : NULL);
+  policy = dsh_sandbox_policy_new (mode, root,
+                                   session != NULL ? dsh_session_log_get_id (session) : NULL);
+  /* A session keeps the extra roots it was created with, whatever the defaults say now. */
+  policy->extra_writable_roots = session != NULL
+                                   ? dsh_session_log_dup_extra_writable_roots (session)
+                                   : g_strdupv (self->extra_roots);
+  return policy;
+}
+
+void
+dsh_policy_service_set_extra_writable_roots (DshPolicyService *self, const char *const *roots)
+{
+  g_return_if_fail (DSH_IS_POLICY_SERVICE (self));
+  g_strfreev (self->extra_roots);
+  self->extra_roots = g_strdupv ((char **) roots);
 }
 
 DshSandboxPolicy *
@@ -131,5 +148,6 @@ dsh_policy_service_render_context (DshPolicyService *self, DshSessionLog *sessio
   g_autoptr (DshSandboxPolicy) policy = dsh_policy_service_resolve (self, session);
 
   g_return_val_if_fail (policy != NULL, NULL);
-  return dsh_text_policy_context (policy->mode, policy->workspace_root);
+  return dsh_text_policy_context_with_roots (policy->mode, policy->workspace_root,
+                                             (const char *const *) policy->extra_writable_roots);
 }

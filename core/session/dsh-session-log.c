@@ -552,6 +552,30 @@ validate_header (JsonObject *header, GError **error)
       g_prefix_error (error, "session header: \"created\": ");
       return FALSE;
     }
+  /* Pinned at creation like the cwd: absolute paths only. */
+  if (json_object_has_member (header, "writableRoots"))
+    {
+      JsonNode *node = json_object_get_member (header, "writableRoots");
+      JsonArray *array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (element) ||
+              json_node_get_value_type (element) != G_TYPE_STRING ||
+              !g_path_is_absolute (json_node_get_string (element)) ||
+              !g_utf8_validate (json_node_get_string (element), -1, NULL))
+            array = NULL;
+        }
+      if (array == NULL)
+        {
+          g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                               "session header: \"writableRoots\" must be an array of "
+                               "absolute paths");
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -855,6 +879,15 @@ sync_directory_of (const char *path)
 DshSessionLog *
 dsh_session_log_create (const char *path, const char *cwd, GError **error)
 {
+  return dsh_session_log_create_with_roots (path, cwd, NULL, error);
+}
+
+DshSessionLog *
+dsh_session_log_create_with_roots (const char *path,
+                                   const char *cwd,
+                                   const char *const *extra_writable_roots,
+                                   GError **error)
+{
   g_autoptr (DshSessionLog) self = NULL;
   g_autoptr (JsonObject) header = json_object_new ();
   g_autofree char *absolute = NULL;
@@ -883,6 +916,14 @@ dsh_session_log_create (const char *path, const char *cwd, GError **error)
   json_object_set_string_member (header, "id", id);
   json_object_set_string_member (header, "cwd", absolute);
   json_object_set_string_member (header, "created", created);
+  if (extra_writable_roots != NULL && extra_writable_roots[0] != NULL)
+    {
+      JsonArray *roots = json_array_new ();
+
+      for (gsize i = 0; extra_writable_roots[i] != NULL; i++)
+        json_array_add_string_element (roots, extra_writable_roots[i]);
+      json_object_set_array_member (header, "writableRoots", roots);
+    }
   line = object_to_line (header, &length);
 
   /* What we write must load: check the line with the reader's own rules first. */
@@ -952,6 +993,23 @@ dsh_session_log_get_created (DshSessionLog *self)
 {
   g_return_val_if_fail (DSH_IS_SESSION_LOG (self), NULL);
   return object_get_string (self->header, "created");
+}
+
+GStrv
+dsh_session_log_dup_extra_writable_roots (DshSessionLog *self)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  JsonNode *node;
+
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), NULL);
+
+  node = json_object_get_member (self->header, "writableRoots");
+  if (node == NULL)
+    return NULL;
+  /* Checked when the header was read. */
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+    g_strv_builder_add (builder, json_array_get_string_element (json_node_get_array (node), i));
+  return g_strv_builder_end (builder);
 }
 
 JsonNode *

@@ -9,6 +9,9 @@
 
 DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_bwrap_describe (void);
 
+/* Opens the writable roots without following symlinks and binds them by descriptor. */
+#define LAUNCHER "dsh-bwrap-exec"
+
 /* A write under a read-only bind fails with EROFS; this is how its text reads. */
 static const char *const denial_signatures[] = {
   "Read-only file system",
@@ -40,10 +43,21 @@ static const char *const fatal_signatures[] = {
   "bwrap: capget",
   "bwrap: prctl(",
   "bwrap: open /proc/",
+  /* --bind-fd found something else mounted than the descriptor it was given (a raced path). */
+  "bwrap: Race condition binding dirfd",
   NULL,
 };
 
 static const int fatal_exit_codes[] = { 1 };
+
+/* The launcher's one line when it cannot hand bwrap what it needs (see dsh-bwrap-exec.c),
+ * with its own exit status. */
+static const char *const launcher_fatal_signatures[] = {
+  LAUNCHER ": fatal: ",
+  NULL,
+};
+
+static const int launcher_fatal_exit_codes[] = { 125 };
 
 static const DshBackendFailureRule failure_rules[] = {
   {
@@ -51,13 +65,44 @@ static const DshBackendFailureRule failure_rules[] = {
     .n_allowed_exit_codes = 1,
     .fatal_signatures = fatal_signatures,
   },
+  {
+    .allowed_exit_codes = launcher_fatal_exit_codes,
+    .n_allowed_exit_codes = 1,
+    .fatal_signatures = launcher_fatal_signatures,
+  },
 };
+
+/* bubblewrap 0.8 refuses more than 9000 arguments; past this many the launcher carries them. */
+#define DIRECT_ARGV_LIMIT 4096
 
 static void
 push_args (DshBackendHost *host, const char *const *args)
 {
   for (size_t i = 0; args[i] != NULL; i++)
     host->push_arg (host, args[i]);
+}
+
+/* bwrap, its profile, then the command. With private_tmp the temp area is a private tmpfs:
+ * nothing written there reaches the host's /tmp, and roots bound after it (a workspace or TMPDIR
+ * below /tmp) stay the host's own directories. */
+static int
+push_bwrap (DshBackendHost *host,
+            const char *bwrap,
+            const char *const *profile,
+            int private_tmp,
+            const char *const *argv)
+{
+  host->push_arg (host, bwrap);
+  push_args (host, profile);
+  if (private_tmp)
+    {
+      host->push_arg (host, "--tmpfs");
+      host->push_arg (host, "/tmp");
+    }
+  host->push_arg (host, "--");
+  push_args (host, argv);
+  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
+  return 0;
 }
 
 static int
@@ -83,40 +128,49 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
     "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
     NULL,
   };
+  const char *launcher = host->find_helper (host, LAUNCHER);
   const char *bwrap = host->find_program (host, "bwrap");
+  int write = policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE;
+  /* A workspace that is /tmp itself is the host's /tmp: a private one would swallow the writes. */
+  int host_tmp = write && strcmp (policy->workspace_root, "/tmp") == 0;
+  size_t n_argv;
 
   if (bwrap == NULL)
     {
       host->set_error (host, "bwrap was not found on PATH");
       return -1;
     }
-
-  host->push_arg (host, bwrap);
-  push_args (host, profile);
-
-  if (policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE)
+  if (launcher == NULL)
     {
-      /* The temp area is a private tmpfs: nothing written there reaches the host's /tmp. Roots
-       * bound after it (a workspace or TMPDIR below /tmp) stay the host's own directories. */
-      host->push_arg (host, "--tmpfs");
-      host->push_arg (host, "/tmp");
-      for (size_t i = 0; policy->writable_roots != NULL && policy->writable_roots[i]; i++)
-        {
-          const char *root = policy->writable_roots[i];
-
-          if (strcmp (root, "/tmp") == 0)
-            continue;
-          /* A missing root matches nothing until it exists. */
-          host->push_arg (host, "--bind-try");
-          host->push_arg (host, root);
-          host->push_arg (host, root);
-        }
+      host->set_error (host, "the bwrap launcher " LAUNCHER " was not found");
+      return -1;
     }
 
+  /* The launcher takes the roots, binds them read-write from descriptors and inserts those
+   * binds before bwrap's "--". A missing root matches nothing until it exists. A read-only call
+   * binds nothing writable: bwrap runs it directly, unless its argv is past bwrap's limit. */
+  for (n_argv = 0; argv[n_argv] != NULL; n_argv++)
+    ;
+  if (!write && n_argv <= DIRECT_ARGV_LIMIT)
+    return push_bwrap (host, bwrap, profile, 0, argv);
+
+  host->push_arg (host, launcher);
+  for (size_t i = 0; write && policy->writable_roots != NULL && policy->writable_roots[i]; i++)
+    {
+      const char *root = policy->writable_roots[i];
+
+      if (root[0] != '/')
+        {
+          host->set_error (host, "a writable root is not an absolute path");
+          return -1;
+        }
+      if (strcmp (root, "/tmp") == 0 && !host_tmp)
+        continue;
+      host->push_arg (host, "--write");
+      host->push_arg (host, root);
+    }
   host->push_arg (host, "--");
-  push_args (host, argv);
-  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
-  return 0;
+  return push_bwrap (host, bwrap, profile, write && !host_tmp, argv);
 }
 
 static int
@@ -125,6 +179,11 @@ bwrap_check (DshBackendHost *host)
   if (host->find_program (host, "bwrap") == NULL)
     {
       host->set_error (host, "bwrap was not found on PATH");
+      return -1;
+    }
+  if (host->find_helper (host, LAUNCHER) == NULL)
+    {
+      host->set_error (host, "the bwrap launcher " LAUNCHER " was not found");
       return -1;
     }
   return 0;
@@ -141,7 +200,7 @@ static const DshBackendDescriptor descriptor = {
   .check = bwrap_check,
   .denial_signatures = denial_signatures,
   .runner_failure_rules = failure_rules,
-  .n_runner_failure_rules = 1,
+  .n_runner_failure_rules = 2,
 };
 
 const DshBackendDescriptor *

@@ -112,7 +112,7 @@ refuse_without_landlock (DshBackendHost *host)
 
 /* One reason per promised file effect that the running ABI leaves ungoverned. */
 static void
-report_enforcement (DshBackendHost *host, long abi)
+report_enforcement (DshBackendHost *host, const DshBackendPolicy *policy, long abi)
 {
   char reason[320];
 
@@ -123,6 +123,13 @@ report_enforcement (DshBackendHost *host, long abi)
   host->add_reason (host, "Landlock does not govern file metadata: changing mode, owner, "
                           "timestamps, extended attributes or file flags (chattr +i, +a) "
                           "outside the writable roots is not prevented");
+  /* Rights granted on a directory hold for everything beneath it, and the git files must stay
+   * inside a writable workspace for git to work there: no rule layout can take them out. */
+  if (policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE)
+    host->add_reason (host, "Landlock cannot carve a path out of a granted tree: .git/hooks and "
+                            ".git/config of a repository inside the writable roots stay "
+                            "writable, so a command can plant code that a later unconfined git "
+                            "runs");
 
   if (abi < 2)
     {
@@ -176,7 +183,7 @@ landlock_confine (DshBackendHost *host, const DshBackendPolicy *policy, const ch
   for (size_t i = 0; argv[i] != NULL; i++)
     host->push_arg (host, argv[i]);
 
-  report_enforcement (host, abi);
+  report_enforcement (host, policy, abi);
   return 0;
 }
 

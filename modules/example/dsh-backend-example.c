@@ -19,8 +19,6 @@
 
 #include "dsh-backend.h"
 
-DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_example_describe (void);
-
 /* What a write refused by this backend prints: the EROFS text of a read-only bind. */
 static const char *const denial_signatures[] = { "Read-only file system", NULL };
 
@@ -73,30 +71,22 @@ example_confine (DshBackendHost *host, const DshBackendPolicy *policy, const cha
     }
 
   host->push_arg (host, bwrap);
-  for (size_t i = 0; profile[i] != NULL; i++)
-    host->push_arg (host, profile[i]);
-  for (size_t i = 0; argv[i] != NULL; i++)
-    host->push_arg (host, argv[i]);
+  dsh_backend_push_args (host, profile);
+  dsh_backend_push_args (host, argv);
   host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
   return 0;
 }
 
-static const DshBackendDescriptor descriptor = {
-  .abi_major = DSH_BACKEND_ABI_MAJOR,
-  .abi_minor = DSH_BACKEND_ABI_MINOR,
-  .name = "example",
-  .description = "example backend from the SDK (read-only through bwrap)",
-  .os = DSH_BACKEND_OS_LINUX,
-  .priority = 1,
-  .confine = example_confine,
-  .check = example_check,
-  .denial_signatures = denial_signatures,
-  .runner_failure_rules = failure_rules,
-  .n_runner_failure_rules = 1,
-};
-
-const DshBackendDescriptor *
-dsh_backend_example_describe (void)
-{
-  return &descriptor;
-}
+/* The descriptor and the exported entry point dsh_backend_example_describe, in one go. */
+DSH_BACKEND_DEFINE (example,
+                    .description = "example backend from the SDK (read-only through bwrap)",
+                    .os = DSH_BACKEND_OS_LINUX,
+                    .priority = 1,
+                    .confine = example_confine,
+                    .check = example_check,
+                    .denial_signatures = denial_signatures,
+                    .runner_failure_rules = failure_rules,
+                    .n_runner_failure_rules = 1,
+                    .version = "1.0",
+                    .license = "LGPL-2.1-or-later",
+                    .origin = "the dsh-sandbox SDK")

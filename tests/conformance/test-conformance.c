@@ -40,8 +40,9 @@ typedef struct {
   /* A line the runner prints for the command's own failure; not a runner failure. */
   const char *lookalike_line;
   int lookalike_exit;
-  /* The status for a command that cannot be executed. */
+  /* The status for a command that cannot be executed, read-only and workspace-write. */
   int missing_command_exit;
+  int missing_command_exit_write;
   const char *enforcement;
   /* Honest differences, each pinned by a case. */
   gboolean private_tmp;
@@ -49,6 +50,11 @@ typedef struct {
   gboolean hides_host_processes;
   gboolean governs_metadata;
   gboolean reports_signal;
+  /* For a launcher in front of the runner: how to make it fail, and its fatal line's start. */
+  const char *launcher_deny_syscalls;
+  const char *launcher_fatal_prefix;
+  /* Whether .git/hooks and .git/config stay read-only inside the writable roots. */
+  gboolean protects_git;
 } Backend;
 
 static const Backend *backend;
@@ -113,6 +119,15 @@ load_backend (const char *path)
   b->hides_host_processes = expect_boolean (file, path, "HidesHostProcesses");
   b->governs_metadata = expect_boolean (file, path, "GovernsMetadata");
   b->reports_signal = expect_boolean (file, path, "ReportsSignal");
+  b->missing_command_exit_write = expect_int (file, path, "MissingCommandExitWrite");
+  b->protects_git = expect_boolean (file, path, "ProtectsGit");
+  /* Only for a launcher in front of the runner: both keys or neither. */
+  if (g_key_file_has_key (file, "Backend", "LauncherDenySyscalls", NULL) ||
+      g_key_file_has_key (file, "Backend", "LauncherFatalPrefix", NULL))
+    {
+      b->launcher_deny_syscalls = expect_string (file, path, "LauncherDenySyscalls");
+      b->launcher_fatal_prefix = expect_string (file, path, "LauncherFatalPrefix");
+    }
   return b;
 }
 
@@ -128,6 +143,8 @@ typedef struct {
   char *ws_file;
   char *home_file;
   char *outside_file;
+  /* The --workspace of the next exec when not ws. */
+  const char *exec_workspace;
   JsonNode *report;
 } Fixture;
 
@@ -249,7 +266,7 @@ cli_exec_wrapped (Fixture *f,
   g_ptr_array_add (argv, (char *) "--mode");
   g_ptr_array_add (argv, (char *) mode);
   g_ptr_array_add (argv, (char *) "--workspace");
-  g_ptr_array_add (argv, f->ws);
+  g_ptr_array_add (argv, f->exec_workspace != NULL ? (char *) f->exec_workspace : f->ws);
   g_ptr_array_add (argv, (char *) "--report");
   g_ptr_array_add (argv, f->report_path);
   g_ptr_array_add (argv, (char *) "--");
@@ -904,6 +921,48 @@ test_runner_failure (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (json_object_get_string_member (report (f), "detail"), detail));
 }
 
+/* A launcher in front of the runner (bwrap's) that fails is a runner failure too: 125, its own
+ * fatal line as the detail, and the command never ran. (The Landlock launcher is the runner.) */
+static void
+test_launcher_failure (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *marker = g_build_filename (f->ws, "ran", NULL);
+  g_autofree char *report_arg = g_strdup_printf ("--report=%s", f->report_path);
+  g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
+  const char *env[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *prefix = "dsh-sandbox: " UNAVAILABLE_TEXT ("workspace-write") " Runner failure: ";
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *report_text = NULL;
+
+  if (!require_backend () || backend->launcher_deny_syscalls == NULL)
+    return;
+
+  dsh_test_add_deny_syscalls (argv, "ENOSYS", backend->launcher_deny_syscalls);
+  g_ptr_array_add (argv, (char *) dsh_test_cli ());
+  g_ptr_array_add (argv, (char *) "exec");
+  g_ptr_array_add (argv, (char *) "--mode=workspace-write");
+  g_ptr_array_add (argv, (char *) "--workspace");
+  g_ptr_array_add (argv, f->ws);
+  g_ptr_array_add (argv, report_arg);
+  g_ptr_array_add (argv, (char *) "--");
+  g_ptr_array_add (argv, (char *) fileop ());
+  g_ptr_array_add (argv, (char *) "write");
+  g_ptr_array_add (argv, marker);
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run (&run, (const char *const *) argv->pdata, env, f->ws, NULL);
+
+  g_assert_cmpint (run.exit_code, ==, 125);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (run.err, prefix));
+  g_assert_nonnull (strstr (strstr (run.err, prefix) + strlen (prefix),
+                            backend->launcher_fatal_prefix));
+  report_text = dsh_test_read_file (f->report_path);
+  f->report = dsh_test_parse_json (report_text);
+  g_assert_cmpstr (report_outcome (f), ==, "runner-failure");
+  g_assert_false (json_object_get_boolean_member (report (f), "commandRan"));
+}
+
 /* A confined command that exits like the runner or prints something like its lines is still
  * the command: without the full fatal-signature match nothing is blamed on the runner. */
 static void
@@ -952,6 +1011,295 @@ test_missing_command (Fixture *f, gconstpointer data)
 
   cli_exec (f, "read-only", command, &run);
   assert_completed (f, &run, backend->missing_command_exit);
+  {
+    g_auto (DshTestRun) write_run = { 0 };
+
+    cli_exec (f, "workspace-write", command, &write_run);
+    assert_completed (f, &write_run, backend->missing_command_exit_write);
+  }
+}
+
+/* A workspace that is /tmp itself: the writes land in the host's /tmp on every backend (a private
+ * tmpfs there would swallow them). */
+static void
+test_workspace_is_tmp (Fixture *f, gconstpointer data)
+{
+  g_autofree char *name = g_strdup_printf ("/tmp/dsh-conformance-ws-tmp-%s-%d", backend->name,
+                                           (int) getpid ());
+  const char *command[] = { fileop (), "write", name, "kept\n", NULL };
+
+  if (!require_backend ())
+    return;
+
+  g_unlink (name);
+  f->exec_workspace = "/tmp";
+  assert_exec_completes (f, "workspace-write", command);
+  dsh_test_assert_file_is (name, "kept\n");
+  g_unlink (name);
+}
+
+/* Far more argv items than bwrap itself accepts (9000) still reach the command. */
+static void
+test_many_argv_items (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GPtrArray) command = g_ptr_array_new ();
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend ())
+    return;
+
+  g_ptr_array_add (command, (char *) "sh");
+  g_ptr_array_add (command, (char *) "-c");
+  g_ptr_array_add (command, (char *) "echo \"$# ${20000}\"");
+  g_ptr_array_add (command, (char *) "sh");
+  for (int i = 0; i < 19999; i++)
+    g_ptr_array_add (command, (char *) "item");
+  g_ptr_array_add (command, (char *) "last");
+  g_ptr_array_add (command, NULL);
+
+  cli_exec (f, "workspace-write", (const char *const *) command->pdata, &run);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (run.out, ==, "20000 last\n");
+  {
+    g_auto (DshTestRun) read_only = { 0 };
+
+    cli_exec (f, "read-only", (const char *const *) command->pdata, &read_only);
+    assert_completed (f, &read_only, 0);
+    g_assert_cmpstr (read_only.out, ==, "20000 last\n");
+  }
+}
+
+/* git, unconfined, with no user or system configuration but the identity a commit needs. */
+static void
+host_git (Fixture *f, const char *script, DshTestRun *run)
+{
+  g_autofree char *home_env = g_strdup_printf ("HOME=%s", f->home);
+  const char *env[] = { home_env, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t",
+                        "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t",
+                        "GIT_COMMITTER_EMAIL=t@example.org", NULL };
+  const char *argv[] = { "sh", "-c", script, NULL };
+
+  dsh_test_run (run, argv, env, f->ws, NULL);
+}
+
+static void
+make_repository (Fixture *f)
+{
+  g_auto (DshTestRun) run = { 0 };
+
+  host_git (f, "git init -q -b main . && git add file && git commit -q -m init", &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+}
+
+/* What a command may plant in a repository to run code the next time the user runs git
+ * unconfined: a hook, core.fsmonitor, an alias, each also by replacing .git/config or .git
+ * itself, a commondir pointing at a git directory of its own, a config.worktree. */
+static const char *const git_attacks[] = {
+  "mkdir -p .git/hooks; printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit; "
+  "chmod +x .git/hooks/pre-commit",
+  "git config core.fsmonitor 'touch PWNED; false'",
+  "git config alias.st '!touch PWNED'",
+  "mv .git/config .git/config.old; cp .git/config.old .git/config; "
+  "git config core.fsmonitor 'touch PWNED; false'",
+  "rm -f .git/config; printf '[core]\\n\\tfsmonitor = touch PWNED; false\\n' > .git/config",
+  "mv .git .git-old && cp -r .git-old .git && git config core.fsmonitor 'touch PWNED; false'",
+  "rm -rf .git/hooks .git/config; mkdir -p .git/hooks; "
+  "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit",
+  "mkdir -p .git/evil && cp -r .git/objects .git/refs .git/HEAD .git/evil/ && "
+  "printf '[core]\\n\\tfsmonitor = touch PWNED; false\\n' > .git/evil/config && "
+  "echo evil > .git/commondir",
+  "printf '[core]\\n\\tfsmonitor = touch PWNED; false\\n' > .git/config.worktree",
+  "git config core.hooksPath .myhooks; mkdir .myhooks; "
+  "printf '#!/bin/sh\\ntouch PWNED\\n' > .myhooks/pre-commit; chmod +x .myhooks/pre-commit",
+};
+
+static void
+assert_git_runs_nothing_planted (Fixture *f, const char *config_before)
+{
+  g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
+  g_autofree char *hook = g_build_filename (f->ws, ".git", "hooks", "pre-commit", NULL);
+  g_autofree char *config = g_build_filename (f->ws, ".git", "config", NULL);
+  g_autofree char *commondir = g_build_filename (f->ws, ".git", "commondir", NULL);
+  g_autofree char *worktree_config = g_build_filename (f->ws, ".git", "config.worktree", NULL);
+  g_auto (DshTestRun) run = { 0 };
+
+  host_git (f, "git status >/dev/null; git st; echo more >> file; git commit -q -am more", &run);
+  g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (commondir, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (worktree_config, G_FILE_TEST_EXISTS));
+  dsh_test_assert_file_is (config, config_before);
+}
+
+static void
+test_git_files_protected (Fixture *f, gconstpointer data)
+{
+  g_autofree char *config = g_build_filename (f->ws, ".git", "config", NULL);
+  g_autofree char *hook = g_build_filename (f->ws, ".git", "hooks", "pre-commit", NULL);
+  g_autofree char *config_before = NULL;
+  JsonArray *reasons;
+  gboolean reason_found = FALSE;
+
+  if (!require_backend ())
+    return;
+  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+    return;
+
+  make_repository (f);
+  config_before = dsh_test_read_file (config);
+  for (gsize i = 0; i < G_N_ELEMENTS (git_attacks); i++)
+    {
+      const char *command[] = { "sh", "-c", git_attacks[i], NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      cli_exec (f, "workspace-write", command, &run);
+      g_test_message ("attack %zu: %s", i, run.err);
+      g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
+      if (!backend->protects_git)
+        break;
+      assert_git_runs_nothing_planted (f, config_before);
+    }
+
+  /* Pinned difference: under Landlock the hook is planted, and a partial reason says so. */
+  if (!backend->protects_git)
+    {
+      g_assert_true (g_file_test (hook, G_FILE_TEST_EXISTS));
+      reasons = json_object_get_array_member (report (f), "enforcementReasons");
+      for (guint i = 0; i < json_array_get_length (reasons); i++)
+        reason_found |= strstr (json_array_get_string_element (reasons, i), ".git/hooks") != NULL;
+      g_assert_true (reason_found);
+    }
+}
+
+/* A linked worktree's .git file and the git directory it names are held the same way. */
+static void
+test_git_worktree_protected (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dotgit = g_build_filename (f->ws, "wt", ".git", NULL);
+  g_autofree char *gitdir = g_build_filename (f->ws, ".git", "worktrees", "wt", NULL);
+  g_autofree char *worktree_config = g_build_filename (gitdir, "config.worktree", NULL);
+  g_autofree char *dotgit_before = NULL;
+  const char *command[] = {
+    "sh", "-c",
+    "echo 'gitdir: /nowhere' > wt/.git; mv wt/.git wt/.git-old; "
+    "printf '[core]\\n\\tfsmonitor = touch PWNED; false\\n' > .git/worktrees/wt/config.worktree; "
+    "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/worktrees/wt/commondir",
+    NULL,
+  };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend ())
+    return;
+  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+    return;
+  if (!backend->protects_git)
+    return; /* pinned by git/protected-paths */
+
+  make_repository (f);
+  host_git (f, "git worktree add -q wt", &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  dotgit_before = dsh_test_read_file (dotgit);
+
+  cli_exec (f, "workspace-write", command, &run);
+  dsh_test_assert_file_is (dotgit, dotgit_before);
+  g_assert_false (g_file_test (worktree_config, G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *commondir = g_build_filename (gitdir, "commondir", NULL);
+    g_autofree char *text = dsh_test_read_file (commondir);
+
+    g_assert_cmpstr (text, ==, "../..\n");
+  }
+}
+
+/* A submodule's git directory, the directories above it and its .git file are held the same
+ * way: a later `git status` of the superproject enters the submodule and reads its config. */
+static void
+test_git_submodule_protected (Fixture *f, gconstpointer data)
+{
+  g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
+  /* Hooks and fsmonitor run in the submodule's working tree. */
+  g_autofree char *pwned_in_lib = g_build_filename (f->ws, "lib", "PWNED", NULL);
+  g_autofree char *dotgit = g_build_filename (f->ws, "lib", ".git", NULL);
+  g_autofree char *lib_config = g_build_filename (f->ws, ".git", "modules", "lib", "config", NULL);
+  g_autofree char *dotgit_before = NULL;
+  g_autofree char *config_before = NULL;
+  g_autofree char *setup = g_strdup_printf (
+    "set -e; git init -q -b main '%s/lib-origin'; cd '%s/lib-origin'; echo l > l; git add l; "
+    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
+    "'%s/lib-origin' lib; git commit -q -m sub",
+    f->base, f->base, f->ws, f->base);
+  const char *attacks[] = {
+    "git config -f .git/modules/lib/config core.fsmonitor 'touch PWNED; false'",
+    "mkdir -p .git/modules/lib/hooks; printf '#!/bin/sh\\ntouch PWNED\\n' > "
+    ".git/modules/lib/hooks/post-checkout",
+    "mv .git/modules .git/modules-old && mkdir -p .git/modules && cp -r .git/modules-old/lib "
+    ".git/modules/lib && git config -f .git/modules/lib/config core.fsmonitor 'touch PWNED; false'",
+    "mkdir -p evil && cp -r .git/modules/lib evil/gitdir && "
+    "git config -f evil/gitdir/config core.fsmonitor 'touch PWNED; false' && "
+    "echo \"gitdir: $PWD/evil/gitdir\" > lib/.git",
+  };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend ())
+    return;
+  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+    return;
+  if (!backend->protects_git)
+    return; /* pinned by git/protected-paths */
+
+  make_repository (f);
+  host_git (f, setup, &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  dotgit_before = dsh_test_read_file (dotgit);
+  config_before = dsh_test_read_file (lib_config);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (attacks); i++)
+    {
+      const char *command[] = { "sh", "-c", attacks[i], NULL };
+      g_auto (DshTestRun) attack = { 0 };
+      g_auto (DshTestRun) status = { 0 };
+
+      cli_exec (f, "workspace-write", command, &attack);
+      g_test_message ("submodule attack %zu: %s", i, attack.err);
+      host_git (f, "git status >/dev/null; cd lib && git status >/dev/null", &status);
+      g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (pwned_in_lib, G_FILE_TEST_EXISTS));
+      dsh_test_assert_file_is (dotgit, dotgit_before);
+      dsh_test_assert_file_is (lib_config, config_before);
+    }
+}
+
+/* Ordinary git work inside the workspace keeps working on every backend, in the repository
+ * there and in one created by the call. */
+static void
+test_git_workflow (Fixture *f, gconstpointer data)
+{
+  const char *command[] = {
+    "sh", "-c",
+    "set -e; export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t "
+    "GIT_COMMITTER_EMAIL=t@e GIT_CONFIG_NOSYSTEM=1; "
+    "echo a > a; git add a; git commit -q -m a; "
+    "git checkout -q -b topic; echo b > b; git add b; git commit -q -m b; "
+    "git checkout -q main; git branch other; git merge -q --no-edit topic; "
+    "echo c >> a; git stash -q; git stash pop -q; git commit -q -am c; "
+    "git checkout -q other; echo d > d; git add d; git commit -q -m d; git rebase -q main; "
+    "git checkout -q main; git merge -q other; "
+    "mkdir sub; cd sub; git init -q -b main .; echo e > e; git add e; git commit -q -m e; "
+    "cd ..; git log --oneline | wc -l",
+    NULL,
+  };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend ())
+    return;
+  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+    return;
+
+  make_repository (f);
+  cli_exec (f, "workspace-write", command, &run);
+  g_test_message ("%s", run.err);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (g_strstrip (run.out), ==, "5");
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1008,6 +1356,12 @@ main (int argc, char **argv)
   ADD ("escape/fifo-socket-outside", test_fifo_socket_outside_denied);
   ADD ("escape/proc-magic-links", test_proc_magic_links);
   ADD ("difference/metadata-outside", test_metadata_outside);
+  ADD ("workspace-write/workspace-is-tmp", test_workspace_is_tmp);
+  ADD ("passthrough/many-argv-items", test_many_argv_items);
+  ADD ("git/protected-paths", test_git_files_protected);
+  ADD ("git/worktree-protected", test_git_worktree_protected);
+  ADD ("git/submodule-protected", test_git_submodule_protected);
+  ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
   ADD ("passthrough/supervisor-cannot-be-stopped", test_supervisor_cannot_be_stopped);
@@ -1015,6 +1369,7 @@ main (int argc, char **argv)
   ADD ("passthrough/signal", test_signal_passes_through);
   ADD ("passthrough/stdin", test_stdin_passes_through);
   ADD ("classification/runner-failure", test_runner_failure);
+  ADD ("classification/launcher-failure", test_launcher_failure);
   ADD ("classification/lookalikes", test_lookalikes_not_runner_failure);
   ADD ("classification/missing-command", test_missing_command);
 #undef ADD

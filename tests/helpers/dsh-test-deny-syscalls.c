@@ -41,6 +41,9 @@
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -76,6 +79,7 @@ static const Syscall plain_syscalls[] = {
   { "mount", __NR_mount },
   { "umount2", __NR_umount2 },
   { "pivot_root", __NR_pivot_root },
+  { "openat2", __NR_openat2 },
 };
 
 static struct sock_filter insns[MAX_INSNS];

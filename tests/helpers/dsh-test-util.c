@@ -214,6 +214,15 @@ dsh_test_scratch_dir (const char *prefix)
   g_error ("no scratch directory outside /tmp and TMPDIR");
 }
 
+char *
+dsh_test_log_path (const char *name)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("log");
+
+  g_test_queue_destroy (remove_tree_notify, g_strdup (dir));
+  return g_build_filename (dir, name, NULL);
+}
+
 void
 dsh_test_write_file (const char *path, const char *text)
 {

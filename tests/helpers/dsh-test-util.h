@@ -83,6 +83,9 @@ char     *dsh_test_make_tmp_dir      (void);
  * every writable root". The caller removes it with dsh_test_remove_tree(). */
 char     *dsh_test_scratch_dir       (const char *prefix);
 void      dsh_test_remove_tree       (const char *path);
+/* name in a fresh scratch directory of its own, removed at the end of the test: a session log
+ * out of reach of the session's commands (never in its cwd, /tmp or TMPDIR). */
+char     *dsh_test_log_path          (const char *name);
 
 void      dsh_test_write_file        (const char *path,
                                       const char *text);

@@ -115,6 +115,11 @@ static const DshBackendDescriptor descriptor = {
 #ifdef FAKE_EXCLUSIONS
   .denial_exclusions = denial_exclusions,
 #endif
+#ifdef FAKE_RESERVED_GARBAGE
+  /* A 1.0 module's padding is not the core's to read: fill it with what would crash a core that
+   * took it for the 1.1 hooks or metadata. */
+  .reserved = { (void *) 1, (void *) 1, (void *) 1, (void *) 1, (void *) 1 },
+#endif
 };
 
 const DshBackendDescriptor *

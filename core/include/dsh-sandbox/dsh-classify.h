@@ -16,9 +16,11 @@ typedef enum {
   DSH_OUTCOME_COMPLETED,
   DSH_OUTCOME_DENIED,
   DSH_OUTCOME_RUNNER_FAILURE,
-  /* These two happen before anything runs. */
+  /* These happen before anything runs. */
   DSH_OUTCOME_UNAVAILABLE,
   DSH_OUTCOME_ESCALATION_REFUSED,
+  /* A writable root was refused (DSH_SANDBOX_ERROR_ROOT_REFUSED). */
+  DSH_OUTCOME_ROOT_REFUSED,
 } DshOutcome;
 
 DSH_API

@@ -28,6 +28,10 @@ typedef enum {
   DSH_SANDBOX_ERROR_ESCALATION_REFUSED,
   /* An approval request could not be made (APPROVAL). */
   DSH_SANDBOX_ERROR_APPROVAL,
+  /* A writable root was refused before anything ran: a workspace of /, a temp directory that
+   * would widen the roots, a root reached through a symlink a confined command could have
+   * planted, or a root that moved while it was checked (ROOT_REFUSED). */
+  DSH_SANDBOX_ERROR_ROOT_REFUSED,
 } DshSandboxError;
 
 DSH_API

@@ -69,6 +69,10 @@ DshApprovalPolicy  dsh_permission_presets_get_default_approval_policy (DshPermis
 DSH_API
 void               dsh_permission_presets_set_default_approval_policy (DshPermissionPresets *self,
                                                                        DshApprovalPolicy     policy);
+/* The deployment's extra writable roots for workspace-write ("extraWritableRoots", absolute,
+ * "~/" expanded), pinned into each new session; NULL for none. */
+DSH_API
+const char *const *dsh_permission_presets_get_extra_writable_roots   (DshPermissionPresets *self);
 /* The preset new sessions start with, or NULL (then only the two knobs are pinned). */
 DSH_API
 const char        *dsh_permission_presets_get_default_preset          (DshPermissionPresets *self);

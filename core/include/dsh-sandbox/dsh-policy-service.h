@@ -36,6 +36,11 @@ DSH_API
 const char       *dsh_policy_service_get_fallback_root (DshPolicyService *self);
 
 /* The policy without an explicit mode: the session's override, else the default. */
+/* The deployment's extra writable roots, given to agentless calls (a session resolves to the
+ * ones pinned at its creation). */
+DSH_API
+void              dsh_policy_service_set_extra_writable_roots (DshPolicyService  *self,
+                                                               const char *const *roots);
 DSH_API
 DshSandboxPolicy *dsh_policy_service_resolve          (DshPolicyService *self,
                                                        DshSessionLog    *session);

@@ -18,6 +18,12 @@ typedef struct {
   char *workspace_root;
   /* Opaque session identity, or NULL for agentless calls. */
   char *session_id;
+  /* The call's writable roots as dsh_roots_pin() resolved and checked them, once; NULL until
+   * then. When set, the backend, the runner and the fence receive exactly these strings. */
+  char **writable_roots;
+  /* Extra writable roots for workspace-write (absolute, as configured or asked for), joined
+   * after the temp roots; NULL for none. */
+  char **extra_writable_roots;
 } DshSandboxPolicy;
 
 #define DSH_TYPE_SANDBOX_POLICY (dsh_sandbox_policy_get_type ())

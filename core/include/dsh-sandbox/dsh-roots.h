@@ -23,23 +23,61 @@ DSH_API
 char  *dsh_workspace_root  (const char             *session_cwd,
                             const char             *fallback_root);
 
-/* Empty unless workspace-write; else [workspace root, /tmp, temp dir], each canonical,
- * de-duplicated, in that order. The one source for the fence and for profile generation. */
+/* Empty unless workspace-write; else the roots dsh_roots_pin() pinned into the policy, exactly;
+ * else [workspace root, /tmp, temp dir, extra roots...], de-duplicated, in that order, the
+ * workspace root taken as the canonical string it already is (never resolved again) and a temp
+ * directory or extra root that would widen the roots left out. The one source for the fence and for profile generation. */
 DSH_API
 GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
+
+/* Resolves the writable roots of a workspace-write call exactly once and checks them on those
+ * very strings, then records them as granted and pins them into policy, so that the backend,
+ * the runner and the fence receive exactly what was checked. spelled_workspace is the workspace
+ * as the caller spelled it (NULL: policy->workspace_root); session_created the session's ISO
+ * 8601 creation time, if any; policy->extra_writable_roots join after the temp roots. Refuses
+ * (DSH_SANDBOX_ERROR_ROOT_REFUSED, naming the path and the reason): a workspace of /; a temp
+ * directory or extra root that is /, a system directory, $HOME, or an ancestor of $HOME or of
+ * the workspace; a root reached through a symlink that lies inside one
+ * of this call's roots, that was made inside a directory after that directory was granted to
+ * confined commands, or (with a session) that was made after the session was created; a
+ * workspace that moved while it was checked; and any call when the per-user record of granted
+ * roots cannot be trusted or written. Does nothing for other modes: read-only never looks at
+ * the temp directory. */
+DSH_API
+gboolean dsh_roots_pin       (DshSandboxPolicy       *policy,
+                              const char             *spelled_workspace,
+                              const char             *session_created,
+                              GError                **error);
+
+/* The same checks for a workspace-write call with this workspace and extra roots (NULL for
+ * none), granting nothing (a probe). */
+DSH_API
+gboolean dsh_roots_check     (const char             *spelled_workspace,
+                              const char             *workspace_root,
+                              const char             *session_created,
+                              const char *const      *extra,
+                              GError                **error);
+
+/* The checks a new session's cwd and extra roots can get before any call (a root of /, planted
+ * symlinks on the way), granting nothing; the temp directory is the calls' own. */
+DSH_API
+gboolean dsh_roots_check_new_workspace (const char   *spelled_workspace,
+                                        const char   *workspace_root,
+                                        const char *const *extra,
+                                        GError      **error);
+
+/* Refuses a workspace root of / (DSH_SANDBOX_ERROR_ROOT_REFUSED): under workspace-write it
+ * would make the whole host writable. */
+DSH_API
+gboolean dsh_roots_check_workspace (const char       *workspace_root,
+                                    GError          **error);
 
 /* Is path (canonical) root itself or beneath it? Both are compared as spelled. */
 DSH_API
 gboolean dsh_path_is_beneath (const char             *path,
                               const char             *root);
 
-/* A writable root is only as trustworthy as the path that leads to it: when resolving the spelled
- * workspace, /tmp or the temp directory follows a symlink that lies inside a directory confined
- * commands of this workspace may write, an earlier command could have planted it to move this
- * call's writable roots anywhere (its own workspace renamed, a link put in its place); and when
- * the spelled workspace no longer resolves to workspace_root (the canonical root the policy
- * holds), it is being moved right now. Sets DSH_SANDBOX_ERROR_UNAVAILABLE and returns FALSE
- * then. A workspace of / is accepted: such a caller already lets commands write everywhere. */
+/* dsh_roots_check() without a session. */
 DSH_API
 gboolean dsh_roots_check_unplanted (const char             *spelled_workspace,
                                     const char             *workspace_root,
@@ -47,7 +85,7 @@ gboolean dsh_roots_check_unplanted (const char             *spelled_workspace,
 
 /* A session's cwd was fixed when the session was created (created: its ISO 8601 time); a symlink
  * on the way to it made since then is what a command of another, enclosing workspace would plant
- * to move this session's workspace. FALSE (DSH_SANDBOX_ERROR_UNAVAILABLE) when there is one. */
+ * to move this session's workspace. FALSE (DSH_SANDBOX_ERROR_ROOT_REFUSED) when there is one. */
 DSH_API
 gboolean dsh_roots_check_session_cwd (const char             *cwd,
                                       const char             *created,

@@ -146,6 +146,13 @@ DSH_API
 DshSessionLog  *dsh_session_log_create     (const char     *path,
                                             const char     *cwd,
                                             GError        **error);
+/* The same, pinning extra writable roots (absolute; NULL or empty for none) into the header,
+ * immutable like the cwd. */
+DSH_API
+DshSessionLog  *dsh_session_log_create_with_roots (const char        *path,
+                                                   const char        *cwd,
+                                                   const char *const *extra_writable_roots,
+                                                   GError           **error);
 /* Loads and repairs (in memory) an existing log; see the top of this file. */
 DSH_API
 DshSessionLog  *dsh_session_log_load       (const char     *path,
@@ -166,6 +173,9 @@ DSH_API
 const char     *dsh_session_log_get_cwd     (DshSessionLog *self);
 DSH_API
 const char     *dsh_session_log_get_created (DshSessionLog *self);
+/* The extra writable roots pinned at creation (a new array), or NULL when none were. */
+DSH_API
+GStrv           dsh_session_log_dup_extra_writable_roots (DshSessionLog *self);
 /* The header line's object (a new node). */
 DSH_API
 JsonNode       *dsh_session_log_header_to_json (DshSessionLog *self);

@@ -15,6 +15,10 @@ G_BEGIN_DECLS
 /* The SANDBOX_UNAVAILABLE message for a requested mode. */
 DSH_API
 char  *dsh_text_unavailable          (const char     *mode);
+/* The unavailable message followed by "Cause: <cause>": why no candidate was usable. */
+DSH_API
+char  *dsh_text_unavailable_cause    (const char     *mode,
+                                      const char     *cause);
 /* The unavailable message followed by "Runner failure: <detail>". */
 DSH_API
 char  *dsh_text_runner_failure       (const char     *mode,
@@ -32,12 +36,18 @@ char  *dsh_text_escalation_hint      (const char     *subject);
 DSH_API
 char  *dsh_text_policy_context       (DshSandboxMode  mode,
                                       const char     *workspace_root);
+/* The same, naming the extra writable roots (NULL or empty: none) under workspace-write. */
+DSH_API
+char  *dsh_text_policy_context_with_roots (DshSandboxMode     mode,
+                                           const char        *workspace_root,
+                                           const char *const *extra_roots);
 /* The runtime context of one call, where per-session facts go (tool descriptions stay
- * registry-level): the policy context, then, when approval_policy is "never", a blank line and
- * dsh_text_approval_never(). */
+ * registry-level): the policy context naming extra_roots, then, when approval_policy is
+ * "never", a blank line and dsh_text_approval_never(). */
 DSH_API
 char  *dsh_text_runtime_context      (DshSandboxMode     mode,
                                       const char        *workspace_root,
+                                      const char *const *extra_roots,
                                       DshApprovalPolicy  approval_policy);
 
 /* ---- approval and escalation ------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* test-bwrap-module.c — the built bwrap module through the shared fake host: its descriptor,
- * check() and confine() failing closed without bwrap, and the argv of each mode, with the
- * command's own words kept after "--".
+ * check() and confine() failing closed without bwrap or its launcher, and the argv of each
+ * mode, with the command's own words kept after the last "--".
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,6 +10,18 @@
 #include "dsh-backend-fake-host-private.h"
 #include "dsh-policy.h"
 #include "dsh-test-util.h"
+
+#define LAUNCHER_PATH "/usr/libexec/dsh-sandbox-1/dsh-bwrap-exec"
+
+static DshBackendFakeHost *
+new_linux_host (void)
+{
+  DshBackendFakeHost *fake = dsh_backend_fake_host_new ();
+
+  dsh_backend_fake_host_set_program (fake, "bwrap", "/usr/bin/bwrap");
+  dsh_backend_fake_host_set_helper (fake, "dsh-bwrap-exec", LAUNCHER_PATH);
+  return fake;
+}
 
 static const DshBackendDescriptor *
 describe (void)
@@ -43,7 +55,7 @@ test_descriptor (void)
   g_assert_cmpstr (desc->denial_signatures[0], ==, "Read-only file system");
   g_assert_null (desc->denial_signatures[1]);
 
-  g_assert_cmpuint (desc->n_runner_failure_rules, ==, 1);
+  g_assert_cmpuint (desc->n_runner_failure_rules, ==, 2);
   rule = &desc->runner_failure_rules[0];
   g_assert_cmpuint (rule->n_allowed_exit_codes, ==, 1);
   g_assert_cmpint (rule->allowed_exit_codes[0], ==, 1);
@@ -54,6 +66,12 @@ test_descriptor (void)
       g_assert_false (g_str_has_prefix ("bwrap: execvp sh: No such file or directory",
                                         rule->fatal_signatures[i]));
     }
+  /* The launcher's own fatal line, with its own status. */
+  rule = &desc->runner_failure_rules[1];
+  g_assert_cmpuint (rule->n_allowed_exit_codes, ==, 1);
+  g_assert_cmpint (rule->allowed_exit_codes[0], ==, 125);
+  g_assert_cmpstr (rule->fatal_signatures[0], ==, "dsh-bwrap-exec: fatal: ");
+  g_assert_null (rule->fatal_signatures[1]);
 }
 
 static void
@@ -74,10 +92,17 @@ test_fails_closed_without_bwrap (void)
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (error->message, "bwrap was not found on PATH"));
 
-  /* The check is a lookup, never a run. */
+  /* bwrap without its launcher is refused as well. */
   dsh_backend_fake_host_reset (fake);
   dsh_backend_fake_host_set_program (fake, "bwrap", "/usr/bin/bwrap");
+  g_assert_cmpint (desc->check (dsh_backend_fake_host_get_host (fake)), !=, 0);
+  g_assert_cmpstr (fake->call.error, ==, "the bwrap launcher dsh-bwrap-exec was not found");
+
+  /* The check is a lookup, never a run. */
+  dsh_backend_fake_host_reset (fake);
+  dsh_backend_fake_host_set_helper (fake, "dsh-bwrap-exec", LAUNCHER_PATH);
   g_assert_cmpint (desc->check (dsh_backend_fake_host_get_host (fake)), ==, 0);
+  g_assert_null (fake->call.error);
   g_assert_cmpuint (fake->probes->len, ==, 0);
 }
 
@@ -111,7 +136,7 @@ static void
 test_read_only_argv (void)
 {
   const DshBackendDescriptor *desc = describe ();
-  g_autoptr (DshBackendFakeHost) fake = dsh_backend_fake_host_new ();
+  g_autoptr (DshBackendFakeHost) fake = new_linux_host ();
   g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
                                                                 "/home/me/ws", NULL);
   /* Words bwrap could take for its own options stay the command's, after "--". */
@@ -119,14 +144,14 @@ test_read_only_argv (void)
   g_autoptr (GError) error = NULL;
   guint separator;
 
-  dsh_backend_fake_host_set_program (fake, "bwrap", "/usr/bin/bwrap");
   g_assert_true (dsh_backend_call_confine (&fake->call, "bwrap", desc, command, policy, &error));
   g_assert_no_error (error);
+  /* Nothing writable to bind: bwrap runs directly, without the launcher. */
   g_assert_cmpstr (fake->call.argv->pdata[0], ==, "/usr/bin/bwrap");
   separator = assert_command_after_separator (fake->call.argv, command);
   g_assert_true (has_option (fake->call.argv, separator, "--unshare-user"));
   g_assert_true (has_option (fake->call.argv, separator, "--die-with-parent"));
-  g_assert_false (has_option (fake->call.argv, separator, "--bind-try"));
+  g_assert_false (has_option (fake->call.argv, separator, "--write"));
   g_assert_false (has_option (fake->call.argv, separator, "--tmpfs"));
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
 }
@@ -135,30 +160,33 @@ static void
 test_workspace_write_argv (void)
 {
   const DshBackendDescriptor *desc = describe ();
-  g_autoptr (DshBackendFakeHost) fake = dsh_backend_fake_host_new ();
+  g_autoptr (DshBackendFakeHost) fake = new_linux_host ();
   g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE,
                                                                 "/home/me/ws", NULL);
   const char *command[] = { "make", "-j2", NULL };
   g_autoptr (GError) error = NULL;
+  GPtrArray *got;
   gboolean workspace_bound = FALSE;
   guint separator;
+  guint i = 1;
 
-  dsh_backend_fake_host_set_program (fake, "bwrap", "/usr/bin/bwrap");
   g_assert_true (dsh_backend_call_confine (&fake->call, "bwrap", desc, command, policy, &error));
   g_assert_no_error (error);
-  separator = assert_command_after_separator (fake->call.argv, command);
-  /* /tmp is a private tmpfs, never the host's /tmp bound back. */
-  g_assert_true (has_option (fake->call.argv, separator, "--tmpfs"));
-  for (guint i = 0; i < separator; i++)
+  got = fake->call.argv;
+  separator = assert_command_after_separator (got, command);
+  /* The launcher takes the roots ("--write ROOT"...) and binds them from descriptors; then
+   * bwrap with its profile. */
+  g_assert_cmpstr (got->pdata[0], ==, LAUNCHER_PATH);
+  for (; i + 1 < separator && g_str_equal (got->pdata[i], "--write"); i += 2)
     {
-      if (!g_str_equal (fake->call.argv->pdata[i], "--bind-try"))
-        continue;
-      g_assert_cmpuint (i + 2, <, separator);
-      g_assert_cmpstr (fake->call.argv->pdata[i + 1], ==, fake->call.argv->pdata[i + 2]);
-      g_assert_cmpstr (fake->call.argv->pdata[i + 1], !=, "/tmp");
-      workspace_bound |= g_str_equal (fake->call.argv->pdata[i + 1], "/home/me/ws");
+      /* /tmp is a private tmpfs, never the host's /tmp bound back. */
+      g_assert_cmpstr (got->pdata[i + 1], !=, "/tmp");
+      workspace_bound |= g_str_equal (got->pdata[i + 1], "/home/me/ws");
     }
   g_assert_true (workspace_bound);
+  g_assert_cmpstr (got->pdata[i], ==, "--");
+  g_assert_cmpstr (got->pdata[i + 1], ==, "/usr/bin/bwrap");
+  g_assert_true (has_option (got, separator, "--tmpfs"));
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
 }
 
@@ -167,7 +195,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bwrap-module/descriptor", test_descriptor);
-  g_test_add_func ("/bwrap-module/fails-closed-without-bwrap", test_fails_closed_without_bwrap);
+  g_test_add_func ("/bwrap-module/fails-closed-without-runner", test_fails_closed_without_bwrap);
   g_test_add_func ("/bwrap-module/read-only-argv", test_read_only_argv);
   g_test_add_func ("/bwrap-module/workspace-write-argv", test_workspace_write_argv);
   return g_test_run ();

@@ -771,6 +771,43 @@ test_runner_failure_without_landlock (Fixture *f, gconstpointer data)
     }
 }
 
+/* A root reached through a symlink in any component (one planted since the root was resolved)
+ * is refused, not followed: with openat2, and where a filter hides openat2 and the launcher
+ * walks the path itself. The last component alone is not enough: here the symlink is in the
+ * middle, pointing at the outside directory. */
+static void
+test_symlinked_root_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *link = g_build_filename (f->base, "link", NULL);
+  g_autofree char *through = g_build_filename (link, "sub", NULL);
+  g_autofree char *real_sub = g_build_filename (f->outside, "sub", NULL);
+  g_autofree char *victim = g_build_filename (real_sub, "victim", NULL);
+  const char *launcher = dsh_test_getenv_required ("DSH_LANDLOCK_EXEC");
+  const char *fileop = dsh_test_getenv_required ("DSH_TEST_FILEOP");
+  const char *with_openat2[] = { launcher, "--write", through, "--", fileop, "write", victim,
+                                 NULL };
+  const char *without_openat2[] = {
+    dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno", "ENOSYS", "--syscall",
+    "openat2", "--", launcher, "--write", through, "--", fileop, "write", victim, NULL,
+  };
+  const char *const *cases[] = { with_openat2, without_openat2 };
+
+  (void) data;
+  if (!dsh_test_require_landlock ())
+    return;
+
+  g_assert_cmpint (g_mkdir (real_sub, 0755), ==, 0);
+  g_assert_cmpint (symlink (f->outside, link), ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_run (&run, cases[i], NULL, NULL, NULL);
+      assert_runner_failure (&run, "a symlink appeared on the way to");
+      g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+    }
+}
+
 static void
 test_usage_errors (Fixture *f, gconstpointer data)
 {
@@ -857,6 +894,7 @@ main (int argc, char **argv)
   ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
   ADD ("terminal-injection-refused", test_terminal_injection_refused);
   ADD ("runner-failure-without-landlock", test_runner_failure_without_landlock);
+  ADD ("symlinked-root-refused", test_symlinked_root_refused);
   ADD ("usage-errors", test_usage_errors);
   ADD ("missing-command-not-runner-failure", test_missing_command_not_runner_failure);
   ADD ("status-and-stdin-pass-through", test_status_and_stdin_pass_through);

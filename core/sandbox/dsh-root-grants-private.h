@@ -1,0 +1,67 @@
+/* dsh-root-grants-private.h — the per-user record of which directories were handed to confined
+ * commands as writable roots, and since when, kept where no confined command can write.
+ *
+ * A symlink found on the way to a later call's root, beneath a directory granted before the
+ * symlink was made, is what a confined command of that earlier call could have planted: the
+ * roots code refuses it. Directories are known by identity (device, inode, birth time), not by
+ * path, so a granted directory the user renames later is still recognised.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint64 dev;
+  guint64 ino;
+  /* Birth time in nanoseconds where the filesystem reports it, else 0: a reused inode number
+   * then reads as granted (refusing more, never less). */
+  gint64 birth_ns;
+} DshRootIdentity;
+
+typedef struct _DshRootGrants DshRootGrants;
+
+/* The record's directory: $DSH_SANDBOX_STATE_DIR, else dsh-sandbox/granted-roots under the
+ * user's state directory ($XDG_STATE_HOME, ~/.local/state). */
+char          *dsh_root_grants_default_dir      (void);
+
+/* Opens (creating it) the record at dir; it must be a real directory of this user that nobody
+ * else can write. NULL with DSH_SANDBOX_ERROR_ROOT_REFUSED otherwise: without a trustworthy
+ * record no root may be granted. */
+DshRootGrants *dsh_root_grants_open             (const char            *dir,
+                                                 GError               **error);
+void           dsh_root_grants_free             (DshRootGrants         *grants);
+
+/* Refuses a record that lies beneath one of roots (canonical): a confined command could erase
+ * what it says. */
+gboolean       dsh_root_grants_check_out_of_reach (DshRootGrants       *grants,
+                                                   const char *const   *roots,
+                                                   GError             **error);
+
+/* Was the directory with this identity granted, and since when (Unix time, microseconds)? An
+ * entry that cannot be read counts as granted since the beginning of time. */
+gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
+                                                 const DshRootIdentity *identity,
+                                                 gint64                *out_since);
+
+/* Records root (canonical, opened without following any symlink) as granted now, unless it
+ * already was (the first grant's time stays). A missing root is granted nothing. */
+gboolean       dsh_root_grants_record           (DshRootGrants         *grants,
+                                                 const char            *root,
+                                                 GError               **error);
+
+/* The identity of path beneath dir_fd itself, not following a final symlink ("" for dir_fd
+ * itself); FALSE when it cannot be read. *out_is_link and *out_changed_us (if given): whether it
+ * is a symlink, and when it last changed (ctime, microseconds). */
+gboolean       dsh_root_identity_at             (int                    dir_fd,
+                                                 const char            *path,
+                                                 DshRootIdentity       *identity,
+                                                 gboolean              *out_is_link,
+                                                 gint64                *out_changed_us);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshRootGrants, dsh_root_grants_free)
+
+G_END_DECLS

@@ -1,0 +1,241 @@
+/* dsh-root-grants.c — the record of granted writable roots: one small file per granted
+ * directory, named by its identity, holding the time of its first grant and its path then.
+ *
+ * One file per directory keeps every step a single system call: a lookup (needed only when a
+ * walk meets a symlink) opens one name, a grant creates one name with O_EXCL, and concurrent
+ * calls never rewrite each other's entries.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE /* statx */
+
+#include "dsh-root-grants-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsh-error.h"
+#include "dsh-roots.h"
+#include "dsh-roots-private.h"
+
+struct _DshRootGrants {
+  int dir_fd;
+  /* Canonical, for the reach check and for messages. */
+  char *dir;
+};
+
+char *
+dsh_root_grants_default_dir (void)
+{
+  const char *override = g_getenv ("DSH_SANDBOX_STATE_DIR");
+
+  if (override != NULL && *override != '\0')
+    return g_strdup (override);
+  return g_build_filename (g_get_user_state_dir (), "dsh-sandbox", "granted-roots", NULL);
+}
+
+static gboolean
+refuse (GError **error, const char *dir, const char *why)
+{
+  g_autofree char *shown = g_utf8_make_valid (dir, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the record of granted writable roots %s %s: without it a symlink planted by an "
+               "earlier confined command could not be told apart; refusing to run the command "
+               "(DSH_SANDBOX_STATE_DIR names another private directory)",
+               shown, why);
+  return FALSE;
+}
+
+DshRootGrants *
+dsh_root_grants_open (const char *dir, GError **error)
+{
+  g_autoptr (DshRootGrants) grants = g_new0 (DshRootGrants, 1);
+  struct stat st;
+
+  grants->dir_fd = -1;
+  if (!g_path_is_absolute (dir))
+    {
+      refuse (error, dir, "is not an absolute path");
+      return NULL;
+    }
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      g_autofree char *why = g_strdup_printf ("cannot be created (%s)", g_strerror (errno));
+
+      refuse (error, dir, why);
+      return NULL;
+    }
+  /* Only a real directory of our own that nobody else can write is believed. */
+  grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (grants->dir_fd < 0 || fstat (grants->dir_fd, &st) != 0 || !S_ISDIR (st.st_mode))
+    {
+      refuse (error, dir, "is not a directory");
+      return NULL;
+    }
+  if (st.st_uid != getuid () || (st.st_mode & 077) != 0)
+    {
+      refuse (error, dir, "is not a private directory of this user (mode 0700)");
+      return NULL;
+    }
+  grants->dir = dsh_canonical_path (dir);
+  return g_steal_pointer (&grants);
+}
+
+void
+dsh_root_grants_free (DshRootGrants *grants)
+{
+  if (grants == NULL)
+    return;
+  if (grants->dir_fd >= 0)
+    close (grants->dir_fd);
+  g_free (grants->dir);
+  g_free (grants);
+}
+
+gboolean
+dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
+                                    const char *const *roots,
+                                    GError **error)
+{
+  for (gsize i = 0; roots != NULL && roots[i] != NULL; i++)
+    {
+      if (dsh_path_is_beneath (grants->dir, roots[i]))
+        {
+          g_autofree char *root = g_utf8_make_valid (roots[i], -1);
+          g_autofree char *why = g_strdup_printf ("lies inside the writable root %s, where a "
+                                                  "confined command could erase it",
+                                                  root);
+
+          return refuse (error, grants->dir, why);
+        }
+    }
+  return TRUE;
+}
+
+static char *
+entry_name (const DshRootIdentity *identity)
+{
+  return g_strdup_printf ("%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER
+                          "x",
+                          identity->dev, identity->ino, (guint64) identity->birth_ns);
+}
+
+gboolean
+dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, gint64 *out_since)
+{
+  g_autofree char *name = entry_name (identity);
+  char text[64] = { 0 };
+  ssize_t n;
+  int fd;
+
+  fd = openat (grants->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    {
+      /* Not granted; any other failure reads as granted since ever. */
+      *out_since = 0;
+      return errno != ENOENT;
+    }
+  n = read (fd, text, sizeof text - 1);
+  close (fd);
+  *out_since = n > 0 ? g_ascii_strtoll (text, NULL, 10) : 0;
+  if (*out_since < 0)
+    *out_since = 0;
+  return TRUE;
+}
+
+gboolean
+dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+  DshRootIdentity identity;
+  gboolean known;
+  gsize len;
+  int root_fd = dsh_open_directory_no_symlinks (root, FALSE);
+  int fd;
+
+  if (root_fd < 0)
+    {
+      g_autofree char *shown = g_utf8_make_valid (root, -1);
+
+      /* Missing: nothing there to write into until it exists (it is recorded then). */
+      if (errno == ENOENT)
+        return TRUE;
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                   "the writable root %s cannot be opened without following a symlink (%s): "
+                   "it changed while it was being checked; refusing to run the command",
+                   shown, g_strerror (errno));
+      return FALSE;
+    }
+  known = dsh_root_identity_at (root_fd, "", &identity, NULL, NULL);
+  close (root_fd);
+  if (!known)
+    return refuse (error, grants->dir, "cannot take the identity of a writable root");
+
+  name = entry_name (&identity);
+  fd = openat (grants->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST)
+    return TRUE;
+  if (fd < 0)
+    {
+      g_autofree char *why = g_strdup_printf ("cannot be written (%s)", g_strerror (errno));
+
+      return refuse (error, grants->dir, why);
+    }
+  text = g_strdup_printf ("%" G_GINT64_FORMAT " %s\n", g_get_real_time (), root);
+  len = strlen (text);
+  /* A torn entry reads as granted since ever: refusing more, never less. */
+  if (write (fd, text, len) != (ssize_t) len)
+    {
+      close (fd);
+      return refuse (error, grants->dir, "cannot be written");
+    }
+  close (fd);
+  return TRUE;
+}
+
+gboolean
+dsh_root_identity_at (int dir_fd,
+                      const char *path,
+                      DshRootIdentity *identity,
+                      gboolean *out_is_link,
+                      gint64 *out_changed_us)
+{
+#ifdef STATX_BTIME
+  int flags = *path == '\0' ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
+  struct statx stx;
+
+  if (statx (dir_fd, path, flags, STATX_BASIC_STATS | STATX_BTIME, &stx) != 0)
+    return FALSE;
+  identity->dev = ((guint64) stx.stx_dev_major << 32) | stx.stx_dev_minor;
+  identity->ino = stx.stx_ino;
+  identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
+                         ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
+                         : 0;
+  if (out_is_link != NULL)
+    *out_is_link = S_ISLNK (stx.stx_mode);
+  if (out_changed_us != NULL)
+    *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
+                      stx.stx_ctime.tv_nsec / 1000;
+#else
+  struct stat st;
+
+  if ((*path == '\0' ? fstat (dir_fd, &st) : fstatat (dir_fd, path, &st, AT_SYMLINK_NOFOLLOW)) !=
+      0)
+    return FALSE;
+  identity->dev = st.st_dev;
+  identity->ino = st.st_ino;
+  identity->birth_ns = 0;
+  if (out_is_link != NULL)
+    *out_is_link = S_ISLNK (st.st_mode);
+  if (out_changed_us != NULL)
+    *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
+#endif
+  return TRUE;
+}

@@ -1,0 +1,67 @@
+/* dsh-bwrap-exec.h — what the parts of the bubblewrap launcher share: its one fatal exit, the
+ * argv it builds for bwrap, the writable roots, and what the sandbox must look like.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define FATAL_PREFIX "dsh-bwrap-exec: fatal: "
+#define EXIT_RUNNER_FAILURE 125
+
+/* Prints one "dsh-bwrap-exec: fatal: " line and exits 125: nothing ran. */
+_Noreturn void fatal (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+void *checked (void *p);
+char *format (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* The argv handed to bwrap, NULL-terminated. */
+typedef struct {
+  char **items;
+  size_t len;
+  size_t cap;
+} Argv;
+
+void argv_add (Argv *argv, char *item);
+
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+} Identity;
+
+typedef struct {
+  Identity id; /* {0, 0}: made by bwrap, only read-only-ness is checked */
+  char *path;
+} Protected;
+
+/* What the step inside the sandbox checks: the directories that may be mounted writable, the
+ * paths that must be read-only. */
+extern Identity *writable;
+extern size_t n_writable;
+extern Protected *protected_paths;
+extern size_t n_protected;
+
+void expect_writable (Identity id);
+void expect_protected (Identity id, const char *path);
+Identity identity_of (int fd, const char *path);
+/* `--bind-fd` (writable) or `--ro-bind-fd` (protected) FD on DEST, with its expectation. */
+void add_fd_mount (Argv *argv, const char *option, int fd, const char *dest);
+
+int open_beneath_nofollow (int dirfd, const char *path, int flags);
+
+/* The writable roots as given, canonical. */
+extern char **roots;
+extern size_t n_roots;
+int is_writable (const char *path);
+
+/* dsh-bwrap-git.c: git's own files inside the roots. */
+void protect_repository_of (Argv *argv, int root_fd, const char *root);
+/* Config names that were missing, to look at once the call is over. */
+extern size_t n_absent;
+void undo_planted_config (void);
+
+/* dsh-bwrap-inside.c: the check inside the sandbox, which also carries the command's argv. */
+void note_host_mounts (void);
+void add_inside_step (Argv *argv, char **command, int n_command);
+int run_inside (int data, int self);

@@ -1,0 +1,466 @@
+/* dsh-bwrap-git.c — keeps the git files that a later unconfined git runs by itself read-only
+ * inside the writable roots, and undoes the config names a command planted.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsh-bwrap-exec.h"
+
+/* Submodules nest and worktrees multiply; a repository with more git directories than this is
+ * refused rather than protected halfway. */
+#define MAX_GIT_DIRS 256
+#define MAX_GIT_DEPTH 6
+
+/* `base/relative` (or `relative` alone when absolute) without "." and "..": valid only for a path
+ * resolved with RESOLVE_NO_SYMLINKS, where ".." is lexical. */
+static char *
+join_normalised (const char *base, const char *relative)
+{
+  char *joined = relative[0] == '/' ? format ("%s", relative) : format ("%s/%s", base, relative);
+  char *out = checked (malloc (strlen (joined) + 2));
+  size_t len = 0;
+
+  for (char *part = strtok (joined, "/"); part != NULL; part = strtok (NULL, "/"))
+    {
+      if (strcmp (part, ".") == 0)
+        continue;
+      if (strcmp (part, "..") == 0)
+        {
+          while (len > 0 && out[len - 1] != '/')
+            len--;
+          if (len > 0)
+            len--;
+          continue;
+        }
+      out[len++] = '/';
+      memcpy (out + len, part, strlen (part));
+      len += strlen (part);
+    }
+  if (len == 0)
+    out[len++] = '/';
+  out[len] = '\0';
+  free (joined);
+  return out;
+}
+
+/* The first line of a small file (a .git file, commondir), without its newline. */
+static char *
+read_first_line (int dirfd, const char *name)
+{
+  char buffer[PATH_MAX + 16];
+  /* Non-blocking: a FIFO put in its place must not stall the call. */
+  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  ssize_t n;
+
+  if (fd < 0)
+    return NULL;
+  n = read (fd, buffer, sizeof buffer - 1);
+  close (fd);
+  if (n <= 0)
+    return NULL;
+  buffer[n] = '\0';
+  buffer[strcspn (buffer, "\r\n")] = '\0';
+  return format ("%s", buffer);
+}
+
+/* ---- git files that run code later ----------------------------------------------------------
+ *
+ * A git run later, unconfined, executes .git/hooks/ and what .git/config names (core.fsmonitor,
+ * aliases, filters), and takes both from wherever .git/commondir points and from config.worktree.
+ * Inside a writable root each git directory becomes a mount point (it cannot be renamed away and
+ * replaced), its hooks/ and its config files are bound read-only over themselves (they cannot be
+ * written, renamed or unlinked: EROFS, EBUSY), and hooks/ that is missing becomes an empty
+ * read-only directory. A config name that is missing cannot be held by a mount without making
+ * git read something, so its appearance is undone after the call instead. */
+
+typedef struct {
+  int dirfd;
+  char *path;
+  const char *name;
+} Absent;
+
+static Absent absent[MAX_GIT_DIRS * 3];
+size_t n_absent;
+
+static Identity seen_git_dirs[MAX_GIT_DIRS];
+static size_t n_seen_git_dirs;
+
+static const char *const config_names[] = { "config", "config.worktree", "commondir" };
+
+static void protect_git_dir (Argv *argv, int fd, const char *path, int depth);
+
+/* The kind of dirfd/name, without following it: 0 missing, else S_IFMT bits. */
+static mode_t
+kind_of (int dirfd, const char *name, const char *path)
+{
+  struct stat st;
+
+  if (fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return st.st_mode & S_IFMT;
+  if (errno == ENOENT)
+    return 0;
+  fatal ("cannot inspect '%s/%s': %s", path, name, strerror (errno));
+}
+
+/* A git directory named by a file inside it (commondir) or beside it (a .git file), resolved
+ * without symlinks; protected when it lies inside a writable root. */
+static void
+follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const char *what,
+                    int depth)
+{
+  char *path = join_normalised (from_dir, target);
+  int fd;
+
+  if (is_writable (path))
+    {
+      fd = open_beneath_nofollow (AT_FDCWD, path, O_PATH | O_DIRECTORY);
+      if (fd >= 0)
+        protect_git_dir (argv, fd, path, depth + 1);
+      else if (errno == ELOOP)
+        fatal ("the git directory '%s' named by %s is reached through a symlink", path, what);
+      else if (errno != ENOENT && errno != ENOTDIR)
+        fatal ("cannot open the git directory '%s' named by %s: %s", path, what,
+               strerror (errno));
+    }
+  free (path);
+}
+
+/* A .git file of a linked worktree or a submodule, named by its git directory: read-only and a
+ * mount point, so that it cannot be pointed at a git directory the command made. */
+static void
+protect_dotgit_file (Argv *argv, const char *path)
+{
+  struct stat st;
+  int fd;
+
+  if (!is_writable (path))
+    return;
+  fd = open_beneath_nofollow (AT_FDCWD, path, O_PATH);
+  if (fd < 0)
+    {
+      if (errno == ELOOP)
+        fatal ("'%s' is reached through a symlink", path);
+      return; /* gone: git no longer finds that worktree there */
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return;
+    }
+  add_fd_mount (argv, "--ro-bind-fd", fd, path);
+}
+
+/* core.worktree of a git directory's config (set for submodules), or NULL. Lines only: a
+ * value git would read differently is at worst a .git file left unprotected here, and the
+ * config itself is read-only. */
+static char *
+configured_worktree (int gitdir_fd)
+{
+  char buffer[65536];
+  int fd = openat (gitdir_fd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int in_core = 0;
+  ssize_t n;
+
+  if (fd < 0)
+    return NULL;
+  n = read (fd, buffer, sizeof buffer - 1);
+  close (fd);
+  if (n <= 0)
+    return NULL;
+  buffer[n] = '\0';
+  for (char *line = strtok (buffer, "\n"); line != NULL; line = strtok (NULL, "\n"))
+    {
+      char *key = line + strspn (line, " \t");
+      char *value, *end;
+
+      if (key[0] == '[')
+        {
+          in_core = strncasecmp (key, "[core]", 6) == 0;
+          continue;
+        }
+      if (!in_core || strncasecmp (key, "worktree", 8) != 0)
+        continue;
+      value = key + 8 + strspn (key + 8, " \t");
+      if (value[0] != '=')
+        continue;
+      value += 1 + strspn (value + 1, " \t");
+      end = value + strlen (value);
+      while (end > value && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        *--end = '\0';
+      if (value[0] == '"' && end > value + 1 && end[-1] == '"')
+        {
+          end[-1] = '\0';
+          value++;
+        }
+      return value[0] != '\0' ? format ("%s", value) : NULL;
+    }
+  return NULL;
+}
+
+/* Every git directory beneath modules/ (submodules, whose names may contain slashes) or
+ * worktrees/ (linked worktrees): a directory holding HEAD is one. Each directory on the way is a
+ * mount point too, so none of them can be renamed away and replaced by one the command made. */
+static void
+protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth)
+{
+  DIR *dir;
+  struct dirent *entry;
+  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd < 0 || (dir = fdopendir (fd)) == NULL)
+    fatal ("cannot list '%s': %s", path, strerror (errno));
+  add_fd_mount (argv, "--bind-fd", fcntl (dirfd, F_DUPFD, 3), path);
+  while ((entry = readdir (dir)) != NULL)
+    {
+      char *child_path;
+      int child;
+
+      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+        continue;
+      child = open_beneath_nofollow (dirfd, entry->d_name, O_PATH | O_DIRECTORY);
+      if (child < 0)
+        continue; /* not a directory, or a symlink git does not follow here */
+      child_path = format ("%s/%s", path, entry->d_name);
+      if (kind_of (child, "HEAD", child_path) != 0)
+        protect_git_dir (argv, child, child_path, depth + 1);
+      else if (depth < MAX_GIT_DEPTH)
+        {
+          protect_nested_git_dirs (argv, child, child_path, depth + 1);
+          close (child);
+        }
+      else
+        close (child);
+    }
+  closedir (dir);
+}
+
+static void
+protect_git_dir (Argv *argv, int fd, const char *path, int depth)
+{
+  struct stat st;
+  mode_t hooks;
+  int fallback_read_only = 0;
+  char *commondir = NULL;
+  char *worktree_file = NULL;
+
+  if (fstat (fd, &st) != 0)
+    fatal ("cannot stat '%s': %s", path, strerror (errno));
+  for (size_t i = 0; i < n_seen_git_dirs; i++)
+    if (seen_git_dirs[i].dev == st.st_dev && seen_git_dirs[i].ino == st.st_ino)
+      {
+        close (fd);
+        return;
+      }
+  if (n_seen_git_dirs == MAX_GIT_DIRS || depth > MAX_GIT_DEPTH)
+    fatal ("'%s' holds too many git directories to protect", path);
+  seen_git_dirs[n_seen_git_dirs++] = (Identity) { st.st_dev, st.st_ino };
+
+  /* A protected name that is a symlink or of the wrong kind cannot be held by a mount (the
+   * symlink itself could be replaced): then the whole git directory is read-only. */
+  hooks = kind_of (fd, "hooks", path);
+  if (hooks != 0 && hooks != S_IFDIR)
+    fallback_read_only = 1;
+  for (size_t i = 0; i < sizeof config_names / sizeof config_names[0]; i++)
+    {
+      mode_t kind = kind_of (fd, config_names[i], path);
+
+      if (kind != 0 && kind != S_IFREG)
+        fallback_read_only = 1;
+    }
+  if (fallback_read_only)
+    {
+      add_fd_mount (argv, "--ro-bind-fd", fd, path);
+      return;
+    }
+
+  add_fd_mount (argv, "--bind-fd", fd, path);
+  if (hooks == S_IFDIR)
+    add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (fd, "hooks", O_PATH | O_DIRECTORY),
+                  format ("%s/hooks", path));
+  else
+    {
+      char *dest = format ("%s/hooks", path);
+
+      argv_add (argv, "--tmpfs");
+      argv_add (argv, dest);
+      argv_add (argv, "--remount-ro");
+      argv_add (argv, dest);
+      expect_protected ((Identity) { 0, 0 }, dest);
+    }
+  for (size_t i = 0; i < sizeof config_names / sizeof config_names[0]; i++)
+    {
+      int file = open_beneath_nofollow (fd, config_names[i], O_PATH);
+
+      if (file >= 0)
+        add_fd_mount (argv, "--ro-bind-fd", file, format ("%s/%s", path, config_names[i]));
+      else if (errno == ENOENT)
+        {
+          Absent *a = &absent[n_absent++];
+
+          a->dirfd = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+          a->path = format ("%s", path);
+          a->name = config_names[i];
+          if (a->dirfd < 0)
+            fatal ("cannot keep '%s' open: %s", path, strerror (errno));
+        }
+      else
+        fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
+    }
+
+  /* Where the working tree's .git file lies: a linked worktree names it in gitdir, a submodule
+   * in core.worktree. */
+  worktree_file = read_first_line (fd, "gitdir");
+  if (worktree_file != NULL)
+    {
+      char *dotgit = join_normalised (path, worktree_file);
+
+      protect_dotgit_file (argv, dotgit);
+      free (dotgit);
+      free (worktree_file);
+    }
+  worktree_file = configured_worktree (fd);
+  if (worktree_file != NULL)
+    {
+      char *dir = join_normalised (path, worktree_file);
+      char *dotgit = format ("%s/.git", dir);
+
+      protect_dotgit_file (argv, dotgit);
+      free (dotgit);
+      free (dir);
+      free (worktree_file);
+    }
+
+  commondir = read_first_line (fd, "commondir");
+  if (commondir != NULL)
+    {
+      char *what = format ("'%s/commondir'", path);
+
+      follow_git_pointer (argv, path, commondir, what, depth);
+      free (what);
+      free (commondir);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      const char *nested = i == 0 ? "modules" : "worktrees";
+      int nested_fd = open_beneath_nofollow (fd, nested, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+      if (nested_fd >= 0)
+        {
+          char *nested_path = format ("%s/%s", path, nested);
+
+          protect_nested_git_dirs (argv, nested_fd, nested_path, depth);
+          close (nested_fd);
+          free (nested_path);
+        }
+    }
+}
+
+/* The repository a git started in `dir` finds there: a .git directory, or a .git file naming
+ * the git directory elsewhere (a linked worktree, a submodule). Returns whether one was found. */
+static int
+protect_repository_at (Argv *argv, int dirfd, const char *dir)
+{
+  char *dotgit_path = format ("%s/.git", strcmp (dir, "/") == 0 ? "" : dir);
+  mode_t kind = kind_of (dirfd, ".git", dir);
+
+  if (kind == S_IFDIR)
+    {
+      int fd = open_beneath_nofollow (dirfd, ".git", O_PATH | O_DIRECTORY);
+
+      if (fd < 0)
+        fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
+      protect_git_dir (argv, fd, dotgit_path, 0);
+    }
+  else if (kind == S_IFREG)
+    {
+      char *line = read_first_line (dirfd, ".git");
+      int fd = open_beneath_nofollow (dirfd, ".git", O_PATH);
+
+      if (fd < 0)
+        fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
+      /* Read-only and a mount point: it cannot be pointed somewhere else or replaced. */
+      add_fd_mount (argv, "--ro-bind-fd", fd, dotgit_path);
+      if (line != NULL && strncmp (line, "gitdir: ", 8) == 0)
+        {
+          char *what = format ("'%s'", dotgit_path);
+
+          follow_git_pointer (argv, dir, line + 8, what, 0);
+          free (what);
+        }
+      free (line);
+    }
+  else if (kind != 0)
+    fatal ("'%s' is neither a directory nor a file; its git hooks cannot be protected",
+           dotgit_path);
+  else
+    free (dotgit_path);
+  return kind != 0;
+}
+
+/* For a root, the repository git finds from it: at the root itself or, while still inside a
+ * writable root, in the nearest ancestor that has one. */
+void
+protect_repository_of (Argv *argv, int root_fd, const char *root)
+{
+  char *dir;
+
+  if (protect_repository_at (argv, root_fd, root))
+    return;
+  dir = format ("%s", root);
+  for (;;)
+    {
+      char *slash = strrchr (dir, '/');
+      int fd;
+
+      if (slash == NULL || slash == dir)
+        break;
+      *slash = '\0';
+      if (!is_writable (dir))
+        break;
+      fd = open_beneath_nofollow (AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        fatal ("cannot open '%s': %s", dir, strerror (errno));
+      if (protect_repository_at (argv, fd, dir))
+        {
+          close (fd);
+          break;
+        }
+      close (fd);
+    }
+  free (dir);
+}
+
+/* After the call: a config name that was missing and now exists was made by the command; git
+ * would read code from it, so it goes. */
+void
+undo_planted_config (void)
+{
+  for (size_t i = 0; i < n_absent; i++)
+    {
+      struct stat st;
+
+      if (fstatat (absent[i].dirfd, absent[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (unlinkat (absent[i].dirfd, absent[i].name, S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
+        fprintf (stderr,
+                 "dsh-bwrap-exec: removed %s/%s, which the command created: a later git would "
+                 "have run code it names\n",
+                 absent[i].path, absent[i].name);
+      else
+        fprintf (stderr, "dsh-bwrap-exec: warning: %s/%s was created by the command and cannot "
+                         "be removed: %s\n",
+                 absent[i].path, absent[i].name, strerror (errno));
+    }
+}

@@ -1,0 +1,367 @@
+/* dsh-bwrap-inside.c — the launcher's step inside the sandbox: before the command runs, check
+ * that bwrap mounted writable only what was asked for and kept the protected paths read-only,
+ * then exec the command, whose argv came in a memfd.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "dsh-bwrap-exec.h"
+
+/* ---- the step inside the sandbox ----------------------------------------------------------- */
+
+/* Device numbers of the host's filesystems: a writable mount of anything else inside the
+ * sandbox is a filesystem bwrap made fresh there. */
+static dev_t *host_devs;
+static size_t n_host_devs;
+
+typedef struct {
+  unsigned long id;
+  dev_t dev;
+  char *mount_point;
+  int writable;
+} MountLine;
+
+/* Undoes mountinfo's octal escapes (space, tab, newline, backslash) in place. */
+static void
+unescape (char *text)
+{
+  char *out = text;
+
+  for (char *in = text; *in != '\0'; in++)
+    {
+      if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+          in[3] >= '0' && in[3] <= '7')
+        {
+          *out++ = (char) ((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+          in += 3;
+        }
+      else
+        *out++ = *in;
+    }
+  *out = '\0';
+}
+
+/* "ID PARENT MAJOR:MINOR ROOT MOUNT-POINT OPTIONS ..." */
+static int
+parse_mount_line (char *line, MountLine *mount)
+{
+  unsigned int major, minor;
+  char *fields[6];
+  char *save = NULL;
+
+  for (int i = 0; i < 6; i++)
+    if ((fields[i] = strtok_r (i == 0 ? line : NULL, " ", &save)) == NULL)
+      return 0;
+  if (sscanf (fields[2], "%u:%u", &major, &minor) != 2)
+    return 0;
+  mount->id = strtoul (fields[0], NULL, 10);
+  mount->dev = makedev (major, minor);
+  unescape (fields[4]);
+  mount->mount_point = fields[4];
+  mount->writable = strncmp (fields[5], "rw", 2) == 0 && (fields[5][2] == ',' ||
+                                                         fields[5][2] == '\0');
+  return 1;
+}
+
+/* Calls `visit` for each line of /proc/self/mountinfo. */
+static void
+for_each_mount (void (*visit) (MountLine *mount))
+{
+  FILE *file = fopen ("/proc/self/mountinfo", "re");
+  char *line = NULL;
+  size_t size = 0;
+
+  if (file == NULL)
+    fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
+  while (getline (&line, &size, file) > 0)
+    {
+      MountLine mount;
+
+      line[strcspn (line, "\n")] = '\0';
+      if (parse_mount_line (line, &mount))
+        visit (&mount);
+    }
+  free (line);
+  fclose (file);
+}
+
+/* Outside: remember the host's filesystems, and allow host mounts beneath a writable root (a
+ * recursive bind brings them along). */
+static void
+note_host_mount (MountLine *mount)
+{
+  int fd;
+
+  host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
+  host_devs[n_host_devs++] = mount->dev;
+  if (!is_writable (mount->mount_point))
+    return;
+  fd = open_beneath_nofollow (AT_FDCWD, mount->mount_point, O_PATH | O_CLOEXEC);
+  if (fd < 0)
+    return; /* not reachable by this path: not reachable inside either */
+  expect_writable (identity_of (fd, mount->mount_point));
+  close (fd);
+}
+
+static int
+is_host_dev (dev_t dev)
+{
+  for (size_t i = 0; i < n_host_devs; i++)
+    if (host_devs[i] == dev)
+      return 1;
+  return 0;
+}
+
+static int
+is_expected_writable (Identity id)
+{
+  for (size_t i = 0; i < n_writable; i++)
+    if (writable[i].dev == id.dev && writable[i].ino == id.ino)
+      return 1;
+  return 0;
+}
+
+static unsigned long
+mount_id_of (int fd, const char *path)
+{
+  struct statx stx;
+
+  if (statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) != 0 || !(stx.stx_mask & STATX_MNT_ID))
+    fatal ("cannot tell which mount '%s' is on: %s", path, strerror (errno));
+  return (unsigned long) stx.stx_mnt_id;
+}
+
+/* Where bwrap mounts fresh filesystems over the host's: /tmp only while it is private (told by
+ * the outside in the checks). */
+static const char *shadowed_by_bwrap[] = { "/dev", "/proc", NULL, NULL };
+
+static int
+is_beneath_any (const char *path, const char *const *dirs)
+{
+  for (size_t i = 0; dirs[i] != NULL; i++)
+    {
+      size_t len = strlen (dirs[i]);
+
+      if (strncmp (path, dirs[i], len) == 0 && (path[len] == '\0' || path[len] == '/'))
+        return 1;
+    }
+  return 0;
+}
+
+/* Inside: a writable mount of a host filesystem must be a directory this call asked for (or a
+ * device node of bwrap's /dev); anything else is what a raced symlink made bwrap mount. */
+static void
+check_sandbox_mount (MountLine *mount)
+{
+  struct stat st;
+  int fd;
+
+  /* The host's own mounts below /dev, /proc and /tmp come along with the root bind and lie
+   * under the fresh ones bwrap mounts there first, out of reach (their path may not even exist
+   * in the fresh ones); anything mounted later lands on top of those, so it is reached.
+   * Elsewhere a path that leads to another mount moved under us: refuse. */
+  int shadowed = is_beneath_any (mount->mount_point, shadowed_by_bwrap);
+
+  if (!mount->writable || !is_host_dev (mount->dev))
+    return;
+  fd = open_beneath_nofollow (AT_FDCWD, mount->mount_point, O_PATH | O_CLOEXEC);
+  if (fd < 0 && shadowed && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+    return;
+  if (fd < 0)
+    fatal ("cannot check the writable mount at '%s': %s", mount->mount_point, strerror (errno));
+  if (mount_id_of (fd, mount->mount_point) != mount->id)
+    {
+      if (!shadowed)
+        fatal ("the writable mount at '%s' is not the one reached by that path",
+               mount->mount_point);
+      close (fd);
+      return;
+    }
+  if (fstat (fd, &st) != 0)
+    fatal ("cannot stat '%s': %s", mount->mount_point, strerror (errno));
+  if (!S_ISCHR (st.st_mode) && !is_expected_writable ((Identity) { st.st_dev, st.st_ino }))
+    fatal ("a writable mount at '%s' is not one this call asked for", mount->mount_point);
+  close (fd);
+}
+
+static void
+check_protected (const Protected *p)
+{
+  struct statfs fs;
+  struct stat st;
+  int fd = open_beneath_nofollow (AT_FDCWD, p->path, O_PATH | O_CLOEXEC);
+
+  if (fd < 0)
+    fatal ("cannot check '%s': %s", p->path, strerror (errno));
+  if (fstatfs (fd, &fs) != 0 || fstat (fd, &st) != 0)
+    fatal ("cannot check '%s': %s", p->path, strerror (errno));
+  if (!(fs.f_flags & ST_RDONLY))
+    fatal ("'%s' is not read-only in the sandbox", p->path);
+  if ((p->id.dev != 0 || p->id.ino != 0) && (st.st_dev != p->id.dev || st.st_ino != p->id.ino))
+    fatal ("'%s' in the sandbox is not the file that was protected", p->path);
+  close (fd);
+}
+
+static void
+write_all (int fd, const char *data, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        fatal ("cannot hand the sandbox its checks: %s", strerror (errno));
+      data += n;
+      len -= (size_t) n;
+    }
+}
+
+/* bwrap runs this very launcher again, from a descriptor (our path may be hidden in the
+ * sandbox), with what to check and the command's argv in a memfd: no argv limit applies. */
+void
+add_inside_step (Argv *argv, char **command, int n_command)
+{
+  int self = open ("/proc/self/exe", O_RDONLY);
+  int data = (int) syscall (SYS_memfd_create, "dsh-bwrap-exec", MFD_ALLOW_SEALING);
+
+  if (self < 0 || data < 0)
+    fatal ("cannot prepare the check inside the sandbox: %s", strerror (errno));
+  for (size_t i = 0; i < n_writable; i++)
+    {
+      char *line = format ("W %llu %llu\n", (unsigned long long) writable[i].dev,
+                           (unsigned long long) writable[i].ino);
+      write_all (data, line, strlen (line));
+      free (line);
+    }
+  for (size_t i = 0; i < n_host_devs; i++)
+    {
+      char *line = format ("H %llu\n", (unsigned long long) host_devs[i]);
+      write_all (data, line, strlen (line));
+      free (line);
+    }
+  if (!is_writable ("/tmp"))
+    write_all (data, "T\n", 2);
+  for (size_t i = 0; i < n_protected; i++)
+    {
+      char *line = format ("P %llu %llu %s\n", (unsigned long long) protected_paths[i].id.dev,
+                           (unsigned long long) protected_paths[i].id.ino, protected_paths[i].path);
+      write_all (data, line, strlen (line));
+      free (line);
+    }
+  write_all (data, "\n", 1);
+  for (int i = 0; i < n_command; i++)
+    write_all (data, command[i], strlen (command[i]) + 1);
+  /* Sealed: nothing can change the checks between here and there. */
+  if (fcntl (data, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0 ||
+      lseek (data, 0, SEEK_SET) != 0)
+    fatal ("cannot prepare the check inside the sandbox: %s", strerror (errno));
+  argv_add (argv, format ("/proc/self/fd/%d", self));
+  argv_add (argv, "--inside");
+  argv_add (argv, format ("%d", data));
+  argv_add (argv, format ("%d", self));
+}
+
+static char *
+read_all (int fd, size_t *length)
+{
+  size_t len = 0, cap = 1 << 16;
+  char *buffer = checked (malloc (cap));
+  ssize_t n;
+
+  while ((n = read (fd, buffer + len, cap - len - 1)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        fatal ("cannot read the checks: %s", strerror (errno));
+      len += (size_t) n;
+      if (len + 1 == cap)
+        buffer = checked (realloc (buffer, cap *= 2));
+    }
+  buffer[len] = '\0';
+  *length = len;
+  return buffer;
+}
+
+/* Inside the sandbox, before the command: check the mounts, then become the command. Failing to
+ * run it is the command's failure, as a shell reports it. */
+int
+run_inside (int data, int self)
+{
+  size_t len = 0, n_items = 0, at = 0;
+  char *buffer;
+  char **items;
+
+  close (self);
+  buffer = read_all (data, &len);
+  close (data);
+
+  /* The header: one check a line, up to an empty line. */
+  while (at < len && buffer[at] != '\n')
+    {
+      char *line = buffer + at;
+      char *end = strchr (line, '\n');
+      unsigned long long dev, ino;
+      int consumed = 0;
+
+      if (end == NULL)
+        fatal ("malformed checks");
+      *end = '\0';
+      at = (size_t) (end - buffer) + 1;
+      if (sscanf (line, "W %llu %llu", &dev, &ino) == 2)
+        expect_writable ((Identity) { (dev_t) dev, (ino_t) ino });
+      else if (strcmp (line, "T") == 0)
+        shadowed_by_bwrap[2] = "/tmp";
+      else if (sscanf (line, "H %llu", &dev) == 1)
+        {
+          host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
+          host_devs[n_host_devs++] = (dev_t) dev;
+        }
+      else if (sscanf (line, "P %llu %llu %n", &dev, &ino, &consumed) == 2 && consumed > 0)
+        expect_protected ((Identity) { (dev_t) dev, (ino_t) ino }, line + consumed);
+      else
+        fatal ("malformed checks");
+    }
+  at++;
+
+  for_each_mount (check_sandbox_mount);
+  for (size_t i = 0; i < n_protected; i++)
+    check_protected (&protected_paths[i]);
+
+  for (size_t i = at; i < len; i++)
+    n_items += buffer[i] == '\0';
+  if (n_items == 0)
+    fatal ("malformed checks: no command");
+  items = checked (calloc (n_items + 1, sizeof *items));
+  for (size_t i = 0; i < n_items; i++)
+    {
+      items[i] = buffer + at;
+      at += strlen (buffer + at) + 1;
+    }
+  fflush (stderr);
+  execvp (items[0], items);
+  fprintf (stderr, "dsh-bwrap-exec: cannot execute '%s': %s\n", items[0], strerror (errno));
+  return errno == ENOENT ? 127 : 126;
+}
+
+void
+note_host_mounts (void)
+{
+  for_each_mount (note_host_mount);
+}

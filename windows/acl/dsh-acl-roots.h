@@ -1,0 +1,16 @@
+/* dsh-acl-roots.h — which roots the ACL runner may grant: never a drive or share root, never the
+ * user's profile directory or a directory above it, and only absolute paths. The planner and the
+ * runner both apply these rules, so neither trusts the other.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+/* Why root may not be granted (a static sentence), or NULL when it may. profile may be NULL. */
+const char *dsh_acl_root_refusal (const char *root,
+                                  const char *profile);
+
+/* Do a and b name the same path, ignoring ASCII case, the separator spelling and trailing
+ * separators? (Loose on purpose: it only ever decides to grant less.) */
+int         dsh_acl_same_path    (const char *a,
+                                  const char *b);

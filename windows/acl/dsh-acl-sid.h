@@ -1,0 +1,33 @@
+/* dsh-acl-sid.h — the two SIDs a confined call runs with: one derived from the workspace path
+ * (the same in every process and after a reboot, so its standing ACE keeps working) and one drawn
+ * at random for each live session.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "S-1-5-21-" and four 10-digit sub-authorities with their dashes, and the NUL. */
+#define DSH_ACL_SID_SIZE 64
+
+/* The workspace SID of a canonical path, byte for byte: a path spelled differently names a
+ * different SID (whose writes fail), never a shared one. */
+void dsh_acl_workspace_sid   (const char *canonical_path,
+                              char        sid[DSH_ACL_SID_SIZE]);
+
+/* A fresh random SID. Returns 0, or -1 when the system's random source failed. */
+int  dsh_acl_random_sid      (char        sid[DSH_ACL_SID_SIZE]);
+
+/* The SID built from 16 bytes, as S-1-5-21-a-b-c-d with little-endian 32-bit parts. */
+void dsh_acl_sid_from_bytes  (const uint8_t bytes[16],
+                              char          sid[DSH_ACL_SID_SIZE]);
+
+/* Is text exactly a SID as this library writes them (S-1-5-21- and four decimal 32-bit parts,
+ * no leading zeros)? */
+int  dsh_acl_sid_is_valid    (const char *text);
+
+/* Fills buf from the system's random source (BCryptGenRandom, getrandom). 0 or -1. */
+int  dsh_acl_random_bytes    (void       *buf,
+                              size_t      len);

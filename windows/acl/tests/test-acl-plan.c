@@ -1,0 +1,548 @@
+/* test-acl-plan.c — the ACL planner on any host: SHA-256 against the FIPS vectors, the workspace
+ * SID (pinned, so a change of derivation cannot slip through), random session identities, the
+ * root rules, the runner argv for both modes, the runner's own option parsing, and Windows
+ * command-line quoting against the C runtime's documented splits and random argvs.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "dsh-acl-cmdline.h"
+#include "dsh-acl-plan.h"
+#include "dsh-acl-roots.h"
+#include "dsh-acl-runner-args.h"
+#include "dsh-acl-session.h"
+#include "dsh-acl-sha256.h"
+#include "dsh-acl-sid.h"
+
+static char *
+hex (const guint8 *bytes, gsize len)
+{
+  GString *out = g_string_new (NULL);
+
+  for (gsize i = 0; i < len; i++)
+    g_string_append_printf (out, "%02x", bytes[i]);
+  return g_string_free (out, FALSE);
+}
+
+static void
+assert_sha256 (const char *input, const char *expected)
+{
+  guint8 digest[DSH_ACL_SHA256_LEN];
+  g_autofree char *got = NULL;
+
+  dsh_acl_sha256 (input, strlen (input), digest);
+  got = hex (digest, sizeof (digest));
+  g_assert_cmpstr (got, ==, expected);
+}
+
+static void
+test_sha256_vectors (void)
+{
+  guint8 digest[DSH_ACL_SHA256_LEN];
+  g_autofree char *million = NULL;
+  char block[1000];
+  DshAclSha256 ctx;
+
+  assert_sha256 ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  assert_sha256 ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  assert_sha256 ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  /* Padding that spills into a second block, and a long message fed in pieces. */
+  assert_sha256 ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
+                 "ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+                 "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  memset (block, 'a', sizeof (block));
+  dsh_acl_sha256_init (&ctx);
+  for (int i = 0; i < 1000; i++)
+    dsh_acl_sha256_update (&ctx, block, sizeof (block));
+  dsh_acl_sha256_final (&ctx, digest);
+  million = hex (digest, sizeof (digest));
+  g_assert_cmpstr (million, ==,
+                   "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void
+test_workspace_sid (void)
+{
+  char a[DSH_ACL_SID_SIZE], b[DSH_ACL_SID_SIZE], c[DSH_ACL_SID_SIZE];
+
+  dsh_acl_workspace_sid ("C:\\Users\\me\\project", a);
+  dsh_acl_workspace_sid ("C:\\Users\\me\\project", b);
+  dsh_acl_workspace_sid ("C:\\Users\\me\\Project", c);
+  g_assert_true (dsh_acl_sid_is_valid (a));
+  g_assert_cmpstr (a, ==, b);
+  /* A different spelling is a different SID: its writes fail, nothing is shared. */
+  g_assert_cmpstr (a, !=, c);
+  /* Pinned: a standing ACE written by an earlier version must keep matching after a reboot or
+   * an upgrade. */
+  g_assert_cmpstr (a, ==, "S-1-5-21-4104203572-1634123296-1951190470-3003862233");
+}
+
+static void
+test_random_sid (void)
+{
+  char a[DSH_ACL_SID_SIZE], b[DSH_ACL_SID_SIZE];
+
+  g_assert_cmpint (dsh_acl_random_sid (a), ==, 0);
+  g_assert_cmpint (dsh_acl_random_sid (b), ==, 0);
+  g_assert_true (dsh_acl_sid_is_valid (a));
+  g_assert_true (dsh_acl_sid_is_valid (b));
+  g_assert_cmpstr (a, !=, b);
+}
+
+static void
+test_sid_syntax (void)
+{
+  const char *bad[] = { "", "S-1-5-21", "S-1-5-21-1-2-3", "S-1-5-21-1-2-3-4-5", "S-1-5-21-01-2-3-4",
+                        "S-1-5-21-1-2-3-4294967296", "S-1-5-21-1-2-3-4 ", "S-1-5-18",
+                        "S-1-5-21--1-2-3", "s-1-5-21-1-2-3-4", "S-1-5-21-1-2-3-x", NULL };
+
+  g_assert_true (dsh_acl_sid_is_valid ("S-1-5-21-0-1-4294967295-42"));
+  for (gsize i = 0; bad[i] != NULL; i++)
+    {
+      g_test_message ("SID %s", bad[i]);
+      g_assert_false (dsh_acl_sid_is_valid (bad[i]));
+    }
+}
+
+static void
+test_root_refusals (void)
+{
+  const char *profile = "C:\\Users\\me";
+  const struct {
+    const char *root;
+    const char *refusal;
+  } cases[] = {
+    { "C:\\", "it is the root of a drive or share" },
+    { "c:", "it is the root of a drive or share" },
+    { "C:/", "it is the root of a drive or share" },
+    { "\\\\?\\C:\\", "it is the root of a drive or share" },
+    { "\\\\server\\share", "it is the root of a drive or share" },
+    { "\\\\server\\share\\", "it is the root of a drive or share" },
+    { "\\\\?\\UNC\\server\\share", "it is the root of a drive or share" },
+    { "/", "it is the root of a drive or share" },
+    { "\\", "it is the root of a drive or share" },
+    { "C:\\Users\\me", "it is the user's profile directory" },
+    { "c:\\users\\ME\\", "it is the user's profile directory" },
+    { "\\\\?\\C:\\Users\\me", "it is the user's profile directory" },
+    { "C:\\Users", "it contains the user's profile directory" },
+    { "project", "it is not an absolute path" },
+    { "C:project", "it is not an absolute path" },
+    { "", "it is not an absolute path" },
+    { "C:\\Users\\me\\project\\..\\..", "it has a . or .. component" },
+    { "C:\\work\\.", "it has a . or .. component" },
+    { "/home/me/..", "it has a . or .. component" },
+    { "C:\\work:stream", "it names a stream or device, not a directory" },
+    { "C:\\work\\::$INDEX_ALLOCATION", "it names a stream or device, not a directory" },
+    { "C:\\work\\..hidden", NULL },
+    { "C:\\work\\a.b", NULL },
+    { "C:\\Users\\me\\project", NULL },
+    { "C:\\Users\\meadow", NULL },
+    { "\\\\server\\share\\work", NULL },
+    { "D:\\work", NULL },
+    { "/home/me/work", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("root %s", cases[i].root);
+      g_assert_cmpstr (dsh_acl_root_refusal (cases[i].root, profile), ==, cases[i].refusal);
+    }
+  g_assert_cmpstr (dsh_acl_root_refusal ("/home/me", "/home/me"), ==,
+                   "it is the user's profile directory");
+  g_assert_null (dsh_acl_root_refusal ("C:\\Users\\me", NULL));
+}
+
+static DshAclPlanInput
+plan_input (gboolean workspace_write, const char *const *roots)
+{
+  static const char *const temp_roots[] = { "C:\\Users\\me\\AppData\\Local\\Temp", "/tmp", NULL };
+  DshAclPlanInput input = {
+    .workspace_write = workspace_write,
+    .workspace_root = "C:\\work\\project",
+    .writable_roots = roots,
+    .runner = "C:\\dsh\\libexec\\dsh-acl-exec.exe",
+    .temp_base = "C:\\Users\\me\\AppData\\Local\\Temp",
+    .temp_roots = temp_roots,
+    .profile_dir = "C:\\Users\\me",
+  };
+
+  strcpy (input.session.sid, "S-1-5-21-1-2-3-4");
+  strcpy (input.session.tag, "00112233445566778899aabbccddeeff");
+  return input;
+}
+
+static char *
+joined (const DshAclPlan *plan)
+{
+  return g_strjoinv ("|", (char **) plan->argv);
+}
+
+static void
+test_plan_read_only (void)
+{
+  const char *const command[] = { "git", "status", NULL };
+  DshAclPlanInput input = plan_input (FALSE, NULL);
+  g_autofree char *argv = NULL;
+  DshAclPlan plan;
+
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  argv = joined (&plan);
+  /* No workspace SID, no write, no temp directory: nothing grants the token a write. */
+  g_assert_cmpstr (argv, ==, "C:\\dsh\\libexec\\dsh-acl-exec.exe|--session-sid|S-1-5-21-1-2-3-4|"
+                             "--|git|status");
+  g_assert_cmpuint (plan.argc, ==, 6);
+  g_assert_true (plan.reasons[0] == dsh_acl_reason_everyone);
+  g_assert_null (plan.reasons[1]);
+  dsh_acl_plan_clear (&plan);
+}
+
+static void
+test_plan_workspace_write (void)
+{
+  const char *const roots[] = { "C:\\work\\project", "/tmp", "C:\\Users\\me\\AppData\\Local\\Temp",
+                                "D:\\cache", NULL };
+  const char *const command[] = { "cmd.exe", "/c", "echo hi > out.txt", NULL };
+  DshAclPlanInput input = plan_input (TRUE, roots);
+  g_autofree char *argv = NULL;
+  g_autofree char *expected = NULL;
+  char workspace_sid[DSH_ACL_SID_SIZE];
+  DshAclPlan plan;
+
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  dsh_acl_workspace_sid ("C:\\work\\project", workspace_sid);
+  g_assert_cmpstr (plan.workspace_sid, ==, workspace_sid);
+  argv = joined (&plan);
+  /* The temp roots give way to the session's private directory. */
+  expected = g_strdup_printf ("C:\\dsh\\libexec\\dsh-acl-exec.exe|--workspace-sid|%s|"
+                              "--write|C:\\work\\project|--write|D:\\cache|"
+                              "--session-sid|S-1-5-21-1-2-3-4|"
+                              "--temp-dir|C:\\Users\\me\\AppData\\Local\\Temp\\dsh-acl-"
+                              "00112233445566778899aabbccddeeff|--|cmd.exe|/c|echo hi > out.txt",
+                              workspace_sid);
+  g_assert_cmpstr (argv, ==, expected);
+  g_assert_true (plan.reasons[0] == dsh_acl_reason_everyone);
+  g_assert_true (plan.reasons[1] == dsh_acl_reason_hard_links);
+  g_assert_null (plan.reasons[2]);
+  dsh_acl_plan_clear (&plan);
+}
+
+static void
+assert_plan_fails (const DshAclPlanInput *input, const char *const *command, const char *needle)
+{
+  DshAclPlan plan;
+
+  g_assert_cmpint (dsh_acl_plan (&plan, input, command), ==, -1);
+  g_test_message ("%s", plan.error);
+  g_assert_nonnull (strstr (plan.error, needle));
+  dsh_acl_plan_clear (&plan);
+}
+
+static void
+test_plan_refusals (void)
+{
+  const char *const command[] = { "git", "status", NULL };
+  const char *const quoted_program[] = { "C:\\a\"b.exe", NULL };
+  const char *const empty[] = { NULL };
+  const char *const drive[] = { "C:\\work\\project", "C:\\", NULL };
+  const char *const profile[] = { "C:\\work\\project", "c:\\users\\me", NULL };
+  g_autofree char *huge = g_strnfill (DSH_ACL_CMDLINE_MAX, 'x');
+  const char *const long_command[] = { "prog", huge, NULL };
+  DshAclPlanInput input = plan_input (TRUE, drive);
+
+  assert_plan_fails (&input, command, "refusing to grant write access to C:\\: it is the root");
+  input = plan_input (TRUE, profile);
+  assert_plan_fails (&input, command, "c:\\users\\me: it is the user's profile directory");
+  input = plan_input (FALSE, NULL);
+  assert_plan_fails (&input, quoted_program, "the program name contains a double quote");
+  assert_plan_fails (&input, empty, "there is no command to run");
+  assert_plan_fails (&input, long_command, "more than the 32766 Windows allows");
+  strcpy (input.session.sid, "S-1-5-18");
+  assert_plan_fails (&input, command, "the session SID \"S-1-5-18\" is malformed");
+  input = plan_input (TRUE, drive);
+  input.temp_base = NULL;
+  assert_plan_fails (&input, command, "neither TEMP nor TMP");
+  input = plan_input (TRUE, NULL);
+  input.workspace_root = NULL;
+  assert_plan_fails (&input, command, "workspace-write needs a workspace root");
+}
+
+static void
+test_sessions (void)
+{
+  DshAclSessions *first = dsh_acl_sessions_new ();
+  DshAclSessions *second = dsh_acl_sessions_new ();
+  DshAclSession a, again, other_session, other_workspace, agentless1, agentless2, renewed;
+  g_autofree char *dir = NULL;
+
+  g_assert_cmpint (dsh_acl_sessions_get (first, "s1", "C:\\w", &a), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_get (first, "s1", "C:\\w", &again), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_get (first, "s2", "C:\\w", &other_session), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_get (first, "s1", "C:\\v", &other_workspace), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_get (first, NULL, "C:\\w", &agentless1), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_get (first, NULL, "C:\\w", &agentless2), ==, 0);
+  /* A new provider's instance: a resumed session starts afresh. */
+  g_assert_cmpint (dsh_acl_sessions_get (second, "s1", "C:\\w", &renewed), ==, 0);
+
+  g_assert_true (dsh_acl_sid_is_valid (a.sid));
+  g_assert_cmpuint (strlen (a.tag), ==, 32);
+  g_assert_cmpstr (a.sid, ==, again.sid);
+  g_assert_cmpstr (a.tag, ==, again.tag);
+  {
+    const DshAclSession *others[] = { &other_session, &other_workspace, &agentless1, &agentless2,
+                                      &renewed };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (others); i++)
+      {
+        g_assert_cmpstr (others[i]->sid, !=, a.sid);
+        g_assert_cmpstr (others[i]->tag, !=, a.tag);
+      }
+  }
+  g_assert_cmpstr (agentless1.sid, !=, agentless2.sid);
+
+  dir = dsh_acl_session_temp_dir (&a, "C:\\Temp\\");
+  g_assert_true (g_str_has_prefix (dir, "C:\\Temp\\dsh-acl-"));
+  g_assert_true (g_str_has_suffix (dir, a.tag));
+  g_clear_pointer (&dir, g_free);
+  dir = dsh_acl_session_temp_dir (&a, "/tmp");
+  g_assert_true (g_str_has_prefix (dir, "/tmp/dsh-acl-"));
+  dsh_acl_sessions_free (first);
+  dsh_acl_sessions_free (second);
+}
+
+static void
+test_runner_args_good (void)
+{
+  const char *const argv[] = { "dsh-acl-exec.exe", "--workspace-sid", "S-1-5-21-1-2-3-4",
+                               "--write", "C:\\work", "--write", "D:\\cache",
+                               "--session-sid", "S-1-5-21-5-6-7-8", "--temp-dir",
+                               "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff", "--", "git",
+                               "--write", NULL };
+  const char *const minimal[] = { "r", "--session-sid", "S-1-5-21-5-6-7-8", "--", "cmd", NULL };
+  DshAclRunnerArgs args;
+
+  g_assert_cmpint (dsh_acl_runner_args_parse (&args, argv, "C:\\Users\\me"), ==, 0);
+  g_assert_cmpstr (args.workspace_sid, ==, "S-1-5-21-1-2-3-4");
+  g_assert_cmpstr (args.session_sid, ==, "S-1-5-21-5-6-7-8");
+  g_assert_cmpstr (args.temp_dir, ==, "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff");
+  g_assert_cmpuint (args.n_write_roots, ==, 2);
+  g_assert_cmpstr (args.write_roots[1], ==, "D:\\cache");
+  /* What follows "--" is the command's, options or not. */
+  g_assert_cmpstr (args.command[0], ==, "git");
+  g_assert_cmpstr (args.command[1], ==, "--write");
+  g_assert_null (args.command[2]);
+  dsh_acl_runner_args_clear (&args);
+
+  g_assert_cmpint (dsh_acl_runner_args_parse (&args, minimal, NULL), ==, 0);
+  g_assert_null (args.workspace_sid);
+  g_assert_cmpuint (args.n_write_roots, ==, 0);
+  dsh_acl_runner_args_clear (&args);
+}
+
+static void
+test_runner_args_bad (void)
+{
+  const struct {
+    const char *argv[12];
+    const char *error;
+  } cases[] = {
+    { { "r", NULL }, "no command given" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", NULL }, "no command given" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--", NULL },
+      "the command after \"--\" is empty" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--", "", NULL }, "is empty" },
+    { { "r", "--", "cmd", NULL }, "--session-sid is required" },
+    { { "r", "--session-sid", NULL }, "--session-sid needs a value" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--session-sid", "S-1-5-21-1-2-3-5", "--",
+        "cmd", NULL }, "--session-sid was given twice" },
+    { { "r", "--session-sid", "S-1-5-18", "--", "cmd", NULL },
+      "--session-sid \"S-1-5-18\" is not a SID" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--workspace-sid", "bogus", "--", "cmd", NULL },
+      "--workspace-sid \"bogus\" is not a SID" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--workspace-sid", "S-1-5-21-1-2-3-4", "--",
+        "cmd", NULL }, "must differ" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--write", "C:\\work", "--", "cmd", NULL },
+      "--write needs --workspace-sid" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--workspace-sid", "S-1-5-21-9-9-9-9", "--write",
+        "C:\\", "--", "cmd", NULL }, "C:\\: it is the root of a drive or share" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--workspace-sid", "S-1-5-21-9-9-9-9", "--write",
+        "C:\\Users\\me", "--", "cmd", NULL }, "it is the user's profile directory" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir", "relative", "--", "cmd", NULL },
+      "refusing the temp directory relative: it is not an absolute path" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir", "C:\\Users\\me\\Documents", "--",
+        "cmd", NULL }, "its name is not dsh-acl- and 32 hex digits" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir",
+        "C:\\Temp\\dsh-acl-00112233445566778899AABBCCDDEEFF", "--", "cmd", NULL },
+      "its name is not dsh-acl- and 32 hex digits" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--verbose", "--", "cmd", NULL },
+      "unknown option \"--verbose\"" },
+    { { "r", "cmd", NULL }, "unknown option \"cmd\"" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      DshAclRunnerArgs args;
+
+      g_assert_cmpint (dsh_acl_runner_args_parse (&args, cases[i].argv, "C:\\Users\\me"), ==, -1);
+      g_test_message ("%s", args.error);
+      g_assert_nonnull (strstr (args.error, cases[i].error));
+      dsh_acl_runner_args_clear (&args);
+    }
+}
+
+static char *
+encode (const char *const *argv)
+{
+  const char *error = NULL;
+  char *line = dsh_acl_cmdline_encode (argv, &error);
+
+  g_assert_cmpstr (error, ==, NULL);
+  g_assert_nonnull (line);
+  return line;
+}
+
+static void
+assert_splits_to (const char *line, const char *const *expected)
+{
+  char **argv = dsh_acl_cmdline_decode (line);
+
+  g_test_message ("line [%s]", line);
+  g_assert_nonnull (argv);
+  g_assert_cmpstrv (argv, expected);
+  free (argv);
+}
+
+static void
+test_cmdline_known_encodings (void)
+{
+  const struct {
+    const char *argv[6];
+    const char *line;
+  } cases[] = {
+    { { "prog", "plain", NULL }, "prog plain" },
+    { { "C:\\Program Files\\x.exe", "a b", NULL }, "\"C:\\Program Files\\x.exe\" \"a b\"" },
+    { { "p", "", "", NULL }, "p \"\" \"\"" },
+    { { "p", "a\"b", NULL }, "p \"a\\\"b\"" },
+    { { "p", "a\\b", NULL }, "p a\\b" },
+    { { "p", "a\\", NULL }, "p a\\" },
+    { { "p", "a b\\", NULL }, "p \"a b\\\\\"" },
+    { { "p", "a\\\\\"b", NULL }, "p \"a\\\\\\\\\\\"b\"" },
+    { { "p", "\t", NULL }, "p \"\t\"" },
+    { { "", NULL }, "\"\"" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = encode (cases[i].argv);
+
+      g_assert_cmpstr (line, ==, cases[i].line);
+      assert_splits_to (line, cases[i].argv);
+    }
+}
+
+/* The splits Microsoft documents for its C runtime, after a program name. */
+static void
+test_cmdline_documented_splits (void)
+{
+  const char *const e1[] = { "p", "a b c", "d", "e", NULL };
+  const char *const e2[] = { "p", "ab\"c", "\\", "d", NULL };
+  const char *const e3[] = { "p", "a\\\\\\b", "de fg", "h", NULL };
+  const char *const e4[] = { "p", "a\\\"b", "c", "d", NULL };
+  const char *const e5[] = { "p", "a\\\\b c", "d", "e", NULL };
+  const char *const e6[] = { "p", "ab\" c d", NULL };
+  const char *const e7[] = { "C:\\Program Files\\a\\", "x", NULL };
+  const char *const none[] = { NULL };
+
+  assert_splits_to ("p \"a b c\" d e", e1);
+  assert_splits_to ("p \"ab\\\"c\" \"\\\\\" d", e2);
+  assert_splits_to ("p a\\\\\\b d\"e f\"g h", e3);
+  assert_splits_to ("p a\\\\\\\"b c d", e4);
+  assert_splits_to ("p a\\\\\\\\\"b c\" d e", e5);
+  assert_splits_to ("p a\"b\"\" c d", e6);
+  /* The program name takes backslashes literally, even before its closing quote. */
+  assert_splits_to ("\"C:\\Program Files\\a\\\" x", e7);
+  assert_splits_to ("", none);
+  assert_splits_to ("p \t ", (const char *const[]){ "p", NULL });
+}
+
+static void
+test_cmdline_refuses_quoted_program (void)
+{
+  const char *const argv[] = { "a\"b", "c", NULL };
+  const char *error = NULL;
+
+  g_assert_null (dsh_acl_cmdline_encode (argv, &error));
+  g_assert_nonnull (strstr (error, "double quote"));
+}
+
+static char *
+random_item (GRand *rand, gboolean program)
+{
+  static const char alphabet[] = " \t\"\\\\\\a\n\vb";
+  static const char *const wide[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+  GString *item = g_string_new (NULL);
+  gint32 len = g_rand_int_range (rand, 0, 12);
+
+  for (gint32 i = 0; i < len; i++)
+    {
+      if (g_rand_int_range (rand, 0, 8) == 0)
+        g_string_append (item, wide[g_rand_int_range (rand, 0, G_N_ELEMENTS (wide))]);
+      else
+        g_string_append_c (item, alphabet[g_rand_int_range (rand, 0, sizeof (alphabet) - 1)]);
+    }
+  if (program)
+    g_strdelimit (item->str, "\"", '_');
+  return g_string_free (item, FALSE);
+}
+
+static void
+test_cmdline_random_round_trip (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20261201);
+
+  for (int round = 0; round < 20000; round++)
+    {
+      g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      gint32 n = g_rand_int_range (rand, 1, 7);
+      g_autofree char *line = NULL;
+      char **split;
+
+      for (gint32 i = 0; i < n; i++)
+        g_ptr_array_add (argv, random_item (rand, i == 0));
+      g_ptr_array_add (argv, NULL);
+      line = encode ((const char *const *) argv->pdata);
+      split = dsh_acl_cmdline_decode (line);
+      if (!g_strv_equal ((const char *const *) split, (const char *const *) argv->pdata))
+        {
+          g_autofree char *want = g_strjoinv ("|", (char **) argv->pdata);
+          g_autofree char *got = g_strjoinv ("|", split);
+
+          g_error ("round %d: [%s] encoded as [%s] split into [%s]", round, want, line, got);
+        }
+      free (split);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/acl/sha256/vectors", test_sha256_vectors);
+  g_test_add_func ("/acl/sid/workspace", test_workspace_sid);
+  g_test_add_func ("/acl/sid/random", test_random_sid);
+  g_test_add_func ("/acl/sid/syntax", test_sid_syntax);
+  g_test_add_func ("/acl/roots/refusals", test_root_refusals);
+  g_test_add_func ("/acl/plan/read-only", test_plan_read_only);
+  g_test_add_func ("/acl/plan/workspace-write", test_plan_workspace_write);
+  g_test_add_func ("/acl/plan/refusals", test_plan_refusals);
+  g_test_add_func ("/acl/sessions", test_sessions);
+  g_test_add_func ("/acl/runner-args/good", test_runner_args_good);
+  g_test_add_func ("/acl/runner-args/bad", test_runner_args_bad);
+  g_test_add_func ("/acl/cmdline/known-encodings", test_cmdline_known_encodings);
+  g_test_add_func ("/acl/cmdline/documented-splits", test_cmdline_documented_splits);
+  g_test_add_func ("/acl/cmdline/refuses-quoted-program", test_cmdline_refuses_quoted_program);
+  g_test_add_func ("/acl/cmdline/random-round-trip", test_cmdline_random_round_trip);
+  return g_test_run ();
+}
