@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dsh-cli-session.h"
+#include "dsh-json-strict-private.h"
 
 /* A "#!" line longer than this names no interpreter we would trust anyway. */
 #define SHEBANG_LIMIT 256
@@ -266,7 +267,7 @@ static int
 request_file (DshApprovalRequest *request, GError **error)
 {
   g_autoptr (JsonNode) node = dsh_approval_request_to_json (request);
-  g_autofree char *json = json_to_string (node, FALSE);
+  g_autofree char *json = dsh_json_strict_to_string (node, FALSE);
   g_autofree char *path = NULL;
   g_autofree char *text = g_strconcat (json, "\n", NULL);
   gsize length = strlen (text);

@@ -4,15 +4,13 @@
  */
 #include "dsh-cli.h"
 
+#include "dsh-json-strict-private.h"
+
 void
 dsh_cli_print_json (JsonNode *node)
 {
-  g_autoptr (JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autofree char *text = dsh_json_strict_to_string (node, TRUE);
 
-  json_generator_set_root (generator, node);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, NULL);
   printf ("%s\n", text);
   fflush (stdout);
 }

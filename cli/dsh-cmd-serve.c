@@ -20,6 +20,7 @@
  */
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
+#include "dsh-json-strict-private.h"
 #include "dsh-serve-request.h"
 
 typedef struct {
@@ -101,7 +102,7 @@ respond (JsonNode *id, JsonNode *result, const GError *error)
     }
   json_builder_end_object (builder);
   response = json_builder_get_root (builder);
-  text = json_to_string (response, FALSE);
+  text = dsh_json_strict_to_string (response, FALSE);
   printf ("%s\n", text);
   fflush (stdout);
 }

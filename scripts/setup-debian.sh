@@ -8,7 +8,7 @@ packages="
   libglib2.0-dev libglib2.0-bin libjson-glib-dev
   bubblewrap git
   python3 python3-jsonschema
-  clang
+  clang libclang-rt-14-dev llvm-14
   util-linux
   guile-3.0
   gcc-mingw-w64-x86-64 wine64

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what the tests need, builds warning-free with -Werror, and runs every suite: unit,
-# integration against the real bwrap and Landlock, conformance, fuzzing drivers. With CI=true a
-# skipped test is a failure: nothing that must run may quietly not run.
+# integration against the real bwrap and Landlock, conformance, fuzzing drivers, then the
+# libFuzzer targets for a bounded time (scripts/fuzz.sh). With CI=true a skipped test is a
+# failure: nothing that must run may quietly not run.
 set -eu
 cd "$(dirname "$0")/.."
 # CI may start us with no standard input at all. A closed descriptor 0 would be reused by the
@@ -18,6 +19,9 @@ meson compile -C build-test
 
 status=0
 meson test -C build-test --print-errorlogs --num-processes 2 || status=$?
+
+# The fuzz targets, under ASan and UBSan, each for a bounded time; any finding fails.
+./scripts/fuzz.sh || status=$?
 
 log=build-test/meson-logs/testlog.json
 passed=$(grep -c '"result": "OK"' "$log" || true)

@@ -287,6 +287,24 @@ test_ordinary_errors_are_io_errors (Fixture *f, gconstpointer portable)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
 }
 
+/* A trailing slash names a directory, as for open(2): "file/" is ENOTDIR, never the file. */
+static void
+test_trailing_slash_wants_directory (Fixture *f, gconstpointer portable)
+{
+  g_autofree char *file = ws_path (f, "file");
+  const char *spellings[] = { "file/", "file/.", "file//" };
+
+  dsh_test_write_file (file, "x");
+  for (guint i = 0; i < G_N_ELEMENTS (spellings); i++)
+    {
+      g_autofree char *path = ws_path (f, spellings[i]);
+      g_autoptr (GError) error = NULL;
+
+      g_assert_cmpint (dsh_fs_fence_open (f->policy, path, O_RDONLY, 0, &error), ==, -1);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+    }
+}
+
 /* A FIFO (or any non-file) planted at the path by a confined command is refused at once: the
  * tool neither blocks on it nor writes into it. */
 static void
@@ -476,6 +494,7 @@ main (int argc, char **argv)
         { "inner-links-and-dotdot", test_inner_links_and_dotdot },
         { "other-modes", test_other_modes },
         { "ordinary-errors", test_ordinary_errors_are_io_errors },
+        { "trailing-slash", test_trailing_slash_wants_directory },
         { "planted-fifo", test_planted_fifo_refused },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },

@@ -86,6 +86,37 @@ events_fingerprint (DshSessionLog *log)
 
 /* ---- basics and replay ------------------------------------------------------------------- */
 
+/* json-glib writes U+001F raw: a cwd or a reason holding it must still make a log that loads. */
+static void
+test_control_character_round_trip (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autofree char *cwd = g_strdup_printf ("/var/tmp/unit\x1fseparator");
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (DshSessionLog) reloaded = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *turn = NULL;
+
+  log = dsh_session_log_create (path, cwd, &error);
+  g_assert_no_error (error);
+  turn = dsh_session_log_begin_turn (log, &error);
+  g_assert_no_error (error);
+  dsh_session_log_append_approval_asked (log, "req-1", "bash", "why\x1fnot", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_null (strchr (contents, '\x1f'));
+  g_assert_nonnull (strstr (contents, "\\u001f"));
+
+  reloaded = dsh_test_load_session_log (path);
+  g_assert_cmpstr (dsh_session_log_get_cwd (reloaded), ==, cwd);
+  before = events_fingerprint (log);
+  after = events_fingerprint (reloaded);
+  g_assert_cmpstr (before, ==, after);
+}
+
 static void
 test_create_and_replay (void)
 {
@@ -894,6 +925,7 @@ main (int argc, char **argv)
   g_log_set_writer_func (capture_writer, NULL, NULL);
 
   g_test_add_func ("/session-log/create-and-replay", test_create_and_replay);
+  g_test_add_func ("/session-log/control-character", test_control_character_round_trip);
   g_test_add_func ("/session-log/create-refuses-existing", test_create_refuses_existing);
   g_test_add_func ("/session-log/relative-cwd", test_relative_cwd_made_absolute_not_normalised);
   g_test_add_func ("/session-log/torn/truncated-mid-line", test_torn_tail_truncated_mid_line);

@@ -102,16 +102,24 @@ walk_beneath (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd
 {
   g_auto (GStrv) parts = g_strsplit (rest, "/", -1);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  gboolean wants_directory = FALSE;
   int dir_fd;
 
   for (guint i = 0; parts[i] != NULL; i++)
     {
+      /* "name/" and "name/." name a directory, as the kernel reads them. */
       if (*parts[i] == '\0' || g_str_equal (parts[i], "."))
-        continue;
+        {
+          wants_directory = names->len > 0;
+          continue;
+        }
       if (g_str_equal (parts[i], ".."))
         return BENEATH_DENIED;
       g_ptr_array_add (names, parts[i]);
+      wants_directory = FALSE;
     }
+  if (wants_directory)
+    flags |= O_DIRECTORY;
 
   dir_fd = fcntl (root_fd, F_DUPFD_CLOEXEC, 0);
   if (dir_fd < 0)

@@ -41,4 +41,9 @@ JsonObject *dsh_json_strict_parse_object (const char  *text,
                                           gboolean    *syntax_error,
                                           GError     **error);
 
+/* json_to_string() (pretty: indented), with every control character escaped as RFC 8259
+ * requires: json-glib 1.6 writes U+001F raw, which no strict reader accepts. */
+char     *dsh_json_strict_to_string (JsonNode *node,
+                                     gboolean  pretty);
+
 G_END_DECLS

@@ -347,7 +347,7 @@ dsh_json_strict_parse (const char *text, gsize length, gboolean *syntax_error, G
    * back as JSON would make every later copy of this document (session show, a re-read)
    * unreadable, so it is refused here, where the error can name the line. */
   {
-    g_autofree char *again = json_to_string (json_parser_get_root (parser), FALSE);
+    g_autofree char *again = dsh_json_strict_to_string (json_parser_get_root (parser), FALSE);
 
     if (!dsh_json_strict_check (again, strlen (again), DSH_JSON_STRICT_MAX_DEPTH, NULL))
       {
@@ -377,4 +377,29 @@ dsh_json_strict_parse_object (const char *text,
       return NULL;
     }
   return json_object_ref (json_node_get_object (root));
+}
+
+char *
+dsh_json_strict_to_string (JsonNode *node, gboolean pretty)
+{
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+  GString *escaped;
+
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, pretty);
+  text = json_generator_to_data (generator, NULL);
+  if (strchr (text, '\x1f') == NULL)
+    return g_steal_pointer (&text);
+
+  /* json-glib writes no control character outside a string, so each one is inside one. */
+  escaped = g_string_sized_new (strlen (text) + 8);
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '\x1f')
+        g_string_append (escaped, "\\u001f");
+      else
+        g_string_append_c (escaped, *p);
+    }
+  return g_string_free (escaped, FALSE);
 }

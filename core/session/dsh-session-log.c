@@ -827,17 +827,15 @@ now_iso8601 (void)
 static char *
 object_to_line (JsonObject *object, gsize *out_length)
 {
-  g_autoptr (JsonGenerator) generator = json_generator_new ();
   g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr (GString) line = NULL;
+  g_autofree char *text = NULL;
+  char *line;
 
   json_node_set_object (node, object);
-  json_generator_set_root (generator, node);
-  line = g_string_new (NULL);
-  json_generator_to_gstring (generator, line);
-  g_string_append_c (line, '\n');
-  *out_length = line->len;
-  return g_string_free (g_steal_pointer (&line), FALSE);
+  text = dsh_json_strict_to_string (node, FALSE);
+  line = g_strconcat (text, "\n", NULL);
+  *out_length = strlen (line);
+  return line;
 }
 
 static gboolean

@@ -1,31 +1,42 @@
-/* fuzz-probe-cache.c — libFuzzer target for the probe-cache file parser: whatever a cache file
- * holds (a torn write, a forged entry, garbage, invalid UTF-8), lookup answers yes or no; never
- * a crash.
+/* fuzz-probe-cache.c — libFuzzer target for the probe-cache file: whatever a cache file holds
+ * (a torn write, a forged entry, garbage, invalid UTF-8), lookup answers yes or no, never
+ * crashes; and an entry just stored is found again for its key, and only for its key.
+ *
+ * Layout: the key, a NUL, then the cache file's contents.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <glib/gstdio.h>
-#include <unistd.h>
+#include <string.h>
 
 #include "dsh-probe-cache-private.h"
 #include "fuzz-target.h"
+#include "fuzz-util.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   static char *path = NULL;
+  g_autoptr (GPtrArray) fields = fuzz_split_fields (data, size, 2);
+  const char *key = g_ptr_array_index (fields, 0);
+  const char *contents = fields->len > 1 ? (const char *) data + strlen (key) + 1 : "";
+  gsize contents_len = fields->len > 1 ? size - strlen (key) - 1 : 0;
+  g_autofree char *other_key = g_strconcat (key, "|other", NULL);
 
   if (path == NULL)
-    {
-      int fd = g_file_open_tmp ("dsh-fuzz-probe-cache-XXXXXX", &path, NULL);
+    path = g_build_filename (fuzz_scratch_dir (), "probe-cache.ini", NULL);
+  fuzz_write_file (path, contents, (gssize) contents_len);
 
-      g_assert (fd >= 0);
-      close (fd);
-    }
-  g_assert (g_file_set_contents_full (path, (const char *) data, (gssize) size,
-                                      G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+  /* Any answer is fine here; only a crash, a hang or a leak is a finding. */
+  (void) dsh_probe_cache_lookup (path, key);
 
-  /* Any answer is fine; only a crash, a hang or a leak is a finding. */
-  (void) dsh_probe_cache_lookup (path, "fuzz-key");
+  dsh_probe_cache_store (path, key);
+  /* GKeyFile refuses a value that is not UTF-8 and trims white space around one: such a key
+   * misses (a probe next time), never hits. Real keys start with a module name and end with
+   * ';' (dsh_probe_cache_add_member()). */
+  if (g_utf8_validate (key, -1, NULL) && key[0] != '\0' && !g_ascii_isspace (key[0]) &&
+      !g_ascii_isspace (key[strlen (key) - 1]))
+    g_assert_true (dsh_probe_cache_lookup (path, key));
+  g_assert_false (dsh_probe_cache_lookup (path, other_key));
+  g_assert_false (dsh_probe_cache_lookup (NULL, key));
   return 0;
 }
