@@ -829,7 +829,8 @@ main (int argc, char **argv)
   int ruleset_fd;
   long abi;
 
-  for (int i = 1; i < argc; i++)
+  /* Options come in pairs: "--write" and its path. */
+  for (int i = 1; i < argc; i += 2)
     {
       if (strcmp (argv[i], "--") == 0)
         {
@@ -838,7 +839,6 @@ main (int argc, char **argv)
         }
       if (strcmp (argv[i], "--write") != 0 || i + 1 >= argc || argv[i + 1][0] != '/')
         fatal ("usage: dsh-landlock-exec [--write ABSOLUTE-PATH]... -- ARGV...", 0);
-      i++;
     }
   if (cmd_index < 0 || cmd_index >= argc)
     fatal ("usage: dsh-landlock-exec [--write ABSOLUTE-PATH]... -- ARGV...", 0);

@@ -113,6 +113,17 @@ typedef struct {
   int failed;
 } Buffer;
 
+/* Lets the compiler check the format strings handed to the printf-like helpers below. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(format_index, first_arg) \
+  __attribute__ ((format (printf, format_index, first_arg)))
+#else
+#define PRINTF_LIKE(format_index, first_arg)
+#endif
+
+static void
+buffer_append (Buffer *buffer, const char *format, ...) PRINTF_LIKE (2, 3);
+
 static void
 buffer_append (Buffer *buffer, const char *format, ...)
 {
@@ -175,6 +186,9 @@ append_write_rule (Buffer *buffer, size_t n_roots)
     }
   buffer_append (buffer, "%s))))\n", case_variant_exclusions);
 }
+
+static void
+set_error (char *error, size_t error_len, const char *format, ...) PRINTF_LIKE (3, 4);
 
 static void
 set_error (char *error, size_t error_len, const char *format, ...)

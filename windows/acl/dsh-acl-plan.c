@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dsh-acl-cmdline.h"
+#include "dsh-acl-compiler.h"
 #include "dsh-acl-roots.h"
 
 const char *const dsh_acl_denial_signatures[] = { "Access is denied", NULL };
@@ -27,6 +28,9 @@ const char dsh_acl_reason_hard_links[] =
   "hard-link boundary: an ACL belongs to a file, not to one of its names, so a file outside the "
   "writable roots with a hard link inside one receives the roots' standing grant and is writable "
   "through every name";
+
+static int
+fail (DshAclPlan *plan, const char *format, ...) PRINTF_LIKE (2, 3);
 
 static int
 fail (DshAclPlan *plan, const char *format, ...)

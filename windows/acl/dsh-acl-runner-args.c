@@ -12,7 +12,11 @@
 #include <string.h>
 
 #include "dsh-acl-roots.h"
+#include "dsh-acl-compiler.h"
 #include "dsh-acl-sid.h"
+
+static int
+fail (DshAclRunnerArgs *args, const char *format, ...) PRINTF_LIKE (2, 3);
 
 static int
 fail (DshAclRunnerArgs *args, const char *format, ...)
