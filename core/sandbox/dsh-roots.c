@@ -232,13 +232,24 @@ made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const
   return FALSE;
 }
 
+/* The names still to walk: the queue owns them, whichever way the walk ends. */
+typedef GQueue NameQueue;
+
+static void
+name_queue_free (NameQueue *queue)
+{
+  g_queue_free_full (queue, g_free);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NameQueue, name_queue_free)
+
 /* Walks path the way the kernel resolves it, component by component through every symlink,
  * holding each symlink it meets against rules. A missing component ends the walk: nothing lies
  * beyond it, and walk->resolved stays NULL (the path matches nothing until it exists). */
 static void
 walk_path (const char *path, const WalkRules *rules, Walk *walk)
 {
-  g_autoptr (GQueue) pending = g_queue_new ();
+  g_autoptr (NameQueue) pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
   g_autoptr (GArray) ancestors = g_array_new (FALSE, FALSE, sizeof (Ancestor));
   g_auto (GStrv) parts = g_strsplit (path, "/", -1);
