@@ -55,10 +55,70 @@ interleave="$top/build/bench/bench-interleave"
   "dsh-exec-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $true_bin" \
   >"$top/bench/interleaved-landlock.json"
 
+# Scaling: session length, stderr volume, serve's distinct workspaces.
+scale_runs=${DSH_BENCH_SCALE_RUNS:-30}
+# Session logs must lie out of the commands' reach (not below /tmp): a private directory here.
+logs=$(mktemp -d -p "$HOME" dsh-bench-logs.XXXXXX)
+trap 'rm -rf "$workspace" "$logs"' EXIT
+for n in 10 10000 100000; do
+  "$cli" session new "$logs/s$n.jsonl" --cwd "$workspace" >/dev/null
+  python3 - "$logs/s$n.jsonl" "$n" <<'PY'
+import sys, uuid
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "a") as f:
+    for _ in range(n // 2):
+        u = uuid.uuid4()
+        f.write('{"type":"turn/start","data":{"id":"%s"},"time":"2026-12-01T10:00:00.000Z"}\n' % u)
+        f.write('{"type":"turn/end","data":{"id":"%s"},"time":"2026-12-01T10:00:00.001Z"}\n' % u)
+PY
+  # The first call after the events were written reads the whole log and caches its fold.
+  DSH_SANDBOX_BACKEND=bwrap "$cli" exec --session "$logs/s$n.jsonl" -- "$true_bin"
+done
+"$interleave" "$scale_runs" \
+  "session-10=DSH_SANDBOX_BACKEND=bwrap $cli exec --session $logs/s10.jsonl -- $true_bin" \
+  "session-10k=DSH_SANDBOX_BACKEND=bwrap $cli exec --session $logs/s10000.jsonl -- $true_bin" \
+  "session-100k=DSH_SANDBOX_BACKEND=bwrap $cli exec --session $logs/s100000.jsonl -- $true_bin" \
+  >"$top/bench/interleaved-session.json"
+
+# 100 MB of text on stderr (to /dev/null), through each raw runner and through exec.
+python3 -c 'import sys; open(sys.argv[1], "wb").write((b"x" * 79 + b"\n") * 1250000)' \
+  "$workspace/text"
+flood="sh -c 'cat $workspace/text >&2'"
+raw_flood() {
+  DSH_SANDBOX_BACKEND=$1 "$cli" confine --mode workspace-write -- sh -c "cat $workspace/text >&2" |
+    python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))'
+}
+"$interleave" "$scale_runs" \
+  "stderr-raw-bwrap=$(raw_flood bwrap)" \
+  "stderr-dsh-bwrap=DSH_SANDBOX_BACKEND=bwrap $cli exec --mode workspace-write -- $flood" \
+  "stderr-raw-landlock=$(raw_flood landlock)" \
+  "stderr-dsh-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $flood" \
+  >"$top/bench/interleaved-stderr.json"
+rm -f "$workspace/text"
+
+# serve's peak RSS after confines in N distinct workspaces (the cap keeps 64 providers).
+serve_rss() {
+  python3 - "$workspace" "$1" <<'PY' >"$logs/requests"
+import json, os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    ws = os.path.join(root, "ws", str(i))
+    os.makedirs(ws, exist_ok=True)
+    print(json.dumps({"id": i, "method": "confine",
+                      "params": {"argv": ["true"], "mode": "workspace-write", "workspace": ws}}))
+PY
+  /usr/bin/time -f %M "$cli" serve <"$logs/requests" 2>&1 >/dev/null | tail -n 1
+}
+serve_rss_64=$(serve_rss 64)
+serve_rss_2000=$(serve_rss 2000)
+serve_rss_20000=$(serve_rss 20000)
+rm -rf "$workspace/ws"
+
 confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/bwrap")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
-python3 - "$top/bench" "$runs" "$confine" "$peak_kib" <<'PY' | tee "$top/bench/results.json"
+python3 - "$top/bench" "$runs" "$confine" "$peak_kib" "$serve_rss_64" "$serve_rss_2000" \
+  "$serve_rss_20000" <<'PY' | tee "$top/bench/results.json"
 import json, sys
 
 groups = {g: json.load(open(f"{sys.argv[1]}/interleaved-{g}.json")) for g in ("bwrap", "landlock")}
@@ -67,6 +127,20 @@ for group, results in groups.items():
     for name, t in results.items():
         timed[name if name != "bare" else f"bare-{group}-group"] = t
 ms = {name: t["median_ms"] for name, t in timed.items()}
+session = json.load(open(f"{sys.argv[1]}/interleaved-session.json"))
+stderr = json.load(open(f"{sys.argv[1]}/interleaved-stderr.json"))
+med = lambda d, k: d[k]["median_ms"]
+scaling = {
+    "session_exec_median_ms": {k: round(med(session, k), 3) for k in session},
+    "ratio_session_100k_over_10": round(med(session, "session-100k") / med(session, "session-10"), 3),
+    "stderr_100mb_median_ms": {k: round(med(stderr, k), 3) for k in stderr},
+    "ratio_stderr_dsh_over_raw_bwrap":
+        round(med(stderr, "stderr-dsh-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
+    "ratio_stderr_dsh_over_raw_landlock":
+        round(med(stderr, "stderr-dsh-landlock") / med(stderr, "stderr-raw-landlock"), 3),
+    "serve_peak_rss_kib_by_workspaces": {"64": int(sys.argv[5]), "2000": int(sys.argv[6]),
+                                         "20000": int(sys.argv[7])},
+}
 ms["bare"] = ms["bare-landlock-group"]
 print(json.dumps({
     "runs_per_command": int(sys.argv[2]),
@@ -85,6 +159,7 @@ print(json.dumps({
     },
     "confine_in_process": json.loads(sys.argv[3]),
     "peak_rss_kib_dsh_exec": int(sys.argv[4]),
+    "scaling": scaling,
 }, indent=2))
 PY
 rm -f "$top"/bench/interleaved-*.json

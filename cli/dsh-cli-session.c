@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli-session.h"
+#include "dsh-session-fold-private.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -296,6 +297,18 @@ dsh_cli_check_workspace_without_session (const char *workspace,
   return FALSE;
 }
 
+static DshSandboxPolicy *
+resolve_loaded (DshPermissionPresets *presets, DshSessionLog *session, const char *mode_text,
+                DshSandboxMode mode)
+{
+  g_autoptr (DshPolicyService) service = dsh_cli_new_policy_service (presets);
+
+  /* --mode with a session is the explicit mode of this call (as for "policy resolve"): it
+   * outranks the session's last sandbox/mode, and escalation widens from it. */
+  return mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
+                           : dsh_policy_service_resolve (service, session);
+}
+
 DshSandboxPolicy *
 dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
                                 const char *session_path,
@@ -304,26 +317,42 @@ dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
                                 DshSessionLog **out_session,
                                 GError **error)
 {
-  g_autoptr (DshPolicyService) service = NULL;
   g_autoptr (DshSessionLog) session = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
-  DshSandboxMode mode;
+  g_autofree char *fold_cache = dsh_session_fold_cache_path (session_path);
+  DshSandboxMode mode = DSH_SANDBOX_MODE_READ_ONLY;
 
   if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
     return NULL;
-  session = dsh_cli_load_session (session_path, error);
+  /* A long session is not re-read on every call: the fold of the prefix read before comes
+   * from the cache, checked against the file. */
+  session = dsh_session_log_load_cached (session_path, fold_cache, error);
   if (session == NULL)
     return NULL;
-  /* --mode with a session is the explicit mode of this call (as for "policy resolve"): it
-   * outranks the session's last sandbox/mode, and escalation widens from it. */
-  service = dsh_cli_new_policy_service (presets);
-  policy = mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
-                             : dsh_policy_service_resolve (service, session);
+  policy = resolve_loaded (presets, session, mode_text, mode);
+  if (policy == NULL || !dsh_cli_join_extra_roots (policy, NULL, requested_roots, error))
+    return NULL;
+  if (fold_cache != NULL)
+    {
+      g_autofree char *reach = dsh_cli_writable_root_on_way (
+        fold_cache, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
+
+      /* A cache this session's commands could write is not believed: read the file whole. */
+      if (reach != NULL)
+        {
+          g_clear_object (&session);
+          g_clear_pointer (&policy, dsh_sandbox_policy_free);
+          session = dsh_session_log_load (session_path, error);
+          if (session == NULL)
+            return NULL;
+          policy = resolve_loaded (presets, session, mode_text, mode);
+          if (policy == NULL || !dsh_cli_join_extra_roots (policy, NULL, requested_roots, error))
+            return NULL;
+        }
+    }
   /* A session log or configuration a confined command could rewrite would set its own policy.
    * Then a resumed session's first use pins what it lacks (the values just resolved). */
-  if (policy == NULL ||
-      !dsh_cli_join_extra_roots (policy, NULL, requested_roots, error) ||
-      !dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root,
+  if (!dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root,
                                   (const char *const *) policy->extra_writable_roots, error) ||
       !dsh_cli_check_config_unreachable (policy->workspace_root,
                                          (const char *const *) policy->extra_writable_roots,

@@ -116,4 +116,36 @@ gboolean              dsh_cli_parse_with_operands   (GOptionContext        *cont
                                                      GStrv                 *out_operands,
                                                      GError               **error);
 
+/* The session commands (dsh-cmd-session.c), shared with serve's session.* methods. */
+/* Creates the session log path (cwd NULL: the current directory; preset NULL: the configured
+ * one), refusing a cwd that is no directory and a configuration its commands could write. */
+DshSessionLog        *dsh_cli_session_new           (const char            *path,
+                                                     const char            *cwd,
+                                                     const char            *preset,
+                                                     GError               **error);
+
+typedef enum {
+  DSH_CLI_SESSION_SWITCH_MODE,
+  DSH_CLI_SESSION_SWITCH_APPROVAL,
+  DSH_CLI_SESSION_SWITCH_PRESET,
+} DshCliSessionSwitch;
+
+/* One switch of the session at path to value, its events appended; *out_notice receives the
+ * text for the host to inject for the model when the approval policy changed, else NULL. */
+gboolean              dsh_cli_session_switch        (const char            *path,
+                                                     DshCliSessionSwitch    kind,
+                                                     const char            *value,
+                                                     char                 **out_notice,
+                                                     GError               **error);
+
+/* What "describe TOOL" prints, without its newline (dsh-cmd-describe.c); only bash is known,
+ * and a session given is read. */
+char                 *dsh_cli_describe              (const char            *tool,
+                                                     const char            *session_path,
+                                                     GError               **error);
+
+/* What "session show --json" prints (schemas/session-show.schema.json). */
+JsonNode             *dsh_cli_session_show_json     (const char            *path,
+                                                     GError               **error);
+
 G_END_DECLS

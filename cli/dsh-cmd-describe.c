@@ -7,6 +7,29 @@
  */
 #include "dsh-cli-session.h"
 
+char *
+dsh_cli_describe (const char *tool, const char *session_path, GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+
+  /* bash is the one tool whose executor this project provides. */
+  if (!g_str_equal (tool, "bash"))
+    {
+      g_autofree char *printable = g_strdup (dsh_cli_printable (tool));
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "describe: unknown tool \"%s\"; expected bash", printable);
+      return NULL;
+    }
+  /* A session given is still read, so a wrong path is an error rather than ignored. */
+  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error))
+    return NULL;
+  /* exec always confines (a danger-full-access session can be switched back, and a narrower
+   * session needs the lever), so the paragraph is always there. */
+  return dsh_bash_description (TRUE);
+}
+
 static const char usage[] = "Usage:\n  dsh-sandbox describe bash [--session FILE]\n";
 
 int
@@ -20,8 +43,6 @@ dsh_cmd_describe (int argc, char **argv)
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("bash");
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshPermissionPresets) presets = NULL;
-  g_autoptr (DshSessionLog) session = NULL;
   g_auto (GStrv) operands = NULL;
   g_autofree char *text = NULL;
 
@@ -33,20 +54,11 @@ dsh_cmd_describe (int argc, char **argv)
       fputs (usage, stderr);
       return dsh_cli_fail ("describe: no tool given");
     }
-  /* bash is the one tool whose executor this project provides. */
-  if (!g_str_equal (operands[0], "bash"))
-    return dsh_cli_fail ("describe: unknown tool \"%s\"; expected bash",
-                         dsh_cli_printable (operands[0]));
   if (operands[1] != NULL)
     return dsh_cli_fail ("unexpected argument \"%s\"", dsh_cli_printable (operands[1]));
-
-  /* A session given is still read, so a wrong path is an error rather than ignored. */
-  if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, &error))
+  text = dsh_cli_describe (operands[0], session_path, &error);
+  if (text == NULL)
     return dsh_cli_fail_error (error);
-
-  /* exec always confines (a danger-full-access session can be switched back, and a narrower
-   * session needs the lever), so the paragraph is always there. */
-  text = dsh_bash_description (TRUE);
   printf ("%s\n", text);
   return 0;
 }

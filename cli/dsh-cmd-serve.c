@@ -7,54 +7,48 @@
  *   {"id": 2, "error": {"code": "SANDBOX_UNAVAILABLE", "message": "..."}}
  *
  * Methods: probe (the probe document), confine (the ConfinedArgv document; params as the
- * confine command's options), reload (drop every provider, so the next call rescans the
- * modules), policy.resolve and policy.context (as the policy command: the policy document and
- * {"text": the model-facing context}), escalate (one turn of the session in which the server
- * asks the client itself: {"method": "approval.request", "params": request} on stdout, answered
- * by the client's next line {"result": "<outcome>"}; {"mode", "outcome", "callId"} when
- * granted). A provider per workspace is kept between calls, so its
- * selection is made once: a confine costs microseconds, not a process. Schemas: serve-request,
- * serve-response.
+ * confine command's options), reload (start a new generation of providers now), policy.resolve,
+ * policy.context, describe and session.* (what the commands of those names print), classify
+ * (what exec would say about a run the client spawned itself), escalate (one turn of the session
+ * in which the server asks the client itself: {"method": "approval.request", "params": request}
+ * on stdout, answered by the client's next line {"result": "<outcome>"}; {"mode", "outcome",
+ * "callId"} when granted). A provider per workspace is kept between calls, so its selection is
+ * made once: a confine costs microseconds, not a process. The providers belong to a generation
+ * (dsh-serve-generation.c) that a change in a module directory replaces; each keeps at most
+ * DSH_SANDBOX_SERVE_PROVIDERS (default 64), the least recently used dropped first, so a
+ * long-lived server's memory does not grow with the workspaces it has seen. Schemas:
+ * serve-request, serve-response and one per result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
 #include "dsh-cli-session.h"
 #include "dsh-json-strict-private.h"
+#include "dsh-serve-generation.h"
 #include "dsh-serve-request.h"
 
-typedef struct {
-  /* workspace root ("" for probe) -> DshLocalProvider */
-  GHashTable *providers;
-} Server;
+/* How many workspaces' providers a generation keeps; the least recently used is dropped beyond
+ * it (its next call rescans and re-probes, helped by the probe cache). */
+#define DSH_SERVE_DEFAULT_PROVIDERS 64
 
-/* One provider per set of roots a confined command may write (workspace and extra roots): its
- * trust checks depend on them. NULL policy: the probe's, trusting everything. */
-static DshLocalProvider *
-provider_for (Server *server, const DshSandboxPolicy *policy)
+static gboolean
+read_capacity (guint *out_capacity, GError **error)
 {
-  g_autofree char *extra = policy != NULL && policy->extra_writable_roots != NULL
-                             ? g_strjoinv ("\n", policy->extra_writable_roots)
-                             : NULL;
-  g_autofree char *key = policy != NULL ? g_strdup_printf ("%s\n%s", policy->workspace_root,
-                                                           extra != NULL ? extra : "")
-                                        : g_strdup ("");
-  DshLocalProvider *provider = g_hash_table_lookup (server->providers, key);
+  const char *text = g_getenv ("DSH_SANDBOX_SERVE_PROVIDERS");
+  guint64 value;
 
-  if (provider == NULL)
+  *out_capacity = DSH_SERVE_DEFAULT_PROVIDERS;
+  if (text == NULL || *text == '\0')
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &value, NULL))
     {
-      g_autoptr (DshSandboxPolicy) unpinned = NULL;
-
-      if (policy != NULL)
-        {
-          /* Trust must not depend on one call's pinned strings: the provider outlives it. */
-          unpinned = dsh_sandbox_policy_copy (policy);
-          g_clear_pointer (&unpinned->writable_roots, g_strfreev);
-        }
-      provider = dsh_cli_new_provider_for_policy (unpinned);
-      g_hash_table_insert (server->providers, g_steal_pointer (&key), provider);
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "DSH_SANDBOX_SERVE_PROVIDERS must be a whole number of providers, at least "
+                   "1 (not \"%s\")", text);
+      return FALSE;
     }
-  return provider;
+  *out_capacity = (guint) value;
+  return TRUE;
 }
 
 static const char *
@@ -119,18 +113,45 @@ object_with (const char *name, JsonNode *value)
   return node;
 }
 
+/* {"notice": text} when there is one, else {}; takes notice. */
 static JsonNode *
-handle (Server *server, const DshServeRequest *request, GError **error)
+notice_result (char *notice)
+{
+  g_autofree char *owned = notice;
+  JsonObject *object = json_object_new ();
+  JsonNode *node = json_node_init_object (json_node_alloc (), object);
+
+  if (owned != NULL)
+    json_object_set_string_member (object, "notice", owned);
+  json_object_unref (object);
+  return node;
+}
+
+static JsonNode *
+session_switch (const char *session, DshCliSessionSwitch kind, const char *value,
+                GError **error)
+{
+  char *notice = NULL;
+
+  if (!dsh_cli_session_switch (session, kind, value, &notice, error))
+    return NULL;
+  return notice_result (notice);
+}
+
+static JsonNode *
+handle (DshServeGenerations *generations, DshServeGeneration *generation,
+        const DshServeRequest *request, GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
   g_autofree char *text = NULL;
   JsonNode *value;
 
   switch (request->method)
     {
     case DSH_SERVE_METHOD_PROBE:
-      return dsh_local_provider_describe (provider_for (server, NULL));
+      return dsh_local_provider_describe (dsh_serve_generation_provider (generation, NULL));
 
     case DSH_SERVE_METHOD_CONFINE:
       policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
@@ -138,13 +159,13 @@ handle (Server *server, const DshServeRequest *request, GError **error)
       if (policy == NULL)
         return NULL;
       confined = dsh_sandbox_provider_confine (
-        DSH_SANDBOX_PROVIDER (provider_for (server, policy)),
+        DSH_SANDBOX_PROVIDER (dsh_serve_generation_provider (generation, policy)),
         (const char *const *) request->argv, policy, error);
       return confined != NULL ? dsh_confined_argv_to_json (confined) : NULL;
 
     case DSH_SERVE_METHOD_RELOAD:
-      /* A provider lifetime is the unit of hot reload; calls made so far are done with theirs. */
-      g_hash_table_remove_all (server->providers);
+      /* A provider lifetime is the unit of hot reload: the next call starts a new one. */
+      dsh_serve_generations_renew (generations);
       value = json_node_init_boolean (json_node_alloc (), TRUE);
       return object_with ("reloaded", value);
 
@@ -161,6 +182,38 @@ handle (Server *server, const DshServeRequest *request, GError **error)
 
     case DSH_SERVE_METHOD_ESCALATE:
       return dsh_serve_escalate (request, stdin, stdout, error);
+
+    case DSH_SERVE_METHOD_CLASSIFY:
+      return dsh_serve_classify (request, generation, error);
+
+    case DSH_SERVE_METHOD_SESSION_NEW:
+      session = dsh_cli_session_new (request->session, request->cwd, request->preset, error);
+      if (session == NULL)
+        return NULL;
+      value = json_node_init_string (json_node_alloc (), dsh_session_log_get_id (session));
+      return object_with ("id", value);
+
+    case DSH_SERVE_METHOD_SESSION_SHOW:
+      return dsh_cli_session_show_json (request->session, error);
+
+    case DSH_SERVE_METHOD_SESSION_SET_MODE:
+      return session_switch (request->session, DSH_CLI_SESSION_SWITCH_MODE, request->mode, error);
+
+    case DSH_SERVE_METHOD_SESSION_SET_APPROVAL:
+      return session_switch (request->session, DSH_CLI_SESSION_SWITCH_APPROVAL,
+                             request->approval_policy, error);
+
+    case DSH_SERVE_METHOD_SESSION_SET_PRESET:
+      return session_switch (request->session, DSH_CLI_SESSION_SWITCH_PRESET, request->preset,
+                             error);
+
+    case DSH_SERVE_METHOD_DESCRIBE:
+      text = dsh_cli_describe (request->tool != NULL ? request->tool : "bash", request->session,
+                               error);
+      if (text == NULL)
+        return NULL;
+      value = json_node_init_string (json_node_alloc (), text);
+      return object_with ("text", value);
 
     default:
       g_assert_not_reached ();
@@ -184,16 +237,21 @@ dsh_cmd_serve (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) line = g_string_new (NULL);
-  Server server = { 0 };
+  g_autoptr (DshServeGenerations) generations = NULL;
   gboolean too_long;
+  guint capacity;
 
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
                                          "(methods: probe, confine, reload, policy.resolve, "
-                                         "policy.context, escalate).");
-  if (!dsh_cli_parse_options (context, argc, argv, &error))
+                                         "policy.context, escalate, classify, session.new, "
+                                         "session.show, session.setMode, session.setApproval, "
+                                         "session.setPreset, describe). A change in a module "
+                                         "directory starts a new generation of providers.");
+  if (!dsh_cli_parse_options (context, argc, argv, &error) ||
+      !read_capacity (&capacity, &error))
     return dsh_cli_fail_error (error);
 
-  server.providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  generations = dsh_serve_generations_new (capacity);
   while (dsh_serve_read_line (stdin, line, &too_long))
     {
       DshServeRequest request;
@@ -210,10 +268,15 @@ dsh_cmd_serve (int argc, char **argv)
       if (is_blank (line))
         continue;
       if (dsh_serve_request_parse (line->str, line->len, &request, &request_error))
-        result = handle (&server, &request, &request_error);
+        {
+          /* The call keeps its generation, and that generation's modules, to its end. */
+          g_autoptr (DshServeGeneration) generation =
+            dsh_serve_generations_acquire (generations);
+
+          result = handle (generations, generation, &request, &request_error);
+        }
       respond (request.id, g_steal_pointer (&result), request_error);
       dsh_serve_request_clear (&request);
     }
-  g_hash_table_unref (server.providers);
   return 0;
 }

@@ -23,6 +23,51 @@ expect_operands (GStrv operands, guint count, const char *synopsis)
   return dsh_cli_fail ("expected %s", synopsis);
 }
 
+DshSessionLog *
+dsh_cli_session_new (const char *path, const char *cwd_given, const char *preset, GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autofree char *cwd = cwd_given != NULL ? g_strdup (cwd_given) : g_get_current_dir ();
+
+  if (!g_utf8_validate (cwd, -1, NULL))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the session cwd is not valid UTF-8");
+      return NULL;
+    }
+  /* A typo here would pin a workspace that matches nothing: refuse it up front. */
+  if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the session cwd \"%s\" is not an existing directory", cwd);
+      return NULL;
+    }
+
+  /* Refused now, with the reason, rather than by every later call: a cwd of /, one reached
+   * through a symlink a confined command could have planted, or a log or configuration its own
+   * commands could write. */
+  {
+    g_autofree char *root = dsh_workspace_root (cwd, "/");
+    g_autofree char *log_dir = g_path_get_dirname (path);
+    g_autofree char *log_name = g_path_get_basename (path);
+    g_autofree char *canonical_dir = dsh_canonical_path (log_dir);
+    g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
+    const char *const *extra;
+
+    presets = dsh_cli_load_presets (error);
+    if (presets == NULL)
+      return NULL;
+    extra = dsh_permission_presets_get_extra_writable_roots (presets);
+    if (!dsh_roots_check_new_workspace (cwd, root, extra, error) ||
+        !dsh_cli_check_unreachable ("session log", log, root, extra, error) ||
+        /* The defaults a new session pins must come from where its own commands cannot
+         * write. */
+        !dsh_cli_check_config_unreachable (root, extra, error))
+      return NULL;
+  }
+  return dsh_permission_presets_create_session (presets, path, cwd, preset, error);
+}
+
 static int
 cmd_new (int argc, char **argv)
 {
@@ -37,10 +82,8 @@ cmd_new (int argc, char **argv)
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("FILE");
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshPermissionPresets) presets = NULL;
   g_autoptr (DshSessionLog) session = NULL;
   g_auto (GStrv) operands = NULL;
-  const char *const *extra;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
@@ -48,115 +91,83 @@ cmd_new (int argc, char **argv)
   if (expect_operands (operands, 1, "session new FILE [--cwd DIR] [--preset NAME]") != 0)
     return DSH_EXIT_NOT_RUN;
 
-  if (cwd == NULL)
-    cwd = g_get_current_dir ();
-  if (!g_utf8_validate (cwd, -1, NULL))
-    return dsh_cli_fail ("the session cwd is not valid UTF-8");
-  /* A typo here would pin a workspace that matches nothing: refuse it up front. */
-  if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
-    return dsh_cli_fail ("the session cwd \"%s\" is not an existing directory", cwd);
-
-  /* Refused now, with the reason, rather than by every later call: a cwd of /, or one reached
-   * through a symlink a confined command could have planted. */
-  {
-    g_autofree char *root = dsh_workspace_root (cwd, "/");
-    g_autofree char *log_dir = g_path_get_dirname (operands[0]);
-    g_autofree char *log_name = g_path_get_basename (operands[0]);
-    g_autofree char *canonical_dir = dsh_canonical_path (log_dir);
-    g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
-
-    presets = dsh_cli_load_presets (&error);
-    if (presets == NULL)
-      return dsh_cli_fail_error (error);
-    extra = dsh_permission_presets_get_extra_writable_roots (presets);
-    if (!dsh_roots_check_new_workspace (cwd, root, extra, &error) ||
-        !dsh_cli_check_unreachable ("session log", log, root, extra, &error) ||
-        /* The defaults a new session pins must come from where its own commands cannot
-         * write. */
-        !dsh_cli_check_config_unreachable (root, extra, &error))
-      return dsh_cli_fail_error (error);
-  }
-  session = dsh_permission_presets_create_session (presets, operands[0], cwd, preset, &error);
+  session = dsh_cli_session_new (operands[0], cwd, preset, &error);
   if (session == NULL)
     return dsh_cli_fail_error (error);
-
   printf ("%s\n", dsh_session_log_get_id (session));
   return 0;
 }
 
-/* set-mode, set-approval and set-preset: FILE VALUE, one switch, its events appended. */
-typedef enum {
-  SWITCH_MODE,
-  SWITCH_APPROVAL,
-  SWITCH_PRESET,
-} SwitchKind;
+gboolean
+dsh_cli_session_switch (const char *path,
+                        DshCliSessionSwitch kind,
+                        const char *value,
+                        char **out_notice,
+                        GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
 
+  *out_notice = NULL;
+  /* Validate the value before touching the file. */
+  if (!dsh_cli_load_presets_and_session (path, &presets, &session, error))
+    return FALSE;
+  /* The table and defaults decide what this switch appends: they must come from where the
+   * session's own commands cannot write. A resumed session first keeps what it had. */
+  if (!dsh_cli_pin_session (presets, session, error))
+    return FALSE;
+
+  switch (kind)
+    {
+    case DSH_CLI_SESSION_SWITCH_MODE:
+      {
+        g_autoptr (DshPolicyService) service = dsh_cli_new_policy_service (presets);
+        DshSandboxMode mode;
+
+        return dsh_sandbox_mode_from_string (value, &mode, error) &&
+               dsh_policy_service_set_mode (service, session, mode, error);
+      }
+    case DSH_CLI_SESSION_SWITCH_APPROVAL:
+      {
+        g_autoptr (DshApprovalService) approval = dsh_cli_new_approval_service (presets);
+        DshApprovalPolicy policy;
+
+        /* Through the approval service: one event, and the notice the host injects for the
+         * model when the effective policy changed. */
+        return dsh_approval_policy_from_string (value, &policy, error) &&
+               dsh_approval_service_set_policy (approval, session, policy, out_notice, error);
+      }
+    case DSH_CLI_SESSION_SWITCH_PRESET:
+    default:
+      /* A preset moves the approval policy too: the same notice as set-approval. */
+      return dsh_permission_presets_set (presets, session, value, out_notice, error);
+    }
+}
+
+/* set-mode, set-approval and set-preset: FILE VALUE, one switch, its events appended, the
+ * notice (if any) on stdout. */
 static int
-cmd_switch (int argc, char **argv, SwitchKind kind)
+cmd_switch (int argc, char **argv, DshCliSessionSwitch kind)
 {
   static const char *const synopses[] = {
-    [SWITCH_MODE] = "session set-mode FILE MODE",
-    [SWITCH_APPROVAL] = "session set-approval FILE ask|never",
-    [SWITCH_PRESET] = "session set-preset FILE NAME",
+    [DSH_CLI_SESSION_SWITCH_MODE] = "session set-mode FILE MODE",
+    [DSH_CLI_SESSION_SWITCH_APPROVAL] = "session set-approval FILE ask|never",
+    [DSH_CLI_SESSION_SWITCH_PRESET] = "session set-preset FILE NAME",
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("FILE VALUE");
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshPermissionPresets) presets = NULL;
-  g_autoptr (DshSessionLog) session = NULL;
   g_auto (GStrv) operands = NULL;
-  gboolean ok = FALSE;
+  g_autofree char *notice = NULL;
 
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
     return dsh_cli_fail_error (error);
   if (expect_operands (operands, 2, synopses[kind]) != 0)
     return DSH_EXIT_NOT_RUN;
-
-  /* Validate the value before touching the file. */
-  if (!dsh_cli_load_presets_and_session (operands[0], &presets, &session, &error))
+  if (!dsh_cli_session_switch (operands[0], kind, operands[1], &notice, &error))
     return dsh_cli_fail_error (error);
-  /* The table and defaults decide what this switch appends: they must come from where the
-   * session's own commands cannot write. A resumed session first keeps what it had. */
-  if (!dsh_cli_pin_session (presets, session, &error))
-    return dsh_cli_fail_error (error);
-
-  switch (kind)
-    {
-    case SWITCH_MODE:
-      {
-        g_autoptr (DshPolicyService) service = dsh_cli_new_policy_service (presets);
-        DshSandboxMode mode;
-
-        ok = dsh_sandbox_mode_from_string (operands[1], &mode, &error) &&
-             dsh_policy_service_set_mode (service, session, mode, &error);
-      }
-      break;
-    case SWITCH_APPROVAL:
-      {
-        g_autoptr (DshApprovalService) approval = dsh_cli_new_approval_service (presets);
-        g_autofree char *notice = NULL;
-        DshApprovalPolicy policy;
-
-        /* Through the approval service: one event, and the notice the host injects for the
-         * model when the effective policy changed (printed on stdout). */
-        ok = dsh_approval_policy_from_string (operands[1], &policy, &error) &&
-             dsh_approval_service_set_policy (approval, session, policy, &notice, &error);
-        if (ok && notice != NULL)
-          printf ("%s\n", notice);
-      }
-      break;
-    case SWITCH_PRESET:
-    default:
-      {
-        g_autofree char *notice = NULL;
-
-        /* A preset moves the approval policy too: the same notice as set-approval. */
-        ok = dsh_permission_presets_set (presets, session, operands[1], &notice, &error);
-        if (ok && notice != NULL)
-          printf ("%s\n", notice);
-      }
-      break;
-    }
-  return ok ? 0 : dsh_cli_fail_error (error);
+  if (notice != NULL)
+    printf ("%s\n", notice);
+  return 0;
 }
 
 static JsonNode *
@@ -195,6 +206,23 @@ show_json (DshSessionLog *session, DshPermissionPresets *presets, DshSandboxPoli
   return json_builder_get_root (builder);
 }
 
+JsonNode *
+dsh_cli_session_show_json (const char *path, GError **error)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshPolicyService) service = NULL;
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+
+  if (!dsh_cli_load_presets_and_session (path, &presets, &session, error))
+    return NULL;
+  service = dsh_cli_new_policy_service (presets);
+  policy = dsh_policy_service_resolve (service, session);
+  events = dsh_session_log_dup_events (session);
+  return show_json (session, presets, policy, events);
+}
+
 static int
 cmd_show (int argc, char **argv)
 {
@@ -219,19 +247,21 @@ cmd_show (int argc, char **argv)
   if (expect_operands (operands, 1, "session show FILE [--json]") != 0)
     return DSH_EXIT_NOT_RUN;
 
+  if (as_json)
+    {
+      g_autoptr (JsonNode) json = dsh_cli_session_show_json (operands[0], &error);
+
+      if (json == NULL)
+        return dsh_cli_fail_error (error);
+      dsh_cli_print_json (json);
+      return 0;
+    }
+
   if (!dsh_cli_load_presets_and_session (operands[0], &presets, &session, &error))
     return dsh_cli_fail_error (error);
   service = dsh_cli_new_policy_service (presets);
   policy = dsh_policy_service_resolve (service, session);
   events = dsh_session_log_dup_events (session);
-
-  if (as_json)
-    {
-      g_autoptr (JsonNode) json = show_json (session, presets, policy, events);
-
-      dsh_cli_print_json (json);
-      return 0;
-    }
 
   preset = dsh_permission_presets_current (presets, events);
   printf ("id: %s\n", dsh_session_log_get_id (session));
@@ -265,11 +295,11 @@ dsh_cmd_session (int argc, char **argv)
   if (g_str_equal (sub, "new"))
     return cmd_new (argc - 1, argv + 1);
   if (g_str_equal (sub, "set-mode"))
-    return cmd_switch (argc - 1, argv + 1, SWITCH_MODE);
+    return cmd_switch (argc - 1, argv + 1, DSH_CLI_SESSION_SWITCH_MODE);
   if (g_str_equal (sub, "set-approval"))
-    return cmd_switch (argc - 1, argv + 1, SWITCH_APPROVAL);
+    return cmd_switch (argc - 1, argv + 1, DSH_CLI_SESSION_SWITCH_APPROVAL);
   if (g_str_equal (sub, "set-preset"))
-    return cmd_switch (argc - 1, argv + 1, SWITCH_PRESET);
+    return cmd_switch (argc - 1, argv + 1, DSH_CLI_SESSION_SWITCH_PRESET);
   if (g_str_equal (sub, "show"))
     return cmd_show (argc - 1, argv + 1);
   return dsh_cli_fail ("session: unknown subcommand \"%s\"; run \"dsh-sandbox session --help\"",

@@ -32,18 +32,35 @@ typedef struct {
   const char *name;
   DshServeMethod method;
   /* The parameters it takes, NULL-terminated. */
-  const char *params[7];
+  const char *params[8];
+  /* Those it cannot do without, NULL-terminated. */
+  const char *required[4];
 } MethodSpec;
 
 static const MethodSpec methods[] = {
-  { "probe", DSH_SERVE_METHOD_PROBE, { NULL } },
+  { "probe", DSH_SERVE_METHOD_PROBE, { NULL }, { NULL } },
   { "confine", DSH_SERVE_METHOD_CONFINE,
-    { "argv", "mode", "workspace", "session", "writableRoots", NULL } },
-  { "reload", DSH_SERVE_METHOD_RELOAD, { NULL } },
-  { "policy.resolve", DSH_SERVE_METHOD_POLICY_RESOLVE, { "session", "mode", NULL } },
-  { "policy.context", DSH_SERVE_METHOD_POLICY_CONTEXT, { "session", NULL } },
+    { "argv", "mode", "workspace", "session", "writableRoots", NULL },
+    { "argv", NULL } },
+  { "reload", DSH_SERVE_METHOD_RELOAD, { NULL }, { NULL } },
+  { "policy.resolve", DSH_SERVE_METHOD_POLICY_RESOLVE, { "session", "mode", NULL }, { NULL } },
+  { "policy.context", DSH_SERVE_METHOD_POLICY_CONTEXT, { "session", NULL }, { NULL } },
   { "escalate", DSH_SERVE_METHOD_ESCALATE,
-    { "session", "argv", "mode", "sandboxPermissions", "justification", "callId", NULL } },
+    { "session", "argv", "mode", "sandboxPermissions", "justification", "callId", NULL },
+    { "argv", "session", "callId", NULL } },
+  { "classify", DSH_SERVE_METHOD_CLASSIFY,
+    { "backend", "mode", "exitStatus", "stderr", "stderrBase64", "session", "escalated", NULL },
+    { "backend", "mode", "exitStatus", NULL } },
+  { "session.new", DSH_SERVE_METHOD_SESSION_NEW, { "session", "cwd", "preset", NULL },
+    { "session", NULL } },
+  { "session.show", DSH_SERVE_METHOD_SESSION_SHOW, { "session", NULL }, { "session", NULL } },
+  { "session.setMode", DSH_SERVE_METHOD_SESSION_SET_MODE, { "session", "mode", NULL },
+    { "session", "mode", NULL } },
+  { "session.setApproval", DSH_SERVE_METHOD_SESSION_SET_APPROVAL,
+    { "session", "approvalPolicy", NULL }, { "session", "approvalPolicy", NULL } },
+  { "session.setPreset", DSH_SERVE_METHOD_SESSION_SET_PRESET, { "session", "preset", NULL },
+    { "session", "preset", NULL } },
+  { "describe", DSH_SERVE_METHOD_DESCRIBE, { "tool", "session", NULL }, { NULL } },
 };
 
 static gboolean
@@ -173,13 +190,108 @@ read_argv (JsonObject *params, const char *method, DshServeRequest *request, GEr
   return TRUE;
 }
 
-/* escalate: the session it is asked for and the call it is about are not optional. */
+static const char method_list[] =
+  "probe, confine, reload, policy.resolve, policy.context, escalate, classify, session.new, "
+  "session.show, session.setMode, session.setApproval, session.setPreset, describe";
+
+static gboolean
+read_int (JsonObject *params, const char *name, int minimum, int maximum, int *out,
+          GError **error)
+{
+  JsonNode *node = json_object_get_member (params, name);
+  gint64 value;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return invalid (error, "the parameter \"%s\" must be an integer", name);
+  value = json_node_get_int (node);
+  if (value < minimum || value > maximum)
+    return invalid (error, "the parameter \"%s\" must lie in %d..%d", name, minimum, maximum);
+  *out = (int) value;
+  return TRUE;
+}
+
+static gboolean
+read_boolean (JsonObject *params, const char *name, gboolean *out, GError **error)
+{
+  JsonNode *node = json_object_get_member (params, name);
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return invalid (error, "the parameter \"%s\" must be true or false", name);
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/* Standard base64 with its padding, nothing else: a lenient decoder would classify bytes the
+ * client never sent. */
+static gboolean
+is_strict_base64 (const char *text)
+{
+  gsize len = strlen (text);
+
+  if (len % 4 != 0)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+
+      if (c == '=' && (i >= len - 2) && (i == len - 1 || text[len - 1] == '='))
+        continue;
+      if (!g_ascii_isalnum (c) && c != '+' && c != '/')
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* classify: stderr as text or as bytes, not both. */
+static gboolean
+read_stderr (JsonObject *params, DshServeRequest *request, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *encoded = NULL;
+  gsize len = 0;
+  guchar *bytes;
+
+  if (!read_string (params, "stderr", &text, error) ||
+      !read_string (params, "stderrBase64", &encoded, error))
+    return FALSE;
+  if (text != NULL && encoded != NULL)
+    return invalid (error, "classify takes \"stderr\" or \"stderrBase64\", not both");
+  if (encoded != NULL && !is_strict_base64 (encoded))
+    return invalid (error, "the parameter \"stderrBase64\" is not standard padded base64");
+  if (encoded != NULL && encoded[0] != '\0')
+    {
+      bytes = g_base64_decode (encoded, &len);
+      request->stderr_bytes = g_bytes_new_take (bytes, len);
+    }
+  else if (text != NULL)
+    {
+      len = strlen (text);
+      request->stderr_bytes = g_bytes_new_take (g_steal_pointer (&text), len);
+    }
+  else
+    request->stderr_bytes = g_bytes_new_static ("", 0);
+  return TRUE;
+}
+
+static gboolean
+check_required (const MethodSpec *spec, JsonObject *params, GError **error)
+{
+  for (gsize i = 0; spec->required[i] != NULL; i++)
+    {
+      if (params == NULL || !json_object_has_member (params, spec->required[i]))
+        return invalid (error, "%s needs the parameter \"%s\"", spec->name, spec->required[i]);
+    }
+  return TRUE;
+}
+
+/* escalate: the call it is about has a name. */
 static gboolean
 check_escalate (const DshServeRequest *request, GError **error)
 {
-  if (request->session == NULL)
-    return invalid (error, "escalate needs the parameter \"session\": the session is the agent "
-                           "that asks");
   if (request->call_id == NULL || request->call_id[0] == '\0')
     return invalid (error, "escalate needs the parameter \"callId\", the caller's non-empty id "
                            "of the tool call");
@@ -227,9 +339,8 @@ dsh_serve_request_parse (const char *line,
   if (spec == NULL)
     {
       g_set_error (error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_UNKNOWN_METHOD,
-                   "no method \"%s\" (there are probe, confine, reload, policy.resolve, "
-                   "policy.context and escalate)",
-                   json_node_get_string (method));
+                   "no method \"%s\" (there are %s)", json_node_get_string (method),
+                   method_list);
       return FALSE;
     }
   request->method = spec->method;
@@ -246,14 +357,12 @@ dsh_serve_request_parse (const char *line,
         return FALSE;
     }
 
-  if ((spec->method == DSH_SERVE_METHOD_CONFINE || spec->method == DSH_SERVE_METHOD_ESCALATE) &&
-      params == NULL)
-    return invalid (error, "%s needs the parameter \"argv\", an array of strings", spec->name);
+  if (!check_required (spec, params, error))
+    return FALSE;
   if (params == NULL)
     return TRUE;
   /* check_members() has kept out what the method does not take. */
-  return ((spec->method != DSH_SERVE_METHOD_CONFINE &&
-           spec->method != DSH_SERVE_METHOD_ESCALATE) ||
+  return (!json_object_has_member (params, "argv") ||
           read_argv (params, spec->name, request, error)) &&
          (spec->method != DSH_SERVE_METHOD_CONFINE ||
           read_writable_roots (params, request, error)) &&
@@ -263,6 +372,14 @@ dsh_serve_request_parse (const char *line,
          read_string (params, "sandboxPermissions", &request->sandbox_permissions, error) &&
          read_string (params, "justification", &request->justification, error) &&
          read_string (params, "callId", &request->call_id, error) &&
+         read_string (params, "backend", &request->backend, error) &&
+         read_int (params, "exitStatus", 0, 255, &request->exit_status, error) &&
+         (spec->method != DSH_SERVE_METHOD_CLASSIFY || read_stderr (params, request, error)) &&
+         read_boolean (params, "escalated", &request->escalated, error) &&
+         read_string (params, "cwd", &request->cwd, error) &&
+         read_string (params, "preset", &request->preset, error) &&
+         read_string (params, "approvalPolicy", &request->approval_policy, error) &&
+         read_string (params, "tool", &request->tool, error) &&
          (spec->method != DSH_SERVE_METHOD_ESCALATE || check_escalate (request, error));
 }
 
@@ -278,6 +395,12 @@ dsh_serve_request_clear (DshServeRequest *request)
   g_clear_pointer (&request->justification, g_free);
   g_clear_pointer (&request->call_id, g_free);
   g_clear_pointer (&request->writable_roots, g_strfreev);
+  g_clear_pointer (&request->backend, g_free);
+  g_clear_pointer (&request->stderr_bytes, g_bytes_unref);
+  g_clear_pointer (&request->cwd, g_free);
+  g_clear_pointer (&request->preset, g_free);
+  g_clear_pointer (&request->approval_policy, g_free);
+  g_clear_pointer (&request->tool, g_free);
 }
 
 gboolean

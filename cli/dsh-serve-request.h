@@ -28,6 +28,13 @@ typedef enum {
   DSH_SERVE_METHOD_POLICY_RESOLVE,
   DSH_SERVE_METHOD_POLICY_CONTEXT,
   DSH_SERVE_METHOD_ESCALATE,
+  DSH_SERVE_METHOD_CLASSIFY,
+  DSH_SERVE_METHOD_SESSION_NEW,
+  DSH_SERVE_METHOD_SESSION_SHOW,
+  DSH_SERVE_METHOD_SESSION_SET_MODE,
+  DSH_SERVE_METHOD_SESSION_SET_APPROVAL,
+  DSH_SERVE_METHOD_SESSION_SET_PRESET,
+  DSH_SERVE_METHOD_DESCRIBE,
 } DshServeMethod;
 
 typedef struct {
@@ -48,6 +55,19 @@ typedef struct {
   char *call_id;
   /* confine: the call's extra writable roots (absolute), or NULL. */
   GStrv writable_roots;
+  /* classify: the backend that ran the command, its exit status, its stderr (from "stderr" or
+   * "stderrBase64"; empty when neither is given), and whether that run was the sanctioned
+   * retry of an escalation (then no hint follows a denial). */
+  char *backend;
+  int exit_status;
+  GBytes *stderr_bytes;
+  gboolean escalated;
+  /* session.*: the new session's cwd, the preset, the approval policy to switch to. */
+  char *cwd;
+  char *preset;
+  char *approval_policy;
+  /* describe: the tool ("bash" when not given). */
+  char *tool;
 } DshServeRequest;
 
 GQuark       dsh_serve_error_quark      (void);
@@ -73,6 +93,14 @@ gboolean     dsh_serve_read_line        (FILE            *in,
 JsonNode    *dsh_serve_escalate         (const DshServeRequest *request,
                                          FILE                  *in,
                                          FILE                  *out,
+                                         GError               **error);
+
+typedef struct _DshServeGeneration DshServeGeneration;
+
+/* The classify method (dsh-serve-classify.c): {"outcome", "marker"?, "hint"?, "message"?}
+ * for a run of request->backend's argv that the client spawned itself. */
+JsonNode    *dsh_serve_classify         (const DshServeRequest *request,
+                                         DshServeGeneration    *generation,
                                          GError               **error);
 
 G_END_DECLS

@@ -12,6 +12,8 @@ packages="
   util-linux
   guile-3.0
   gcc-mingw-w64-x86-64 wine64
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-glib-2.0 gir1.2-json-1.0
+  gi-docgen scdoc zsh
 "
 
 # The dialect tests run a real npm. A nodejs from NodeSource carries its own npm and conflicts

@@ -416,6 +416,9 @@ test_denial_after_nul_or_flood (void)
   const char *scripts[] = {
     "printf 'x\\0y\\n' >&2; echo hi > /etc/dsh-denied; exit 2",
     "head -c 1200000 /dev/zero | tr '\\0' a >&2; echo >&2; echo hi > /etc/dsh-denied; exit 2",
+    /* Far past the head: the relay then moves the flood without copying it and keeps the tail
+     * aside; the denial at its end must still be seen. */
+    "head -c 5000000 /dev/zero | tr '\\0' a >&2; echo >&2; echo hi > /etc/dsh-denied; exit 2",
   };
 
   if (!dsh_test_require_bwrap ())

@@ -6,6 +6,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib/gstdio.h>
+#include <string.h>
+#include <sys/time.h>
 
 #include "dsh-test-util.h"
 
@@ -34,6 +36,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
   g_unsetenv ("DSH_FAKE_BETA_BROKEN");
   g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
+  g_unsetenv ("DSH_FAKE_ALPHA_RUNNER");
 }
 
 static void
@@ -45,6 +48,7 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
   g_unsetenv ("DSH_FAKE_BETA_BROKEN");
   g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
+  g_unsetenv ("DSH_FAKE_ALPHA_RUNNER");
   g_free (f->modules_dir);
   g_free (f->log_path);
   g_free (f->workspace);
@@ -323,6 +327,113 @@ test_probe_cache_in_untrusted_root_unused (Fixture *f, gconstpointer data)
     }
   log = runs_logged (f);
   g_assert_cmpstr (log, ==, "alpha\nalpha\n");
+}
+
+/* One new provider's view of the cache: "cached" when the entry was believed. */
+static const char *
+cached_probe_of_alpha (Fixture *f)
+{
+  g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  return candidate_probe (provider, "fake-alpha");
+}
+
+/* Rewrites the stored key with one of its parts replaced, as an entry written under another
+ * kernel would read. */
+static void
+rewrite_cached_key (const char *cache, const char *prefix, const char *replacement)
+{
+  g_autofree char *text = dsh_test_read_file (cache);
+  char *start = strstr (text, prefix);
+  char *end;
+  g_autoptr (GString) forged = g_string_new (NULL);
+
+  g_assert_nonnull (start);
+  end = strchr (start, ';');
+  g_assert_nonnull (end);
+  g_string_append_len (forged, text, start - text);
+  g_string_append (forged, replacement);
+  g_string_append (forged, end);
+  g_assert_true (g_file_set_contents (cache, forged->str, -1, NULL));
+  g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
+}
+
+static void
+set_times (const char *path, gint64 seconds_ago)
+{
+  struct timeval times[2];
+
+  times[0].tv_sec = times[1].tv_sec = (time_t) (g_get_real_time () / G_USEC_PER_SEC -
+                                                seconds_ago);
+  times[0].tv_usec = times[1].tv_usec = 0;
+  g_assert_cmpint (utimes (path, times), ==, 0);
+}
+
+/* The entry does not age: it holds while what the probe depends on is unchanged (host, module
+ * files, the runner file the check found), and any change to one of those invalidates it. */
+static void
+test_probe_cache_keyed_by_dependencies (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *bin = dsh_test_make_tmp_dir ();
+  g_autofree char *runner = g_build_filename (bin, "dsh-fake-runner", NULL);
+  g_autofree char *replacement = g_build_filename (bin, "replacement", NULL);
+  g_autofree char *module = g_build_filename (f->modules_dir, "libdsh-backend-fake-alpha.so", NULL);
+  g_autofree char *path = g_strdup_printf ("%s:%s", bin, g_getenv ("PATH"));
+  g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+  g_autofree char *entry = NULL;
+
+  g_assert_true (g_file_set_contents (runner, "#!/bin/sh\n", -1, NULL));
+  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+  g_assert_true (g_file_test (module, G_FILE_TEST_EXISTS));
+  g_setenv ("PATH", path, TRUE);
+  g_setenv ("DSH_FAKE_ALPHA_RUNNER", "dsh-fake-runner", TRUE);
+
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+  entry = dsh_test_read_file (cache);
+  g_assert_nonnull (strstr (entry, runner));
+
+  /* Unchanged for a year (the entry carries no time, and nothing else it names moved). */
+  set_times (cache, 365 * 24 * 3600);
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+
+  /* The runner file touched (mtime), then its inode changed only (ctime, same mode). */
+  set_times (runner, 3600);
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+  g_usleep (20 * 1000);
+  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+
+  /* Rewritten with another size, then replaced by another file with the same content. */
+  g_assert_true (g_file_set_contents (runner, "#!/bin/sh\n# rewritten\n", -1, NULL));
+  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+  g_assert_true (g_file_set_contents (replacement, "#!/bin/sh\n# rewritten\n", -1, NULL));
+  g_assert_cmpint (g_chmod (replacement, 0755), ==, 0);
+  g_assert_cmpint (g_rename (replacement, runner), ==, 0);
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+
+  /* A module file of the chain touched. */
+  set_times (module, 7200);
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+
+  /* An entry written under another kernel release, or another Landlock ABI. */
+  rewrite_cached_key (cache, "kernel=", "kernel=0.0.0-other");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+  rewrite_cached_key (cache, "landlock=", "landlock=99");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "passed");
+  g_assert_cmpstr (cached_probe_of_alpha (f), ==, "cached");
+
+  g_setenv ("PATH", old_path, TRUE);
+  dsh_test_remove_tree (bin);
 }
 
 static void
@@ -607,6 +718,8 @@ main (int argc, char **argv)
   ADD ("/selection/cached-per-provider", alpha_beta, test_selection_cached_per_provider);
   ADD ("/selection/probe-cache/missing-runner", alpha_beta,
        test_probe_cache_skips_missing_runners);
+  ADD ("/selection/probe-cache/keyed-by-dependencies", alpha_beta,
+       test_probe_cache_keyed_by_dependencies);
   ADD ("/selection/probe-cache/untrusted-root", alpha_beta,
        test_probe_cache_in_untrusted_root_unused);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);

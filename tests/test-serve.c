@@ -182,6 +182,19 @@ test_schema_agrees (void)
     "{\"method\":\"policy.context\"}",
     "{\"method\":\"escalate\",\"params\":{\"session\":\"/nonexistent/s.jsonl\",\"argv\":[\"a\"],"
     "\"callId\":\"c\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"bwrap\",\"mode\":\"read-only\","
+    "\"exitStatus\":1,\"stderr\":\"x\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"zzz\",\"mode\":\"zzz\","
+    "\"exitStatus\":255,\"stderrBase64\":\"AAE=\",\"escalated\":true,\"session\":\"/no\"}}",
+    "{\"method\":\"session.new\",\"params\":{\"session\":\"/nonexistent/s\",\"cwd\":\"/no\","
+    "\"preset\":\"p\"}}",
+    "{\"method\":\"session.show\",\"params\":{\"session\":\"/nonexistent/s\"}}",
+    "{\"method\":\"session.setMode\",\"params\":{\"session\":\"/no\",\"mode\":\"zzz\"}}",
+    "{\"method\":\"session.setApproval\",\"params\":{\"session\":\"/no\","
+    "\"approvalPolicy\":\"zzz\"}}",
+    "{\"method\":\"session.setPreset\",\"params\":{\"session\":\"/no\",\"preset\":\"zzz\"}}",
+    "{\"method\":\"describe\"}",
+    "{\"method\":\"describe\",\"params\":{\"tool\":\"zsh\",\"session\":\"/no\"}}",
     NULL,
   };
   const char *invalid[] = {
@@ -197,6 +210,31 @@ test_schema_agrees (void)
     "{\"method\":\"escalate\",\"params\":{\"session\":\"s\",\"argv\":[\"a\"]}}",
     "{\"method\":\"escalate\",\"params\":{\"session\":\"s\",\"argv\":[\"a\"],\"callId\":\"\"}}",
     "{\"method\":\"escalate\",\"params\":{\"session\":\"s\",\"callId\":\"c\"}}",
+    "{\"method\":\"classify\",\"params\":{\"mode\":\"read-only\",\"exitStatus\":1}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"exitStatus\":1}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":256}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":-1}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":1,\"stderr\":\"x\",\"stderrBase64\":\"eA==\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":1,\"stderrBase64\":\"eA=\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":1,\"stderrBase64\":\"e A=\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":1,\"escalated\":\"yes\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"b\",\"mode\":\"read-only\","
+    "\"exitStatus\":1.5}}",
+    "{\"method\":\"session.new\"}",
+    "{\"method\":\"session.new\",\"params\":{\"session\":\"s\",\"mode\":\"read-only\"}}",
+    "{\"method\":\"session.show\",\"params\":{}}",
+    "{\"method\":\"session.setMode\",\"params\":{\"session\":\"s\"}}",
+    "{\"method\":\"session.setApproval\",\"params\":{\"session\":\"s\",\"policy\":\"ask\"}}",
+    "{\"method\":\"session.setPreset\",\"params\":{\"preset\":\"p\"}}",
+    "{\"method\":\"describe\",\"params\":{\"tool\":1}}",
+    "{\"method\":\"describe\",\"params\":{\"mode\":\"read-only\"}}",
     NULL,
   };
   g_autoptr (GPtrArray) accepted = NULL;
@@ -220,8 +258,9 @@ test_schema_agrees (void)
     }
 }
 
-/* Modules are loaded once per provider lifetime; reload starts a new one, so a module taken
- * away in between is noticed by the next call and nothing is confined without a backend. */
+/* Modules are loaded once per provider lifetime; reload starts a new one at once (without
+ * waiting for the server to notice the change by itself), so a module taken away is gone for
+ * the next call and nothing is confined without a backend. */
 static void
 test_reload_rescans (void)
 {
@@ -241,7 +280,6 @@ test_reload_rescans (void)
   const char *steps[][2] = {
     { "{\"id\":1,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}", "result" },
     { NULL, NULL }, /* the module is removed here */
-    { "{\"id\":2,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}", "result" },
     { "{\"id\":3,\"method\":\"reload\"}", "result" },
     { "{\"id\":4,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"]}}", "SANDBOX_UNAVAILABLE" },
   };
@@ -290,6 +328,182 @@ test_reload_rescans (void)
   g_assert_no_error (error);
   dsh_test_remove_tree (dir);
   dsh_test_remove_tree (ws);
+}
+
+/* The session methods and describe answer what the session and describe commands print, and
+ * classify what exec would say: a bwrap denial gets the marker, and the hint only in a session
+ * that may still ask and not after the approved retry; bytes arrive intact through base64. */
+static void
+test_session_describe_classify (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  /* The logs beside the sessions' cwd, out of their commands' reach. */
+  g_autofree char *cwd = g_build_filename (dir, "ws", NULL);
+  g_autofree char *log = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *cli_log = g_build_filename (dir, "c.jsonl", NULL);
+  g_autofree char *new_req = g_strdup_printf ("{\"id\":1,\"method\":\"session.new\",\"params\":"
+                                              "{\"session\":\"%s\",\"cwd\":\"%s\"}}",
+                                              log, cwd);
+  g_autofree char *never = g_strdup_printf ("{\"method\":\"session.setApproval\",\"params\":"
+                                            "{\"session\":\"%s\",\"approvalPolicy\":\"never\"}}",
+                                            log);
+  g_autofree char *mode = g_strdup_printf ("{\"method\":\"session.setMode\",\"params\":"
+                                           "{\"session\":\"%s\",\"mode\":\"read-only\"}}", log);
+  g_autofree char *show = g_strdup_printf ("{\"method\":\"session.show\",\"params\":"
+                                           "{\"session\":\"%s\"}}", log);
+  g_autofree char *preset = g_strdup_printf ("{\"method\":\"session.setPreset\",\"params\":"
+                                             "{\"session\":\"%s\",\"preset\":\"workspace-write\"}}",
+                                             log);
+  g_autofree char *denied = g_strdup_printf ("{\"method\":\"classify\",\"params\":"
+                                             "{\"backend\":\"bwrap\",\"mode\":\"read-only\","
+                                             "\"exitStatus\":1,\"session\":\"%s\","
+                                             "\"stderr\":\"sh: 1: cannot create f: Read-only "
+                                             "file system\\n\"}}", log);
+  g_autofree char *retried = g_strdup_printf ("{\"method\":\"classify\",\"params\":"
+                                              "{\"backend\":\"bwrap\",\"mode\":\"read-only\","
+                                              "\"exitStatus\":1,\"session\":\"%s\","
+                                              "\"escalated\":true,\"stderr\":\"Read-only file "
+                                              "system\"}}", log);
+  const char *requests[] = {
+    new_req, never, mode, show, preset,
+    denied, /* 5: ask again, so the hint follows */
+    retried,
+    /* 7: bytes that are no UTF-8 around the dialect, and no session: no hint */
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"bwrap\",\"mode\":\"workspace-write\","
+    "\"exitStatus\":1,\"stderrBase64\":\"/wBSZWFkLW9ubHkgZmlsZSBzeXN0ZW0K\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"bwrap\",\"mode\":\"read-only\","
+    "\"exitStatus\":0,\"stderr\":\"Read-only file system\"}}",
+    "{\"method\":\"classify\",\"params\":{\"backend\":\"nonesuch\",\"mode\":\"read-only\","
+    "\"exitStatus\":1}}",
+    "{\"method\":\"describe\",\"params\":{\"tool\":\"bash\"}}",
+    NULL,
+  };
+  g_autoptr (GPtrArray) responses = NULL;
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *show_text = NULL;
+  JsonObject *r;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  g_assert_cmpint (g_mkdir (cwd, 0755), ==, 0);
+  responses = serve (bwrap_env, dir, requests);
+  g_assert_cmpuint (responses->len, ==, 11);
+  result (responses, 0, "serve-session-new.schema.json");
+
+  /* The same notices as the command, from the same starting point. */
+  {
+    const char *cli_new[] = { "session", "new", cli_log, "--cwd", cwd, NULL };
+    const char *cli_never[] = { "session", "set-approval", cli_log, "never", NULL };
+    const char *cli_preset[] = { "session", "set-preset", cli_log, "workspace-write", NULL };
+    g_autofree char *expected = NULL;
+
+    dsh_test_run_cli (&run, cli_new, bwrap_env, dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    dsh_test_run_cli (&run, cli_never, bwrap_env, dir);
+    expected = g_strdup_printf ("%s\n", json_object_get_string_member (
+                                          result (responses, 1, "serve-notice.schema.json"),
+                                          "notice"));
+    g_assert_cmpstr (run.out, ==, expected);
+    g_assert_cmpuint (json_object_get_size (result (responses, 2, "serve-notice.schema.json")),
+                      ==, 0);
+    dsh_test_run_cli (&run, cli_preset, bwrap_env, dir);
+    g_free (expected);
+    expected = g_strdup_printf ("%s\n", json_object_get_string_member (
+                                          result (responses, 4, "serve-notice.schema.json"),
+                                          "notice"));
+    g_assert_cmpstr (run.out, ==, expected);
+  }
+  r = result (responses, 3, "session-show.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (r, "approvalPolicy"), ==, "never");
+  show_text = json_to_string (responses->pdata[3], FALSE);
+
+  r = result (responses, 5, "serve-classify.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (r, "outcome"), ==, "denied");
+  g_assert_cmpstr (json_object_get_string_member (r, "marker"), ==,
+                   "[sandbox: file access denied under read-only mode]");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (r, "hint"),
+                                   "[sandbox: escalation available"));
+  r = result (responses, 6, "serve-classify.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (r, "outcome"), ==, "denied");
+  g_assert_false (json_object_has_member (r, "hint"));
+  r = result (responses, 7, "serve-classify.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (r, "marker"), ==,
+                   "[sandbox: file access denied under workspace-write mode]");
+  g_assert_false (json_object_has_member (r, "hint"));
+  /* Exit status alone decides nothing, and the dialect alone neither. */
+  r = result (responses, 8, "serve-classify.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (r, "outcome"), ==, "completed");
+  g_assert_cmpstr (error_code (responses, 9), ==, "INVALID_ARGUMENT");
+
+  {
+    const char *cli_describe[] = { "describe", "bash", NULL };
+    g_autofree char *expected = NULL;
+
+    dsh_test_run_cli (&run, cli_describe, bwrap_env, dir);
+    expected = g_strdup_printf ("%s\n", json_object_get_string_member (
+                                          result (responses, 10, "serve-text.schema.json"),
+                                          "text"));
+    g_assert_cmpstr (run.out, ==, expected);
+  }
+  dsh_test_remove_tree (dir);
+}
+
+/* Providers are kept per workspace up to the cap, the least recently used dropped first. Each
+ * new provider of a two-candidate chain probes (the probe cache is off), and each probe of the
+ * fake runner leaves a line in its log: the lines count the providers made. */
+static void
+test_provider_cap_evicts_least_recent (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve-modules");
+  g_autofree char *ws = dsh_test_scratch_dir ("serve-ws");
+  g_autofree char *log = g_build_filename (dir, "probes.log", NULL);
+  g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
+  g_autofree char *beta = dsh_test_module_path ("fake-beta");
+  g_autofree char *alpha_copy = dsh_test_copy_module (alpha, dir);
+  g_autofree char *beta_copy = dsh_test_copy_module (beta, dir);
+  g_autofree char *dir_env = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", dir);
+  g_autofree char *log_env = g_strdup_printf ("DSH_FAKE_LOG=%s", log);
+  const char *env[] = { dir_env, log_env, "DSH_SANDBOX_PROBE_CACHE=off", "DSH_SANDBOX_BACKEND",
+                        "DSH_SANDBOX_SERVE_PROVIDERS=2", NULL };
+  /* Workspaces a, b, a, c (drops b, the least recent), a (kept), b (made again). */
+  const char *order = "abacab";
+  g_autoptr (GPtrArray) requests = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) responses = NULL;
+  g_autofree char *probes = NULL;
+
+  for (const char *w = order; *w != '\0'; w++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/%c", ws, *w);
+
+      g_mkdir_with_parents (path, 0700);
+      g_ptr_array_add (requests,
+                       g_strdup_printf ("{\"id\":%d,\"method\":\"confine\",\"params\":{\"argv\":"
+                                        "[\"true\"],\"mode\":\"workspace-write\","
+                                        "\"workspace\":\"%s\"}}",
+                                        (int) (w - order), path));
+    }
+  g_ptr_array_add (requests, NULL);
+  responses = serve (env, ws, (const char *const *) requests->pdata);
+  g_assert_cmpuint (responses->len, ==, strlen (order));
+  for (guint i = 0; i < responses->len; i++)
+    result (responses, i, NULL);
+  probes = dsh_test_read_file (log);
+  g_assert_cmpstr (probes, ==, "alpha\nalpha\nalpha\nalpha\n");
+  dsh_test_remove_tree (dir);
+  dsh_test_remove_tree (ws);
+}
+
+/* A cap that is not a positive number is refused, not guessed. */
+static void
+test_provider_cap_refuses_bad_value (void)
+{
+  const char *argv[] = { dsh_test_cli (), "serve", NULL };
+  const char *env[] = { "DSH_SANDBOX_SERVE_PROVIDERS=0", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  dsh_test_run (&run, argv, env, NULL, "");
+  g_assert_cmpint (run.exit_code, !=, 0);
+  g_assert_nonnull (strstr (run.err, "DSH_SANDBOX_SERVE_PROVIDERS"));
 }
 
 /* policy.resolve and policy.context answer what the policy command prints. */
@@ -428,7 +642,7 @@ test_escalate (void)
       g_assert_cmpstr (json_object_get_string_member (json_node_get_object (params),
                                                       "workspaceRoot"), ==, canonical);
     }
-  grant = result (responses, 1, NULL);
+  grant = result (responses, 1, "serve-escalate.schema.json");
   g_assert_cmpstr (json_object_get_string_member (grant, "mode"), ==, "workspace-write");
   g_assert_cmpstr (json_object_get_string_member (grant, "outcome"), ==, "allowed-once");
   g_assert_cmpstr (json_object_get_string_member (grant, "callId"), ==, "call-A");
@@ -473,6 +687,26 @@ test_escalate (void)
   g_assert_cmpstr (outcomes->pdata[0], ==, "allowed-once");
   g_assert_cmpstr (outcomes->pdata[1], ==, "rejected");
   g_assert_cmpstr (outcomes->pdata[2], ==, "unavailable");
+  g_clear_pointer (&responses, g_ptr_array_unref);
+  g_clear_pointer (&events, g_ptr_array_unref);
+  g_clear_object (&log);
+
+  /* A client that ends its input instead of answering: unavailable, and still audited. */
+  {
+    const char *requests[] = { escalate[0], NULL };
+    DshSessionEvent *last;
+
+    responses = serve (NULL, NULL, requests);
+    g_assert_cmpuint (responses->len, ==, 2);
+    g_assert_cmpstr (error_code (responses, 1), ==, "ESCALATION_REFUSED");
+    log = dsh_test_load_session_log (path);
+    events = dsh_session_log_dup_events (log);
+    g_assert_cmpuint (events->len, >=, 2);
+    last = events->pdata[events->len - 2];
+    g_assert_cmpint (dsh_session_event_get_kind (last), ==, DSH_SESSION_EVENT_APPROVAL_DECIDED);
+    g_assert_cmpstr (dsh_session_event_get_string (last, "outcome"), ==, "unavailable");
+    g_assert_false (dsh_session_log_has_open_turn (log));
+  }
   dsh_test_remove_tree (dir);
 }
 
@@ -484,7 +718,11 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/bad-requests", test_bad_requests);
   g_test_add_func ("/serve/schema-agrees", test_schema_agrees);
   g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
+  g_test_add_func ("/serve/provider-cap/evicts-least-recent",
+                   test_provider_cap_evicts_least_recent);
+  g_test_add_func ("/serve/provider-cap/refuses-bad-value", test_provider_cap_refuses_bad_value);
   g_test_add_func ("/serve/policy-methods", test_policy_methods);
+  g_test_add_func ("/serve/session-describe-classify", test_session_describe_classify);
   g_test_add_func ("/serve/guards", test_guards);
   g_test_add_func ("/serve/escalate", test_escalate);
   return g_test_run ();

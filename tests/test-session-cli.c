@@ -353,6 +353,57 @@ test_confine_refuses_reachable_session (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A fold cache the session's own commands could write (here inside its workspace) is not
+ * believed: a mode forged into it changes nothing. */
+static void
+test_exec_ignores_reachable_fold_cache (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *logs = g_build_filename (dir, "logs", NULL);
+  g_autofree char *folds = g_build_filename (ws, "folds", NULL);
+  g_autofree char *path = g_build_filename (logs, "s.jsonl", NULL);
+  g_autofree char *marker = g_build_filename (logs, "marker", NULL);
+  g_autofree char *script = g_strdup_printf ("echo x > '%s'", marker);
+  g_autofree char *cache_env = g_strdup_printf ("DSH_SANDBOX_FOLD_CACHE=%s", folds);
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", cache_env,
+                        NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (DshTestRun) again = { 0 };
+  g_autoptr (GDir) listing = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (GString) forged = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (folds, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (logs, 0700), ==, 0);
+  cli (&run, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write", NULL);
+  assert_ok (&run);
+  cli (&again, env, "exec", "--session", path, "--", "true", NULL);
+  g_assert_cmpint (again.exit_code, ==, 0);
+
+  listing = g_dir_open (folds, 0, NULL);
+  g_assert_nonnull (listing);
+  cache = g_build_filename (folds, g_dir_read_name (listing), NULL);
+  g_assert_true (g_file_get_contents (cache, &text, NULL, NULL));
+  forged = g_string_new (text);
+  g_assert_cmpuint (g_string_replace (forged, "\"mode\":\"workspace-write\"",
+                                      "\"mode\":\"danger-full-access\"", 1), ==, 1);
+  g_assert_true (g_file_set_contents (cache, forged->str, -1, NULL));
+  g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
+
+  {
+    g_auto (DshTestRun) forged_run = { 0 };
+
+    cli (&forged_run, env, "exec", "--session", path, "--", "sh", "-c", script, NULL);
+    g_assert_cmpint (forged_run.exit_code, !=, 0);
+  }
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
 static void
 test_policy_resolve_and_context (void)
 {
@@ -574,6 +625,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/session-cli/lifecycle", test_session_lifecycle);
+  g_test_add_func ("/session-cli/exec-ignores-reachable-fold-cache",
+                   test_exec_ignores_reachable_fold_cache);
   g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
   g_test_add_func ("/session-cli/resumed-session-keeps-permissions",

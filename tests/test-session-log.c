@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
+#include "dsh-session-fold-private.h"
 
 /* g_test_expect_message() does not see structured log messages in GLib 2.74, so expected
  * warnings are captured by this writer; anything else goes to the default (fatal) writer. */
@@ -915,7 +917,304 @@ test_threads_append (void)
     g_autoptr (GPtrArray) events = dsh_session_log_dup_events (final);
 
     g_assert_cmpuint (events->len, ==, 100);
+    /* Each time is taken under the file lock, so the file's order is time order. Every time
+     * has the same fixed-width UTC shape, so comparing the strings compares the instants. */
+    for (guint i = 1; i < events->len; i++)
+      g_assert_cmpstr (dsh_session_event_get_time (g_ptr_array_index (events, i - 1)), <=,
+                       dsh_session_event_get_time (g_ptr_array_index (events, i)));
   }
+}
+
+/* ---- the fold cache ----------------------------------------------------------------------- */
+
+/* The fold of a full, uncached read of the file. */
+static char *
+full_fold (const char *path)
+{
+  g_autoptr (DshSessionLog) log = dsh_test_load_session_log (path);
+
+  return dsh_session_log_fold_to_string (log);
+}
+
+/* Loads through the cache and checks the fold is the full read's, dropped count included. */
+static void
+assert_cached_equals_full (const char *path, const char *cache)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshSessionLog) cached = dsh_session_log_load_cached (path, cache, &error);
+  g_autoptr (DshSessionLog) full = dsh_test_load_session_log (path);
+  g_autofree char *cached_fold = NULL;
+  g_autofree char *expected = NULL;
+
+  g_assert_no_error (error);
+  cached_fold = dsh_session_log_fold_to_string (cached);
+  expected = dsh_session_log_fold_to_string (full);
+  g_assert_cmpstr (cached_fold, ==, expected);
+  g_assert_cmpuint (dsh_session_log_get_dropped_count (cached), ==,
+                    dsh_session_log_get_dropped_count (full));
+}
+
+static void
+append_text (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "a");
+
+  g_assert_nonnull (f);
+  g_assert_cmpint (fputs (text, f), >=, 0);
+  g_assert_cmpint (fclose (f), ==, 0);
+}
+
+#define PRESET(name) EV ("permissionPresets/preset", "{\"preset\":\"" name "\"}")
+
+typedef struct {
+  char *dir;
+  char *path;
+  char *cache;
+} FoldFixture;
+
+static void
+fold_fixture_init (FoldFixture *f)
+{
+  f->dir = dsh_test_make_tmp_dir ();
+  f->path = g_build_filename (f->dir, "session.jsonl", NULL);
+  f->cache = g_build_filename (f->dir, "fold.json", NULL);
+  g_assert_true (g_file_set_contents (
+    f->path,
+    HEADER EV ("sandbox/mode", "{\"mode\":\"workspace-write\"}")
+      EV ("approval/policy", "{\"policy\":\"never\"}") PRESET ("aaa")
+      EV ("turn/start", "{\"id\":\"t1\"}") EV ("turn/start", "{\"id\":\"t2\"}")
+      EV ("approval/asked", "{\"id\":\"r1\",\"toolName\":\"bash\",\"reason\":\"x\"}")
+      EV ("turn/end", "{\"id\":\"t1\"}") EV ("turn/end", "{\"id\":\"nope\"}"),
+    -1, NULL));
+}
+
+static void
+fold_fixture_clear (FoldFixture *f)
+{
+  g_free (f->dir);
+  g_free (f->path);
+  g_free (f->cache);
+}
+
+/* A cached load reads only what follows the cached prefix, and its fold is the full one's:
+ * unchanged file, events appended by a writer that does not keep the cache, appends that do. */
+static void
+test_fold_cache_equals_full (void)
+{
+  FoldFixture f;
+  g_autoptr (GError) error = NULL;
+
+  expected_warnings = g_ptr_array_new ();
+  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
+  fold_fixture_init (&f);
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_true (g_file_test (f.cache, G_FILE_TEST_EXISTS));
+  assert_cached_equals_full (f.path, f.cache);
+
+  /* Another writer, not keeping the cache. */
+  append_text (f.path, EV ("turn/end", "{\"id\":\"t2\"}") PRESET ("bbb"));
+  assert_cached_equals_full (f.path, f.cache);
+
+  /* Appends through a cached log keep the cache; the next load reads nothing more. */
+  {
+    g_autoptr (DshSessionLog) log = dsh_session_log_load_cached (f.path, f.cache, &error);
+    g_autofree char *turn = NULL;
+
+    g_assert_no_error (error);
+    turn = dsh_session_log_begin_turn (log, &error);
+    g_assert_no_error (error);
+    g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+    g_assert_true (dsh_session_log_turn_is_open (log, turn));
+    g_assert_true (dsh_session_log_end_turn (log, turn, &error));
+    /* A turn/end for a turn only the cached prefix knows is refused as the full read would. */
+    g_assert_false (dsh_session_log_end_turn (log, "t1", &error));
+    g_clear_error (&error);
+  }
+  assert_cached_equals_full (f.path, f.cache);
+  {
+    g_autoptr (DshSessionLog) log = dsh_session_log_load_cached (f.path, f.cache, &error);
+    g_autoptr (GPtrArray) events = dsh_session_log_dup_events (log);
+
+    /* Nothing after the prefix: the cache covered the whole file. */
+    g_assert_cmpuint (events->len, ==, 0);
+  }
+  fold_fixture_clear (&f);
+  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
+}
+
+/* A torn tail past the prefix, a truncated file, a replaced file and a prefix rewritten in
+ * place (same size) all end in the full read's fold. */
+static void
+test_fold_cache_falls_back (void)
+{
+  FoldFixture f;
+  g_autofree char *other = NULL;
+  g_autofree char *contents = NULL;
+  char *at;
+
+  expected_warnings = g_ptr_array_new ();
+  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
+  fold_fixture_init (&f);
+  assert_cached_equals_full (f.path, f.cache);
+
+  /* Torn tail. */
+  append_text (f.path, "{\"type\":\"sandbox/mode\",\"data\":{\"mo");
+  assert_cached_equals_full (f.path, f.cache);
+  /* Loading never writes the log: the torn tail is still there. */
+  g_assert_cmpuint (dsh_test_count_lines (f.path), ==, 9);
+
+  /* Rewritten in place, same size: the preset "aaa" becomes "zzz". */
+  g_assert_true (g_file_get_contents (f.path, &contents, NULL, NULL));
+  at = strstr (contents, "\"aaa\"");
+  g_assert_nonnull (at);
+  {
+    /* In place: same inode, same size, only the bytes (and the times) change. */
+    FILE *file = fopen (f.path, "r+");
+
+    g_assert_nonnull (file);
+    g_assert_cmpint (fseek (file, at - contents, SEEK_SET), ==, 0);
+    g_assert_cmpuint (fwrite ("\"zzz\"", 1, 5, file), ==, 5);
+    g_assert_cmpint (fclose (file), ==, 0);
+  }
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_nonnull (strstr (full_fold (f.path), "zzz"));
+
+  /* Truncated below the prefix, then grown back past it with other events. */
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_cmpint (truncate (f.path, 0), ==, 0);
+  append_text (
+    f.path, HEADER PRESET ("ccc") EV ("turn/start", "{\"id\":\"t9\"}") PRESET ("ddd") PRESET ("eee")
+              PRESET ("fff") PRESET ("ggg") PRESET ("hhh") PRESET ("iii") PRESET ("jjj"));
+  assert_cached_equals_full (f.path, f.cache);
+
+  /* Replaced by another file. */
+  other = g_build_filename (f.dir, "other.jsonl", NULL);
+  g_assert_true (g_file_set_contents (other, HEADER PRESET ("kkk"), -1, NULL));
+  g_assert_cmpint (g_rename (other, f.path), ==, 0);
+  assert_cached_equals_full (f.path, f.cache);
+  fold_fixture_clear (&f);
+  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
+}
+
+/* A cache that is damaged, forged with a member too many, names a mode outside the vocabulary
+ * or is not a private file of ours is ignored, never trusted. */
+static void
+test_fold_cache_corrupt_ignored (void)
+{
+  FoldFixture f;
+  g_autofree char *text = NULL;
+  const char *edits[][2] = {
+    { "\"preset\":\"aaa\"", "\"preset\":\"custom\"" },
+    { "\"mode\":\"workspace-write\"", "\"mode\":\"unconfined\"" },
+    { "\"openTurns\":", "\"extra\":1,\"openTurns\":" },
+    { "\"v\":1", "\"v\":2" },
+    { "\"hash\":\"", "\"hash\":\"g" },
+    /* Another workspace, the file untouched: the header always comes from the file. */
+    { "\"cwd\":\"/w\"", "\"cwd\":\"/x\"" },
+  };
+
+  expected_warnings = g_ptr_array_new ();
+  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
+  fold_fixture_init (&f);
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_true (g_file_get_contents (f.cache, &text, NULL, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (edits); i++)
+    {
+      g_autoptr (GString) edited = g_string_new (text);
+
+      g_assert_nonnull (strstr (text, edits[i][0]));
+      g_string_replace (edited, edits[i][0], edits[i][1], 1);
+      /* Claims a different fold for the same file: a trusted cache would show it. */
+      g_string_replace (edited, "\"policy\":\"never\"", "\"policy\":\"ask\"", 1);
+      g_assert_true (g_file_set_contents (f.cache, edited->str, -1, NULL));
+      g_assert_cmpint (g_chmod (f.cache, 0600), ==, 0);
+      assert_cached_equals_full (f.path, f.cache);
+    }
+  /* A sound cache that others may write is not read. */
+  g_assert_true (g_file_set_contents (f.cache, text, -1, NULL));
+  {
+    g_autoptr (GString) edited = g_string_new (text);
+
+    g_string_replace (edited, "\"policy\":\"never\"", "\"policy\":\"ask\"", 1);
+    g_assert_true (g_file_set_contents (f.cache, edited->str, -1, NULL));
+    g_assert_cmpint (g_chmod (f.cache, 0622), ==, 0);
+    assert_cached_equals_full (f.path, f.cache);
+  }
+  fold_fixture_clear (&f);
+  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
+}
+
+/* A writer appending while others load through the cache: every load's fold is the full fold
+ * of the prefix it covers. */
+static gpointer
+append_ticks (gpointer data)
+{
+  DshSessionLog *log = data;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *turn = dsh_session_log_begin_turn (log, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (dsh_session_log_append (log, "harness/tick", NULL, &error));
+      g_assert_true (dsh_session_log_end_turn (log, turn, &error));
+    }
+  return NULL;
+}
+
+static void
+test_fold_cache_concurrent_appender (void)
+{
+  FoldFixture f;
+  g_autoptr (DshSessionLog) writer = NULL;
+  GThread *thread;
+
+  expected_warnings = g_ptr_array_new ();
+  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
+  fold_fixture_init (&f);
+  writer = dsh_test_load_session_log (f.path);
+  thread = g_thread_new ("append", append_ticks, writer);
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DshSessionLog) cached = dsh_session_log_load_cached (f.path, f.cache, &error);
+      g_autoptr (DshSessionLog) prefix = NULL;
+      g_autofree char *fold = NULL;
+      g_autofree char *contents = NULL;
+      g_autofree char *expected = NULL;
+      const char *size_text;
+      gsize length;
+
+      g_assert_no_error (error);
+      fold = dsh_session_log_fold_to_string (cached);
+      size_text = strstr (fold, "\"size\":");
+      g_assert_nonnull (size_text);
+      length = (gsize) g_ascii_strtoull (size_text + 7, NULL, 10);
+      g_assert_true (g_file_get_contents (f.path, &contents, NULL, NULL));
+      prefix = dsh_session_log_parse ("prefix", contents, length, &error);
+      g_assert_no_error (error);
+      expected = dsh_session_log_fold_to_string (prefix);
+      g_assert_cmpstr (fold, ==, expected);
+    }
+  g_thread_join (thread);
+  assert_cached_equals_full (f.path, f.cache);
+  fold_fixture_clear (&f);
+  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
+}
+
+/* The cache never lives in shared scratch space. */
+static void
+test_fold_cache_path_refuses_tmp (void)
+{
+  g_autofree char *path = NULL;
+
+  g_setenv ("DSH_SANDBOX_FOLD_CACHE", "/tmp/dsh-folds", TRUE);
+  path = dsh_session_fold_cache_path ("/somewhere/session.jsonl");
+  g_assert_null (path);
+  g_setenv ("DSH_SANDBOX_FOLD_CACHE", "off", TRUE);
+  g_assert_null (dsh_session_fold_cache_path ("/somewhere/session.jsonl"));
+  g_unsetenv ("DSH_SANDBOX_FOLD_CACHE");
 }
 
 int
@@ -952,6 +1251,12 @@ main (int argc, char **argv)
   g_test_add_func ("/session-log/writers/shrunk-file", test_shrunk_file_refused);
   g_test_add_func ("/session-log/writers/threads", test_threads_append);
   g_test_add_func ("/session-log/header-writable-roots", test_header_writable_roots);
+  g_test_add_func ("/session-log/fold-cache/equals-full", test_fold_cache_equals_full);
+  g_test_add_func ("/session-log/fold-cache/falls-back", test_fold_cache_falls_back);
+  g_test_add_func ("/session-log/fold-cache/corrupt-ignored", test_fold_cache_corrupt_ignored);
+  g_test_add_func ("/session-log/fold-cache/concurrent-appender",
+                   test_fold_cache_concurrent_appender);
+  g_test_add_func ("/session-log/fold-cache/path-refuses-tmp", test_fold_cache_path_refuses_tmp);
 
   return g_test_run ();
 }

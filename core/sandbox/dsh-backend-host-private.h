@@ -27,6 +27,9 @@ typedef struct {
   GPtrArray *reasons;
   /* Strings handed to the module stay alive until the call is cleared. */
   GPtrArray *strings;
+  /* The programs and helpers handed to the module (borrowed from strings): the runner files
+   * what it reports depends on. */
+  GPtrArray *programs;
 } DshBackendCall;
 
 void  dsh_backend_call_init   (DshBackendCall     *call,

@@ -103,7 +103,8 @@ host_find_program (DshBackendHost *host, const char *name)
   /* A runner a confined command could have written is no runner. */
   if (path == NULL || dsh_backend_path_is_untrusted (path, call->untrusted_roots))
     return NULL;
-  return keep_string (call, g_steal_pointer (&path));
+  g_ptr_array_add (call->programs, (gpointer) keep_string (call, g_steal_pointer (&path)));
+  return call->programs->pdata[call->programs->len - 1];
 }
 
 static const char *
@@ -119,7 +120,10 @@ host_find_helper (DshBackendHost *host, const char *name)
       if (g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) &&
           !g_file_test (path, G_FILE_TEST_IS_DIR) &&
           !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
-        return keep_string (call, g_steal_pointer (&path));
+        {
+          g_ptr_array_add (call->programs, (gpointer) keep_string (call, g_steal_pointer (&path)));
+          return call->programs->pdata[call->programs->len - 1];
+        }
     }
   return NULL;
 }
@@ -180,6 +184,7 @@ dsh_backend_call_init (DshBackendCall *call,
   call->enforcement = DSH_ENFORCEMENT_FULL;
   call->reasons = g_ptr_array_new_with_free_func (g_free);
   call->strings = g_ptr_array_new_with_free_func (g_free);
+  call->programs = g_ptr_array_new ();
 }
 
 void
@@ -189,6 +194,7 @@ dsh_backend_call_clear (DshBackendCall *call)
   g_clear_pointer (&call->error, g_free);
   g_clear_pointer (&call->reasons, g_ptr_array_unref);
   g_clear_pointer (&call->strings, g_ptr_array_unref);
+  g_clear_pointer (&call->programs, g_ptr_array_unref);
 }
 
 gboolean

@@ -22,7 +22,7 @@ typedef enum {
   PROBE_SKIPPED,
   PROBE_PASSED,
   PROBE_FAILED,
-  /* Passed or failed according to a fresh cross-process cache entry. */
+  /* Passed or failed according to a matching cross-process cache entry. */
   PROBE_CACHED,
 } ProbeState;
 
@@ -31,6 +31,8 @@ typedef struct {
   DshBackendModule *module;
   ProbeState probe;
   char *probe_detail;
+  /* The runner files its cheap check found (bwrap, the Landlock launcher), NULL-terminated. */
+  GStrv runner_files;
 } Candidate;
 
 typedef struct {
@@ -83,6 +85,12 @@ gboolean            dsh_backend_selector_call_confine      (DshBackendSelector  
 DshConfinement     *dsh_backend_selector_confine           (DshBackendSelector     *self,
                                                             const char *const      *argv,
                                                             const DshSandboxPolicy *policy,
+                                                            GError                **error);
+/* The dialect (denial signatures and exclusions, runner-failure rules) of the loaded backend
+ * name, as a confinement without argv, for classifying a run its caller spawned; NULL with
+ * DSH_SANDBOX_ERROR_INVALID_ARGUMENT when no such backend is loaded. */
+DshConfinement     *dsh_backend_selector_dialect           (DshBackendSelector     *self,
+                                                            const char             *name,
                                                             GError                **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshBackendSelector, dsh_backend_selector_free)

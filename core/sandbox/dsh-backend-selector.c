@@ -21,6 +21,7 @@ static void
 candidate_free (Candidate *candidate)
 {
   g_free (candidate->probe_detail);
+  g_strfreev (candidate->runner_files);
   g_free (candidate);
 }
 
@@ -123,6 +124,9 @@ run_check (DshBackendSelector *self, Candidate *candidate)
   rc = dsh_backend_module_bind_instance (candidate->module, &call)
          ? candidate->module->descriptor->check (&call.host)
          : -1;
+  g_ptr_array_add (call.programs, NULL);
+  g_strfreev (candidate->runner_files);
+  candidate->runner_files = g_strdupv ((char **) call.programs->pdata);
   if (rc != 0 || call.error != NULL)
     {
       candidate->probe = PROBE_FAILED;
@@ -174,7 +178,10 @@ probe_cache_key (DshBackendSelector *self, const Candidate *passed)
 {
   GString *key = g_string_new (NULL);
 
+  /* Everything the probe's outcome depends on, and nothing else: no age. The entry holds as
+   * long as the host, the module set and the passed candidate's runner files are the same. */
   g_string_append_printf (key, "uid=%u;", (guint) getuid ());
+  dsh_probe_cache_add_host (key);
   for (guint i = 0; i < self->candidates->len; i++)
     {
       const Candidate *c = self->candidates->pdata[i];
@@ -182,6 +189,8 @@ probe_cache_key (DshBackendSelector *self, const Candidate *passed)
       dsh_probe_cache_add_member (key, c->module->name, c->module->path);
     }
   g_string_append_printf (key, "passed=%s;", passed->module->name);
+  for (gsize i = 0; passed->runner_files != NULL && passed->runner_files[i] != NULL; i++)
+    dsh_probe_cache_add_file (key, passed->runner_files[i]);
   return g_string_free (key, FALSE);
 }
 
@@ -198,7 +207,7 @@ first_passing_check (DshBackendSelector *self)
   return NULL;
 }
 
-/* A fresh cache entry only ever says "the first candidate of this exact chain that passes its
+/* A matching cache entry only ever says "the first candidate of this exact chain that passes its
  * cheap check passed its functional probe". The checks run on every call, so a forged or stale
  * entry can skip that one candidate's probe (and end in a runner failure), but never steer the
  * choice past a preferred candidate whose check passes — a runner that is installed but broken
@@ -431,6 +440,46 @@ dsh_backend_selector_list_backends (DshBackendSelector *self)
     g_strv_builder_add (builder, ((Candidate *) self->candidates->pdata[i])->module->name);
   g_mutex_unlock (&self->lock);
   return g_strv_builder_end (builder);
+}
+
+DshConfinement *
+dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError **error)
+{
+  const DshBackendDescriptor *descriptor = NULL;
+  const char *const no_argv[] = { NULL };
+  DshConfinement *confinement;
+
+  g_mutex_lock (&self->lock);
+  scan_modules (self);
+  for (guint i = 0; i < self->candidates->len && descriptor == NULL; i++)
+    {
+      const Candidate *c = self->candidates->pdata[i];
+
+      if (g_str_equal (c->module->name, name))
+        descriptor = c->module->descriptor;
+    }
+  g_mutex_unlock (&self->lock);
+  if (descriptor == NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "no backend \"%s\" is loaded here", name);
+      return NULL;
+    }
+
+  confinement = dsh_confinement_new (no_argv, name, DSH_ENFORCEMENT_FULL, NULL,
+                                     descriptor->denial_signatures,
+                                     dsh_backend_descriptor_denial_exclusions (descriptor), NULL);
+  for (size_t i = 0; i < descriptor->n_runner_failure_rules; i++)
+    {
+      const DshBackendFailureRule *r = &descriptor->runner_failure_rules[i];
+
+      g_ptr_array_add (confinement->runner_failure_rules,
+                       dsh_runner_failure_rule_new (r->allowed_exit_codes,
+                                                    r->n_allowed_exit_codes,
+                                                    r->fatal_signatures,
+                                                    r->informational_lines));
+    }
+  return confinement;
 }
 
 void

@@ -10,6 +10,29 @@
 
 #include <string.h>
 
+/**
+ * DshOutcome:
+ * @DSH_OUTCOME_COMPLETED: the command ran; its exit status is its own
+ * @DSH_OUTCOME_DENIED: the sandbox denied an access
+ * @DSH_OUTCOME_RUNNER_FAILURE: the runner failed before running the command
+ * @DSH_OUTCOME_UNAVAILABLE: no backend could enforce the policy: nothing ran
+ * @DSH_OUTCOME_ESCALATION_REFUSED: an escalation was refused: nothing ran
+ * @DSH_OUTCOME_ROOT_REFUSED: a writable root was refused: nothing ran
+ *
+ * How one call ended.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * dsh_outcome_to_string:
+ * @outcome: an outcome
+ *
+ * Returns: (transfer none): the outcome's name: `completed`, `denied`, `runner-failure`,
+ *   `unavailable`, `escalation-refused` or `root-refused`
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_outcome_to_string (DshOutcome outcome)
 {
@@ -118,6 +141,17 @@ rule_matches_len (const DshRunnerFailureRule *rule,
   return FALSE;
 }
 
+/**
+ * dsh_runner_failure_rule_matches:
+ * @rule: a rule
+ * @exit_code: the process's exit status (128+N for signal N)
+ * @stderr_text: (nullable): what the process wrote on stderr
+ * @detail: (out) (optional) (nullable) (transfer full): the matched line
+ *
+ * Returns: %TRUE when @rule identifies a failure of the runner itself
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
                                  int exit_code,

@@ -5,6 +5,19 @@
  */
 #include "dsh-confinement-private.h"
 
+/**
+ * DshRunnerFailureRule:
+ * @allowed_exit_codes: (element-type gint) (nullable): the exit codes the rule may match on, or
+ *   %NULL for any nonzero exit
+ * @fatal_signatures: (array zero-terminated=1): case-insensitive substrings of one stderr line
+ * @informational_lines: (array zero-terminated=1) (nullable): benign lines removed first, by
+ *   case-insensitive whole-line equality
+ *
+ * Evidence that a runner failed before it ran the command.
+ *
+ * Since: 0.1
+ */
+
 static const char *const empty_strv[] = { NULL };
 
 static GStrv
@@ -13,6 +26,21 @@ copy_strv (const char *const *strv)
   return g_strdupv ((char **) (strv != NULL ? strv : empty_strv));
 }
 
+/**
+ * dsh_runner_failure_rule_new:
+ * @allowed_exit_codes: (array length=n_allowed_exit_codes) (nullable): the exit codes the rule may
+ *   match on, or %NULL for any nonzero exit
+ * @n_allowed_exit_codes: how many codes @allowed_exit_codes holds
+ * @fatal_signatures: (array zero-terminated=1) (nullable): case-insensitive substrings of one
+ *   stderr line
+ * @informational_lines: (array zero-terminated=1) (nullable): benign lines removed first
+ *
+ * Every argument is copied.
+ *
+ * Returns: (transfer full): a new rule; free it with dsh_runner_failure_rule_free()
+ *
+ * Since: 0.1
+ */
 DshRunnerFailureRule *
 dsh_runner_failure_rule_new (const int *allowed_exit_codes,
                              gsize n_allowed_exit_codes,
@@ -34,6 +62,14 @@ dsh_runner_failure_rule_new (const int *allowed_exit_codes,
   return rule;
 }
 
+/**
+ * dsh_runner_failure_rule_copy:
+ * @rule: a rule
+ *
+ * Returns: (transfer full): a copy of @rule
+ *
+ * Since: 0.1
+ */
 DshRunnerFailureRule *
 dsh_runner_failure_rule_copy (const DshRunnerFailureRule *rule)
 {
@@ -44,6 +80,14 @@ dsh_runner_failure_rule_copy (const DshRunnerFailureRule *rule)
     (const char *const *) rule->informational_lines);
 }
 
+/**
+ * dsh_runner_failure_rule_free:
+ * @rule: (nullable) (transfer full): a rule
+ *
+ * Frees @rule and what it holds.
+ *
+ * Since: 0.1
+ */
 void
 dsh_runner_failure_rule_free (DshRunnerFailureRule *rule)
 {

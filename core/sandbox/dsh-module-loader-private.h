@@ -24,6 +24,9 @@ typedef struct {
   int priority;
   /* Open while the descriptor is in use; NULL when refused. */
   GModule *module;
+  /* The private copy of the checked bytes the module was loaded from (-1: none), kept open as
+   * long as the module is. */
+  int content_fd;
   const DshBackendDescriptor *descriptor;
   /* Why this module was refused, or NULL. */
   char *refused_reason;

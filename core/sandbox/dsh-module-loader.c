@@ -1,15 +1,26 @@
 /* dsh-module-loader.c — finds backend modules, refuses any the current user could not trust
  * (wrong owner, writable by others), opens them lazily and locally, and checks the descriptor's
- * ABI before anything else in it is touched.
+ * ABI before anything else in it is touched. A module file is opened once, checked on that
+ * descriptor, and exactly those bytes are loaded: a private, sealed copy (Linux), so that an
+ * operator rewriting the file in place can never change or crash a call that uses it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#ifdef __linux__
+#define _GNU_SOURCE /* memfd_create, file seals */
+#endif
 #include "dsh-module-loader-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
+#ifdef __linux__
+#include <link.h>
+#include <sys/mman.h>
+#endif
 
 #include "dsh-backend-host-private.h"
 #include "dsh-config.h"
@@ -28,6 +39,10 @@ dsh_backend_module_free (DshBackendModule *module)
   if (module->module != NULL)
     g_module_close (module->module);
   g_mutex_clear (&module->instance_lock);
+  /* Kept open while loaded: a later copy must not reuse its /proc/self/fd name, which the
+   * dynamic loader and GModule would take for this library. */
+  if (module->content_fd >= 0)
+    close (module->content_fd);
   g_free (module->path);
   g_free (module->name);
   g_free (module->description);
@@ -93,15 +108,16 @@ is_valid_name (const char *name)
   return TRUE;
 }
 
+/* The opened file itself (fd), and the directory whoever could swap it for another needs. */
 static char *
-check_trusted (const char *path)
+check_trusted (const char *path, int fd)
 {
 #ifndef G_OS_WIN32
   g_autofree char *dir = g_path_get_dirname (path);
   struct stat file_st, dir_st;
   uid_t me = getuid ();
 
-  if (stat (path, &file_st) != 0)
+  if (fstat (fd, &file_st) != 0)
     return g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
   if (!S_ISREG (file_st.st_mode))
     return g_strdup ("the module is not a regular file");
@@ -112,7 +128,6 @@ check_trusted (const char *path)
     return g_strdup_printf ("the module file is writable by %s (mode %04o)",
                             (file_st.st_mode & S_IWOTH) ? "others" : "its group",
                             (guint) (file_st.st_mode & 07777));
-  /* Whoever can write the directory can swap the file for another one. */
   if (stat (dir, &dir_st) != 0)
     return g_strdup_printf ("cannot stat the module directory: %s", g_strerror (errno));
   if (dir_st.st_uid != 0 && dir_st.st_uid != me)
@@ -126,6 +141,167 @@ check_trusted (const char *path)
 #else
   /* Ownership and ACLs are not checked on Windows yet: refuse rather than trust blindly. */
   return g_strdup ("module trust checks (owner, ACL) are not implemented on Windows yet");
+#endif
+}
+
+#ifdef __linux__
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+/* A file caught while it was being written may end before its segments do; mapping those would
+ * fault (SIGBUS) inside the dynamic loader. Every loadable segment must lie in the copy. */
+static gboolean
+segments_lie_within (int fd, off_t size)
+{
+  ElfW (Ehdr) header;
+  ElfW (Phdr) segment;
+
+  if (pread (fd, &header, sizeof (header), 0) != (ssize_t) sizeof (header) ||
+      memcmp (header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_phentsize != sizeof (segment))
+    return FALSE;
+  for (guint i = 0; i < header.e_phnum; i++)
+    {
+      off_t at = (off_t) header.e_phoff + (off_t) i * (off_t) sizeof (segment);
+
+      if (pread (fd, &segment, sizeof (segment), at) != (ssize_t) sizeof (segment))
+        return FALSE;
+      if (segment.p_type == PT_LOAD &&
+          (segment.p_offset > (guint64) size || segment.p_filesz > (guint64) size - segment.p_offset))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A sealed in-memory copy of the checked file: nobody can write it, and the loader maps these
+ * bytes, not the file's. Returns the copy's descriptor, or -1 with *reason set. */
+static int
+copy_checked_content (int fd, const char *name, char **reason)
+{
+  g_autofree char *memfd_name = g_strdup_printf ("dsh-backend-%s", name);
+  char buffer[65536];
+  struct stat before, after;
+  off_t copied = 0;
+  int copy;
+
+  if (fstat (fd, &before) != 0)
+    {
+      *reason = g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
+      return -1;
+    }
+
+  copy = memfd_create (memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  /* Kernels before 6.3 know no MFD_EXEC; their memfds are executable anyway. */
+  if (copy < 0 && errno == EINVAL)
+    copy = memfd_create (memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (copy < 0)
+    {
+      *reason = g_strdup_printf ("cannot make a private copy of the module: %s",
+                                 g_strerror (errno));
+      return -1;
+    }
+  for (;;)
+    {
+      ssize_t n = read (fd, buffer, sizeof (buffer));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          *reason = g_strdup_printf ("cannot read the module file: %s", g_strerror (errno));
+          close (copy);
+          return -1;
+        }
+      if (n == 0)
+        break;
+      for (ssize_t done = 0; done < n;)
+        {
+          ssize_t w = write (copy, buffer + done, (size_t) (n - done));
+
+          if (w < 0 && errno == EINTR)
+            continue;
+          if (w < 0)
+            {
+              *reason = g_strdup_printf ("cannot make a private copy of the module: %s",
+                                         g_strerror (errno));
+              close (copy);
+              return -1;
+            }
+          done += w;
+        }
+      copied += n;
+    }
+  /* Bytes of two versions are no module: one caught mid-rewrite is refused, and the change
+   * that is under way starts another scan anyway. */
+  if (fstat (fd, &after) != 0 || after.st_size != before.st_size || copied != before.st_size ||
+      after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || !segments_lie_within (copy, copied))
+    {
+      *reason = g_strdup ("the module file changed while it was read, or is incomplete");
+      close (copy);
+      return -1;
+    }
+  if (fcntl (copy, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+    {
+      *reason = g_strdup_printf ("cannot seal the private copy of the module: %s",
+                                 g_strerror (errno));
+      close (copy);
+      return -1;
+    }
+  return copy;
+}
+#endif
+
+/* Opens the module file once and returns what to hand to g_module_open() for exactly the bytes
+ * checked (*out_fd keeps them alive), or NULL with module->refused_reason set. */
+static char *
+open_checked (DshBackendModule *module, const char *const *untrusted_roots, int *out_fd)
+{
+  int fd;
+
+  *out_fd = -1;
+  /* A confined command could have put this file there: loading it would run its code, and not
+   * even opening it is ours to do (it could be a device). */
+  if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
+    {
+      module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
+                                         "may write (the workspace, /tmp or the temp "
+                                         "directory)");
+      return NULL;
+    }
+#ifdef G_OS_WIN32
+  fd = g_open (module->path, O_RDONLY | O_BINARY, 0);
+#else
+  fd = open (module->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+#endif
+  if (fd < 0)
+    {
+      module->refused_reason = g_strdup_printf ("cannot open the module file: %s",
+                                                g_strerror (errno));
+      return NULL;
+    }
+  module->refused_reason = check_trusted (module->path, fd);
+  if (module->refused_reason != NULL)
+    {
+      close (fd);
+      return NULL;
+    }
+#ifdef __linux__
+  {
+    int copy = copy_checked_content (fd, module->name, &module->refused_reason);
+
+    close (fd);
+    if (copy < 0)
+      return NULL;
+    *out_fd = copy;
+    return g_strdup_printf ("/proc/self/fd/%d", copy);
+  }
+#else
+  /* Elsewhere the file is loaded by its name: Windows keeps a loaded DLL from being written,
+   * and macOS checks the signature of every page it maps. */
+  close (fd);
+  return g_strdup (module->path);
 #endif
 }
 
@@ -195,28 +371,24 @@ static void
 load_module (DshBackendModule *module, const char *const *untrusted_roots)
 {
   g_autofree char *specific = NULL;
+  g_autofree char *content = NULL;
   DshBackendDescribeFunc describe = NULL;
   const DshBackendDescriptor *desc;
   GModule *handle;
+  int content_fd;
 
-  module->refused_reason = check_trusted (module->path);
-  if (module->refused_reason != NULL)
+  content = open_checked (module, untrusted_roots, &content_fd);
+  if (content == NULL)
     return;
-  /* A confined command could have put this file there: loading it would run its code. */
-  if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
-    {
-      module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
-                                         "may write (the workspace, /tmp or the temp "
-                                         "directory)");
-      return;
-    }
-
-  handle = g_module_open (module->path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  handle = g_module_open (content, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (handle == NULL)
     {
       module->refused_reason = g_strdup_printf ("cannot open the module: %s", g_module_error ());
+      if (content_fd >= 0)
+        close (content_fd);
       return;
     }
+  module->content_fd = content_fd;
 
   /* The scan only keeps files whose name gives a backend name. */
   specific = g_strdup_printf ("dsh_backend_%s_describe", module->name);
@@ -312,6 +484,7 @@ dsh_module_loader_scan (const char *const *dirs,
             continue;
           module = g_new0 (DshBackendModule, 1);
           g_mutex_init (&module->instance_lock);
+          module->content_fd = -1;
           module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
           module->name = g_steal_pointer (&file_name);
           module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);

@@ -4,6 +4,32 @@
  */
 #include "dsh-policy.h"
 
+/**
+ * DshSandboxPolicy:
+ * @mode: the call's mode
+ * @workspace_root: the absolute workspace root, canonical when it came from dsh_workspace_root()
+ * @session_id: (nullable): the session's opaque identity, or %NULL for an agentless call
+ * @writable_roots: (array zero-terminated=1) (nullable): the call's writable roots as
+ *   dsh_roots_pin() resolved and checked them, once; %NULL until then. When set, the backend,
+ *   the runner and the fence receive exactly these strings.
+ * @extra_writable_roots: (array zero-terminated=1) (nullable): extra writable roots for
+ *   `workspace-write`, joined after the temporary roots
+ *
+ * The execution policy of one call, carried per call and never fixed on a provider.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * dsh_sandbox_policy_new:
+ * @mode: the call's mode
+ * @workspace_root: the absolute workspace root (canonical when it came from dsh_workspace_root())
+ * @session_id: (nullable): the session's id, or %NULL for an agentless call
+ *
+ * Returns: (transfer full): a new policy; free it with dsh_sandbox_policy_free()
+ *
+ * Since: 0.1
+ */
 DshSandboxPolicy *
 dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const char *session_id)
 {
@@ -17,6 +43,14 @@ dsh_sandbox_policy_new (DshSandboxMode mode, const char *workspace_root, const c
   return policy;
 }
 
+/**
+ * dsh_sandbox_policy_copy:
+ * @policy: a policy
+ *
+ * Returns: (transfer full): a copy of @policy
+ *
+ * Since: 0.1
+ */
 DshSandboxPolicy *
 dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
 {
@@ -28,6 +62,14 @@ dsh_sandbox_policy_copy (const DshSandboxPolicy *policy)
   return copy;
 }
 
+/**
+ * dsh_sandbox_policy_free:
+ * @policy: (nullable) (transfer full): a policy
+ *
+ * Frees @policy and its strings.
+ *
+ * Since: 0.1
+ */
 void
 dsh_sandbox_policy_free (DshSandboxPolicy *policy)
 {

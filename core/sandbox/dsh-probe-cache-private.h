@@ -14,18 +14,27 @@
 
 G_BEGIN_DECLS
 
-/* Entries older than this are ignored. */
-#define DSH_PROBE_CACHE_TTL_SECONDS 300
-
 /* The default per-user cache file, or NULL when no private directory can be found. */
 char     *dsh_probe_cache_default_path (void);
 
-/* One chain member's identity: its name and module file (device, inode, size, mtime). */
+/* One chain member's identity: its name and module file (device, inode, mode, owner, size,
+ * mtime, ctime). */
 void      dsh_probe_cache_add_member   (GString    *key,
                                         const char *name,
                                         const char *module_path);
 
-/* Does the file hold a fresh entry for key? */
+/* A runner file's identity (bwrap, the Landlock launcher), as for a module file. */
+void      dsh_probe_cache_add_file     (GString    *key,
+                                        const char *path);
+
+/* The running kernel's release and its Landlock ABI (-1 when it has none). */
+void      dsh_probe_cache_add_host     (GString    *key);
+void      dsh_probe_cache_add_host_values (GString    *key,
+                                           const char *kernel_release,
+                                           long        landlock_abi);
+
+/* Does the file hold an entry for exactly key? Entries do not age: the key names everything
+ * the probe's outcome depends on. */
 gboolean  dsh_probe_cache_lookup       (const char  *path,
                                         const char  *key);
 

@@ -1,5 +1,6 @@
 /* dsh-probe-cache.c — a small per-user key file recording that the first candidate of a chain
- * passed its functional probe, keyed by the exact module files of the chain, trusted briefly.
+ * passed its functional probe, keyed by everything that outcome depends on: the host's kernel,
+ * the exact module files of the chain and the runner files the candidate found.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,8 +8,16 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef G_OS_UNIX
+#include <sys/utsname.h>
+#endif
+#ifdef __linux__
+#include <linux/landlock.h>
+#include <sys/syscall.h>
+#endif
 
 char *
 dsh_probe_cache_default_path (void)
@@ -30,19 +39,60 @@ dsh_probe_cache_default_path (void)
   if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid () ||
       (st.st_mode & 077) != 0)
     return NULL;
-  return g_build_filename (dir, "probe-cache-v3.ini", NULL);
+  return g_build_filename (dir, "probe-cache-v4.ini", NULL);
+}
+
+/* A file's identity: any replacement, rewrite, touch or change of mode or owner shows. */
+static void
+append_identity (GString *key, const char *path)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    memset (&st, 0, sizeof (st));
+  g_string_append_printf (key, "%s|%lu|%lu|%o|%u|%lld|%lld.%09ld|%lld.%09ld;", path,
+                          (gulong) st.st_dev, (gulong) st.st_ino, (guint) st.st_mode,
+                          (guint) st.st_uid, (long long) st.st_size,
+                          (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                          (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
 void
 dsh_probe_cache_add_member (GString *key, const char *name, const char *module_path)
 {
-  struct stat st;
+  g_string_append_printf (key, "module=%s|", name);
+  append_identity (key, module_path);
+}
 
-  if (stat (module_path, &st) != 0)
-    memset (&st, 0, sizeof (st));
-  g_string_append_printf (key, "%s|%s|%lu|%lu|%lld|%lld.%09ld;", name, module_path,
-                          (gulong) st.st_dev, (gulong) st.st_ino, (long long) st.st_size,
-                          (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+void
+dsh_probe_cache_add_file (GString *key, const char *path)
+{
+  g_string_append (key, "runner=");
+  append_identity (key, path);
+}
+
+void
+dsh_probe_cache_add_host_values (GString *key, const char *kernel_release, long landlock_abi)
+{
+  g_string_append_printf (key, "kernel=%s;landlock=%ld;", kernel_release, landlock_abi);
+}
+
+void
+dsh_probe_cache_add_host (GString *key)
+{
+  const char *release = "";
+  long abi = -1;
+#ifdef G_OS_UNIX
+  struct utsname names;
+
+  if (uname (&names) == 0)
+    release = names.release;
+#endif
+#if defined(__linux__) && defined(SYS_landlock_create_ruleset)
+  /* Booting the same kernel with Landlock disabled changes what a probe would find. */
+  abi = syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+#endif
+  dsh_probe_cache_add_host_values (key, release, abi);
 }
 
 #define GROUP "probe-cache"
@@ -52,8 +102,6 @@ dsh_probe_cache_lookup (const char *path, const char *key)
 {
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autofree char *stored_key = NULL;
-  gint64 written;
-  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   struct stat st;
 
   /* Only the user's own, private file is believed. */
@@ -64,9 +112,7 @@ dsh_probe_cache_lookup (const char *path, const char *key)
     return FALSE;
 
   stored_key = g_key_file_get_string (file, GROUP, "key", NULL);
-  written = g_key_file_get_int64 (file, GROUP, "time", NULL);
-  return g_strcmp0 (stored_key, key) == 0 && written > 0 && written <= now &&
-         now - written <= DSH_PROBE_CACHE_TTL_SECONDS;
+  return g_strcmp0 (stored_key, key) == 0;
 }
 
 void
@@ -80,7 +126,6 @@ dsh_probe_cache_store (const char *path, const char *key)
     return;
 
   g_key_file_set_string (file, GROUP, "key", key);
-  g_key_file_set_int64 (file, GROUP, "time", g_get_real_time () / G_USEC_PER_SEC);
   text = g_key_file_to_data (file, &len, NULL);
   /* Written whole and renamed into place, so a reader never sees half an entry. */
   if (!g_file_set_contents_full (path, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,

@@ -27,6 +27,18 @@
 #include "dsh-error.h"
 #include "dsh-root-grants-private.h"
 
+/**
+ * dsh_canonical_path:
+ * @path: a path, absolute or relative to the current directory
+ *
+ * Resolves @path through the filesystem (the kernel's own component-by-component lookup), then
+ * normalises it lexically. When resolution fails the spelling is returned as it is: a missing root
+ * matches nothing until it exists.
+ *
+ * Returns: (transfer full) (type filename): the canonical path, never %NULL
+ *
+ * Since: 0.1
+ */
 char *
 dsh_canonical_path (const char *path)
 {
@@ -42,6 +54,17 @@ dsh_canonical_path (const char *path)
   return g_steal_pointer (&resolved);
 }
 
+/**
+ * dsh_workspace_root:
+ * @session_cwd: (nullable): the session's working directory
+ * @fallback_root: (nullable): the workspace of a call without a session (%NULL: the current
+ *   directory)
+ *
+ * Returns: (transfer full) (type filename): the canonical @session_cwd or, without one, the
+ *   canonical @fallback_root
+ *
+ * Since: 0.1
+ */
 char *
 dsh_workspace_root (const char *session_cwd, const char *fallback_root)
 {
@@ -54,6 +77,17 @@ dsh_workspace_root (const char *session_cwd, const char *fallback_root)
   return g_canonicalize_filename (canonical, NULL);
 }
 
+/**
+ * dsh_path_is_beneath:
+ * @path: a canonical path
+ * @root: a canonical root
+ *
+ * Both are compared as spelled.
+ *
+ * Returns: %TRUE when @path is @root itself or lies beneath it
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_path_is_beneath (const char *path, const char *root)
 {
@@ -364,6 +398,17 @@ refuse_planted (GError **error, const char *root, const Walk *walk, const char *
   return FALSE;
 }
 
+/**
+ * dsh_roots_check_workspace:
+ * @workspace_root: a canonical workspace root
+ * @error: return location for a #GError
+ *
+ * Under `workspace-write` a workspace of `/` would make the whole host writable.
+ *
+ * Returns: %FALSE with %DSH_SANDBOX_ERROR_ROOT_REFUSED for `/`, else %TRUE
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check_workspace (const char *workspace_root, GError **error)
 {
@@ -464,6 +509,19 @@ add_unique (GPtrArray *roots, const char *root)
 
 /* ---- the roots of a call ------------------------------------------------------------------- */
 
+/**
+ * dsh_writable_roots:
+ * @policy: a policy
+ *
+ * The one source of the roots the fence and every backend let a command write: empty unless the
+ * mode is `workspace-write`; else the roots dsh_roots_pin() pinned into @policy, exactly; else the
+ * workspace root, `/tmp`, the temporary directory and the extra roots, de-duplicated, in that
+ * order, leaving out a temporary directory or extra root that would widen them.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename): the writable roots
+ *
+ * Since: 0.1
+ */
 GStrv
 dsh_writable_roots (const DshSandboxPolicy *policy)
 {
@@ -721,6 +779,25 @@ resolve_roots (const char *spelled_workspace,
   return TRUE;
 }
 
+/**
+ * dsh_roots_pin:
+ * @policy: a `workspace-write` policy; its writable roots are pinned into it
+ * @spelled_workspace: (nullable): the workspace as the caller spelled it (%NULL: the policy's root)
+ * @session_created: (nullable): the session's creation time (ISO 8601), if any
+ * @error: return location for a #GError
+ *
+ * Resolves the writable roots of a call exactly once, checks them on those very strings, records
+ * them as granted and pins them into @policy, so that the backend, the runner and the fence get
+ * exactly what was checked. Refuses a workspace of `/`; a temporary directory or extra root that
+ * is `/`, a system directory, the home directory or an ancestor of it or of the workspace; a root
+ * reached through a symlink a confined command could have planted; a workspace that moved while
+ * it was checked. Does nothing for other modes.
+ *
+ * Returns: %TRUE when the roots are pinned (or none are needed); %FALSE with
+ *   %DSH_SANDBOX_ERROR_ROOT_REFUSED naming the path and the reason
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_pin (DshSandboxPolicy *policy,
                const char *spelled_workspace,
@@ -744,6 +821,21 @@ dsh_roots_pin (DshSandboxPolicy *policy,
   return TRUE;
 }
 
+/**
+ * dsh_roots_check:
+ * @spelled_workspace: the workspace as the caller spelled it
+ * @workspace_root: the canonical workspace root
+ * @session_created: (nullable): the session's creation time (ISO 8601), if any
+ * @extra: (array zero-terminated=1) (nullable): extra writable roots
+ * @error: return location for a #GError
+ *
+ * The checks of dsh_roots_pin() for a `workspace-write` call with this workspace and these extra
+ * roots, granting nothing (a probe).
+ *
+ * Returns: %TRUE when the roots would be accepted; %FALSE with %DSH_SANDBOX_ERROR_ROOT_REFUSED
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check (const char *spelled_workspace,
                  const char *workspace_root,
@@ -759,6 +851,20 @@ dsh_roots_check (const char *spelled_workspace,
                         RESOLVE_TEMP_ROOTS, &roots, error);
 }
 
+/**
+ * dsh_roots_check_new_workspace:
+ * @spelled_workspace: the new session's cwd as spelled
+ * @workspace_root: its canonical root
+ * @extra: (array zero-terminated=1) (nullable): extra writable roots
+ * @error: return location for a #GError
+ *
+ * The checks a new session's cwd and extra roots can get before any call (a root of `/`, planted
+ * symlinks on the way), granting nothing; the temporary directory is the calls' own.
+ *
+ * Returns: %TRUE when they would be accepted; %FALSE with %DSH_SANDBOX_ERROR_ROOT_REFUSED
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check_new_workspace (const char *spelled_workspace,
                                const char *workspace_root,
@@ -772,6 +878,19 @@ dsh_roots_check_new_workspace (const char *spelled_workspace,
   return resolve_roots (spelled_workspace, workspace_root, NULL, extra, 0, &roots, error);
 }
 
+/**
+ * dsh_roots_check_unplanted:
+ * @spelled_workspace: the workspace as the caller spelled it
+ * @workspace_root: the canonical root the policy holds
+ * @error: return location for a #GError
+ *
+ * dsh_roots_check() without a session or extra roots: a writable root is only as trustworthy as
+ * the path that leads to it.
+ *
+ * Returns: %TRUE when the roots would be accepted; %FALSE with %DSH_SANDBOX_ERROR_ROOT_REFUSED
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check_unplanted (const char *spelled_workspace,
                            const char *workspace_root,
@@ -780,6 +899,19 @@ dsh_roots_check_unplanted (const char *spelled_workspace,
   return dsh_roots_check (spelled_workspace, workspace_root, NULL, NULL, error);
 }
 
+/**
+ * dsh_roots_check_session_cwd:
+ * @cwd: the session's working directory
+ * @created: the session's creation time (ISO 8601)
+ * @error: return location for a #GError
+ *
+ * Refuses a session whose working directory is reached through a symlink made since @created, which
+ * is what a command of an enclosing workspace would plant to move this session's workspace.
+ *
+ * Returns: %TRUE when there is none; %FALSE with %DSH_SANDBOX_ERROR_ROOT_REFUSED otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **error)
 {

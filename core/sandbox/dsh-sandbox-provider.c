@@ -8,6 +8,25 @@
 #include "dsh-error.h"
 #include "dsh-texts.h"
 
+/**
+ * DshSandboxProviderClass:
+ * @parent_class: the parent class
+ * @confine: wraps argv for a policy that is fully specified and confined
+ *
+ * The virtual methods of #DshSandboxProvider.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshSandboxProvider:
+ *
+ * The abstract seam: wraps an exact argv for a per-call policy, or fails closed with
+ * %DSH_SANDBOX_ERROR_UNAVAILABLE. Silent unconfined passthrough is never legal.
+ *
+ * Since: 0.1
+ */
+
 G_DEFINE_ABSTRACT_TYPE (DshSandboxProvider, dsh_sandbox_provider, G_TYPE_OBJECT)
 
 static void
@@ -20,6 +39,24 @@ dsh_sandbox_provider_init (DshSandboxProvider *self)
 {
 }
 
+/**
+ * dsh_sandbox_provider_confine:
+ * @self: a #DshSandboxProvider
+ * @argv: (array zero-terminated=1): the exact argv the caller would spawn (a shell consumer passes
+ *   `bash -c COMMAND`), never a shell string
+ * @policy: the call's policy; its mode must be confined
+ * @error: return location for a #GError
+ *
+ * Wraps @argv for @policy. Silent unconfined passthrough is never legal: when no backend can
+ * enforce @policy this fails.
+ *
+ * Returns: (transfer full): the argv to spawn instead, with its enforcement and classifiers; %NULL
+ *   with %DSH_SANDBOX_ERROR_UNAVAILABLE when no backend can enforce @policy, or
+ *   %DSH_SANDBOX_ERROR_INVALID_ARGUMENT for an empty @argv or `danger-full-access` (which
+ *   consumers run raw, without a provider)
+ *
+ * Since: 0.1
+ */
 DshConfinedArgv *
 dsh_sandbox_provider_confine (DshSandboxProvider *self,
                               const char *const *argv,

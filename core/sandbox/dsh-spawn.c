@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +29,9 @@ extern char **environ;
 #define CAPTURE_LIMIT (1024 * 1024)
 /* Past the limit the last bytes are kept too: a denial usually comes at the end. */
 #define CAPTURE_TAIL (64 * 1024)
+/* One read of the relay, and the stderr pipe's size we ask for. */
+#define RELAY_CHUNK (256 * 1024)
+#define RELAY_PIPE_SIZE (1024 * 1024)
 /* After the command exits, output from a straggler holding stderr open is read this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
@@ -63,8 +67,46 @@ restore_signals (const struct sigaction *saved)
     sigaction (forwarded_signals[i], &saved[i], NULL);
 }
 
+/* The last CAPTURE_TAIL bytes past the head, in a ring: keeping them costs a copy of each
+ * chunk, never a move of what is already kept. */
+typedef struct {
+  guint8 bytes[CAPTURE_TAIL];
+  gsize next;      /* where the next byte goes */
+  gboolean full;   /* has wrapped at least once */
+} TailRing;
+
 static void
-pass_through (const char *data, gsize len, gboolean echo, GString *captured, GByteArray *tail)
+tail_ring_add (TailRing *ring, const guint8 *data, gsize len)
+{
+  gsize first;
+
+  if (len >= CAPTURE_TAIL)
+    {
+      memcpy (ring->bytes, data + len - CAPTURE_TAIL, CAPTURE_TAIL);
+      ring->next = 0;
+      ring->full = TRUE;
+      return;
+    }
+  first = MIN (len, CAPTURE_TAIL - ring->next);
+  memcpy (ring->bytes + ring->next, data, first);
+  memcpy (ring->bytes, data + first, len - first);
+  if (ring->next + len >= CAPTURE_TAIL)
+    ring->full = TRUE;
+  ring->next = (ring->next + len) % CAPTURE_TAIL;
+}
+
+/* Appends the ring's bytes, oldest first. */
+static void
+tail_ring_append_to (const TailRing *ring, GString *out)
+{
+  if (ring->full)
+    g_string_append_len (out, (const char *) ring->bytes + ring->next,
+                         (gssize) (CAPTURE_TAIL - ring->next));
+  g_string_append_len (out, (const char *) ring->bytes, (gssize) ring->next);
+}
+
+static void
+pass_through (const char *data, gsize len, gboolean echo, GString *captured, TailRing *tail)
 {
   gsize to_head;
 
@@ -83,11 +125,135 @@ pass_through (const char *data, gsize len, gboolean echo, GString *captured, GBy
   to_head = captured->len < CAPTURE_LIMIT ? MIN (len, CAPTURE_LIMIT - captured->len) : 0;
   g_string_append_len (captured, data, (gssize) to_head);
   if (len > to_head)
+    tail_ring_add (tail, (const guint8 *) data + to_head, len - to_head);
+}
+
+/* Past the head, a flood of stderr is moved without copying it through this process: tee(2)
+ * duplicates each chunk into a private pipe that keeps just the last CAPTURE_TAIL bytes
+ * (older ones are spliced to /dev/null), and splice(2) moves the chunk itself to our stderr.
+ * The bytes kept for classification are exactly those the copying relay keeps. */
+typedef struct {
+  int tail_read;
+  int tail_write;
+  int null_fd;
+  gsize tail_len;
+} SpliceRelay;
+
+static gboolean
+splice_relay_open (SpliceRelay *relay)
+{
+  int fds[2];
+
+  relay->tail_read = relay->tail_write = relay->null_fd = -1;
+  relay->tail_len = 0;
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+  if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return FALSE;
+  relay->tail_read = fds[0];
+  relay->tail_write = fds[1];
+  relay->null_fd = open ("/dev/null", O_WRONLY | O_CLOEXEC);
+  /* Room for the kept tail and a whole chunk beside it, or no splicing at all. */
+  if (relay->null_fd < 0 ||
+      fcntl (relay->tail_write, F_SETPIPE_SZ, CAPTURE_TAIL + RELAY_CHUNK) < CAPTURE_TAIL + RELAY_CHUNK)
+    return FALSE;
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+static void
+splice_relay_close (SpliceRelay *relay)
+{
+  if (relay->tail_read >= 0)
+    close (relay->tail_read);
+  if (relay->tail_write >= 0)
+    close (relay->tail_write);
+  if (relay->null_fd >= 0)
+    close (relay->null_fd);
+  relay->tail_read = relay->tail_write = relay->null_fd = -1;
+}
+
+/* Moves exactly length bytes from the pipe in to out; FALSE on an error. */
+static gboolean
+splice_exactly (int in, int out, gsize length)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+  while (length > 0)
     {
-      g_byte_array_append (tail, (const guint8 *) data + to_head, (guint) (len - to_head));
-      if (tail->len > CAPTURE_TAIL)
-        g_byte_array_remove_range (tail, 0, tail->len - CAPTURE_TAIL);
+      ssize_t n = splice (in, NULL, out, NULL, length, SPLICE_F_MOVE);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      length -= (gsize) n;
     }
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+/* One chunk of the flood: > 0 bytes relayed, 0 at end of stream, -1 when splicing cannot be
+ * used here (our stderr is a terminal, say) and nothing was consumed: copy instead. */
+static gssize
+splice_relay_chunk (SpliceRelay *relay, int err_fd)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+  ssize_t n;
+
+  do
+    n = tee (err_fd, relay->tail_write, RELAY_CHUNK, SPLICE_F_NONBLOCK);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    {
+      char probe;
+      ssize_t r = read (err_fd, &probe, 0);
+
+      /* Nothing duplicated: the writer closed an empty pipe. */
+      return r == 0 ? 0 : -1;
+    }
+  if (n < 0)
+    return errno == EAGAIN ? 1 : -1;
+  if (!splice_exactly (err_fd, STDERR_FILENO, (gsize) n))
+    {
+      /* The duplicate stays in the tail pipe; the chunk itself is still unread: drop the
+       * duplicate and let the copying relay take the chunk. */
+      splice_exactly (relay->tail_read, relay->null_fd, (gsize) n);
+      return -1;
+    }
+  relay->tail_len += (gsize) n;
+  if (relay->tail_len > CAPTURE_TAIL)
+    {
+      if (!splice_exactly (relay->tail_read, relay->null_fd, relay->tail_len - CAPTURE_TAIL))
+        return -1;
+      relay->tail_len = CAPTURE_TAIL;
+    }
+  return n;
+#else
+  return -1;
+#endif
+}
+
+/* Appends what the tail pipe kept to the ring, after what the ring already holds. */
+static void
+splice_relay_finish (SpliceRelay *relay, TailRing *tail)
+{
+  g_autofree guint8 *chunk = relay->tail_len > 0 ? g_malloc (CAPTURE_TAIL) : NULL;
+
+  while (relay->tail_len > 0)
+    {
+      ssize_t n = read (relay->tail_read, chunk, MIN (CAPTURE_TAIL, relay->tail_len));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      tail_ring_add (tail, chunk, (gsize) n);
+      relay->tail_len -= (gsize) n;
+    }
+  splice_relay_close (relay);
 }
 
 static int
@@ -209,8 +375,18 @@ stream_until_exit (pid_t pid,
                            ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
                            : G_MAXINT64;
   int status = 0;
-  char buffer[16384];
-  g_autoptr (GByteArray) tail = g_byte_array_new ();
+  /* Large reads from a large pipe: a command that floods stderr costs few wakeups. */
+  g_autofree char *buffer = g_malloc (RELAY_CHUNK);
+  g_autofree TailRing *tail = g_new (TailRing, 1);
+
+  SpliceRelay relay = { -1, -1, -1, 0 };
+  gboolean splicing;
+
+  tail->next = 0;
+  tail->full = FALSE;
+  splicing = !options->quiet && splice_relay_open (&relay);
+  if (!splicing)
+    splice_relay_close (&relay);
 
   while (!exited || err_open || *out_fd >= 0)
     {
@@ -256,9 +432,25 @@ stream_until_exit (pid_t pid,
       if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0)
         pump_stdin (pump);
 
+      if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && splicing &&
+          captured->len >= CAPTURE_LIMIT)
+        {
+          gssize moved = splice_relay_chunk (&relay, err_fd);
+
+          if (moved == 0)
+            err_open = FALSE;
+          else if (moved < 0)
+            {
+              /* What the tail pipe kept comes before whatever is copied from now on. */
+              splice_relay_finish (&relay, tail);
+              splicing = FALSE;
+            }
+          if (moved >= 0)
+            continue;
+        }
       if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
         {
-          ssize_t r = read (err_fd, buffer, sizeof (buffer));
+          ssize_t r = read (err_fd, buffer, RELAY_CHUNK);
 
           if (r > 0)
             pass_through (buffer, (gsize) r, !options->quiet, captured, tail);
@@ -286,11 +478,12 @@ stream_until_exit (pid_t pid,
   if (*out_fd >= 0)
     close (*out_fd);
   *out_fd = -1;
+  splice_relay_finish (&relay, tail);
   /* Head and tail, on separate lines so that no line is made of both. */
-  if (tail->len > 0)
+  if (tail->full || tail->next > 0)
     {
       g_string_append_c (captured, '\n');
-      g_string_append_len (captured, (const char *) tail->data, tail->len);
+      tail_ring_append_to (tail, captured);
     }
   if (pidfd >= 0)
     close (pidfd);
@@ -349,6 +542,12 @@ dsh_spawn_run (const char *const *argv,
       close_pipe (stdin_pipe);
       return FALSE;
     }
+
+#ifdef F_SETPIPE_SZ
+  /* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
+   * that refuses more only costs speed. */
+  fcntl (pipe_fds[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+#endif
 
   pump.source = STDIN_FILENO;
   pump.pipe_write = stdin_pipe[1];

@@ -5,6 +5,14 @@
  */
 #include "dsh-texts.h"
 
+/**
+ * dsh_text_unavailable:
+ * @mode: the requested mode's name
+ *
+ * Returns: (transfer full): the `SANDBOX_UNAVAILABLE` message for @mode
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_unavailable (const char *mode)
 {
@@ -16,6 +24,24 @@ dsh_text_unavailable (const char *mode)
     mode);
 }
 
+/**
+ * dsh_text_unavailable_cause:
+ * @mode: the requested mode's name
+ * @cause: why no candidate was usable
+ *
+ * Returns: (transfer full): the unavailable message followed by `Cause: CAUSE`
+ *
+ * Since: 0.1
+ */
+/**
+ * dsh_text_runner_failure:
+ * @mode: the requested mode's name
+ * @detail: what the runner reported
+ *
+ * Returns: (transfer full): the unavailable message followed by `Runner failure: DETAIL`
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_unavailable_cause (const char *mode, const char *cause)
 {
@@ -32,6 +58,14 @@ dsh_text_runner_failure (const char *mode, const char *detail)
   return g_strdup_printf ("%s Runner failure: %s", unavailable, detail);
 }
 
+/**
+ * dsh_text_denial_marker:
+ * @mode: the mode the command ran under
+ *
+ * Returns: (transfer full): `[sandbox: file access denied under MODE mode]`
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_denial_marker (DshSandboxMode mode)
 {
@@ -39,6 +73,14 @@ dsh_text_denial_marker (DshSandboxMode mode)
                           dsh_sandbox_mode_to_string (mode));
 }
 
+/**
+ * dsh_text_escalation_hint:
+ * @subject: `command` (bash) or `operation` (a file tool)
+ *
+ * Returns: (transfer full): the marker that tells a model an escalation could still be approved
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_hint (const char *subject)
 {
@@ -48,6 +90,18 @@ dsh_text_escalation_hint (const char *subject)
     subject);
 }
 
+/**
+ * dsh_text_policy_context:
+ * @mode: the standing mode
+ * @workspace_root: (nullable): the canonical workspace root, named only under `workspace-write`
+ *
+ * The model-facing policy context: it names no tools, summarises temporary areas without listing
+ * them, and tells the model not to refuse a required modification from the policy alone.
+ *
+ * Returns: (transfer full): the policy context
+ *
+ * Since: 0.1
+ */
 /* The three variants share one voice: what the standing mode lets "any available operation
  * enforced by the DSH file sandbox" do (never a tool name: the policy owner does not know which
  * tools are mounted), then the same instruction not to give up from the policy alone. */
@@ -57,6 +111,19 @@ dsh_text_policy_context (DshSandboxMode mode, const char *workspace_root)
   return dsh_text_policy_context_with_roots (mode, workspace_root, NULL);
 }
 
+/**
+ * dsh_text_policy_context_with_roots:
+ * @mode: the standing mode
+ * @workspace_root: (nullable): the canonical workspace root
+ * @extra_roots: (array zero-terminated=1) (nullable): the extra writable roots, named under
+ *   `workspace-write`
+ *
+ * dsh_text_policy_context() naming the extra writable roots.
+ *
+ * Returns: (transfer full): the policy context
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_policy_context_with_roots (DshSandboxMode mode,
                                     const char *workspace_root,
@@ -103,6 +170,20 @@ dsh_text_policy_context_with_roots (DshSandboxMode mode,
     }
 }
 
+/**
+ * dsh_text_runtime_context:
+ * @mode: the standing mode
+ * @workspace_root: (nullable): the canonical workspace root
+ * @extra_roots: (array zero-terminated=1) (nullable): the extra writable roots
+ * @approval_policy: the session's effective approval policy
+ *
+ * The runtime context of one call: dsh_text_policy_context_with_roots(), then, under
+ * %DSH_APPROVAL_POLICY_NEVER, a blank line and dsh_text_approval_never().
+ *
+ * Returns: (transfer full): the runtime context
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_runtime_context (DshSandboxMode mode,
                           const char *workspace_root,
@@ -118,6 +199,13 @@ dsh_text_runtime_context (DshSandboxMode mode,
 
 /* ---- approval and escalation --------------------------------------------------------------- */
 
+/**
+ * dsh_text_approval_outside_turn:
+ *
+ * Returns: (transfer none): the refusal of an approval request made outside an open turn
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_approval_outside_turn (void)
 {
@@ -126,6 +214,15 @@ dsh_text_approval_outside_turn (void)
          "reload). Ask from inside the turn that needs the decision.";
 }
 
+/**
+ * dsh_text_approval_policy_changed:
+ * @previous: the previous approval policy's name
+ * @policy: the new approval policy's name
+ *
+ * Returns: (transfer full): the notice a host injects after the user changed the approval policy
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_approval_policy_changed (const char *previous, const char *policy)
 {
@@ -134,6 +231,13 @@ dsh_text_approval_policy_changed (const char *previous, const char *policy)
                           previous, policy);
 }
 
+/**
+ * dsh_text_approval_never:
+ *
+ * Returns: (transfer none): what a model is told when approval prompts are disabled
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_approval_never (void)
 {
@@ -142,24 +246,53 @@ dsh_text_approval_never (void)
          "`sandbox_permissions`).";
 }
 
+/**
+ * dsh_text_escalation_needs_justification:
+ *
+ * Returns: (transfer none): the refusal of `sandbox_permissions` without a justification
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_escalation_needs_justification (void)
 {
   return "invalid escalation: sandbox_permissions requires a justification";
 }
 
+/**
+ * dsh_text_escalation_orphan_justification:
+ *
+ * Returns: (transfer none): the refusal of a justification without `sandbox_permissions`
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_escalation_orphan_justification (void)
 {
   return "invalid escalation: justification is only valid together with sandbox_permissions";
 }
 
+/**
+ * dsh_text_escalation_empty_justification:
+ *
+ * Returns: (transfer none): the refusal of a justification without a non-blank character
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_escalation_empty_justification (void)
 {
   return "invalid justification: expected a non-empty sentence";
 }
 
+/**
+ * dsh_text_escalation_not_composed:
+ *
+ * Returns: (transfer none): the refusal of `sandbox_permissions` reaching an executor that does
+ *   not confine
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_escalation_not_composed (void)
 {
@@ -167,6 +300,15 @@ dsh_text_escalation_not_composed (void)
          "escalate)";
 }
 
+/**
+ * dsh_text_escalation_not_wider:
+ * @mode: the requested mode's name
+ * @effective_mode: the call's effective mode's name
+ *
+ * Returns: (transfer full): the refusal of a requested mode that is not strictly wider
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_not_wider (const char *mode, const char *effective_mode)
 {
@@ -175,6 +317,14 @@ dsh_text_escalation_not_wider (const char *mode, const char *effective_mode)
                           mode, effective_mode);
 }
 
+/**
+ * dsh_text_escalation_no_service:
+ * @mode: the requested mode's name
+ *
+ * Returns: (transfer full): the refusal when no approval service is composed
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_no_service (const char *mode)
 {
@@ -183,6 +333,14 @@ dsh_text_escalation_no_service (const char *mode)
                           mode);
 }
 
+/**
+ * dsh_text_escalation_no_agent:
+ * @mode: the requested mode's name
+ *
+ * Returns: (transfer full): the refusal when the call has no session to ask through
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_no_agent (const char *mode)
 {
@@ -191,18 +349,43 @@ dsh_text_escalation_no_agent (const char *mode)
                           mode);
 }
 
+/**
+ * dsh_text_escalation_rejected:
+ * @subject: `command` or `operation`
+ * @mode: the requested mode's name
+ *
+ * Returns: (transfer full): the refusal after the user rejected the escalation
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_rejected (const char *subject, const char *mode)
 {
   return g_strdup_printf ("the user rejected escalating this %s to \"%s\"", subject, mode);
 }
 
+/**
+ * dsh_text_escalation_cancelled:
+ * @mode: the requested mode's name
+ *
+ * Returns: (transfer full): the refusal after the question was cancelled
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_cancelled (const char *mode)
 {
   return g_strdup_printf ("approval for escalating to \"%s\" was cancelled", mode);
 }
 
+/**
+ * dsh_text_escalation_unavailable:
+ * @mode: the requested mode's name
+ *
+ * Returns: (transfer full): the refusal when nobody could answer
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_unavailable (const char *mode)
 {
@@ -211,12 +394,28 @@ dsh_text_escalation_unavailable (const char *mode)
                           mode);
 }
 
+/**
+ * dsh_text_escalation_reason:
+ * @mode: the requested mode's name
+ * @justification: the model's justification
+ *
+ * Returns: (transfer full): the approval reason; the target mode is part of the grant's identity
+ *
+ * Since: 0.1
+ */
 char *
 dsh_text_escalation_reason (const char *mode, const char *justification)
 {
   return g_strdup_printf ("escalate sandbox to %s: %s", mode, justification);
 }
 
+/**
+ * dsh_text_bash_description:
+ *
+ * Returns: (transfer none): the base description of a sandboxed bash tool
+ *
+ * Since: 0.1
+ */
 /* The base description is this project's own; only the escalation paragraph is a fixed text. */
 const char *
 dsh_text_bash_description (void)
@@ -227,6 +426,13 @@ dsh_text_bash_description (void)
          "ends with a line starting with `[sandbox:`.";
 }
 
+/**
+ * dsh_text_bash_escalation_paragraph:
+ *
+ * Returns: (transfer none): the paragraph the bash description carries when its executor confines
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_text_bash_escalation_paragraph (void)
 {

@@ -6,6 +6,37 @@
 
 #include "dsh-error.h"
 
+/**
+ * DshApprovalAnswererInterface:
+ * @g_iface: the parent interface
+ * @answer_async: answers or delegates; finishes exactly once
+ * @answer_finish: the default reads a #GTask finished with dsh_approval_task_return_outcome() or
+ *   dsh_approval_task_return_delegate()
+ *
+ * The virtual methods of #DshApprovalAnswerer.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshApprovalAnswerer:
+ *
+ * Whatever answers approval requests: a terminal prompt, a harness callback, an automation bridge.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshApprovalAnswer:
+ * @DSH_APPROVAL_ANSWER_FAILED: the answerer failed (zero: an unset answer is a failure)
+ * @DSH_APPROVAL_ANSWER_DELEGATE: the next answerer of the chain is asked
+ * @DSH_APPROVAL_ANSWER_OUTCOME: the answerer answered
+ *
+ * What an answerer did with a question.
+ *
+ * Since: 0.1
+ */
+
 /* A GTask's integer result that means "not mine: ask the next answerer". Outcomes are small
  * and >= 0; -1 is what g_task_propagate_int() gives for an error. */
 #define TASK_DELEGATE (-2)
@@ -48,6 +79,18 @@ dsh_approval_answerer_default_init (DshApprovalAnswererInterface *iface)
   iface->answer_finish = default_answer_finish;
 }
 
+/**
+ * dsh_approval_answerer_answer_async:
+ * @self: a #DshApprovalAnswerer
+ * @request: the question
+ * @cancellable: (nullable): cancelled when the question no longer needs an answer
+ * @callback: (scope async): called exactly once, in the thread-default main context
+ * @user_data: (closure callback): data for @callback
+ *
+ * Asks @self to answer @request or to delegate it to the next answerer.
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_answerer_answer_async (DshApprovalAnswerer *self,
                                     DshApprovalRequest *request,
@@ -72,6 +115,21 @@ dsh_approval_answerer_answer_async (DshApprovalAnswerer *self,
   iface->answer_async (self, request, cancellable, callback, user_data);
 }
 
+/**
+ * dsh_approval_answerer_answer_finish:
+ * @self: a #DshApprovalAnswerer
+ * @result: the result @callback received
+ * @out_outcome: (out): the answer, when there is one
+ * @error: return location for a #GError
+ *
+ * A failure, an outcome outside the vocabulary or a missing implementation make the question
+ * `unavailable`: an answerer can never fail a question open.
+ *
+ * Returns: %DSH_APPROVAL_ANSWER_OUTCOME with @out_outcome set, %DSH_APPROVAL_ANSWER_DELEGATE, or
+ *   %DSH_APPROVAL_ANSWER_FAILED with @error set
+ *
+ * Since: 0.1
+ */
 DshApprovalAnswer
 dsh_approval_answerer_answer_finish (DshApprovalAnswerer *self,
                                      GAsyncResult *result,
@@ -106,6 +164,15 @@ dsh_approval_answerer_answer_finish (DshApprovalAnswerer *self,
   return answer;
 }
 
+/**
+ * dsh_approval_task_return_outcome:
+ * @task: the #GTask of an answer_async() implementation
+ * @outcome: the answer
+ *
+ * Finishes @task with an answer, for answerers that use the default answer_finish().
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_task_return_outcome (GTask *task, DshApprovalOutcome outcome)
 {
@@ -113,6 +180,14 @@ dsh_approval_task_return_outcome (GTask *task, DshApprovalOutcome outcome)
   g_task_return_int (task, (gssize) outcome);
 }
 
+/**
+ * dsh_approval_task_return_delegate:
+ * @task: the #GTask of an answer_async() implementation
+ *
+ * Finishes @task by delegating to the next answerer.
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_task_return_delegate (GTask *task)
 {

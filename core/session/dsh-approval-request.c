@@ -4,6 +4,15 @@
  */
 #include "dsh-approval-request.h"
 
+/**
+ * DshApprovalRequest:
+ *
+ * One question put to the approval chain: which tool asks, why, for which session, and whatever
+ * the asking tool wants a person to see.
+ *
+ * Since: 0.1
+ */
+
 struct _DshApprovalRequest {
   gatomicrefcount ref;
   char *id;
@@ -65,6 +74,21 @@ copy_object (JsonObject *object)
   return copy;
 }
 
+/**
+ * dsh_approval_request_new:
+ * @id: the id shared by the request's `approval/asked` and `approval/decided` events
+ * @tool_name: the asking tool
+ * @reason: the question, self-contained
+ * @session_id: the asking session's id
+ * @call_id: (nullable): the asking tool's id of the call the question is about
+ * @details: (nullable): facts for a human, copied; they can never replace the other members
+ *
+ * Requests are made by #DshApprovalService, which assigns the id; answerers only read them.
+ *
+ * Returns: (transfer full): a new request
+ *
+ * Since: 0.1
+ */
 DshApprovalRequest *
 dsh_approval_request_new (const char *id,
                           const char *tool_name,
@@ -91,6 +115,14 @@ dsh_approval_request_new (const char *id,
   return request;
 }
 
+/**
+ * dsh_approval_request_ref:
+ * @request: a request
+ *
+ * Returns: (transfer full): @request
+ *
+ * Since: 0.1
+ */
 DshApprovalRequest *
 dsh_approval_request_ref (DshApprovalRequest *request)
 {
@@ -99,6 +131,14 @@ dsh_approval_request_ref (DshApprovalRequest *request)
   return request;
 }
 
+/**
+ * dsh_approval_request_unref:
+ * @request: (nullable) (transfer full): a request
+ *
+ * Drops a reference; the last one frees @request.
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_request_unref (DshApprovalRequest *request)
 {
@@ -114,6 +154,14 @@ dsh_approval_request_unref (DshApprovalRequest *request)
   g_free (request);
 }
 
+/**
+ * dsh_approval_request_get_id:
+ * @request: a request
+ *
+ * Returns: (transfer none): the id shared by the request's audit pair
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_request_get_id (const DshApprovalRequest *request)
 {
@@ -121,6 +169,14 @@ dsh_approval_request_get_id (const DshApprovalRequest *request)
   return request->id;
 }
 
+/**
+ * dsh_approval_request_get_tool_name:
+ * @request: a request
+ *
+ * Returns: (transfer none): the asking tool
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_request_get_tool_name (const DshApprovalRequest *request)
 {
@@ -128,6 +184,14 @@ dsh_approval_request_get_tool_name (const DshApprovalRequest *request)
   return request->tool_name;
 }
 
+/**
+ * dsh_approval_request_get_reason:
+ * @request: a request
+ *
+ * Returns: (transfer none): the question, e.g. `escalate sandbox to workspace-write: WHY`
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_request_get_reason (const DshApprovalRequest *request)
 {
@@ -135,6 +199,14 @@ dsh_approval_request_get_reason (const DshApprovalRequest *request)
   return request->reason;
 }
 
+/**
+ * dsh_approval_request_get_session_id:
+ * @request: a request
+ *
+ * Returns: (transfer none): the asking session's id
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_request_get_session_id (const DshApprovalRequest *request)
 {
@@ -142,6 +214,14 @@ dsh_approval_request_get_session_id (const DshApprovalRequest *request)
   return request->session_id;
 }
 
+/**
+ * dsh_approval_request_get_call_id:
+ * @request: a request
+ *
+ * Returns: (transfer none) (nullable): the id of the tool call the question is about
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_request_get_call_id (const DshApprovalRequest *request)
 {
@@ -149,6 +229,14 @@ dsh_approval_request_get_call_id (const DshApprovalRequest *request)
   return request->call_id;
 }
 
+/**
+ * dsh_approval_request_get_details:
+ * @request: a request
+ *
+ * Returns: (transfer none) (nullable): the tool's facts for a human, shared: never modify them
+ *
+ * Since: 0.1
+ */
 JsonObject *
 dsh_approval_request_get_details (const DshApprovalRequest *request)
 {
@@ -156,6 +244,15 @@ dsh_approval_request_get_details (const DshApprovalRequest *request)
   return request->details;
 }
 
+/**
+ * dsh_approval_request_to_json:
+ * @request: a request
+ *
+ * Returns: (transfer full): `{id, toolName, reason, sessionId, callId?, ...details}`
+ *   (`schemas/approval-request.schema.json`)
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_approval_request_to_json (const DshApprovalRequest *request)
 {

@@ -9,6 +9,15 @@
 #include "dsh-vocabulary-private.h"
 #include "dsh-texts.h"
 
+/**
+ * DshApprovalService:
+ *
+ * The one-shot approval service: asks a chain of answerers inside a session's open turn, writes
+ * the audit pair around every decision, and fails closed.
+ *
+ * Since: 0.1
+ */
+
 typedef struct {
   gatomicrefcount ref;
   guint handle;
@@ -74,12 +83,27 @@ dsh_approval_service_init (DshApprovalService *self)
   self->default_policy = DSH_APPROVAL_POLICY_DEFAULT;
 }
 
+/**
+ * dsh_approval_service_new:
+ *
+ * Returns: (transfer full): a new approval service with an empty chain and the default policy `ask`
+ *
+ * Since: 0.1
+ */
 DshApprovalService *
 dsh_approval_service_new (void)
 {
   return g_object_new (DSH_TYPE_APPROVAL_SERVICE, NULL);
 }
 
+/**
+ * dsh_approval_service_get_default_policy:
+ * @self: a #DshApprovalService
+ *
+ * Returns: the policy of a session that never recorded one
+ *
+ * Since: 0.1
+ */
 DshApprovalPolicy
 dsh_approval_service_get_default_policy (DshApprovalService *self)
 {
@@ -87,6 +111,13 @@ dsh_approval_service_get_default_policy (DshApprovalService *self)
   return self->default_policy;
 }
 
+/**
+ * dsh_approval_service_set_default_policy:
+ * @self: a #DshApprovalService
+ * @policy: the policy of a session that never recorded one
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_service_set_default_policy (DshApprovalService *self, DshApprovalPolicy policy)
 {
@@ -120,6 +151,16 @@ insert_answerer (DshApprovalService *self,
   return handle;
 }
 
+/**
+ * dsh_approval_service_add_answerer:
+ * @self: a #DshApprovalService
+ * @answerer: an answerer, appended to the chain
+ * @scope: (nullable): the session this answerer owns; it then sees only that session's requests
+ *
+ * Returns: a handle (> 0) for dsh_approval_service_remove_answerer()
+ *
+ * Since: 0.1
+ */
 guint
 dsh_approval_service_add_answerer (DshApprovalService *self,
                                    DshApprovalAnswerer *answerer,
@@ -131,6 +172,16 @@ dsh_approval_service_add_answerer (DshApprovalService *self,
   return insert_answerer (self, answerer, scope, FALSE);
 }
 
+/**
+ * dsh_approval_service_prepend_answerer:
+ * @self: a #DshApprovalService
+ * @answerer: an answerer, put at the head of the chain (it still cannot beat `never`)
+ * @scope: (nullable): the session this answerer owns
+ *
+ * Returns: a handle (> 0) for dsh_approval_service_remove_answerer()
+ *
+ * Since: 0.1
+ */
 guint
 dsh_approval_service_prepend_answerer (DshApprovalService *self,
                                        DshApprovalAnswerer *answerer,
@@ -142,6 +193,13 @@ dsh_approval_service_prepend_answerer (DshApprovalService *self,
   return insert_answerer (self, answerer, scope, TRUE);
 }
 
+/**
+ * dsh_approval_service_remove_answerer:
+ * @self: a #DshApprovalService
+ * @handle: what adding the answerer returned
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_service_remove_answerer (DshApprovalService *self, guint handle)
 {
@@ -175,6 +233,15 @@ snapshot_chain (DshApprovalService *self)
 
 /* ---- policy -------------------------------------------------------------------------------- */
 
+/**
+ * dsh_approval_service_get_policy:
+ * @self: a #DshApprovalService
+ * @session: a session
+ *
+ * Returns: the session's last `approval/policy`, else the default
+ *
+ * Since: 0.1
+ */
 DshApprovalPolicy
 dsh_approval_service_get_policy (DshApprovalService *self, DshSessionLog *session)
 {
@@ -190,6 +257,18 @@ dsh_approval_service_get_policy (DshApprovalService *self, DshSessionLog *sessio
   return self->default_policy;
 }
 
+/**
+ * dsh_approval_service_effective_policy:
+ * @self: a #DshApprovalService
+ * @session: a session
+ * @call_policy: the caller's own per-call policy
+ *
+ * A call can narrow the policy, never widen it.
+ *
+ * Returns: `never` when the session or the call says so, else `ask`
+ *
+ * Since: 0.1
+ */
 DshApprovalPolicy
 dsh_approval_service_effective_policy (DshApprovalService *self,
                                        DshSessionLog *session,
@@ -200,6 +279,21 @@ dsh_approval_service_effective_policy (DshApprovalService *self,
   return dsh_approval_service_get_policy (self, session);
 }
 
+/**
+ * dsh_approval_service_set_policy:
+ * @self: a #DshApprovalService
+ * @session: a session
+ * @policy: its new approval policy
+ * @out_notice: (out) (optional) (nullable) (transfer full): the notice the host injects for the
+ *   model when the effective policy changed, else %NULL
+ * @error: return location for a #GError
+ *
+ * Appends exactly one `approval/policy` event.
+ *
+ * Returns: %TRUE once it is appended, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_approval_service_set_policy (DshApprovalService *self,
                                  DshSessionLog *session,
@@ -387,6 +481,26 @@ valid_text (const char *text)
   return text != NULL && *text != '\0' && g_utf8_validate (text, -1, NULL);
 }
 
+/**
+ * dsh_approval_service_request_async:
+ * @self: a #DshApprovalService
+ * @session: the asking session; the request must come inside one of its open turns
+ * @call_policy: %DSH_APPROVAL_POLICY_NEVER decides `rejected` for this call whatever the session
+ *   says; %DSH_APPROVAL_POLICY_ASK defers to the session
+ * @tool_name: the asking tool
+ * @call_id: the asking tool's id of its call, carried by the request and its `approval/asked`
+ * @reason: the question
+ * @details: (nullable): facts for the answerers, not logged
+ * @cancellable: (nullable): cancels the question: it is then `cancelled`
+ * @callback: (scope async): called once the decision is made and logged
+ * @user_data: (closure callback): data for @callback
+ *
+ * Asks for one decision inside an open turn, writing the audit pair around it. allowed-once is
+ * the only grant and covers exactly one action; nothing is remembered. Answerers run in the
+ * caller's thread-default main context.
+ *
+ * Since: 0.1
+ */
 void
 dsh_approval_service_request_async (DshApprovalService *self,
                                     DshSessionLog *session,
@@ -480,6 +594,18 @@ dsh_approval_service_request_async (DshApprovalService *self,
   dispatch_next (task);
 }
 
+/**
+ * dsh_approval_service_request_finish:
+ * @self: a #DshApprovalService
+ * @result: the result @callback received
+ * @out_outcome: (out): the decision
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE with @out_outcome the decision; %FALSE with @error set when no decision could be
+ *   made or logged (then @out_outcome is `unavailable` and nothing was granted)
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_approval_service_request_finish (DshApprovalService *self,
                                      GAsyncResult *result,
@@ -549,6 +675,26 @@ drain_answerers (GMainContext *context, GAsyncResult *result)
     }
 }
 
+/**
+ * dsh_approval_service_request:
+ * @self: a #DshApprovalService
+ * @session: the asking session
+ * @call_policy: the caller's own per-call policy
+ * @tool_name: the asking tool
+ * @call_id: the asking tool's id of its call
+ * @reason: the question
+ * @details: (nullable): facts for the answerers, not logged
+ * @cancellable: (nullable): cancels the question
+ * @out_outcome: (out): the decision
+ * @error: return location for a #GError
+ *
+ * dsh_approval_service_request_async(), iterating a private main context until the decision is
+ * made.
+ *
+ * Returns: as dsh_approval_service_request_finish()
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_approval_service_request (DshApprovalService *self,
                               DshSessionLog *session,

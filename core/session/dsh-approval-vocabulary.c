@@ -8,6 +8,28 @@
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
 
+/**
+ * DshApprovalOutcome:
+ * @DSH_APPROVAL_OUTCOME_UNAVAILABLE: nobody could answer (zero: an unset outcome is a refusal)
+ * @DSH_APPROVAL_OUTCOME_REJECTED: refused
+ * @DSH_APPROVAL_OUTCOME_CANCELLED: the question was cancelled
+ * @DSH_APPROVAL_OUTCOME_ALLOWED_ONCE: granted, for exactly one action
+ *
+ * The four approval outcomes, of which allowed-once is the only grant.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshApprovalPolicy:
+ * @DSH_APPROVAL_POLICY_ASK: a person (or a composed answerer) decides
+ * @DSH_APPROVAL_POLICY_NEVER: every request is rejected before any answerer runs
+ *
+ * A session's approval policy.
+ *
+ * Since: 0.1
+ */
+
 static const char *const policy_names[] = {
   [DSH_APPROVAL_POLICY_ASK] = "ask",
   [DSH_APPROVAL_POLICY_NEVER] = "never",
@@ -20,6 +42,15 @@ static const char *const outcome_names[] = {
   [DSH_APPROVAL_OUTCOME_UNAVAILABLE] = "unavailable",
 };
 
+/**
+ * dsh_approval_policy_from_string:
+ * @text: (nullable): `ask` or `never`
+ * @policy: (out): where the policy goes
+ *
+ * Returns: %TRUE with @policy set; %FALSE with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_approval_policy_from_string (const char *text, DshApprovalPolicy *policy, GError **error)
 {
@@ -37,6 +68,14 @@ dsh_approval_policy_from_string (const char *text, DshApprovalPolicy *policy, GE
   return FALSE;
 }
 
+/**
+ * dsh_approval_policy_to_string:
+ * @policy: an approval policy
+ *
+ * Returns: (transfer none): `ask` or `never`
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_policy_to_string (DshApprovalPolicy policy)
 {
@@ -44,6 +83,15 @@ dsh_approval_policy_to_string (DshApprovalPolicy policy)
   return policy_names[policy];
 }
 
+/**
+ * dsh_approval_outcome_from_string:
+ * @text: (nullable): `allowed-once`, `rejected`, `cancelled` or `unavailable`
+ * @outcome: (out): where the outcome goes
+ *
+ * Returns: %TRUE with @outcome set; %FALSE with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_approval_outcome_from_string (const char *text, DshApprovalOutcome *outcome, GError **error)
 {
@@ -62,6 +110,14 @@ dsh_approval_outcome_from_string (const char *text, DshApprovalOutcome *outcome,
   return FALSE;
 }
 
+/**
+ * dsh_approval_outcome_to_string:
+ * @outcome: an approval outcome
+ *
+ * Returns: (transfer none): the outcome's word
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_approval_outcome_to_string (DshApprovalOutcome outcome)
 {

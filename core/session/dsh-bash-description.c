@@ -6,6 +6,17 @@
 
 #include "dsh-texts.h"
 
+/**
+ * dsh_bash_description:
+ * @executor_confines: whether the tool's executor confines its commands
+ *
+ * The base description, then, when the executor confines, a blank line and the escalation
+ * paragraph. It depends on the composition only, never on a session.
+ *
+ * Returns: (transfer full): the model-facing description of a sandboxed bash tool
+ *
+ * Since: 0.1
+ */
 char *
 dsh_bash_description (gboolean executor_confines)
 {

@@ -16,6 +16,14 @@ add_strv_member (JsonBuilder *builder, const char *name, const char *const *strv
   json_builder_end_array (builder);
 }
 
+/**
+ * dsh_confined_argv_to_json:
+ * @self: a #DshConfinedArgv
+ *
+ * Returns: (transfer full): the ConfinedArgv JSON document (`schemas/confined-argv.schema.json`)
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_confined_argv_to_json (DshConfinedArgv *self)
 {

@@ -8,6 +8,21 @@
 #include "dsh-error.h"
 #include "dsh-texts.h"
 
+/**
+ * DshEscalationChannel:
+ * @service: (nullable): the approval service
+ * @session: (nullable): the session the question goes through
+ * @call_policy: the caller's own per-call approval policy
+ * @tool_name: the asking tool, e.g. `bash`
+ * @call_id: the tool's id of this call
+ * @subject: the noun of the rejected text: `command` or `operation`
+ * @details: (nullable): facts for the answerers
+ *
+ * Where an escalation's question goes.
+ *
+ * Since: 0.1
+ */
+
 /* A data address: ISO C does not convert function pointers to void *. */
 static char approve_tag;
 
@@ -25,6 +40,15 @@ static const DshSandboxMode escalation_targets[] = {
   DSH_SANDBOX_MODE_DANGER_FULL_ACCESS,
 };
 
+/**
+ * dsh_escalation_wider_modes:
+ * @from: the mode a command ran under
+ * @n_modes: (out): how many modes are wider
+ *
+ * Returns: (array length=n_modes) (transfer none): the modes strictly wider than @from
+ *
+ * Since: 0.1
+ */
 const DshSandboxMode *
 dsh_escalation_wider_modes (DshSandboxMode from, gsize *n_modes)
 {
@@ -46,6 +70,15 @@ dsh_escalation_wider_modes (DshSandboxMode from, gsize *n_modes)
     }
 }
 
+/**
+ * dsh_escalation_is_strictly_wider:
+ * @from: the effective mode
+ * @to: the requested mode
+ *
+ * Returns: %TRUE when @to is strictly wider than @from
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_is_strictly_wider (DshSandboxMode from, DshSandboxMode to)
 {
@@ -60,6 +93,15 @@ dsh_escalation_is_strictly_wider (DshSandboxMode from, DshSandboxMode to)
   return FALSE;
 }
 
+/**
+ * dsh_escalation_targets:
+ * @n_targets: (out): how many targets there are
+ *
+ * Returns: (array length=n_targets) (transfer none): the escalation targets a schema offers:
+ *   always both `workspace-write` and `danger-full-access`
+ *
+ * Since: 0.1
+ */
 const DshSandboxMode *
 dsh_escalation_targets (gsize *n_targets)
 {
@@ -68,6 +110,17 @@ dsh_escalation_targets (gsize *n_targets)
   return escalation_targets;
 }
 
+/**
+ * dsh_escalation_target_from_string:
+ * @text: (nullable): a `sandbox_permissions` value
+ * @out_mode: (out): where the mode goes
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE with @out_mode set to one of the targets; %FALSE with
+ *   %DSH_SANDBOX_ERROR_INVALID_ARGUMENT otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_target_from_string (const char *text, DshSandboxMode *out_mode, GError **error)
 {
@@ -114,6 +167,19 @@ has_visible_character (const char *text)
   return FALSE;
 }
 
+/**
+ * dsh_escalation_validate_args:
+ * @sandbox_permissions: (nullable): the argument, %NULL when not given
+ * @justification: (nullable): the argument, %NULL when not given
+ * @error: return location for a #GError
+ *
+ * Each argument requires the other, and the justification must have a non-blank character.
+ *
+ * Returns: %TRUE when the pair is valid; %FALSE with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT and the
+ *   verbatim text otherwise
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_validate_args (const char *sandbox_permissions,
                               const char *justification,
@@ -147,6 +213,19 @@ dsh_escalation_validate_args (const char *sandbox_permissions,
   return TRUE;
 }
 
+/**
+ * dsh_escalation_check_composition:
+ * @executor_confines: whether the executor confines its commands
+ * @sandbox_permissions: (nullable): the argument, %NULL when not given
+ * @error: return location for a #GError
+ *
+ * An executor that does not confine has nothing to escalate, even when the argument arrives
+ * unadvertised.
+ *
+ * Returns: %FALSE with the verbatim refusal when @sandbox_permissions reaches such an executor
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_check_composition (gboolean executor_confines,
                                   const char *sandbox_permissions,
@@ -163,6 +242,19 @@ dsh_escalation_check_composition (gboolean executor_confines,
   return TRUE;
 }
 
+/**
+ * dsh_escalation_could_be_approved:
+ * @ran_mode: the mode the command ran under
+ * @effective_policy: the effective approval policy
+ * @has_session: whether the call has a session
+ * @has_channel: whether a question could reach someone
+ *
+ * Decides whether the hint follows a denial.
+ *
+ * Returns: %TRUE when an escalation could still be approved
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_could_be_approved (DshSandboxMode ran_mode,
                                   DshApprovalPolicy effective_policy,
@@ -241,6 +333,22 @@ on_decided (GObject *source, GAsyncResult *result, gpointer user_data)
     }
 }
 
+/**
+ * dsh_escalation_approve_async:
+ * @effective_mode: the call's effective mode
+ * @requested_mode: the mode asked for
+ * @justification: the model's justification, already validated
+ * @channel: where the question goes
+ * @cancellable: (nullable): cancels the question
+ * @callback: (scope async): called once the sequence ends
+ * @user_data: (closure callback): data for @callback
+ *
+ * Runs the ordered fail-closed sequence before anything executes: the target must be strictly
+ * wider, an approval service must be composed, the call must have a session, and the service
+ * decides.
+ *
+ * Since: 0.1
+ */
 void
 dsh_escalation_approve_async (DshSandboxMode effective_mode,
                               DshSandboxMode requested_mode,
@@ -307,6 +415,19 @@ dsh_escalation_approve_async (DshSandboxMode effective_mode,
                                       on_decided, g_object_ref (task));
 }
 
+/**
+ * dsh_escalation_approve_finish:
+ * @result: the result @callback received
+ * @out_mode: (out): the granted mode (the requested one)
+ * @out_asked: (out): whether a person or the service was asked
+ * @out_outcome: (out): the decision, when @out_asked
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE with @out_mode set; %FALSE with the refusal
+ *   (%DSH_SANDBOX_ERROR_ESCALATION_REFUSED or the approval's error)
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_approve_finish (GAsyncResult *result,
                                DshSandboxMode *out_mode,
@@ -345,6 +466,24 @@ on_sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
   *out = g_object_ref (result);
 }
 
+/**
+ * dsh_escalation_approve:
+ * @effective_mode: the call's effective mode
+ * @requested_mode: the mode asked for
+ * @justification: the model's justification, already validated
+ * @channel: where the question goes
+ * @cancellable: (nullable): cancels the question
+ * @out_mode: (out): the granted mode
+ * @out_asked: (out): whether a person or the service was asked
+ * @out_outcome: (out): the decision, when @out_asked
+ * @error: return location for a #GError
+ *
+ * dsh_escalation_approve_async(), iterating a private main context.
+ *
+ * Returns: as dsh_escalation_approve_finish()
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_escalation_approve (DshSandboxMode effective_mode,
                         DshSandboxMode requested_mode,

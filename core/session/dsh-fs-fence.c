@@ -368,6 +368,23 @@ open_op (int root_fd, const char *rest, gpointer data)
   return open_beneath (root_fd, rest, d->flags | O_NONBLOCK, d->mode, &d->fd);
 }
 
+/**
+ * dsh_fs_fence_open:
+ * @policy: the call's policy
+ * @path: (type filename): the file, relative paths against the current directory
+ * @flags: as for open(2); `O_CLOEXEC` is added
+ * @mode: (type guint): the permission bits for `O_CREAT`
+ * @error: return location for a #GError
+ *
+ * open(2) beneath one of dsh_writable_roots(): the kernel itself refuses `..`, absolute and
+ * symlink escapes and `/proc` magic links, with no window between a check and the use.
+ * `read-only` denies everything; `danger-full-access` is unconfined.
+ *
+ * Returns: a new descriptor, or -1 with %DSH_SANDBOX_ERROR_FS_DENIED (its message starts with the
+ *   denial marker) or a %G_IO_ERROR
+ *
+ * Since: 0.1
+ */
 int
 dsh_fs_fence_open (const DshSandboxPolicy *policy, const char *path, int flags, mode_t mode,
                    GError **error)
@@ -487,6 +504,19 @@ entry_op (int root_fd, const char *rest, gpointer data)
   return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
 }
 
+/**
+ * dsh_fs_fence_mkdir:
+ * @policy: the call's policy
+ * @path: (type filename): the directory to make
+ * @mode: (type guint): its permission bits
+ * @error: return location for a #GError
+ *
+ * mkdir(2) beneath one of dsh_writable_roots().
+ *
+ * Returns: %TRUE when the directory was made, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_fs_fence_mkdir (const DshSandboxPolicy *policy, const char *path, mode_t mode,
                     GError **error)
@@ -505,6 +535,19 @@ dsh_fs_fence_mkdir (const DshSandboxPolicy *policy, const char *path, mode_t mod
   return fenced (policy, path, "create directory", entry_op, &data, error);
 }
 
+/**
+ * dsh_fs_fence_unlink:
+ * @policy: the call's policy
+ * @path: (type filename): the file or symlink to remove (a symlink is not followed)
+ * @remove_dir: remove an empty directory instead
+ * @error: return location for a #GError
+ *
+ * Removes @path beneath one of dsh_writable_roots().
+ *
+ * Returns: %TRUE when it was removed, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_fs_fence_unlink (const DshSandboxPolicy *policy, const char *path, gboolean remove_dir,
                      GError **error)
@@ -561,6 +604,19 @@ rename_to_op (int root_fd, const char *rest, gpointer data)
   return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
 }
 
+/**
+ * dsh_fs_fence_rename:
+ * @policy: the call's policy
+ * @from: (type filename): what to rename
+ * @to: (type filename): its new name
+ * @error: return location for a #GError
+ *
+ * rename(2) with both ends beneath writable roots (not necessarily the same one).
+ *
+ * Returns: %TRUE when it was renamed, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_fs_fence_rename (const DshSandboxPolicy *policy, const char *from, const char *to,
                      GError **error)

@@ -152,6 +152,16 @@ add_selected (DshBackendSelector *self, JsonBuilder *builder)
   json_builder_end_object (builder);
 }
 
+/**
+ * dsh_local_provider_describe:
+ * @self: a #DshLocalProvider
+ *
+ * Returns: (transfer full): the probe document (`schemas/probe.schema.json`): every candidate,
+ *   refused ones with their reason, each probe result, and the chosen backend with its
+ *   enforcement and reasons
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_local_provider_describe (DshLocalProvider *provider)
 {

@@ -13,6 +13,15 @@
 #include "dsh-vocabulary-private.h"
 #include "dsh-json-strict-private.h"
 
+/**
+ * DshPermissionPresets:
+ *
+ * Named bundles of the two knobs (sandbox mode, approval policy), selected per session through
+ * the session log. `custom` is reserved: it names a session no entry matches.
+ *
+ * Since: 0.1
+ */
+
 typedef struct {
   char *name;
   DshSandboxMode mode;
@@ -65,6 +74,13 @@ dsh_permission_presets_init (DshPermissionPresets *self)
   self->default_policy = DSH_APPROVAL_POLICY_DEFAULT;
 }
 
+/**
+ * dsh_permission_presets_new_empty:
+ *
+ * Returns: (transfer full): an empty table; add entries with dsh_permission_presets_add()
+ *
+ * Since: 0.1
+ */
 DshPermissionPresets *
 dsh_permission_presets_new_empty (void)
 {
@@ -80,6 +96,14 @@ add_default_table (DshPermissionPresets *self)
                               DSH_APPROVAL_POLICY_NEVER, NULL);
 }
 
+/**
+ * dsh_permission_presets_new:
+ *
+ * Returns: (transfer full): the default table (`workspace-write` and `danger-full-access`), with
+ *   deployment defaults `read-only` and `ask` and no default preset
+ *
+ * Since: 0.1
+ */
 DshPermissionPresets *
 dsh_permission_presets_new (void)
 {
@@ -102,6 +126,19 @@ find_entry (DshPermissionPresets *self, const char *name)
   return NULL;
 }
 
+/**
+ * dsh_permission_presets_add:
+ * @self: a #DshPermissionPresets
+ * @name: the preset's name
+ * @mode: its sandbox mode
+ * @policy: its approval policy
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when it was added; %FALSE with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT for `custom`,
+ *   a duplicate or an empty name
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_permission_presets_add (DshPermissionPresets *self, const char *name, DshSandboxMode mode,
                             DshApprovalPolicy policy, GError **error)
@@ -144,6 +181,17 @@ dsh_permission_presets_add (DshPermissionPresets *self, const char *name, DshSan
   return TRUE;
 }
 
+/**
+ * dsh_permission_presets_lookup:
+ * @self: a #DshPermissionPresets
+ * @name: a preset's name
+ * @out_mode: (out) (optional): its sandbox mode
+ * @out_policy: (out) (optional): its approval policy
+ *
+ * Returns: %TRUE when the table has the preset
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_permission_presets_lookup (DshPermissionPresets *self, const char *name,
                                DshSandboxMode *out_mode, DshApprovalPolicy *out_policy)
@@ -162,6 +210,14 @@ dsh_permission_presets_lookup (DshPermissionPresets *self, const char *name,
   return TRUE;
 }
 
+/**
+ * dsh_permission_presets_dup_names:
+ * @self: a #DshPermissionPresets
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the preset names in table order
+ *
+ * Since: 0.1
+ */
 GStrv
 dsh_permission_presets_dup_names (DshPermissionPresets *self)
 {
@@ -173,6 +229,14 @@ dsh_permission_presets_dup_names (DshPermissionPresets *self)
   return g_strv_builder_end (builder);
 }
 
+/**
+ * dsh_permission_presets_get_default_mode:
+ * @self: a #DshPermissionPresets
+ *
+ * Returns: the mode a session without a `sandbox/mode` runs under
+ *
+ * Since: 0.1
+ */
 DshSandboxMode
 dsh_permission_presets_get_default_mode (DshPermissionPresets *self)
 {
@@ -180,6 +244,13 @@ dsh_permission_presets_get_default_mode (DshPermissionPresets *self)
   return self->default_mode;
 }
 
+/**
+ * dsh_permission_presets_set_default_mode:
+ * @self: a #DshPermissionPresets
+ * @mode: the mode a session without a `sandbox/mode` runs under
+ *
+ * Since: 0.1
+ */
 void
 dsh_permission_presets_set_default_mode (DshPermissionPresets *self, DshSandboxMode mode)
 {
@@ -188,6 +259,14 @@ dsh_permission_presets_set_default_mode (DshPermissionPresets *self, DshSandboxM
   self->default_mode = mode;
 }
 
+/**
+ * dsh_permission_presets_get_default_approval_policy:
+ * @self: a #DshPermissionPresets
+ *
+ * Returns: the approval policy of a session without an `approval/policy`
+ *
+ * Since: 0.1
+ */
 DshApprovalPolicy
 dsh_permission_presets_get_default_approval_policy (DshPermissionPresets *self)
 {
@@ -195,6 +274,13 @@ dsh_permission_presets_get_default_approval_policy (DshPermissionPresets *self)
   return self->default_policy;
 }
 
+/**
+ * dsh_permission_presets_set_default_approval_policy:
+ * @self: a #DshPermissionPresets
+ * @policy: the approval policy of a session without an `approval/policy`
+ *
+ * Since: 0.1
+ */
 void
 dsh_permission_presets_set_default_approval_policy (DshPermissionPresets *self,
                                                     DshApprovalPolicy policy)
@@ -204,6 +290,14 @@ dsh_permission_presets_set_default_approval_policy (DshPermissionPresets *self,
   self->default_policy = policy;
 }
 
+/**
+ * dsh_permission_presets_get_default_preset:
+ * @self: a #DshPermissionPresets
+ *
+ * Returns: (transfer none) (nullable): the preset new sessions start with
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_permission_presets_get_default_preset (DshPermissionPresets *self)
 {
@@ -234,6 +328,17 @@ check_selectable (DshPermissionPresets *self, const char *name, GError **error)
   return TRUE;
 }
 
+/**
+ * dsh_permission_presets_set_default_preset:
+ * @self: a #DshPermissionPresets
+ * @name: (nullable): a preset of the table, or %NULL for none
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when it was set; %FALSE with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT for a name the
+ *   table lacks
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_permission_presets_set_default_preset (DshPermissionPresets *self, const char *name,
                                            GError **error)
@@ -374,6 +479,18 @@ load_extra_roots (DshPermissionPresets *self, JsonNode *node, GError **error)
   return TRUE;
 }
 
+/**
+ * dsh_permission_presets_new_from_json:
+ * @json: a configuration document (`schemas/config.schema.json`)
+ * @length: its length, or -1 when it is NUL-terminated
+ * @error: return location for a #GError
+ *
+ * A `presets` member replaces the default table.
+ *
+ * Returns: (transfer full): the configured table, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshPermissionPresets *
 dsh_permission_presets_new_from_json (const char *json, gssize length, GError **error)
 {
@@ -449,6 +566,15 @@ dsh_permission_presets_new_from_json (const char *json, gssize length, GError **
   return g_steal_pointer (&self);
 }
 
+/**
+ * dsh_permission_presets_new_from_file:
+ * @path: (type filename): a configuration file
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the configured table, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshPermissionPresets *
 dsh_permission_presets_new_from_file (const char *path, GError **error)
 {
@@ -468,6 +594,15 @@ dsh_permission_presets_new_from_file (const char *path, GError **error)
 
 /* ---- folds and selection ----------------------------------------------------------------- */
 
+/**
+ * dsh_permission_presets_effective_mode:
+ * @self: a #DshPermissionPresets
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: the last `sandbox/mode`, else the deployment default
+ *
+ * Since: 0.1
+ */
 DshSandboxMode
 dsh_permission_presets_effective_mode (DshPermissionPresets *self, GPtrArray *events)
 {
@@ -477,6 +612,15 @@ dsh_permission_presets_effective_mode (DshPermissionPresets *self, GPtrArray *ev
   return mode;
 }
 
+/**
+ * dsh_permission_presets_effective_approval_policy:
+ * @self: a #DshPermissionPresets
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: the last `approval/policy`, else the deployment default
+ *
+ * Since: 0.1
+ */
 DshApprovalPolicy
 dsh_permission_presets_effective_approval_policy (DshPermissionPresets *self, GPtrArray *events)
 {
@@ -486,6 +630,16 @@ dsh_permission_presets_effective_approval_policy (DshPermissionPresets *self, GP
   return policy;
 }
 
+/**
+ * dsh_permission_presets_current:
+ * @self: a #DshPermissionPresets
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: (transfer full): the last recorded selection if it still matches the effective knobs,
+ *   else the first matching table entry, else `custom`
+ *
+ * Since: 0.1
+ */
 char *
 dsh_permission_presets_current (DshPermissionPresets *self, GPtrArray *events)
 {
@@ -514,13 +668,31 @@ dsh_permission_presets_current (DshPermissionPresets *self, GPtrArray *events)
   return g_strdup (DSH_PERMISSION_PRESET_CUSTOM);
 }
 
+/**
+ * dsh_permission_presets_set:
+ * @self: a #DshPermissionPresets
+ * @session: a session
+ * @name: a preset of the table
+ * @out_notice: (out) (optional) (nullable) (transfer full): the notice the host injects for the
+ *   model when the effective approval policy changed, else %NULL
+ * @error: return location for a #GError
+ *
+ * Appends `permissionPresets/preset` when the recorded selection differs, then `sandbox/mode` and
+ * `approval/policy` each only when its effective value changes. Unknown names and `custom` are
+ * refused.
+ *
+ * Returns: %TRUE once it is appended, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, const char *name,
                             char **out_notice, GError **error)
 {
-  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *recorded = NULL;
   const PresetEntry *entry;
-  DshApprovalPolicy previous;
+  DshApprovalPolicy previous = self->default_policy;
+  DshSandboxMode mode = self->default_mode;
 
   g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
   g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
@@ -530,14 +702,16 @@ dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, 
   if (!check_selectable (self, name, error))
     return FALSE;
   entry = find_entry (self, name);
-  events = dsh_session_log_dup_events (session);
-  previous = dsh_permission_presets_effective_approval_policy (self, events);
+  /* The log's own folds: the whole file's, however much of it this object read. */
+  dsh_session_log_last_approval_policy (session, &previous);
+  dsh_session_log_last_mode (session, &mode);
+  recorded = dsh_session_log_dup_last_preset (session);
 
   /* Intent first, then mechanism; each only when it changes, so re-selecting is a no-op. */
-  if (g_strcmp0 (dsh_session_events_last_preset (events), name) != 0 &&
+  if (g_strcmp0 (recorded, name) != 0 &&
       !dsh_session_log_append_preset (session, name, error))
     return FALSE;
-  if (dsh_permission_presets_effective_mode (self, events) != entry->mode &&
+  if (mode != entry->mode &&
       !dsh_session_log_append_mode (session, entry->mode, error))
     return FALSE;
   if (previous != entry->policy)
@@ -552,32 +726,44 @@ dsh_permission_presets_set (DshPermissionPresets *self, DshSessionLog *session, 
   return TRUE;
 }
 
+/**
+ * dsh_permission_presets_pin_session:
+ * @self: a #DshPermissionPresets
+ * @session: a resumed session
+ * @error: return location for a #GError
+ *
+ * Appends the `sandbox/mode` and `approval/policy` the session lacks, with the values it is under
+ * now (and the default preset when that is what it is under). Call it before a resumed session's
+ * policy is used or shown to a model.
+ *
+ * Returns: %TRUE when the session holds them all, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *session,
                                     GError **error)
 {
-  g_autoptr (GPtrArray) events = NULL;
+  g_autofree char *recorded = NULL;
   const PresetEntry *preset;
-  DshSandboxMode mode;
-  DshApprovalPolicy policy;
+  DshSandboxMode mode = self->default_mode;
+  DshApprovalPolicy policy = self->default_policy;
   gboolean has_mode;
   gboolean has_policy;
 
   g_return_val_if_fail (DSH_IS_PERMISSION_PRESETS (self), FALSE);
   g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
 
-  events = dsh_session_log_dup_events (session);
-  has_mode = dsh_session_events_last_mode (events, &mode);
-  has_policy = dsh_session_events_last_approval_policy (events, &policy);
   /* What the session runs under right now is what it keeps: the facts it lacks take the
    * values in force at this, its first use, and are never taken from the defaults again. */
-  mode = dsh_permission_presets_effective_mode (self, events);
-  policy = dsh_permission_presets_effective_approval_policy (self, events);
+  has_mode = dsh_session_log_last_mode (session, &mode);
+  has_policy = dsh_session_log_last_approval_policy (session, &policy);
+  recorded = dsh_session_log_dup_last_preset (session);
 
   /* The default preset is recorded only when it is what the session is under; an intent the
    * session never had is not invented. */
   preset = find_entry (self, self->default_preset);
-  if (dsh_session_events_last_preset (events) == NULL && preset != NULL &&
+  if (recorded == NULL && preset != NULL &&
       preset->mode == mode && preset->policy == policy &&
       !dsh_session_log_append_preset (session, preset->name, error))
     return FALSE;
@@ -588,6 +774,21 @@ dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *s
   return TRUE;
 }
 
+/**
+ * dsh_permission_presets_create_session:
+ * @self: a #DshPermissionPresets
+ * @path: (type filename): where the log goes
+ * @cwd: (type filename): the session's working directory
+ * @preset: (nullable): the preset to start with, else the default preset, if any
+ * @error: return location for a #GError
+ *
+ * Creates a session log and pins the preset, the mode and the approval policy into it, so that
+ * later changes of the defaults never alter it.
+ *
+ * Returns: (transfer full): the new log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_permission_presets_create_session (DshPermissionPresets *self, const char *path,
                                        const char *cwd, const char *preset, GError **error)
@@ -624,6 +825,16 @@ dsh_permission_presets_create_session (DshPermissionPresets *self, const char *p
   return g_steal_pointer (&session);
 }
 
+/**
+ * dsh_permission_presets_get_extra_writable_roots:
+ * @self: a #DshPermissionPresets
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (nullable): the deployment's extra writable
+ *   roots for `workspace-write` (`extraWritableRoots`, absolute, `~/` expanded), pinned into each
+ *   new session
+ *
+ * Since: 0.1
+ */
 const char *const *
 dsh_permission_presets_get_extra_writable_roots (DshPermissionPresets *self)
 {

@@ -9,6 +9,14 @@
 #include "dsh-vocabulary-private.h"
 #include "dsh-texts.h"
 
+/**
+ * DshPolicyService:
+ *
+ * Resolves the execution policy of a call from its session's log.
+ *
+ * Since: 0.1
+ */
+
 struct _DshPolicyService {
   GObject parent_instance;
 
@@ -43,6 +51,19 @@ dsh_policy_service_init (DshPolicyService *self)
   self->default_mode = DSH_SANDBOX_MODE_DEFAULT;
 }
 
+/**
+ * dsh_policy_service_new:
+ * @default_mode: the mode of a call whose session never set one
+ * @fallback_root: (nullable) (type filename): the workspace of calls without a session (%NULL:
+ *   the current directory)
+ *
+ * The service holds deployment configuration only; a session's state is read from its log on
+ * every call.
+ *
+ * Returns: (transfer full): a new policy service
+ *
+ * Since: 0.1
+ */
 DshPolicyService *
 dsh_policy_service_new (DshSandboxMode default_mode, const char *fallback_root)
 {
@@ -56,6 +77,14 @@ dsh_policy_service_new (DshSandboxMode default_mode, const char *fallback_root)
   return self;
 }
 
+/**
+ * dsh_policy_service_get_default_mode:
+ * @self: a #DshPolicyService
+ *
+ * Returns: the deployment's default mode
+ *
+ * Since: 0.1
+ */
 DshSandboxMode
 dsh_policy_service_get_default_mode (DshPolicyService *self)
 {
@@ -63,6 +92,14 @@ dsh_policy_service_get_default_mode (DshPolicyService *self)
   return self->default_mode;
 }
 
+/**
+ * dsh_policy_service_get_fallback_root:
+ * @self: a #DshPolicyService
+ *
+ * Returns: (transfer none) (type filename): the workspace of calls without a session
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_policy_service_get_fallback_root (DshPolicyService *self)
 {
@@ -70,6 +107,16 @@ dsh_policy_service_get_fallback_root (DshPolicyService *self)
   return self->fallback_root;
 }
 
+/**
+ * dsh_policy_service_override_of:
+ * @self: a #DshPolicyService
+ * @session: a session
+ * @out_mode: (out): its last `sandbox/mode`
+ *
+ * Returns: %TRUE with @out_mode set; %FALSE when the session has no override
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_policy_service_override_of (DshPolicyService *self, DshSessionLog *session,
                                 DshSandboxMode *out_mode)
@@ -105,6 +152,16 @@ resolve (DshPolicyService *self, DshSessionLog *session, const DshSandboxMode *e
   return policy;
 }
 
+/**
+ * dsh_policy_service_set_extra_writable_roots:
+ * @self: a #DshPolicyService
+ * @roots: (array zero-terminated=1) (nullable): absolute paths, or %NULL for none
+ *
+ * The deployment's extra writable roots, given to agentless calls; a session resolves to the
+ * ones pinned at its creation.
+ *
+ * Since: 0.1
+ */
 void
 dsh_policy_service_set_extra_writable_roots (DshPolicyService *self, const char *const *roots)
 {
@@ -113,6 +170,18 @@ dsh_policy_service_set_extra_writable_roots (DshPolicyService *self, const char 
   self->extra_roots = g_strdupv ((char **) roots);
 }
 
+/**
+ * dsh_policy_service_resolve:
+ * @self: a #DshPolicyService
+ * @session: (nullable): the call's session, or %NULL for an agentless call
+ *
+ * The mode is the session's last `sandbox/mode`, else the default; the workspace root is the
+ * canonical session cwd, else the fallback root; the session id is the header's.
+ *
+ * Returns: (transfer full): the call's policy
+ *
+ * Since: 0.1
+ */
 DshSandboxPolicy *
 dsh_policy_service_resolve (DshPolicyService *self, DshSessionLog *session)
 {
@@ -121,6 +190,16 @@ dsh_policy_service_resolve (DshPolicyService *self, DshSessionLog *session)
   return resolve (self, session, NULL);
 }
 
+/**
+ * dsh_policy_service_resolve_with_mode:
+ * @self: a #DshPolicyService
+ * @session: (nullable): the call's session
+ * @explicit_mode: an explicit, already approved mode, which wins over the session
+ *
+ * Returns: (transfer full): the call's policy
+ *
+ * Since: 0.1
+ */
 DshSandboxPolicy *
 dsh_policy_service_resolve_with_mode (DshPolicyService *self, DshSessionLog *session,
                                       DshSandboxMode explicit_mode)
@@ -131,6 +210,19 @@ dsh_policy_service_resolve_with_mode (DshPolicyService *self, DshSessionLog *ses
   return resolve (self, session, &explicit_mode);
 }
 
+/**
+ * dsh_policy_service_set_mode:
+ * @self: a #DshPolicyService
+ * @session: a session
+ * @mode: its new mode
+ * @error: return location for a #GError
+ *
+ * Switching the mode is its event: appends exactly one `sandbox/mode` and nothing else.
+ *
+ * Returns: %TRUE once it is appended, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_policy_service_set_mode (DshPolicyService *self, DshSessionLog *session, DshSandboxMode mode,
                              GError **error)
@@ -142,6 +234,15 @@ dsh_policy_service_set_mode (DshPolicyService *self, DshSessionLog *session, Dsh
   return dsh_session_log_append_mode (session, mode, error);
 }
 
+/**
+ * dsh_policy_service_render_context:
+ * @self: a #DshPolicyService
+ * @session: (nullable): the session, or %NULL for the agentless default
+ *
+ * Returns: (transfer full): the model-facing policy context
+ *
+ * Since: 0.1
+ */
 char *
 dsh_policy_service_render_context (DshPolicyService *self, DshSessionLog *session)
 {

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-session-log.h"
+#include "dsh-session-fold-private.h"
 #include "dsh-roots-private.h"
 
 #include <errno.h>
@@ -17,6 +18,39 @@
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
 #include "dsh-json-strict-private.h"
+
+/**
+ * DshSessionLog:
+ *
+ * A session's append-only JSON-lines event log. Its state is a fold over its events; appends hold
+ * an exclusive flock(2) and are synced before they return. All methods are thread-safe.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshSessionEvent:
+ *
+ * One line of a session log after its header: immutable and reference counted.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * DshSessionEventKind:
+ * @DSH_SESSION_EVENT_SANDBOX_MODE: `sandbox/mode`
+ * @DSH_SESSION_EVENT_APPROVAL_POLICY: `approval/policy`
+ * @DSH_SESSION_EVENT_PERMISSION_PRESET: `permissionPresets/preset`
+ * @DSH_SESSION_EVENT_APPROVAL_ASKED: `approval/asked`
+ * @DSH_SESSION_EVENT_APPROVAL_DECIDED: `approval/decided`
+ * @DSH_SESSION_EVENT_TURN_START: `turn/start`
+ * @DSH_SESSION_EVENT_TURN_END: `turn/end`
+ * @DSH_SESSION_EVENT_FOREIGN: any other type: kept, never folded
+ *
+ * What an event's type means to this library.
+ *
+ * Since: 0.1
+ */
 
 /* ---- events ------------------------------------------------------------------------------ */
 
@@ -38,6 +72,14 @@ G_DEFINE_BOXED_TYPE (DshSessionEvent, dsh_session_event, dsh_session_event_ref,
                      dsh_session_event_unref)
 #pragma GCC diagnostic pop
 
+/**
+ * dsh_session_event_ref:
+ * @event: an event
+ *
+ * Returns: (transfer full): @event
+ *
+ * Since: 0.1
+ */
 DshSessionEvent *
 dsh_session_event_ref (DshSessionEvent *event)
 {
@@ -46,6 +88,14 @@ dsh_session_event_ref (DshSessionEvent *event)
   return event;
 }
 
+/**
+ * dsh_session_event_unref:
+ * @event: (nullable) (transfer full): an event
+ *
+ * Drops a reference; the last one frees @event.
+ *
+ * Since: 0.1
+ */
 void
 dsh_session_event_unref (DshSessionEvent *event)
 {
@@ -55,18 +105,42 @@ dsh_session_event_unref (DshSessionEvent *event)
   g_free (event);
 }
 
+/**
+ * dsh_session_event_get_kind:
+ * @event: an event
+ *
+ * Returns: what the event's type means to this library (%DSH_SESSION_EVENT_FOREIGN for any other)
+ *
+ * Since: 0.1
+ */
 DshSessionEventKind
 dsh_session_event_get_kind (const DshSessionEvent *event)
 {
   return event->kind;
 }
 
+/**
+ * dsh_session_event_get_type_name:
+ * @event: an event
+ *
+ * Returns: (transfer none): the `type` string as written, e.g. `sandbox/mode`
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_event_get_type_name (const DshSessionEvent *event)
 {
   return event->type;
 }
 
+/**
+ * dsh_session_event_get_data:
+ * @event: an event
+ *
+ * Returns: (transfer none): the `data` object, shared: never modify it
+ *
+ * Since: 0.1
+ */
 JsonObject *
 dsh_session_event_get_data (const DshSessionEvent *event)
 {
@@ -83,24 +157,57 @@ object_get_string (JsonObject *object, const char *member)
   return json_node_get_string (node);
 }
 
+/**
+ * dsh_session_event_get_string:
+ * @event: an event
+ * @member: a member of the event's `data`
+ *
+ * Returns: (transfer none) (nullable): `data[member]` when it is a string, else %NULL
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_event_get_string (const DshSessionEvent *event, const char *member)
 {
   return object_get_string (event->data, member);
 }
 
+/**
+ * dsh_session_event_get_time:
+ * @event: an event
+ *
+ * Returns: (transfer none): the `time` string (ISO 8601)
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_event_get_time (const DshSessionEvent *event)
 {
   return event->time;
 }
 
+/**
+ * dsh_session_event_get_line:
+ * @event: an event
+ *
+ * Returns: the event's 1-based line in the file (the header is line 1)
+ *
+ * Since: 0.1
+ */
 guint
 dsh_session_event_get_line (const DshSessionEvent *event)
 {
   return event->line;
 }
 
+/**
+ * dsh_session_event_to_json:
+ * @event: an event
+ *
+ * Returns: (transfer full): the event's line as an object: `{type, data, time}`
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_session_event_to_json (const DshSessionEvent *event)
 {
@@ -397,6 +504,131 @@ turn_fold_events (TurnFold *fold, GPtrArray *events)
     turn_fold_step (fold, g_ptr_array_index (events, i));
 }
 
+/* ---- the log's own fold ------------------------------------------------------------------ */
+
+/* What the log's events fold to, kept up to date as lines are consumed and appended, so that
+ * neither a query nor an append folds the whole history again. Everything here is derived
+ * from the file's lines in order; the fold cache stores exactly this. */
+typedef struct {
+  /* Open turns' ids, most recent last ("" for a turn/start without an id); owned. */
+  GPtrArray *open_turns;
+  /* The last sandbox/mode, approval/policy and permissionPresets/preset values, or NULL. */
+  char *mode;
+  char *policy;
+  char *preset;
+} SessionFold;
+
+static void
+session_fold_init (SessionFold *fold)
+{
+  fold->open_turns = g_ptr_array_new_with_free_func (g_free);
+  fold->mode = fold->policy = fold->preset = NULL;
+}
+
+static void
+session_fold_clear (SessionFold *fold)
+{
+  g_clear_pointer (&fold->open_turns, g_ptr_array_unref);
+  g_clear_pointer (&fold->mode, g_free);
+  g_clear_pointer (&fold->policy, g_free);
+  g_clear_pointer (&fold->preset, g_free);
+}
+
+static void
+session_fold_copy (SessionFold *to, const SessionFold *from)
+{
+  session_fold_init (to);
+  for (guint i = 0; i < from->open_turns->len; i++)
+    g_ptr_array_add (to->open_turns, g_strdup (from->open_turns->pdata[i]));
+  to->mode = g_strdup (from->mode);
+  to->policy = g_strdup (from->policy);
+  to->preset = g_strdup (from->preset);
+}
+
+static gboolean
+session_fold_find_turn (const SessionFold *fold, const char *id, guint *index)
+{
+  for (guint i = fold->open_turns->len; i > 0; i--)
+    {
+      if (g_str_equal (fold->open_turns->pdata[i - 1], id))
+        {
+          *index = i - 1;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The same rule as turn_fold_step: FALSE for crash residue, which is not part of the fold. */
+static gboolean
+session_fold_accepts (const SessionFold *fold, const DshSessionEvent *event)
+{
+  const char *id = dsh_session_event_get_string (event, "id");
+  guint index;
+
+  switch (event->kind)
+    {
+    case DSH_SESSION_EVENT_TURN_END:
+      return id == NULL ? fold->open_turns->len > 0 : session_fold_find_turn (fold, id, &index);
+    case DSH_SESSION_EVENT_APPROVAL_ASKED:
+    case DSH_SESSION_EVENT_APPROVAL_DECIDED:
+      return fold->open_turns->len > 0;
+    default:
+      return TRUE;
+    }
+}
+
+static gboolean
+session_fold_step (SessionFold *fold, const DshSessionEvent *event)
+{
+  const char *id = dsh_session_event_get_string (event, "id");
+  guint index;
+
+  if (!session_fold_accepts (fold, event))
+    return FALSE;
+  switch (event->kind)
+    {
+    case DSH_SESSION_EVENT_TURN_START:
+      g_ptr_array_add (fold->open_turns, g_strdup (id != NULL ? id : ""));
+      break;
+    case DSH_SESSION_EVENT_TURN_END:
+      if (id == NULL)
+        g_ptr_array_remove_index (fold->open_turns, fold->open_turns->len - 1);
+      else if (session_fold_find_turn (fold, id, &index))
+        g_ptr_array_remove_index (fold->open_turns, index);
+      break;
+    case DSH_SESSION_EVENT_SANDBOX_MODE:
+      g_free (fold->mode);
+      fold->mode = g_strdup (dsh_session_event_get_string (event, "mode"));
+      break;
+    case DSH_SESSION_EVENT_APPROVAL_POLICY:
+      g_free (fold->policy);
+      fold->policy = g_strdup (dsh_session_event_get_string (event, "policy"));
+      break;
+    case DSH_SESSION_EVENT_PERMISSION_PRESET:
+      g_free (fold->preset);
+      fold->preset = g_strdup (dsh_session_event_get_string (event, "preset"));
+      break;
+    default:
+      break;
+    }
+  return TRUE;
+}
+
+/* FNV-1a over the committed bytes: cheap to extend by each appended line, and enough to tell
+ * a cached prefix from a file whose prefix changed. */
+#define PREFIX_HASH_INIT G_GUINT64_CONSTANT (0xcbf29ce484222325)
+
+static guint64
+prefix_hash_update (guint64 hash, const char *data, gsize length)
+{
+  const guchar *p = (const guchar *) data;
+
+  for (gsize i = 0; i < length; i++)
+    hash = (hash ^ p[i]) * G_GUINT64_CONSTANT (0x100000001b3);
+  return hash;
+}
+
 /* ---- folds ------------------------------------------------------------------------------- */
 
 static const DshSessionEvent *
@@ -412,6 +644,15 @@ last_of_kind (GPtrArray *events, DshSessionEventKind kind)
   return NULL;
 }
 
+/**
+ * dsh_session_events_last_mode:
+ * @events: (element-type DshSessionEvent): a session's events
+ * @out_mode: (out): the last `sandbox/mode`
+ *
+ * Returns: %TRUE with @out_mode set; %FALSE when the events never set a mode
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_last_mode (GPtrArray *events, DshSandboxMode *out_mode)
 {
@@ -425,6 +666,15 @@ dsh_session_events_last_mode (GPtrArray *events, DshSandboxMode *out_mode)
                                        NULL);
 }
 
+/**
+ * dsh_session_events_last_approval_policy:
+ * @events: (element-type DshSessionEvent): a session's events
+ * @out_policy: (out): the last `approval/policy`
+ *
+ * Returns: %TRUE with @out_policy set; %FALSE when the events never set a policy
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_last_approval_policy (GPtrArray *events, DshApprovalPolicy *out_policy)
 {
@@ -437,6 +687,14 @@ dsh_session_events_last_approval_policy (GPtrArray *events, DshApprovalPolicy *o
                                           out_policy, NULL);
 }
 
+/**
+ * dsh_session_events_last_preset:
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: (transfer none) (nullable): the last recorded `permissionPresets/preset` name
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_events_last_preset (GPtrArray *events)
 {
@@ -447,6 +705,14 @@ dsh_session_events_last_preset (GPtrArray *events)
   return event != NULL ? dsh_session_event_get_string (event, "preset") : NULL;
 }
 
+/**
+ * dsh_session_events_has_open_turn:
+ * @events: (element-type DshSessionEvent): a session's events
+ *
+ * Returns: %TRUE when some `turn/start` has no matching `turn/end` yet
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_has_open_turn (GPtrArray *events)
 {
@@ -461,6 +727,15 @@ dsh_session_events_has_open_turn (GPtrArray *events)
   return open;
 }
 
+/**
+ * dsh_session_events_turn_is_open:
+ * @events: (element-type DshSessionEvent): a session's events
+ * @turn_id: a turn's id
+ *
+ * Returns: %TRUE when the turn with this id is open
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_events_turn_is_open (GPtrArray *events, const char *turn_id)
 {
@@ -493,10 +768,17 @@ struct _DshSessionLog {
 
   JsonObject *header;
   GPtrArray *events;
+  /* Out-of-turn residue dropped (part of the fold), and a torn last line dropped (not). */
   guint dropped;
+  guint torn;
   /* Lines consumed so far (header included), and the byte offset just past the last one. */
   guint lines;
   goffset committed;
+  /* The fold of the events, and the hash of the committed bytes. */
+  SessionFold fold;
+  guint64 hash;
+  /* Where this log's fold is cached (NULL: not cached). */
+  char *fold_cache;
 };
 
 G_DEFINE_FINAL_TYPE (DshSessionLog, dsh_session_log, G_TYPE_OBJECT)
@@ -511,6 +793,8 @@ dsh_session_log_finalize (GObject *object)
   g_free (self->name);
   g_clear_pointer (&self->header, json_object_unref);
   g_clear_pointer (&self->events, g_ptr_array_unref);
+  session_fold_clear (&self->fold);
+  g_free (self->fold_cache);
   G_OBJECT_CLASS (dsh_session_log_parent_class)->finalize (object);
 }
 
@@ -525,6 +809,8 @@ dsh_session_log_init (DshSessionLog *self)
 {
   g_mutex_init (&self->lock);
   self->events = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_session_event_unref);
+  session_fold_init (&self->fold);
+  self->hash = PREFIX_HASH_INIT;
 }
 
 static gboolean
@@ -613,10 +899,9 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
   guint lines = self->lines;
   guint dropped = 0;
   gsize pos = 0;
-  TurnFold fold;
+  SessionFold fold;
 
-  turn_fold_init (&fold);
-  turn_fold_events (&fold, self->events);
+  session_fold_copy (&fold, &self->fold);
 
   while (pos < length)
     {
@@ -645,7 +930,7 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
               g_clear_error (&local_error);
               break;
             }
-          turn_fold_clear (&fold);
+          session_fold_clear (&fold);
           return session_log_error (error, self->name, line_no, local_error);
         }
 
@@ -653,7 +938,7 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
         {
           if (!validate_header (object, &local_error))
             {
-              turn_fold_clear (&fold);
+              session_fold_clear (&fold);
               return session_log_error (error, self->name, line_no, local_error);
             }
           header = g_steal_pointer (&object);
@@ -663,10 +948,10 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
           event = event_from_object (object, line_no, &local_error);
           if (event == NULL)
             {
-              turn_fold_clear (&fold);
+              session_fold_clear (&fold);
               return session_log_error (error, self->name, line_no, local_error);
             }
-          if (turn_fold_step (&fold, event))
+          if (session_fold_step (&fold, event))
             g_ptr_array_add (fresh, g_steal_pointer (&event));
           else
             {
@@ -680,10 +965,10 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
       lines++;
       pos = (gsize) (newline - buf) + 1;
     }
-  turn_fold_clear (&fold);
 
   if (self->header == NULL && header == NULL)
     {
+      session_fold_clear (&fold);
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: no complete session header (empty or torn file)", self->name);
       return FALSE;
@@ -692,6 +977,9 @@ consume_lines (DshSessionLog *self, const char *buf, gsize length, gsize *out_co
   if (header != NULL)
     self->header = g_steal_pointer (&header);
   g_ptr_array_extend_and_steal (self->events, g_steal_pointer (&fresh));
+  session_fold_clear (&self->fold);
+  self->fold = fold;
+  self->hash = prefix_hash_update (self->hash, buf, pos);
   self->lines = lines;
   self->dropped += dropped;
   self->committed += (goffset) pos;
@@ -710,11 +998,25 @@ consume_all (DshSessionLog *self, const char *buf, gsize length, GError **error)
     {
       g_info ("%s: dropping a torn last line (%" G_GSIZE_FORMAT " bytes)", self->name,
               length - consumed);
-      self->dropped++;
+      self->torn = 1;
     }
   return TRUE;
 }
 
+/**
+ * dsh_session_log_parse:
+ * @name: what error messages call the content
+ * @contents: (array length=length) (element-type guint8): log content
+ * @length: how many bytes @contents holds
+ * @error: return location for a #GError
+ *
+ * Parses log content from memory: for tests, fuzzing and tools that received a log over a pipe.
+ * Appends to such a log fail.
+ *
+ * Returns: (transfer full): the log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_parse (const char *name, const char *contents, gsize length, GError **error)
 {
@@ -785,6 +1087,17 @@ open_regular (const char *path, int flags, struct stat *st, GError **error)
   return fd;
 }
 
+/**
+ * dsh_session_log_load:
+ * @path: (type filename): an existing log
+ * @error: return location for a #GError
+ *
+ * Loads a log and repairs a crash's tail in memory (loading never writes the file).
+ *
+ * Returns: (transfer full): the log, or %NULL with @error set (naming the line at fault)
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_load (const char *path, GError **error)
 {
@@ -874,12 +1187,40 @@ sync_directory_of (const char *path)
     }
 }
 
+/**
+ * dsh_session_log_create:
+ * @path: (type filename): where the log goes; an existing file is refused
+ * @cwd: (type filename): the session's working directory, made absolute against the current
+ *   directory and otherwise kept as spelled
+ * @error: return location for a #GError
+ *
+ * Creates a log with a fresh id, @cwd and the creation time; the header is synced before this
+ * returns. No events are written: pinning defaults is the presets' job.
+ *
+ * Returns: (transfer full): the new log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_create (const char *path, const char *cwd, GError **error)
 {
   return dsh_session_log_create_with_roots (path, cwd, NULL, error);
 }
 
+/**
+ * dsh_session_log_create_with_roots:
+ * @path: (type filename): where the log goes; an existing file is refused
+ * @cwd: (type filename): the session's working directory
+ * @extra_writable_roots: (array zero-terminated=1) (nullable): absolute extra writable roots,
+ *   pinned into the header and immutable like the cwd
+ * @error: return location for a #GError
+ *
+ * dsh_session_log_create() with extra writable roots.
+ *
+ * Returns: (transfer full): the new log, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 DshSessionLog *
 dsh_session_log_create_with_roots (const char *path,
                                    const char *cwd,
@@ -961,9 +1302,18 @@ dsh_session_log_create_with_roots (const char *path,
   self->header = g_steal_pointer (&header);
   self->lines = 1;
   self->committed = (goffset) length;
+  self->hash = prefix_hash_update (self->hash, line, length);
   return g_steal_pointer (&self);
 }
 
+/**
+ * dsh_session_log_get_path:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none) (nullable) (type filename): the log's file, %NULL for a parsed log
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_log_get_path (DshSessionLog *self)
 {
@@ -971,6 +1321,14 @@ dsh_session_log_get_path (DshSessionLog *self)
   return self->path;
 }
 
+/**
+ * dsh_session_log_get_id:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none): the session's id
+ *
+ * Since: 0.1
+ */
 /* The header is immutable after load/create, so its strings are safe to hand out unlocked. */
 const char *
 dsh_session_log_get_id (DshSessionLog *self)
@@ -979,6 +1337,14 @@ dsh_session_log_get_id (DshSessionLog *self)
   return object_get_string (self->header, "id");
 }
 
+/**
+ * dsh_session_log_get_cwd:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none) (type filename): the session's working directory, as recorded
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_log_get_cwd (DshSessionLog *self)
 {
@@ -986,6 +1352,14 @@ dsh_session_log_get_cwd (DshSessionLog *self)
   return object_get_string (self->header, "cwd");
 }
 
+/**
+ * dsh_session_log_get_created:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer none): the session's creation time (ISO 8601)
+ *
+ * Since: 0.1
+ */
 const char *
 dsh_session_log_get_created (DshSessionLog *self)
 {
@@ -993,6 +1367,15 @@ dsh_session_log_get_created (DshSessionLog *self)
   return object_get_string (self->header, "created");
 }
 
+/**
+ * dsh_session_log_dup_extra_writable_roots:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (nullable): the extra writable roots pinned
+ *   at creation, or %NULL when none were
+ *
+ * Since: 0.1
+ */
 GStrv
 dsh_session_log_dup_extra_writable_roots (DshSessionLog *self)
 {
@@ -1010,6 +1393,14 @@ dsh_session_log_dup_extra_writable_roots (DshSessionLog *self)
   return g_strv_builder_end (builder);
 }
 
+/**
+ * dsh_session_log_header_to_json:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer full): the header line's object
+ *
+ * Since: 0.1
+ */
 JsonNode *
 dsh_session_log_header_to_json (DshSessionLog *self)
 {
@@ -1026,6 +1417,15 @@ copy_event_ref (gconstpointer event, gpointer user_data)
   return dsh_session_event_ref ((DshSessionEvent *) event);
 }
 
+/**
+ * dsh_session_log_dup_events:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer container) (element-type DshSessionEvent): a snapshot of the events; fold
+ *   over it
+ *
+ * Since: 0.1
+ */
 GPtrArray *
 dsh_session_log_dup_events (DshSessionLog *self)
 {
@@ -1039,6 +1439,14 @@ dsh_session_log_dup_events (DshSessionLog *self)
   return copy;
 }
 
+/**
+ * dsh_session_log_get_dropped_count:
+ * @self: a #DshSessionLog
+ *
+ * Returns: how many lines loading dropped as crash residue
+ *
+ * Since: 0.1
+ */
 guint
 dsh_session_log_get_dropped_count (DshSessionLog *self)
 {
@@ -1046,9 +1454,387 @@ dsh_session_log_get_dropped_count (DshSessionLog *self)
 
   g_return_val_if_fail (DSH_IS_SESSION_LOG (self), 0);
   g_mutex_lock (&self->lock);
-  dropped = self->dropped;
+  dropped = self->dropped + self->torn;
   g_mutex_unlock (&self->lock);
   return dropped;
+}
+
+/* ---- the fold cache: a copy of the fold of a prefix of the file, never the truth -------- */
+
+#define FOLD_CACHE_VERSION 1
+
+static JsonNode *
+string_or_null (const char *value)
+{
+  JsonNode *node = json_node_alloc ();
+
+  return value != NULL ? json_node_init_string (node, value) : json_node_init_null (node);
+}
+
+/* The fold of the committed bytes, and (with st) the identity of the file they came from.
+ * Caller holds the lock or owns the object. */
+static JsonObject *
+fold_to_object (DshSessionLog *self, const struct stat *st)
+{
+  JsonObject *object = json_object_new ();
+  JsonArray *turns = json_array_new ();
+  g_autoptr (JsonNode) header = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *hash = NULL;
+
+  json_object_set_int_member (object, "v", FOLD_CACHE_VERSION);
+  if (st != NULL)
+    {
+      g_autofree char *dev = g_strdup_printf ("%lu", (gulong) st->st_dev);
+      g_autofree char *ino = g_strdup_printf ("%lu", (gulong) st->st_ino);
+      g_autofree char *ctime_text = g_strdup_printf ("%lld.%09ld", (long long) st->st_ctim.tv_sec,
+                                                     st->st_ctim.tv_nsec);
+      g_autofree char *mtime_text = g_strdup_printf ("%lld.%09ld", (long long) st->st_mtim.tv_sec,
+                                                     st->st_mtim.tv_nsec);
+
+      json_object_set_string_member (object, "dev", dev);
+      json_object_set_string_member (object, "ino", ino);
+      json_object_set_string_member (object, "ctime", ctime_text);
+      json_object_set_string_member (object, "mtime", mtime_text);
+    }
+  json_object_set_int_member (object, "size", self->committed);
+  json_object_set_int_member (object, "lines", self->lines);
+  json_object_set_int_member (object, "dropped", self->dropped);
+  hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x", self->hash);
+  json_object_set_string_member (object, "hash", hash);
+  json_node_set_object (header, self->header);
+  json_object_set_member (object, "header", json_node_copy (header));
+  json_object_set_member (object, "mode", string_or_null (self->fold.mode));
+  json_object_set_member (object, "policy", string_or_null (self->fold.policy));
+  json_object_set_member (object, "preset", string_or_null (self->fold.preset));
+  for (guint i = 0; i < self->fold.open_turns->len; i++)
+    json_array_add_string_element (turns, self->fold.open_turns->pdata[i]);
+  json_object_set_array_member (object, "openTurns", turns);
+  return object;
+}
+
+static gboolean
+get_count (JsonObject *object, const char *member, gint64 max, gint64 *out)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int (node);
+  return *out >= 0 && *out <= max;
+}
+
+/* NULL for JSON null; FALSE for anything but a string or null. */
+static gboolean
+get_string_or_null (JsonObject *object, const char *member, const char **out)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL)
+    return FALSE;
+  if (JSON_NODE_HOLDS_NULL (node))
+    {
+      *out = NULL;
+      return TRUE;
+    }
+  *out = object_get_string (object, member);
+  return *out != NULL;
+}
+
+/* Restores a fold written by fold_to_object() into a fresh log; anything unexpected (a member
+ * missing or extra, a value outside its vocabulary) refuses the whole cache. */
+static gboolean
+fold_from_object (DshSessionLog *self, JsonObject *object, gboolean with_identity)
+{
+  const char *mode_text, *policy_text, *preset, *hash_text;
+  JsonNode *header, *turns;
+  DshSandboxMode mode;
+  DshApprovalPolicy policy;
+  gint64 version, size, lines, dropped;
+  guint64 hash;
+  char *end;
+
+  if (json_object_get_size (object) != (with_identity ? 14u : 10u) ||
+      !get_count (object, "v", G_MAXINT, &version) || version != FOLD_CACHE_VERSION ||
+      !get_count (object, "size", G_MAXINT64, &size) ||
+      !get_count (object, "lines", G_MAXUINT, &lines) || lines < 1 ||
+      !get_count (object, "dropped", G_MAXUINT, &dropped) ||
+      (hash_text = object_get_string (object, "hash")) == NULL || strlen (hash_text) != 16 ||
+      !get_string_or_null (object, "mode", &mode_text) ||
+      !get_string_or_null (object, "policy", &policy_text) ||
+      !get_string_or_null (object, "preset", &preset))
+    return FALSE;
+  hash = g_ascii_strtoull (hash_text, &end, 16);
+  if (*end != '\0' || !g_ascii_isxdigit (hash_text[0]))
+    return FALSE;
+  if ((mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, NULL)) ||
+      (policy_text != NULL && !dsh_approval_policy_from_string (policy_text, &policy, NULL)) ||
+      (preset != NULL && (*preset == '\0' || g_str_equal (preset, DSH_PERMISSION_PRESET_CUSTOM))))
+    return FALSE;
+  header = json_object_get_member (object, "header");
+  if (header == NULL || !JSON_NODE_HOLDS_OBJECT (header) ||
+      !validate_header (json_node_get_object (header), NULL))
+    return FALSE;
+  turns = json_object_get_member (object, "openTurns");
+  if (turns == NULL || !JSON_NODE_HOLDS_ARRAY (turns))
+    return FALSE;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (turns)); i++)
+    {
+      JsonNode *id = json_array_get_element (json_node_get_array (turns), i);
+
+      if (!JSON_NODE_HOLDS_VALUE (id) || json_node_get_value_type (id) != G_TYPE_STRING)
+        return FALSE;
+      g_ptr_array_add (self->fold.open_turns, g_strdup (json_node_get_string (id)));
+    }
+  self->header = json_object_ref (json_node_get_object (header));
+  self->fold.mode = g_strdup (mode_text);
+  self->fold.policy = g_strdup (policy_text);
+  self->fold.preset = g_strdup (preset);
+  self->committed = (goffset) size;
+  self->lines = (guint) lines;
+  self->dropped = (guint) dropped;
+  self->hash = hash;
+  return TRUE;
+}
+
+char *
+dsh_session_log_fold_to_string (DshSessionLog *self)
+{
+  g_autoptr (JsonObject) object = NULL;
+  gsize length;
+
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), NULL);
+  g_mutex_lock (&self->lock);
+  object = fold_to_object (self, NULL);
+  g_mutex_unlock (&self->lock);
+  return object_to_line (object, &length);
+}
+
+DshSessionLog *
+dsh_session_log_parse_continuing (const char *fold, const char *contents, gsize length,
+                                  GError **error)
+{
+  g_autoptr (DshSessionLog) self = g_object_new (DSH_TYPE_SESSION_LOG, NULL);
+  g_autoptr (JsonNode) root = NULL;
+  gboolean syntax_error;
+
+  g_return_val_if_fail (fold != NULL, NULL);
+  self->name = g_strdup ("(memory)");
+  root = dsh_json_strict_parse (fold, strlen (fold), &syntax_error, NULL);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
+      !fold_from_object (self, json_node_get_object (root), FALSE))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+                   "not a session fold");
+      return NULL;
+    }
+  if (!consume_all (self, contents != NULL ? contents : "", length, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/* Best effort, under the file lock (or right after a load): a cache that cannot be written
+ * only costs the next load a full read. Written whole and renamed into place. */
+static void
+store_fold_cache (DshSessionLog *self, int fd)
+{
+  g_autoptr (JsonObject) object = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *temp = NULL;
+  struct stat st;
+  gsize length;
+  int out;
+
+  if (fstat (fd, &st) != 0)
+    return;
+  /* The identity vouches for the content only when the file is exactly what was folded;
+   * otherwise a zero time makes the next load check the prefix's hash. */
+  if (st.st_size != self->committed)
+    {
+      st.st_ctim.tv_sec = st.st_mtim.tv_sec = 0;
+      st.st_ctim.tv_nsec = st.st_mtim.tv_nsec = 0;
+    }
+  object = fold_to_object (self, &st);
+  text = object_to_line (object, &length);
+  temp = g_strdup_printf ("%s.XXXXXX", self->fold_cache);
+  out = g_mkstemp_full (temp, O_WRONLY | O_CLOEXEC, 0600);
+  if (out < 0)
+    return;
+  if (!write_all (out, text, length) || close (out) != 0 || g_rename (temp, self->fold_cache) != 0)
+    g_unlink (temp);
+}
+
+/* Reads a cache file only if it is a regular file of ours that nobody else can write. */
+static JsonObject *
+read_fold_cache (const char *path)
+{
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  struct stat st;
+  gboolean syntax_error;
+  gsize length;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & 077) != 0 || st.st_size > 1024 * 1024)
+    {
+      close (fd);
+      return NULL;
+    }
+  text = read_to_end (fd, &length, path, NULL);
+  close (fd);
+  if (text == NULL)
+    return NULL;
+  root = dsh_json_strict_parse (text, length, &syntax_error, NULL);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  return json_object_ref (json_node_get_object (root));
+}
+
+static gboolean
+identity_matches (JsonObject *cache, const struct stat *st, gboolean *exact)
+{
+  g_autofree char *dev = g_strdup_printf ("%lu", (gulong) st->st_dev);
+  g_autofree char *ino = g_strdup_printf ("%lu", (gulong) st->st_ino);
+  g_autofree char *ctime_text = g_strdup_printf ("%lld.%09ld", (long long) st->st_ctim.tv_sec,
+                                                 st->st_ctim.tv_nsec);
+  g_autofree char *mtime_text = g_strdup_printf ("%lld.%09ld", (long long) st->st_mtim.tv_sec,
+                                                 st->st_mtim.tv_nsec);
+  gint64 size;
+
+  if (g_strcmp0 (object_get_string (cache, "dev"), dev) != 0 ||
+      g_strcmp0 (object_get_string (cache, "ino"), ino) != 0 ||
+      !get_count (cache, "size", G_MAXINT64, &size) || size > st->st_size)
+    return FALSE;
+  /* Same size, same change time: nothing was written since (every write moves ctime). */
+  *exact = size == st->st_size && g_strcmp0 (object_get_string (cache, "ctime"), ctime_text) == 0 &&
+           g_strcmp0 (object_get_string (cache, "mtime"), mtime_text) == 0;
+  return TRUE;
+}
+
+/* Does the file's prefix [0, length) hash to hash? */
+static gboolean
+prefix_hashes_to (int fd, goffset length, guint64 hash)
+{
+  g_autofree char *chunk = g_malloc (1024 * 1024);
+  guint64 h = PREFIX_HASH_INIT;
+  goffset done = 0;
+
+  while (done < length)
+    {
+      ssize_t n = pread (fd, chunk, (gsize) MIN (length - done, 1024 * 1024), done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      h = prefix_hash_update (h, chunk, (gsize) n);
+      done += n;
+    }
+  return h == hash;
+}
+
+/* Is the file's first line exactly the header the cache holds? */
+static gboolean
+header_line_matches (int fd, JsonObject *cached)
+{
+  g_autofree char *head = g_malloc (65536);
+  g_autoptr (JsonObject) header = NULL;
+  g_autofree char *cached_line = NULL;
+  g_autofree char *file_line = NULL;
+  gboolean syntax_error;
+  gsize length;
+  ssize_t n;
+  char *newline;
+
+  do
+    n = pread (fd, head, 65536, 0);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0 || (newline = memchr (head, '\n', (gsize) n)) == NULL)
+    return FALSE;
+  header = parse_line (head, (gsize) (newline - head), &syntax_error, NULL);
+  if (header == NULL || !validate_header (header, NULL))
+    return FALSE;
+  cached_line = object_to_line (cached, &length);
+  file_line = object_to_line (header, &length);
+  return g_str_equal (cached_line, file_line);
+}
+
+/* Restores the cached fold into self when the cache still describes a prefix of this very
+ * file; FALSE leaves self untouched for a full read. */
+static gboolean
+restore_fold_cache (DshSessionLog *self, int fd, const struct stat *st)
+{
+  g_autoptr (JsonObject) cache = read_fold_cache (self->fold_cache);
+  g_autoptr (DshSessionLog) probe = NULL;
+  gboolean exact = FALSE;
+
+  if (cache == NULL || !identity_matches (cache, st, &exact))
+    return FALSE;
+  probe = g_object_new (DSH_TYPE_SESSION_LOG, NULL);
+  if (!fold_from_object (probe, cache, TRUE))
+    return FALSE;
+  if (!exact && !prefix_hashes_to (fd, probe->committed, probe->hash))
+    return FALSE;
+  /* The header (the session's workspace) always comes from the file itself: the caller
+   * judges from it whether this very cache was out of the session's reach. */
+  if (!header_line_matches (fd, probe->header))
+    return FALSE;
+  self->header = g_steal_pointer (&probe->header);
+  session_fold_clear (&self->fold);
+  session_fold_copy (&self->fold, &probe->fold);
+  self->committed = probe->committed;
+  self->lines = probe->lines;
+  self->dropped = probe->dropped;
+  self->hash = probe->hash;
+  return TRUE;
+}
+
+DshSessionLog *
+dsh_session_log_load_cached (const char *path, const char *fold_cache, GError **error)
+{
+  g_autoptr (DshSessionLog) self = NULL;
+  g_autofree char *contents = NULL;
+  struct stat st;
+  gsize length = 0;
+  gboolean restored;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  if (fold_cache == NULL)
+    return dsh_session_log_load (path, error);
+
+  fd = open_regular (path, O_RDONLY, &st, error);
+  if (fd < 0)
+    return NULL;
+  self = g_object_new (DSH_TYPE_SESSION_LOG, NULL);
+  self->path = g_strdup (path);
+  self->name = g_strdup (path);
+  self->dev = st.st_dev;
+  self->ino = st.st_ino;
+  self->fold_cache = g_strdup (fold_cache);
+
+  /* Only the events after the cached prefix are read; they continue its fold exactly as
+   * they would continue a full one. */
+  restored = restore_fold_cache (self, fd, &st);
+  if (lseek (fd, restored ? self->committed : 0, SEEK_SET) < 0)
+    {
+      io_error (error, errno, path, "seek in the session log");
+      close (fd);
+      return NULL;
+    }
+  contents = read_to_end (fd, &length, path, error);
+  if (contents == NULL || !consume_all (self, contents, length, error))
+    {
+      close (fd);
+      return NULL;
+    }
+  if (!restored || length > 0)
+    store_fold_cache (self, fd);
+  close (fd);
+  return g_steal_pointer (&self);
 }
 
 /* Under the file lock: folds in whatever other writers committed since our load, and cuts a
@@ -1101,15 +1887,8 @@ catch_up (DshSessionLog *self, int fd, GError **error)
 static gboolean
 check_turn_scope (DshSessionLog *self, const DshSessionEvent *event, GError **error)
 {
-  TurnFold fold;
-  gboolean belongs;
-
   /* The rule loading applies: what a reload would drop as crash residue is refused here. */
-  turn_fold_init (&fold);
-  turn_fold_events (&fold, self->events);
-  belongs = turn_fold_step (&fold, event);
-  turn_fold_clear (&fold);
-  if (belongs)
+  if (session_fold_accepts (&self->fold, event))
     return TRUE;
   if (is_turn_scoped (event->kind))
     g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
@@ -1122,10 +1901,44 @@ check_turn_scope (DshSessionLog *self, const DshSessionEvent *event, GError **er
   return FALSE;
 }
 
-static gboolean
-append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *line, gsize length,
-               GError **error)
+/* Stamps the envelope with the time and renders it as the line a later load will read. The
+ * line is validated exactly as that load will: a value refused on load is refused here, and
+ * nothing json-glib generates that the strict reader would reject (say a NaN, or invalid
+ * UTF-8) ever reaches the file. */
+static DshSessionEvent *
+stamp_and_render (JsonObject *envelope, char **out_line, gsize *out_length, GError **error)
 {
+  g_autofree char *time = now_iso8601 ();
+  g_autofree char *line = NULL;
+  g_autoptr (JsonObject) reread = NULL;
+  DshSessionEvent *event = NULL;
+  GError *local_error = NULL;
+  gboolean syntax_error;
+  gsize length;
+
+  json_object_set_string_member (envelope, "time", time);
+  line = object_to_line (envelope, &length);
+  reread = parse_line (line, length - 1, &syntax_error, &local_error);
+  if (reread != NULL)
+    event = event_from_object (reread, 0, &local_error);
+  if (event == NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "refusing to append: %s", local_error->message);
+      g_error_free (local_error);
+      return NULL;
+    }
+  *out_line = g_steal_pointer (&line);
+  *out_length = length;
+  return event;
+}
+
+static DshSessionEvent *
+append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
+{
+  g_autoptr (DshSessionEvent) event = NULL;
+  g_autofree char *line = NULL;
+  gsize length = 0;
   struct stat st;
   int fd;
 
@@ -1133,24 +1946,28 @@ append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *li
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: a log parsed from memory cannot be appended to", self->name);
-      return FALSE;
+      return NULL;
     }
 
   fd = open_regular (self->path, O_RDWR | O_APPEND, &st, error);
   if (fd < 0)
-    return FALSE;
+    return NULL;
   if (flock (fd, LOCK_EX) != 0)
     {
       int saved_errno = errno;
 
       close (fd);
-      return io_error (error, saved_errno, self->name, "lock the session log");
+      io_error (error, saved_errno, self->name, "lock the session log");
+      return NULL;
     }
 
-  if (!catch_up (self, fd, error) || !check_turn_scope (self, event, error))
+  /* The time is taken under the lock, so the file's order is the order of its times. */
+  if (!catch_up (self, fd, error) ||
+      (event = stamp_and_render (envelope, &line, &length, error)) == NULL ||
+      !check_turn_scope (self, event, error))
     {
       close (fd);
-      return FALSE;
+      return NULL;
     }
 
   if (!write_all (fd, line, length) || fdatasync (fd) != 0)
@@ -1162,27 +1979,43 @@ append_locked (DshSessionLog *self, const DshSessionEvent *event, const char *li
       if (ftruncate (fd, self->committed) == 0)
         fdatasync (fd);
       close (fd);
-      return io_error (error, saved_errno, self->name, "append to the session log");
+      io_error (error, saved_errno, self->name, "append to the session log");
+      return NULL;
     }
-  close (fd);
 
   self->lines++;
   self->committed += (goffset) length;
-  return TRUE;
+  self->hash = prefix_hash_update (self->hash, line, length);
+  session_fold_step (&self->fold, event);
+  event->line = self->lines;
+  /* Still under the lock: the cache follows the file in the order writers wrote it. */
+  if (self->fold_cache != NULL)
+    store_fold_cache (self, fd);
+  close (fd);
+  return g_steal_pointer (&event);
 }
 
+/**
+ * dsh_session_log_append:
+ * @self: a #DshSessionLog
+ * @type: the event's type
+ * @data: (nullable): the event's data, copied; %NULL means `{}`
+ * @error: return location for a #GError
+ *
+ * Appends one event of any type. Known types are validated first: a value outside its vocabulary,
+ * a malformed data object, a reserved preset name or a turn-scoped event outside an open turn is
+ * refused with %DSH_SANDBOX_ERROR_INVALID_ARGUMENT and nothing is written.
+ *
+ * Returns: %TRUE once the line is synced; %FALSE with @error set (%DSH_SANDBOX_ERROR_SESSION_LOG
+ *   when writing failed)
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append (DshSessionLog *self, const char *type, JsonObject *data, GError **error)
 {
   g_autoptr (JsonObject) envelope = json_object_new ();
-  g_autoptr (JsonObject) reread = NULL;
-  g_autoptr (DshSessionEvent) event = NULL;
-  g_autofree char *time = now_iso8601 ();
-  g_autofree char *line = NULL;
-  GError *local_error = NULL;
-  gboolean syntax_error;
-  gboolean ok;
-  gsize length;
+  DshSessionEvent *event;
 
   g_return_val_if_fail (DSH_IS_SESSION_LOG (self), FALSE);
   g_return_val_if_fail (type != NULL, FALSE);
@@ -1197,36 +2030,27 @@ dsh_session_log_append (DshSessionLog *self, const char *type, JsonObject *data,
     }
   else
     json_object_set_object_member (envelope, "data", json_object_new ());
-  json_object_set_string_member (envelope, "time", time);
-
-  /* Validate the line exactly as a later load will read it: a value refused on load is
-   * refused here, and nothing json-glib generates that the strict reader would reject (say a
-   * NaN, or invalid UTF-8) ever reaches the file. */
-  line = object_to_line (envelope, &length);
-  reread = parse_line (line, length - 1, &syntax_error, &local_error);
-  if (reread != NULL)
-    event = event_from_object (reread, 0, &local_error);
-  if (event == NULL)
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "refusing to append: %s", local_error->message);
-      g_error_free (local_error);
-      return FALSE;
-    }
 
   g_mutex_lock (&self->lock);
-  event->line = self->lines + 1;
-  ok = append_locked (self, event, line, length, error);
-  if (ok)
-    {
-      /* catch_up may have consumed other writers' lines: the line number is known only now. */
-      event->line = self->lines;
-      g_ptr_array_add (self->events, g_steal_pointer (&event));
-    }
+  event = append_locked (self, envelope, error);
+  if (event != NULL)
+    g_ptr_array_add (self->events, event);
   g_mutex_unlock (&self->lock);
-  return ok;
+  return event != NULL;
 }
 
+/**
+ * dsh_session_log_append_mode:
+ * @self: a #DshSessionLog
+ * @mode: the session's new mode
+ * @error: return location for a #GError
+ *
+ * Appends `sandbox/mode`.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_mode (DshSessionLog *self, DshSandboxMode mode, GError **error)
 {
@@ -1241,6 +2065,18 @@ dsh_session_log_append_mode (DshSessionLog *self, DshSandboxMode mode, GError **
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_SANDBOX_MODE, data, error);
 }
 
+/**
+ * dsh_session_log_append_approval_policy:
+ * @self: a #DshSessionLog
+ * @policy: the session's new approval policy
+ * @error: return location for a #GError
+ *
+ * Appends `approval/policy`.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_approval_policy (DshSessionLog *self, DshApprovalPolicy policy,
                                         GError **error)
@@ -1256,6 +2092,18 @@ dsh_session_log_append_approval_policy (DshSessionLog *self, DshApprovalPolicy p
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_POLICY, data, error);
 }
 
+/**
+ * dsh_session_log_append_preset:
+ * @self: a #DshSessionLog
+ * @preset: a preset's name, never `custom`
+ * @error: return location for a #GError
+ *
+ * Appends `permissionPresets/preset`.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_preset (DshSessionLog *self, const char *preset, GError **error)
 {
@@ -1284,6 +2132,21 @@ data_with_extra (JsonObject *extra)
   return data;
 }
 
+/**
+ * dsh_session_log_append_approval_asked:
+ * @self: a #DshSessionLog
+ * @request_id: the request's id, shared with its `approval/decided`
+ * @tool_name: the asking tool
+ * @reason: the question's reason
+ * @extra: (nullable): members added to the data (e.g. `callId`); they cannot override the others
+ * @error: return location for a #GError
+ *
+ * Appends the first half of the audit pair. It requires an open turn.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_approval_asked (DshSessionLog *self, const char *request_id,
                                        const char *tool_name, const char *reason,
@@ -1299,6 +2162,19 @@ dsh_session_log_append_approval_asked (DshSessionLog *self, const char *request_
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_ASKED, data, error);
 }
 
+/**
+ * dsh_session_log_append_approval_decided:
+ * @self: a #DshSessionLog
+ * @request_id: the request's id
+ * @outcome: the decision
+ * @error: return location for a #GError
+ *
+ * Appends the second half of the audit pair. It requires an open turn.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_append_approval_decided (DshSessionLog *self, const char *request_id,
                                          DshApprovalOutcome outcome, GError **error)
@@ -1317,6 +2193,17 @@ dsh_session_log_append_approval_decided (DshSessionLog *self, const char *reques
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_DECIDED, data, error);
 }
 
+/**
+ * dsh_session_log_begin_turn:
+ * @self: a #DshSessionLog
+ * @error: return location for a #GError
+ *
+ * Appends `turn/start` with a fresh id. An exec is one turn.
+ *
+ * Returns: (transfer full): the turn's id, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 char *
 dsh_session_log_begin_turn (DshSessionLog *self, GError **error)
 {
@@ -1329,6 +2216,18 @@ dsh_session_log_begin_turn (DshSessionLog *self, GError **error)
   return g_steal_pointer (&id);
 }
 
+/**
+ * dsh_session_log_end_turn:
+ * @self: a #DshSessionLog
+ * @turn_id: an open turn's id
+ * @error: return location for a #GError
+ *
+ * Appends `turn/end`; an id that is not open is refused.
+ *
+ * Returns: %TRUE once the line is synced, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_end_turn (DshSessionLog *self, const char *turn_id, GError **error)
 {
@@ -1339,42 +2238,110 @@ dsh_session_log_end_turn (DshSessionLog *self, const char *turn_id, GError **err
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_TURN_END, data, error);
 }
 
+/**
+ * dsh_session_log_has_open_turn:
+ * @self: a #DshSessionLog
+ *
+ * Returns: %TRUE when some turn of the session is open
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_has_open_turn (DshSessionLog *self)
 {
-  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (self);
+  gboolean open;
 
-  return dsh_session_events_has_open_turn (events);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), FALSE);
+  g_mutex_lock (&self->lock);
+  open = self->fold.open_turns->len > 0;
+  g_mutex_unlock (&self->lock);
+  return open;
 }
 
+/**
+ * dsh_session_log_turn_is_open:
+ * @self: a #DshSessionLog
+ * @turn_id: a turn's id
+ *
+ * Returns: %TRUE when the turn with this id is open
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_turn_is_open (DshSessionLog *self, const char *turn_id)
 {
-  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (self);
+  guint index;
+  gboolean open;
 
-  return dsh_session_events_turn_is_open (events, turn_id);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), FALSE);
+  g_return_val_if_fail (turn_id != NULL, FALSE);
+  g_mutex_lock (&self->lock);
+  open = session_fold_find_turn (&self->fold, turn_id, &index);
+  g_mutex_unlock (&self->lock);
+  return open;
 }
 
+/**
+ * dsh_session_log_last_mode:
+ * @self: a #DshSessionLog
+ * @out_mode: (out): the session's last `sandbox/mode`
+ *
+ * Returns: %TRUE with @out_mode set; %FALSE when the session never set a mode
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_last_mode (DshSessionLog *self, DshSandboxMode *out_mode)
 {
-  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (self);
+  gboolean found;
 
-  return dsh_session_events_last_mode (events, out_mode);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), FALSE);
+  g_mutex_lock (&self->lock);
+  /* Every folded value passed validation, so parsing cannot fail here. */
+  found = self->fold.mode != NULL &&
+          dsh_sandbox_mode_from_string (self->fold.mode, out_mode, NULL);
+  g_mutex_unlock (&self->lock);
+  return found;
 }
 
+/**
+ * dsh_session_log_last_approval_policy:
+ * @self: a #DshSessionLog
+ * @out_policy: (out): the session's last `approval/policy`
+ *
+ * Returns: %TRUE with @out_policy set; %FALSE when the session never set one
+ *
+ * Since: 0.1
+ */
 gboolean
 dsh_session_log_last_approval_policy (DshSessionLog *self, DshApprovalPolicy *out_policy)
 {
-  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (self);
+  gboolean found;
 
-  return dsh_session_events_last_approval_policy (events, out_policy);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), FALSE);
+  g_mutex_lock (&self->lock);
+  found = self->fold.policy != NULL &&
+          dsh_approval_policy_from_string (self->fold.policy, out_policy, NULL);
+  g_mutex_unlock (&self->lock);
+  return found;
 }
 
+/**
+ * dsh_session_log_dup_last_preset:
+ * @self: a #DshSessionLog
+ *
+ * Returns: (transfer full) (nullable): the last recorded preset's name
+ *
+ * Since: 0.1
+ */
 char *
 dsh_session_log_dup_last_preset (DshSessionLog *self)
 {
-  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (self);
+  char *preset;
 
-  return g_strdup (dsh_session_events_last_preset (events));
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (self), NULL);
+  g_mutex_lock (&self->lock);
+  preset = g_strdup (self->fold.preset);
+  g_mutex_unlock (&self->lock);
+  return preset;
 }

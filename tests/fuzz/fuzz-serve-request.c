@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       g_assert_no_error (error);
       g_assert_nonnull (request.id);
       g_assert_true (JSON_NODE_HOLDS_NULL (request.id) || JSON_NODE_HOLDS_VALUE (request.id));
-      if (request.method == DSH_SERVE_METHOD_CONFINE)
+      if (request.method == DSH_SERVE_METHOD_CONFINE || request.method == DSH_SERVE_METHOD_ESCALATE)
         {
           g_assert_nonnull (request.argv);
           g_assert_nonnull (request.argv[0]);
@@ -28,6 +28,28 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         }
       else
         g_assert_null (request.argv);
+      if (request.method == DSH_SERVE_METHOD_ESCALATE)
+        g_assert_true (request.session != NULL && request.call_id != NULL &&
+                       request.call_id[0] != '\0');
+      /* classify: what it classifies is always there, bytes from base64 included. */
+      if (request.method == DSH_SERVE_METHOD_CLASSIFY)
+        {
+          g_assert_true (request.backend != NULL && request.mode != NULL);
+          g_assert_nonnull (request.stderr_bytes);
+          g_assert_cmpint (request.exit_status, >=, 0);
+          g_assert_cmpint (request.exit_status, <=, 255);
+        }
+      else
+        g_assert_null (request.stderr_bytes);
+      if (request.method >= DSH_SERVE_METHOD_SESSION_NEW &&
+          request.method <= DSH_SERVE_METHOD_SESSION_SET_PRESET)
+        g_assert_nonnull (request.session);
+      if (request.method == DSH_SERVE_METHOD_SESSION_SET_MODE)
+        g_assert_nonnull (request.mode);
+      if (request.method == DSH_SERVE_METHOD_SESSION_SET_APPROVAL)
+        g_assert_nonnull (request.approval_policy);
+      if (request.method == DSH_SERVE_METHOD_SESSION_SET_PRESET)
+        g_assert_nonnull (request.preset);
     }
   else
     {

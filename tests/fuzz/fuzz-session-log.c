@@ -1,14 +1,18 @@
 /* fuzz-session-log.c — libFuzzer target for the session-log parser: any bytes either load as a
  * log whose folds work and whose re-serialisation loads again to the same header and events
  * (parse, serialise, parse: equal), or fail with an error that says why; never a crash or a leak.
+ * The fold of every prefix of whole lines, continued with the rest, is the full fold.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <dsh-sandbox.h>
 
 #include "dsh-json-strict-private.h"
+#include "dsh-session-fold-private.h"
 #include "fuzz-target.h"
 #include "fuzz-util.h"
+
+#include <string.h>
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -42,6 +46,62 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       g_assert_nonnull (dsh_approval_policy_to_string (policy));
     g_assert_cmpstr (dsh_session_events_last_preset (events), !=, "custom");
     (void) dsh_session_events_has_open_turn (events);
+
+    /* The log's own fold (kept as lines are consumed) agrees with the folds over its events. */
+    {
+      g_autofree char *preset = dsh_session_log_dup_last_preset (log);
+      DshSandboxMode own_mode, event_mode;
+      DshApprovalPolicy own_policy, event_policy;
+      gboolean has_own_mode = dsh_session_log_last_mode (log, &own_mode);
+      gboolean has_own_policy = dsh_session_log_last_approval_policy (log, &own_policy);
+
+      g_assert_cmpint (has_own_mode, ==, dsh_session_events_last_mode (events, &event_mode));
+      if (has_own_mode)
+        g_assert_cmpint (own_mode, ==, event_mode);
+      g_assert_cmpint (has_own_policy, ==,
+                       dsh_session_events_last_approval_policy (events, &event_policy));
+      if (has_own_policy)
+        g_assert_cmpint (own_policy, ==, event_policy);
+      g_assert_cmpstr (preset, ==, dsh_session_events_last_preset (events));
+      g_assert_cmpint (dsh_session_log_has_open_turn (log), ==,
+                       dsh_session_events_has_open_turn (events));
+    }
+
+    /* The cached fold of any prefix of whole lines, continued with the bytes after it, is the
+     * full fold: what the fold cache relies on. */
+    {
+      g_autofree char *full = dsh_session_log_fold_to_string (log);
+      const char *text = (const char *) data;
+      guint splits = 0;
+
+      for (gsize cut = 0; cut < size && splits < 64; cut++)
+        {
+          g_autoptr (DshSessionLog) prefix = NULL;
+          g_autoptr (DshSessionLog) continued = NULL;
+          g_autoptr (GError) local_error = NULL;
+          g_autofree char *fold = NULL;
+          g_autofree char *continued_fold = NULL;
+          gsize covered;
+
+          if (text[cut] != '\n')
+            continue;
+          splits++;
+          prefix = dsh_session_log_parse ("fuzz-prefix", text, cut + 1, NULL);
+          if (prefix == NULL)
+            continue;
+          fold = dsh_session_log_fold_to_string (prefix);
+          /* The fold covers the prefix's committed lines (a torn last line is not one). */
+          covered = (gsize) g_ascii_strtoull (strstr (fold, "\"size\":") + 7, NULL, 10);
+          g_assert_cmpuint (covered, <=, cut + 1);
+          continued = dsh_session_log_parse_continuing (fold, text + covered, size - covered,
+                                                        &local_error);
+          g_assert_no_error (local_error);
+          continued_fold = dsh_session_log_fold_to_string (continued);
+          g_assert_cmpstr (continued_fold, ==, full);
+          g_assert_cmpuint (dsh_session_log_get_dropped_count (continued), ==,
+                            dsh_session_log_get_dropped_count (log));
+        }
+    }
 
     /* What loaded re-serialises to lines that load again to the same events. */
     {

@@ -4,7 +4,8 @@
  * Its "runner" is /bin/sh: it fails like a real runner (exit 71 and one fatal line) when
  * DSH_FAKE_<NAME>_BROKEN=1 at run time, logs every run to $DSH_FAKE_LOG, then executes the
  * command unconfined. Its cheap check fails, as for a runner that is not installed, when
- * DSH_FAKE_<NAME>_MISSING=1. It is never installed.
+ * DSH_FAKE_<NAME>_MISSING=1, or when DSH_FAKE_<NAME>_RUNNER names no program on PATH. It is
+ * never installed.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -89,6 +90,14 @@ static int
 fake_check (DshBackendHost *host)
 {
   const char *missing = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_MISSING");
+  const char *runner = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_RUNNER");
+
+  /* A runner file to find, as bwrap's check finds bwrap. */
+  if (runner != NULL && host->find_program (host, runner) == NULL)
+    {
+      host->set_error (host, "fake-" FAKE_NAME ": the runner file is not on PATH");
+      return -1;
+    }
 
   if (missing != NULL && strcmp (missing, "1") == 0)
     {

@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "dsh-backend.h"
@@ -40,11 +41,30 @@ log_event (const char *event, unsigned serial)
   fclose (log);
 }
 
+/* How many instances the log has seen made: each provider loads its own copy of the module, so
+ * a copy's own counter alone would start again at 1. */
+static unsigned
+instances_logged (void)
+{
+  const char *path = getenv ("DSH_FAKE_INSTANCE_LOG");
+  char line[64];
+  unsigned n = 0;
+  FILE *log;
+
+  if (path == NULL || (log = fopen (path, "r")) == NULL)
+    return 0;
+  while (fgets (line, sizeof line, log) != NULL)
+    n += strncmp (line, "new ", 4) == 0;
+  fclose (log);
+  return n;
+}
+
 static void *
 hooked_instance_new (DshBackendHost *host)
 {
-  /* Serial numbers only ever grow within one loaded copy, whichever provider asks. */
+  /* Serial numbers only ever grow, whichever provider (and loaded copy) asks. */
   static unsigned last_serial;
+  unsigned logged;
   Instance *instance;
   const char *refuse = host->get_env (host, "DSH_FAKE_INSTANCE_REFUSE");
 
@@ -56,6 +76,9 @@ hooked_instance_new (DshBackendHost *host)
   instance = calloc (1, sizeof (Instance));
   if (instance == NULL)
     return NULL;
+  logged = instances_logged ();
+  if (last_serial < logged)
+    last_serial = logged;
   instance->serial = __atomic_add_fetch (&last_serial, 1, __ATOMIC_SEQ_CST);
   snprintf (instance->label, sizeof (instance->label), "hooked-%u", instance->serial);
   log_event ("new", instance->serial);

@@ -83,6 +83,28 @@ typedef struct {
   JsonObject *details;
 } DshEscalationChannel;
 
+#define DSH_TYPE_ESCALATION_CHANNEL (dsh_escalation_channel_get_type ())
+
+/* A channel on the heap that holds its own references and copies, for bindings (which cannot
+ * lend borrowed pointers); C callers usually fill one on the stack. Free only what new() or
+ * copy() returned. */
+DSH_API
+GType                 dsh_escalation_channel_get_type  (void) G_GNUC_CONST;
+DSH_API
+DshEscalationChannel *dsh_escalation_channel_new       (DshApprovalService         *service,
+                                                        DshSessionLog              *session,
+                                                        DshApprovalPolicy           call_policy,
+                                                        const char                 *tool_name,
+                                                        const char                 *call_id,
+                                                        const char                 *subject,
+                                                        JsonObject                 *details);
+DSH_API
+DshEscalationChannel *dsh_escalation_channel_copy      (const DshEscalationChannel *channel);
+DSH_API
+void                  dsh_escalation_channel_free      (DshEscalationChannel       *channel);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshEscalationChannel, dsh_escalation_channel_free)
+
 /* Runs the ordered sequence. The justification must already be valid. */
 DSH_API
 void                  dsh_escalation_approve_async     (DshSandboxMode              effective_mode,
