@@ -38,13 +38,13 @@ static gboolean
 read_answer (const GString *line, DshApprovalOutcome *out_outcome)
 {
   gboolean syntax_error = FALSE;
-  g_autoptr (JsonNode) root = dsh_json_strict_parse (line->str, line->len, &syntax_error, NULL);
-  JsonObject *object;
+  g_autoptr (JsonObject) object = dsh_json_strict_parse_object (line->str, line->len,
+                                                                "not an object", &syntax_error,
+                                                                NULL);
   JsonNode *result;
 
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (object == NULL)
     return FALSE;
-  object = json_node_get_object (root);
   result = json_object_get_member (object, "result");
   return json_object_get_size (object) == 1 && result != NULL && JSON_NODE_HOLDS_VALUE (result) &&
          json_node_get_value_type (result) == G_TYPE_STRING &&

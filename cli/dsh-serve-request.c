@@ -305,26 +305,24 @@ dsh_serve_request_parse (const char *line,
                          GError **error)
 {
   static const char *const top_members[] = { "id", "method", "params", NULL };
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonObject) object = NULL;
   g_autoptr (GError) local_error = NULL;
   const MethodSpec *spec = NULL;
-  JsonObject *object;
   JsonNode *method;
   JsonNode *params_node;
   JsonObject *params = NULL;
   gboolean syntax_error = FALSE;
 
   memset (request, 0, sizeof (*request));
-  root = dsh_json_strict_parse (line, length, &syntax_error, &local_error);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  /* Another value than an object needs no detail: the message below already says so. */
+  object = dsh_json_strict_parse_object (line, length, "", &syntax_error, &local_error);
+  if (object == NULL)
     {
       g_set_error (error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_PARSE_ERROR,
                    "the request is not one JSON object%s%s",
-                   local_error != NULL ? ": " : "",
-                   local_error != NULL ? local_error->message : "");
+                   *local_error->message != '\0' ? ": " : "", local_error->message);
       return FALSE;
     }
-  object = json_node_get_object (root);
   if (!read_id (object, request, error) ||
       !check_members (object, top_members, "a request", error))
     return FALSE;

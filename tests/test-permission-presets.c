@@ -1,4 +1,4 @@
-/* test-permission-presets.c — the preset tables of seed 003 §6 as cases: selection events in
+/* test-permission-presets.c — the preset tables as cases: selection events in
  * order and only on change, net-zero selections, current() preference, custom never selectable,
  * sessions pinned at creation, and the configuration file.
  *
@@ -64,7 +64,7 @@ test_default_table (void)
   DshSandboxMode mode;
   DshApprovalPolicy policy;
 
-  /* Seed 003 §6: workspace-write = workspace-write + ask; danger-full-access = dfa + never. */
+  /* The defaults: workspace-write = workspace-write + ask; danger-full-access = dfa + never. */
   g_assert_cmpuint (g_strv_length (names), ==, 2);
   g_assert_cmpstr (names[0], ==, "workspace-write");
   g_assert_cmpstr (names[1], ==, "danger-full-access");

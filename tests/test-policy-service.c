@@ -202,7 +202,7 @@ test_context_texts (void)
   g_autofree char *dfa = dsh_text_policy_context (DSH_SANDBOX_MODE_DANGER_FULL_ACCESS, "/w");
   const char *const all[] = { ro, ww, dfa };
 
-  /* Seed 003 §3, verbatim. */
+  /* The model-facing texts, verbatim. */
   g_assert_cmpstr (ro, ==, read_only_text);
   g_assert_cmpstr (ww, ==,
                    "Current DSH file policy: workspace-write. Any available operation enforced "

@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "dsh-backend.h"
+#include "dsh-landlock-exec.h"
 
 DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_landlock_describe (void);
 
-#define LAUNCHER "dsh-landlock-exec"
+#define LAUNCHER DSH_LANDLOCK_EXEC_NAME
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -55,15 +56,15 @@ static const char *const denial_exclusions[] = {
   NULL,
 };
 
-/* The launcher's one diagnostic line before the command runs (see dsh-landlock-exec.c); it
+/* The launcher's one diagnostic line before the command runs (see dsh-landlock-exec.h); it
  * exits 125 only then. A command it cannot execute is reported without "fatal:" and with the
  * shell's 126/127, because that is the command's failure, as under bwrap. */
 static const char *const fatal_signatures[] = {
-  "dsh-landlock-exec: fatal: ",
+  DSH_LANDLOCK_FATAL_PREFIX,
   NULL,
 };
 
-static const int fatal_exit_codes[] = { 125 };
+static const int fatal_exit_codes[] = { DSH_LANDLOCK_EXIT_FAILURE };
 
 static const DshBackendFailureRule failure_rules[] = {
   {

@@ -9,7 +9,7 @@
  * Plain C and libc only, so the whole trust boundary fits on a few screens. Everything that can
  * go wrong before the confinement is in place ends in exit status 125 and exactly one stderr line
  * starting with "dsh-landlock-exec: fatal: "; the backend module publishes that prefix as its
- * runner-failure signature, so the two must change together.
+ * runner-failure signature, so both take it from dsh-landlock-exec.h.
  */
 #define _GNU_SOURCE
 
@@ -37,8 +37,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#define FATAL_PREFIX "dsh-landlock-exec: fatal: "
-#define EXIT_RUNNER_FAILURE 125
+#include "dsh-landlock-exec.h"
 
 /* The Landlock uapi, spelled out here: Debian 12's <linux/landlock.h> stops at ABI 2, and the
  * values are fixed kernel ABI. Syscall numbers are the same on every architecture (unified table
@@ -113,10 +112,10 @@ static _Noreturn void
 fatal (const char *what, int errnum)
 {
   if (errnum != 0)
-    fprintf (stderr, FATAL_PREFIX "%s: %s\n", what, strerror (errnum));
+    fprintf (stderr, DSH_LANDLOCK_FATAL_PREFIX "%s: %s\n", what, strerror (errnum));
   else
-    fprintf (stderr, FATAL_PREFIX "%s\n", what);
-  exit (EXIT_RUNNER_FAILURE);
+    fprintf (stderr, DSH_LANDLOCK_FATAL_PREFIX "%s\n", what);
+  exit (DSH_LANDLOCK_EXIT_FAILURE);
 }
 
 /* Why the version query failed, in words that name the errno and what usually causes it. */
@@ -141,16 +140,17 @@ landlock_unavailable (int errnum)
       break;
     }
   fprintf (stderr,
-           FATAL_PREFIX "Landlock is not available: the ABI version query failed (%s%s)%s\n",
+           DSH_LANDLOCK_FATAL_PREFIX
+           "Landlock is not available: the ABI version query failed (%s%s)%s\n",
            name, strerror (errnum), cause);
-  exit (EXIT_RUNNER_FAILURE);
+  exit (DSH_LANDLOCK_EXIT_FAILURE);
 }
 
 static _Noreturn void
 fatal_path (const char *what, const char *path, int errnum)
 {
-  fprintf (stderr, FATAL_PREFIX "%s '%s': %s\n", what, path, strerror (errnum));
-  exit (EXIT_RUNNER_FAILURE);
+  fprintf (stderr, DSH_LANDLOCK_FATAL_PREFIX "%s '%s': %s\n", what, path, strerror (errnum));
+  exit (DSH_LANDLOCK_EXIT_FAILURE);
 }
 
 /* The same refusal one component at a time: O_NOFOLLOW alone only guards the last one, so every
@@ -734,15 +734,15 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
     signal (forwarded_signals[i], SIG_DFL);
   sigprocmask (SIG_SETMASK, mask, NULL);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "prctl(PR_SET_NO_NEW_PRIVS) failed",
-                strerror (errno));
+    child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
+                "prctl(PR_SET_NO_NEW_PRIVS) failed", strerror (errno));
   errnum = install_command_filter ();
   if (errnum != 0)
-    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "cannot install the command's seccomp filter",
-                strerror (errnum));
+    child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
+                "cannot install the command's seccomp filter", strerror (errnum));
   if (syscall (__NR_landlock_restrict_self, ruleset_fd, 0) != 0)
-    child_exit (EXIT_RUNNER_FAILURE, FATAL_PREFIX, "landlock_restrict_self failed",
-                strerror (errno));
+    child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
+                "landlock_restrict_self failed", strerror (errno));
   close (ruleset_fd);
   execvp (command[0], command);
 
@@ -750,7 +750,7 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
    * failure (as a shell reports it, 127 or 126), not the runner's, so no "fatal:" here. */
   errnum = errno;
   snprintf (what, sizeof what, "cannot execute '%s'", command[0]);
-  child_exit (errnum == ENOENT ? 127 : 126, "dsh-landlock-exec: ", what, strerror (errnum));
+  child_exit (errnum == ENOENT ? 127 : 126, DSH_LANDLOCK_EXEC_PREFIX, what, strerror (errnum));
 }
 
 /* Runs the command, confined, as our child and, once it exits, kills and reaps every process it

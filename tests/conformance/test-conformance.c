@@ -1,12 +1,15 @@
 /* test-conformance.c — one suite that every Linux backend must pass, run unchanged once per backend
  * (DSH_SANDBOX_BACKEND=bwrap, =landlock) through the real `dsh-sandbox exec` on this kernel.
+ * What it expects of a backend comes from the key file DSH_CONFORMANCE_EXPECTATIONS names, kept
+ * beside the backend (linux/bwrap/tests/conformance.ini), so a third-party module can be held to
+ * the same suite.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every case asserts what the kernel did to the files, the exit status, the report's outcome and
  * the denial marker with the backend's own dialect. Where the backends honestly differ (bwrap's
- * private /tmp, /dev and PID namespace; Landlock's host /tmp and visible processes) the table
- * below says so and a case pins each side; linux/README-backends.md explains the differences.
+ * private /tmp, /dev and PID namespace; Landlock's host /tmp and visible processes) the key file
+ * says so and a case pins each side; linux/README-backends.md explains the differences.
  */
 #define _GNU_SOURCE
 
@@ -54,58 +57,79 @@ typedef struct {
   gboolean protects_git;
 } Backend;
 
-static const Backend backends[] = {
-  {
-    .name = "bwrap",
-    .dialect = "Read-only file system",
-    .deny_errno = "EPERM",
-    .deny_syscalls = "clone",
-    .fatal_prefix = "bwrap: ",
-    .fatal_exit = 1,
-    .fatal_sample = "bwrap: Can't find source path /dsh-conformance: No such file or directory",
-    .lookalike_line = "bwrap: execvp dsh-conformance-tool: No such file or directory",
-    .lookalike_exit = 1,
-    .missing_command_exit = 1,
-    /* Under workspace-write the launcher checks the sandbox from inside first and execs the
-     * command itself, as the Landlock launcher does. */
-    .missing_command_exit_write = 127,
-    .enforcement = "full",
-    .private_tmp = TRUE,
-    .private_dev = TRUE,
-    .hides_host_processes = TRUE,
-    .governs_metadata = TRUE,
-    /* bwrap turns the command's death by signal N into its own exit 128+N. */
-    .reports_signal = FALSE,
-    .protects_git = TRUE,
-    /* dsh-bwrap-exec opens the roots with openat2 only: without it, nothing is bound. */
-    .launcher_deny_syscalls = "openat2",
-    .launcher_fatal_prefix = "dsh-bwrap-exec: fatal: ",
-  },
-  {
-    .name = "landlock",
-    .dialect = "Permission denied",
-    .deny_errno = "ENOSYS",
-    .deny_syscalls = "landlock_add_rule,landlock_restrict_self",
-    .fatal_prefix = "dsh-landlock-exec: fatal: ",
-    .fatal_exit = 125,
-    .fatal_sample = "dsh-landlock-exec: fatal: printed by the command itself",
-    .lookalike_line = "dsh-landlock-exec: cannot execute 'dsh-conformance-tool': No such file or "
-                      "directory",
-    .lookalike_exit = 125,
-    .missing_command_exit = 127,
-    .missing_command_exit_write = 127,
-    .enforcement = "partial",
-    .private_tmp = FALSE,
-    .private_dev = FALSE,
-    .hides_host_processes = FALSE,
-    .governs_metadata = FALSE,
-    .reports_signal = TRUE,
-    /* Landlock cannot carve a path out of a granted tree (a partial reason says so). */
-    .protects_git = FALSE,
-  },
-};
-
 static const Backend *backend;
+
+static const char *
+expect_string (GKeyFile *file, const char *path, const char *key)
+{
+  g_autoptr (GError) error = NULL;
+  char *value = g_key_file_get_string (file, "Backend", key, &error);
+
+  if (value == NULL)
+    g_error ("%s: %s", path, error->message);
+  return value;
+}
+
+static int
+expect_int (GKeyFile *file, const char *path, const char *key)
+{
+  g_autoptr (GError) error = NULL;
+  int value = g_key_file_get_integer (file, "Backend", key, &error);
+
+  if (error != NULL)
+    g_error ("%s: %s", path, error->message);
+  return value;
+}
+
+static gboolean
+expect_boolean (GKeyFile *file, const char *path, const char *key)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean value = g_key_file_get_boolean (file, "Backend", key, &error);
+
+  if (error != NULL)
+    g_error ("%s: %s", path, error->message);
+  return value;
+}
+
+/* The expectations of one backend, every key required: a missing one is an error, never a
+ * default that would let a case pass for the wrong reason. Kept for the whole run. */
+static const Backend *
+load_backend (const char *path)
+{
+  g_autoptr (GKeyFile) file = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+  Backend *b = g_new0 (Backend, 1);
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error))
+    g_error ("%s: %s", path, error->message);
+  b->name = expect_string (file, path, "Name");
+  b->dialect = expect_string (file, path, "Dialect");
+  b->deny_errno = expect_string (file, path, "DenyErrno");
+  b->deny_syscalls = expect_string (file, path, "DenySyscalls");
+  b->fatal_prefix = expect_string (file, path, "FatalPrefix");
+  b->fatal_exit = expect_int (file, path, "FatalExit");
+  b->fatal_sample = expect_string (file, path, "FatalSample");
+  b->lookalike_line = expect_string (file, path, "LookalikeLine");
+  b->lookalike_exit = expect_int (file, path, "LookalikeExit");
+  b->missing_command_exit = expect_int (file, path, "MissingCommandExit");
+  b->enforcement = expect_string (file, path, "Enforcement");
+  b->private_tmp = expect_boolean (file, path, "PrivateTmp");
+  b->private_dev = expect_boolean (file, path, "PrivateDev");
+  b->hides_host_processes = expect_boolean (file, path, "HidesHostProcesses");
+  b->governs_metadata = expect_boolean (file, path, "GovernsMetadata");
+  b->reports_signal = expect_boolean (file, path, "ReportsSignal");
+  b->missing_command_exit_write = expect_int (file, path, "MissingCommandExitWrite");
+  b->protects_git = expect_boolean (file, path, "ProtectsGit");
+  /* Only for a launcher in front of the runner: both keys or neither. */
+  if (g_key_file_has_key (file, "Backend", "LauncherDenySyscalls", NULL) ||
+      g_key_file_has_key (file, "Backend", "LauncherFatalPrefix", NULL))
+    {
+      b->launcher_deny_syscalls = expect_string (file, path, "LauncherDenySyscalls");
+      b->launcher_fatal_prefix = expect_string (file, path, "LauncherFatalPrefix");
+    }
+  return b;
+}
 
 static gboolean backend_works (void);
 
@@ -1302,11 +1326,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   name = dsh_test_getenv_required ("DSH_SANDBOX_BACKEND");
-  for (gsize i = 0; i < G_N_ELEMENTS (backends); i++)
-    if (g_str_equal (backends[i].name, name))
-      backend = &backends[i];
-  if (backend == NULL)
-    g_error ("no conformance expectations for backend \"%s\"", name);
+  backend = load_backend (dsh_test_getenv_required ("DSH_CONFORMANCE_EXPECTATIONS"));
+  if (!g_str_equal (backend->name, name))
+    g_error ("DSH_SANDBOX_BACKEND is \"%s\" but the expectations are for \"%s\"", name,
+             backend->name);
 
 #define ADD(path, fn) \
   do \

@@ -24,6 +24,7 @@
 
 #include "dsh-approval-request.h"
 #include "dsh-approval-vocabulary.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,7 @@ typedef enum {
 } DshApprovalAnswer;
 
 #define DSH_TYPE_APPROVAL_ANSWERER (dsh_approval_answerer_get_type ())
+DSH_API
 G_DECLARE_INTERFACE (DshApprovalAnswerer, dsh_approval_answerer, DSH, APPROVAL_ANSWERER, GObject)
 
 struct _DshApprovalAnswererInterface {
@@ -54,19 +56,23 @@ struct _DshApprovalAnswererInterface {
   gpointer padding[8];
 };
 
+DSH_API
 void               dsh_approval_answerer_answer_async  (DshApprovalAnswerer  *self,
                                                         DshApprovalRequest   *request,
                                                         GCancellable         *cancellable,
                                                         GAsyncReadyCallback   callback,
                                                         gpointer              user_data);
+DSH_API
 DshApprovalAnswer  dsh_approval_answerer_answer_finish (DshApprovalAnswerer  *self,
                                                         GAsyncResult         *result,
                                                         DshApprovalOutcome   *out_outcome,
                                                         GError              **error);
 
 /* For answerers built on GTask and the default answer_finish. */
+DSH_API
 void               dsh_approval_task_return_outcome    (GTask                *task,
                                                         DshApprovalOutcome    outcome);
+DSH_API
 void               dsh_approval_task_return_delegate   (GTask                *task);
 
 G_END_DECLS

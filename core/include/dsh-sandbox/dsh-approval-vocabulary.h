@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -29,15 +30,19 @@ typedef enum {
 } DshApprovalOutcome;
 
 /* Strict: anything but "ask" / "never" is DSH_SANDBOX_ERROR_INVALID_ARGUMENT. */
+DSH_API
 gboolean     dsh_approval_policy_from_string  (const char          *text,
                                                DshApprovalPolicy   *policy,
                                                GError             **error);
+DSH_API
 const char  *dsh_approval_policy_to_string    (DshApprovalPolicy    policy);
 
 /* Strict: anything but the four outcome words is DSH_SANDBOX_ERROR_INVALID_ARGUMENT. */
+DSH_API
 gboolean     dsh_approval_outcome_from_string (const char          *text,
                                                DshApprovalOutcome  *outcome,
                                                GError             **error);
+DSH_API
 const char  *dsh_approval_outcome_to_string   (DshApprovalOutcome   outcome);
 
 G_END_DECLS

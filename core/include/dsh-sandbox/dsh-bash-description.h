@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib.h>
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +14,7 @@ G_BEGIN_DECLS
  * paragraph (the sanctioned same-turn retry). It depends on the composition only, never on a
  * session: the statement that approval prompts are disabled, and the standing mode, belong to
  * the runtime context (dsh_text_runtime_context()). */
+DSH_API
 char  *dsh_bash_description  (gboolean           executor_confines);
 
 G_END_DECLS

@@ -1,5 +1,5 @@
 /* dsh-classify.h — telling "the sandbox denied it" from "the sandbox runner itself failed" from
- * the command's own result, using only the exit status and stderr (SPEC §8).
+ * the command's own result, using only the exit status and stderr, runner failure first.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "dsh-confined-argv.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -22,9 +23,11 @@ typedef enum {
   DSH_OUTCOME_ROOT_REFUSED,
 } DshOutcome;
 
+DSH_API
 const char  *dsh_outcome_to_string       (DshOutcome                  outcome);
 
 /* Does this rule identify a runner failure? On a match *detail (if given) is the matched line. */
+DSH_API
 gboolean     dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
                                               int                         exit_code,
                                               const char                 *stderr_text,
@@ -32,12 +35,14 @@ gboolean     dsh_runner_failure_rule_matches (const DshRunnerFailureRule *rule,
 
 /* exit_code is the process's exit status, 128+N for a signal. Runner failure is checked first,
  * then denial; stderr is never rewritten. *detail receives the matched fatal line. */
+DSH_API
 DshOutcome   dsh_classify_result         (DshConfinedArgv            *confined,
                                           int                         exit_code,
                                           const char                 *stderr_text,
                                           char                      **detail);
 
 /* The same for stderr bytes that may hold NUL bytes (what a command really wrote). */
+DSH_API
 DshOutcome   dsh_classify_result_len     (DshConfinedArgv            *confined,
                                           int                         exit_code,
                                           const char                 *stderr_data,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -33,7 +34,9 @@ typedef enum {
   DSH_SANDBOX_ERROR_ROOT_REFUSED,
 } DshSandboxError;
 
+DSH_API
 GQuark       dsh_sandbox_error_quark     (void);
+DSH_API
 const char  *dsh_sandbox_error_code_name (DshSandboxError code);
 
 G_END_DECLS

@@ -21,20 +21,25 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-#include "dsh-approval.h"
+#include "dsh-approval-service.h"
 #include "dsh-mode.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
 /* WIDER_MODES[from]: read-only -> workspace-write, danger-full-access; workspace-write ->
  * danger-full-access; danger-full-access -> nothing. Static; *n_modes may be 0. */
+DSH_API
 const DshSandboxMode *dsh_escalation_wider_modes       (DshSandboxMode  from,
                                                         gsize          *n_modes);
+DSH_API
 gboolean              dsh_escalation_is_strictly_wider (DshSandboxMode  from,
                                                         DshSandboxMode  to);
 /* ESCALATION_TARGETS: workspace-write, danger-full-access, always both. */
+DSH_API
 const DshSandboxMode *dsh_escalation_targets           (gsize          *n_targets);
 /* Strict parse of a sandbox_permissions value: one of the targets, else INVALID_ARGUMENT. */
+DSH_API
 gboolean              dsh_escalation_target_from_string (const char     *text,
                                                          DshSandboxMode *out_mode,
                                                          GError        **error);
@@ -42,11 +47,13 @@ gboolean              dsh_escalation_target_from_string (const char     *text,
 /* validateEscalationArgs: each argument requires the other, and the justification must have
  * a non-whitespace character. NULL means "not given". DSH_SANDBOX_ERROR_INVALID_ARGUMENT with
  * the verbatim texts. */
+DSH_API
 gboolean              dsh_escalation_validate_args     (const char     *sandbox_permissions,
                                                         const char     *justification,
                                                         GError        **error);
 /* An executor that does not confine has nothing to escalate, even when the argument arrives
  * unadvertised: refuses a given sandbox_permissions with the verbatim text. */
+DSH_API
 gboolean              dsh_escalation_check_composition (gboolean        executor_confines,
                                                         const char     *sandbox_permissions,
                                                         GError        **error);
@@ -54,6 +61,7 @@ gboolean              dsh_escalation_check_composition (gboolean        executor
 /* Could an escalation from a command that ran under ran_mode still be approved? Not under
  * "never", not without a session or a channel, not when no wider mode exists. Decides whether
  * the hint follows a denial. */
+DSH_API
 gboolean              dsh_escalation_could_be_approved (DshSandboxMode    ran_mode,
                                                         DshApprovalPolicy effective_policy,
                                                         gboolean          has_session,
@@ -80,7 +88,9 @@ typedef struct {
 /* A channel on the heap that holds its own references and copies, for bindings (which cannot
  * lend borrowed pointers); C callers usually fill one on the stack. Free only what new() or
  * copy() returned. */
+DSH_API
 GType                 dsh_escalation_channel_get_type  (void) G_GNUC_CONST;
+DSH_API
 DshEscalationChannel *dsh_escalation_channel_new       (DshApprovalService         *service,
                                                         DshSessionLog              *session,
                                                         DshApprovalPolicy           call_policy,
@@ -88,12 +98,15 @@ DshEscalationChannel *dsh_escalation_channel_new       (DshApprovalService      
                                                         const char                 *call_id,
                                                         const char                 *subject,
                                                         JsonObject                 *details);
+DSH_API
 DshEscalationChannel *dsh_escalation_channel_copy      (const DshEscalationChannel *channel);
+DSH_API
 void                  dsh_escalation_channel_free      (DshEscalationChannel       *channel);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshEscalationChannel, dsh_escalation_channel_free)
 
 /* Runs the ordered sequence. The justification must already be valid. */
+DSH_API
 void                  dsh_escalation_approve_async     (DshSandboxMode              effective_mode,
                                                         DshSandboxMode              requested_mode,
                                                         const char                 *justification,
@@ -103,12 +116,14 @@ void                  dsh_escalation_approve_async     (DshSandboxMode          
                                                         gpointer                    user_data);
 /* TRUE with *out_mode the granted mode (the requested one); FALSE with the refusal. When a
  * person (or the service) was asked, *out_asked is TRUE and *out_outcome the decision. */
+DSH_API
 gboolean              dsh_escalation_approve_finish    (GAsyncResult               *result,
                                                         DshSandboxMode             *out_mode,
                                                         gboolean                   *out_asked,
                                                         DshApprovalOutcome         *out_outcome,
                                                         GError                    **error);
 /* The same, iterating a private main context. */
+DSH_API
 gboolean              dsh_escalation_approve           (DshSandboxMode              effective_mode,
                                                         DshSandboxMode              requested_mode,
                                                         const char                 *justification,

@@ -20,26 +20,31 @@
 #include <sys/types.h>
 
 #include "dsh-policy.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
 /* open(2) beneath a writable root: flags as for open (O_CLOEXEC is added), mode for O_CREAT.
  * Returns a new descriptor, or -1 with error set. */
+DSH_API
 int       dsh_fs_fence_open   (const DshSandboxPolicy  *policy,
                                const char              *path,
                                int                      flags,
                                mode_t                   mode,
                                GError                 **error);
+DSH_API
 gboolean  dsh_fs_fence_mkdir  (const DshSandboxPolicy  *policy,
                                const char              *path,
                                mode_t                   mode,
                                GError                 **error);
 /* Removes a file or symlink (not following it); remove_dir: rmdir an empty directory instead. */
+DSH_API
 gboolean  dsh_fs_fence_unlink (const DshSandboxPolicy  *policy,
                                const char              *path,
                                gboolean                 remove_dir,
                                GError                 **error);
 /* Both ends must be beneath writable roots (not necessarily the same one). */
+DSH_API
 gboolean  dsh_fs_fence_rename (const DshSandboxPolicy  *policy,
                                const char              *from,
                                const char              *to,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -23,12 +24,16 @@ typedef enum {
   DSH_ENFORCEMENT_PARTIAL,
 } DshEnforcement;
 
+DSH_API
 gboolean     dsh_sandbox_mode_from_string (const char      *text,
                                            DshSandboxMode  *mode,
                                            GError         **error);
+DSH_API
 const char  *dsh_sandbox_mode_to_string   (DshSandboxMode   mode);
+DSH_API
 gboolean     dsh_sandbox_mode_is_confined (DshSandboxMode   mode);
 
+DSH_API
 const char  *dsh_enforcement_to_string    (DshEnforcement   enforcement);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include <glib-object.h>
 
 #include "dsh-mode.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
@@ -27,11 +28,15 @@ typedef struct {
 
 #define DSH_TYPE_SANDBOX_POLICY (dsh_sandbox_policy_get_type ())
 
+DSH_API
 GType             dsh_sandbox_policy_get_type (void) G_GNUC_CONST;
+DSH_API
 DshSandboxPolicy *dsh_sandbox_policy_new      (DshSandboxMode          mode,
                                                const char             *workspace_root,
                                                const char             *session_id);
+DSH_API
 DshSandboxPolicy *dsh_sandbox_policy_copy     (const DshSandboxPolicy *policy);
+DSH_API
 void              dsh_sandbox_policy_free     (DshSandboxPolicy       *policy);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshSandboxPolicy, dsh_sandbox_policy_free)

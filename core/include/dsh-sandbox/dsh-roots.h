@@ -7,16 +7,19 @@
 #include <glib.h>
 
 #include "dsh-policy.h"
+#include "dsh-api.h"
 
 G_BEGIN_DECLS
 
 /* Filesystem identity first (the kernel's own component-by-component lookup), lexical
  * normalisation after. When resolution fails the spelling is returned as-is: a missing root
  * matches nothing until it exists. Never returns NULL. */
+DSH_API
 char  *dsh_canonical_path  (const char             *path);
 
 /* canonical(session_cwd) or, without one, canonical(fallback_root), made absolute and lexically
  * normalised only after the filesystem lookup. */
+DSH_API
 char  *dsh_workspace_root  (const char             *session_cwd,
                             const char             *fallback_root);
 
@@ -24,6 +27,7 @@ char  *dsh_workspace_root  (const char             *session_cwd,
  * else [workspace root, /tmp, temp dir, extra roots...], de-duplicated, in that order, the
  * workspace root taken as the canonical string it already is (never resolved again) and a temp
  * directory or extra root that would widen the roots left out. The one source for the fence and for profile generation. */
+DSH_API
 GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
 
 /* Resolves the writable roots of a workspace-write call exactly once and checks them on those
@@ -39,6 +43,7 @@ GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
  * workspace that moved while it was checked; and any call when the per-user record of granted
  * roots cannot be trusted or written. Does nothing for other modes: read-only never looks at
  * the temp directory. */
+DSH_API
 gboolean dsh_roots_pin       (DshSandboxPolicy       *policy,
                               const char             *spelled_workspace,
                               const char             *session_created,
@@ -46,6 +51,7 @@ gboolean dsh_roots_pin       (DshSandboxPolicy       *policy,
 
 /* The same checks for a workspace-write call with this workspace and extra roots (NULL for
  * none), granting nothing (a probe). */
+DSH_API
 gboolean dsh_roots_check     (const char             *spelled_workspace,
                               const char             *workspace_root,
                               const char             *session_created,
@@ -54,6 +60,7 @@ gboolean dsh_roots_check     (const char             *spelled_workspace,
 
 /* The checks a new session's cwd and extra roots can get before any call (a root of /, planted
  * symlinks on the way), granting nothing; the temp directory is the calls' own. */
+DSH_API
 gboolean dsh_roots_check_new_workspace (const char   *spelled_workspace,
                                         const char   *workspace_root,
                                         const char *const *extra,
@@ -61,14 +68,17 @@ gboolean dsh_roots_check_new_workspace (const char   *spelled_workspace,
 
 /* Refuses a workspace root of / (DSH_SANDBOX_ERROR_ROOT_REFUSED): under workspace-write it
  * would make the whole host writable. */
+DSH_API
 gboolean dsh_roots_check_workspace (const char       *workspace_root,
                                     GError          **error);
 
 /* Is path (canonical) root itself or beneath it? Both are compared as spelled. */
+DSH_API
 gboolean dsh_path_is_beneath (const char             *path,
                               const char             *root);
 
 /* dsh_roots_check() without a session. */
+DSH_API
 gboolean dsh_roots_check_unplanted (const char             *spelled_workspace,
                                     const char             *workspace_root,
                                     GError                **error);
@@ -76,6 +86,7 @@ gboolean dsh_roots_check_unplanted (const char             *spelled_workspace,
 /* A session's cwd was fixed when the session was created (created: its ISO 8601 time); a symlink
  * on the way to it made since then is what a command of another, enclosing workspace would plant
  * to move this session's workspace. FALSE (DSH_SANDBOX_ERROR_ROOT_REFUSED) when there is one. */
+DSH_API
 gboolean dsh_roots_check_session_cwd (const char             *cwd,
                                       const char             *created,
                                       GError                **error);

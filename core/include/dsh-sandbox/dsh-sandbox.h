@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include "dsh-api.h"
 #include "dsh-mode.h"
 #include "dsh-error.h"
 #include "dsh-policy.h"
@@ -20,6 +21,6 @@
 #include "dsh-fs-fence.h"
 #include "dsh-approval-request.h"
 #include "dsh-approval-answerer.h"
-#include "dsh-approval.h"
+#include "dsh-approval-service.h"
 #include "dsh-escalation.h"
 #include "dsh-bash-description.h"

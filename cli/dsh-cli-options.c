@@ -1,4 +1,4 @@
-/* dsh-cli-common.c — what every subcommand shares: error lines, option parsing around "--",
+/* dsh-cli-options.c — what every subcommand shares: error lines, option parsing around "--",
  * JSON printing, and finding the backend modules of this very build.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -416,7 +416,7 @@ dsh_text_escalation_reason (const char *mode, const char *justification)
  *
  * Since: 0.1
  */
-/* The base description is this project's own; the seeds give only the escalation paragraph. */
+/* The base description is this project's own; only the escalation paragraph is a fixed text. */
 const char *
 dsh_text_bash_description (void)
 {

@@ -33,7 +33,8 @@ DshConfinement  *dsh_confinement_new      (const char *const *argv,
                                            GPtrArray         *runner_failure_rules);
 void             dsh_confinement_free     (DshConfinement    *self);
 
-/* SPEC §8 on this confinement's own dialect; see dsh_classify_result_len(). */
+/* Runner failure first, then denial, in this confinement's own dialect; see
+ * dsh_classify_result_len(). */
 DshOutcome       dsh_confinement_classify (const DshConfinement *self,
                                            int                   exit_code,
                                            const char           *stderr_data,

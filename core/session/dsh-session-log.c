@@ -423,17 +423,8 @@ event_from_object (JsonObject *object, guint line, GError **error)
 static JsonObject *
 parse_line (const char *text, gsize length, gboolean *syntax_error, GError **error)
 {
-  g_autoptr (JsonNode) root = dsh_json_strict_parse (text, length, syntax_error, error);
-
-  if (root == NULL)
-    return NULL;
-  if (!JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "a line must be a JSON object");
-      return NULL;
-    }
-  return json_object_ref (json_node_get_object (root));
+  return dsh_json_strict_parse_object (text, length, "a line must be a JSON object",
+                                       syntax_error, error);
 }
 
 /* ---- turns ------------------------------------------------------------------------------- */

@@ -13,9 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dsh-landlock-exec.h"
 #include "dsh-test-linux.h"
-
-#define FATAL_PREFIX "dsh-landlock-exec: fatal: "
 
 typedef struct {
   char *base;
@@ -728,8 +727,8 @@ test_kernel_refusals_match_abi (Fixture *f, gconstpointer data)
 static void
 assert_runner_failure (const DshTestRun *run, const char *what)
 {
-  g_assert_cmpint (run->exit_code, ==, 125);
-  dsh_test_assert_one_line (run->err, FATAL_PREFIX, what);
+  g_assert_cmpint (run->exit_code, ==, DSH_LANDLOCK_EXIT_FAILURE);
+  dsh_test_assert_one_line (run->err, DSH_LANDLOCK_FATAL_PREFIX, what);
 }
 
 /* The kernel refuses the Landlock calls for real (seccomp ENOSYS): the launcher must not run the

@@ -1,9 +1,9 @@
-/* dsh-approval.c — the approval service: the request path that decides "never" itself, walks
- * the answerer chain, races the caller's cancellation, and writes the audit pair.
+/* dsh-approval-service.c — the approval service: the request path that decides "never" itself,
+ * walks the answerer chain, races the caller's cancellation, and writes the audit pair.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-approval.h"
+#include "dsh-approval-service.h"
 
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dsh-backend.h"
+#include "dsh-landlock-exec.h"
 #include "dsh-test-linux.h"
 
 typedef struct {
@@ -57,7 +58,7 @@ fake_add_reason (DshBackendHost *host, const char *reason)
 static const char *
 fake_find_helper (DshBackendHost *host, const char *name)
 {
-  return g_str_equal (name, "dsh-landlock-exec") ? fake_of (host)->helper : NULL;
+  return g_str_equal (name, DSH_LANDLOCK_EXEC_NAME) ? fake_of (host)->helper : NULL;
 }
 
 static const char *
@@ -145,8 +146,8 @@ test_descriptor (void)
   g_assert_cmpuint (desc->n_runner_failure_rules, ==, 1);
   rule = &desc->runner_failure_rules[0];
   g_assert_cmpuint (rule->n_allowed_exit_codes, ==, 1);
-  g_assert_cmpint (rule->allowed_exit_codes[0], ==, 125);
-  g_assert_cmpstr (rule->fatal_signatures[0], ==, "dsh-landlock-exec: fatal: ");
+  g_assert_cmpint (rule->allowed_exit_codes[0], ==, DSH_LANDLOCK_EXIT_FAILURE);
+  g_assert_cmpstr (rule->fatal_signatures[0], ==, DSH_LANDLOCK_FATAL_PREFIX);
   g_assert_null (rule->fatal_signatures[1]);
 }
 
@@ -245,7 +246,7 @@ test_refusals (void)
   /* No launcher: both the check and confine refuse, with a reason. */
   fake_init (&fake, NULL);
   g_assert_cmpint (describe ()->check (&fake.host), !=, 0);
-  g_assert_nonnull (strstr (fake.error, "dsh-landlock-exec"));
+  g_assert_nonnull (strstr (fake.error, DSH_LANDLOCK_EXEC_NAME));
   g_clear_pointer (&fake.error, g_free);
   g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), !=, 0);
   g_assert_nonnull (fake.error);

@@ -359,6 +359,26 @@ dsh_json_strict_parse (const char *text, gsize length, gboolean *syntax_error, G
   return json_node_ref (json_parser_get_root (parser));
 }
 
+JsonObject *
+dsh_json_strict_parse_object (const char *text,
+                              gsize length,
+                              const char *not_object,
+                              gboolean *syntax_error,
+                              GError **error)
+{
+  g_autoptr (JsonNode) root = dsh_json_strict_parse (text, length, syntax_error, error);
+
+  if (root == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           not_object);
+      return NULL;
+    }
+  return json_object_ref (json_node_get_object (root));
+}
+
 char *
 dsh_json_strict_to_string (JsonNode *node, gboolean pretty)
 {

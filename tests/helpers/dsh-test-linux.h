@@ -1,5 +1,5 @@
 /* dsh-test-linux.h — what the Linux integration suites add to dsh-test-util.h: the kernel's
- * Landlock ABI, and the unavailable text of SPEC §5 spelled out (not taken from the library).
+ * Landlock ABI, and the unavailable text spelled out (not taken from the library).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,7 +20,7 @@
 #define __NR_landlock_restrict_self 446
 #endif
 
-/* The exact text of SPEC §5; compared verbatim. */
+/* The exact SANDBOX_UNAVAILABLE text; compared verbatim. */
 #define UNAVAILABLE_TEXT(mode) \
   "sandbox mode \"" mode "\" is requested but no sandbox backend is usable on this host; " \
   "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing " \

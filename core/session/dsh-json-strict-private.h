@@ -32,6 +32,15 @@ JsonNode *dsh_json_strict_parse  (const char  *text,
                                   gboolean    *syntax_error,
                                   GError     **error);
 
+/* dsh_json_strict_parse() of a document that must be one object: the object (a new reference),
+ * or NULL with the error; a well-formed value of another type fails with not_object as its
+ * message and *syntax_error FALSE. */
+JsonObject *dsh_json_strict_parse_object (const char  *text,
+                                          gsize        length,
+                                          const char  *not_object,
+                                          gboolean    *syntax_error,
+                                          GError     **error);
+
 /* json_to_string() (pretty: indented), with every control character escaped as RFC 8259
  * requires: json-glib 1.6 writes U+001F raw, which no strict reader accepts. */
 char     *dsh_json_strict_to_string (JsonNode *node,

@@ -1,5 +1,6 @@
 /* dsh-confined-argv-json.c — the ConfinedArgv JSON document (schemas/confined-argv.schema.json),
- * with the seeds' field names. Apart from the type so that the exec path needs no json-glib.
+ * with the field names harnesses already read. Apart from the type so that the exec path needs
+ * no json-glib.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -2,6 +2,10 @@
  * the state and logic behind DshLocalProvider, which the command's exec path also uses
  * directly so that it never starts GObject's type system.
  *
+ * The chooser has three names, one per layer: DshSandboxProvider is the seam callers program
+ * against, DshLocalProvider its GObject implementation for this host, and the selector here the
+ * plain-C choosing both the provider and the exec path run on.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once

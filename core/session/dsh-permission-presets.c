@@ -499,27 +499,20 @@ dsh_permission_presets_new_from_json (const char *json, gssize length, GError **
     NULL
   };
   g_autoptr (DshPermissionPresets) self = dsh_permission_presets_new_empty ();
-  g_autoptr (JsonNode) node = NULL;
-  JsonObject *config;
+  g_autoptr (JsonObject) config = NULL;
   gboolean syntax_error;
   gsize size;
 
   g_return_val_if_fail (json != NULL, NULL);
   size = length < 0 ? strlen (json) : (gsize) length;
 
-  node = dsh_json_strict_parse (json, size, &syntax_error, error);
-  if (node == NULL)
+  config = dsh_json_strict_parse_object (json, size, "the document must be an object",
+                                         &syntax_error, error);
+  if (config == NULL)
     {
       g_prefix_error (error, "permission presets configuration: ");
       return NULL;
     }
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "permission presets configuration: the document must be an object");
-      return NULL;
-    }
-  config = json_node_get_object (node);
   if (!only_members (config, members, "permission presets configuration", error))
     return NULL;
 
