@@ -66,6 +66,9 @@ test_reports_and_reset (void)
   g_assert_true (g_utf8_validate (fake->call.error, -1, NULL));
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
   g_assert_cmpuint (fake->call.reasons->len, ==, 1);
+  /* The value as the module passed it, beside what the core makes of it. */
+  g_assert_true (fake->enforcement_set);
+  g_assert_cmpint (fake->backend_enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
 
   dsh_backend_fake_host_reset (fake);
   host = dsh_backend_fake_host_get_host (fake);
@@ -73,6 +76,7 @@ test_reports_and_reset (void)
   g_assert_null (fake->call.error);
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
   g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+  g_assert_false (fake->enforcement_set);
   g_assert_cmpuint (fake->probes->len, ==, 0);
   /* The answers outlive a reset. */
   g_assert_cmpstr (host->find_program (host, "runner"), ==, "/opt/runner");

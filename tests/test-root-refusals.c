@@ -16,11 +16,36 @@
 
 static const char *const backends[] = { "bwrap", "landlock" };
 
-/* A private record of granted roots for this test, so that it depends on nothing else. */
-static char *
-state_env (const char *dir)
+/* A scratch directory of the test's own, and a private record of granted roots in it, so that
+ * the test depends on nothing else. */
+typedef struct {
+  char *dir;
+  char *state;
+} Refusals;
+
+static void
+refusals_set_up (Refusals *f, gconstpointer data)
 {
-  return g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  f->dir = dsh_test_scratch_dir ("refusals");
+  f->state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", f->dir);
+}
+
+static void
+refusals_tear_down (Refusals *f, gconstpointer data)
+{
+  dsh_test_remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->state);
+}
+
+/* The directory path (with its parents) made in the scratch directory. */
+static char *
+make_dir (Refusals *f, const char *path)
+{
+  char *made = g_build_filename (f->dir, path, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (made, 0755), ==, 0);
+  return made;
 }
 
 static void
@@ -38,11 +63,9 @@ run_with_backend (DshTestRun *run, const char *backend, const char *state,
  * and puts a symlink to / in its place; the next call with the same --workspace must not get /
  * as its writable root, on either backend. */
 static void
-test_workspace_swapped_for_root (void)
+test_workspace_swapped_for_root (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *victim = g_build_filename (f->dir, "victim", NULL);
   g_autofree char *tmp = dsh_test_make_tmp_dir ();
   g_autofree char *ws = g_build_filename (tmp, "ws", NULL);
   g_autofree char *swap = g_strdup_printf ("cd / && mv '%s' '%s.real' && ln -s / '%s'", ws, ws,
@@ -56,7 +79,7 @@ test_workspace_swapped_for_root (void)
                            "-c", swap, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, args, ws);
+    run_with_backend (&run, "landlock", f->state, args, ws);
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_true (g_file_test (ws, G_FILE_TEST_IS_SYMLINK));
   }
@@ -68,25 +91,22 @@ test_workspace_swapped_for_root (void)
                                      "--", "true", NULL };
       g_auto (DshTestRun) run = { 0 };
 
-      run_with_backend (&run, backends[i], state, args, dir);
+      run_with_backend (&run, backends[i], f->state, args, f->dir);
       dsh_test_assert_refused (&run, "the workspace root / would make the whole host writable");
       dsh_test_assert_file_is (victim, "original\n");
-      run_with_backend (&run, backends[i], state, confine_args, dir);
+      run_with_backend (&run, backends[i], f->state, confine_args, f->dir);
       dsh_test_assert_refused (&run, "the workspace root / would make the whole host writable");
     }
-  dsh_test_remove_tree (dir);
 }
 
 /* --workspace / under workspace-write is refused outright, whatever spells it; read-only is
  * not. The report says root-refused, and serve says ROOT_REFUSED. */
 static void
-test_workspace_of_root_refused (void)
+test_workspace_of_root_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
-  g_autofree char *report = g_build_filename (dir, "report.json", NULL);
-  g_autofree char *link = g_build_filename (dir, "root-link", NULL);
+  g_autofree char *victim = g_build_filename (f->dir, "victim", NULL);
+  g_autofree char *report = g_build_filename (f->dir, "report.json", NULL);
+  g_autofree char *link = g_build_filename (f->dir, "root-link", NULL);
   g_autofree char *write = g_strdup_printf ("echo escaped > '%s'", victim);
   const char *spellings[] = { "/", "//", "/usr/..", link };
 
@@ -100,7 +120,7 @@ test_workspace_of_root_refused (void)
       g_autoptr (JsonNode) node = NULL;
       g_autofree char *text = NULL;
 
-      run_with_backend (&run, "landlock", state, args, dir);
+      run_with_backend (&run, "landlock", f->state, args, f->dir);
       dsh_test_assert_refused (&run, "the workspace root / would make the whole host writable");
       dsh_test_assert_file_is (victim, "original\n");
       text = dsh_test_read_file (report);
@@ -113,11 +133,11 @@ test_workspace_of_root_refused (void)
                            "true", NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "bwrap", state, args, dir);
+    run_with_backend (&run, "bwrap", f->state, args, f->dir);
     dsh_test_assert_refused (&run, "the workspace root / would make the whole host writable");
   }
   {
-    const char *env[] = { state, NULL };
+    const char *env[] = { f->state, NULL };
     const char *request = "{\"id\": 1, \"method\": \"confine\", \"params\": {\"argv\": [\"true\"], "
                           "\"mode\": \"workspace-write\", \"workspace\": \"/\"}}\n";
     const char *argv[] = { dsh_test_cli (), "serve", NULL };
@@ -125,7 +145,7 @@ test_workspace_of_root_refused (void)
     g_autoptr (JsonNode) node = NULL;
     JsonObject *error;
 
-    dsh_test_run (&run, argv, env, dir, request);
+    dsh_test_run (&run, argv, env, f->dir, request);
     g_assert_cmpint (run.exit_code, ==, 0);
     node = dsh_test_parse_valid_json (run.out, "serve-response.schema.json");
     error = json_object_get_object_member (json_node_get_object (node), "error");
@@ -136,33 +156,27 @@ test_workspace_of_root_refused (void)
                            NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, args, dir);
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* A command confined to A replaces A/pkg with a symlink to a victim directory. A later call with
  * --workspace A/pkg (no session), or a session created afterwards with --cwd A/pkg, must not get
  * the victim as its root. A symlink the user made in A before A was ever granted still works. */
 static void
-test_nested_workspace_symlink_refused (void)
+test_nested_workspace_symlink_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *outer = g_build_filename (dir, "A", NULL);
-  g_autofree char *pkg = g_build_filename (outer, "pkg", NULL);
+  g_autofree char *outer = g_build_filename (f->dir, "A", NULL);
+  g_autofree char *pkg = make_dir (f, "A/pkg");
   g_autofree char *own = g_build_filename (outer, "own", NULL);
-  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
-  g_autofree char *mine = g_build_filename (dir, "mine", NULL);
+  g_autofree char *victim = make_dir (f, "victim");
+  g_autofree char *mine = make_dir (f, "mine");
   g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
-  g_autofree char *log = g_build_filename (dir, "inner.jsonl", NULL);
+  g_autofree char *log = g_build_filename (f->dir, "inner.jsonl", NULL);
   g_autofree char *plant = g_strdup_printf ("rmdir '%s' && ln -s '%s' '%s'", pkg, victim, pkg);
   g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", pkg);
 
-  g_assert_cmpint (g_mkdir_with_parents (pkg, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (victim, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (mine, 0755), ==, 0);
   dsh_test_write_file (victim_file, "original\n");
   /* The user's own symlink, made before any command was confined to A (beyond the second of
    * margin the comparison keeps for the coarse clock of file timestamps). */
@@ -174,7 +188,7 @@ test_nested_workspace_symlink_refused (void)
                            "-c", plant, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, args, outer);
+    run_with_backend (&run, "landlock", f->state, args, outer);
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_true (g_file_test (pkg, G_FILE_TEST_IS_SYMLINK));
   }
@@ -187,12 +201,12 @@ test_nested_workspace_symlink_refused (void)
                                      "--", "true", NULL };
       g_auto (DshTestRun) run = { 0 };
 
-      run_with_backend (&run, backends[i], state, exec_args, dir);
+      run_with_backend (&run, backends[i], f->state, exec_args, f->dir);
       dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
       g_assert_nonnull (strstr (run.err, pkg));
       dsh_test_assert_file_is (victim_file, "original\n");
 
-      run_with_backend (&run, backends[i], state, confine_args, dir);
+      run_with_backend (&run, backends[i], f->state, confine_args, f->dir);
       dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
       g_assert_null (strstr (run.out, victim));
     }
@@ -202,7 +216,7 @@ test_nested_workspace_symlink_refused (void)
     const char *args[] = { "session", "new", log, "--cwd", pkg, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, args, dir);
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
     dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
     g_assert_false (g_file_test (log, G_FILE_TEST_EXISTS));
   }
@@ -215,31 +229,26 @@ test_nested_workspace_symlink_refused (void)
                            "-c", touch, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, args, dir);
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_true (g_file_test (ok, G_FILE_TEST_EXISTS));
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* The same with sessions: a session on A plants A/pkg; a session created on A/pkg afterwards is
  * refused at creation, and one created before is refused at its next call. */
 static void
-test_nested_workspace_session_refused (void)
+test_nested_workspace_session_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *outer = g_build_filename (dir, "A", NULL);
-  g_autofree char *pkg = g_build_filename (outer, "pkg", NULL);
-  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *outer = g_build_filename (f->dir, "A", NULL);
+  g_autofree char *pkg = make_dir (f, "A/pkg");
+  g_autofree char *victim = make_dir (f, "victim");
   g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
-  g_autofree char *outer_log = g_build_filename (dir, "outer.jsonl", NULL);
-  g_autofree char *later_log = g_build_filename (dir, "later.jsonl", NULL);
+  g_autofree char *outer_log = g_build_filename (f->dir, "outer.jsonl", NULL);
+  g_autofree char *later_log = g_build_filename (f->dir, "later.jsonl", NULL);
   g_autofree char *plant = g_strdup_printf ("rmdir '%s' && ln -s '%s' '%s'", pkg, victim, pkg);
   g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", pkg);
 
-  g_assert_cmpint (g_mkdir_with_parents (pkg, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (victim, 0755), ==, 0);
   dsh_test_write_file (victim_file, "original\n");
 
   {
@@ -248,11 +257,11 @@ test_nested_workspace_session_refused (void)
     const char *exec_args[] = { "exec", "--session", outer_log, "--", "sh", "-c", plant, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, new_args, dir);
+    run_with_backend (&run, "landlock", f->state, new_args, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
-    run_with_backend (&run, "landlock", state, mode_args, dir);
+    run_with_backend (&run, "landlock", f->state, mode_args, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
-    run_with_backend (&run, "landlock", state, exec_args, outer);
+    run_with_backend (&run, "landlock", f->state, exec_args, outer);
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_true (g_file_test (pkg, G_FILE_TEST_IS_SYMLINK));
   }
@@ -260,7 +269,7 @@ test_nested_workspace_session_refused (void)
     const char *args[] = { "session", "new", later_log, "--cwd", pkg, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    run_with_backend (&run, "landlock", state, args, dir);
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
     dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
     g_assert_false (g_file_test (later_log, G_FILE_TEST_EXISTS));
   }
@@ -276,24 +285,22 @@ test_nested_workspace_session_refused (void)
         const char *args[] = { "exec", "--session", later_log, "--", "sh", "-c", write, NULL };
         g_auto (DshTestRun) run = { 0 };
 
-        run_with_backend (&run, backends[i], state, args, dir);
+        run_with_backend (&run, backends[i], f->state, args, f->dir);
         /* Made after A was granted (and, within the clock margin, after this session). */
         dsh_test_assert_refused (&run, "is reached through the symlink");
         dsh_test_assert_file_is (victim_file, "original\n");
       }
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* The record of granted roots must be out of confined reach and trustworthy, or nothing runs
  * under workspace-write; read-only grants nothing and does not need it. */
 static void
-test_untrusted_record_refused (void)
+test_untrusted_record_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
-  g_autofree char *open_dir = g_build_filename (dir, "open", NULL);
-  g_autofree char *file = g_build_filename (dir, "file", NULL);
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *open_dir = make_dir (f, "open");
+  g_autofree char *file = g_build_filename (f->dir, "file", NULL);
   g_autofree char *in_ws = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", ws);
   g_autofree char *not_private = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", open_dir);
   g_autofree char *not_dir = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", file);
@@ -301,8 +308,6 @@ test_untrusted_record_refused (void)
   const char *reasons[] = { "lies inside the writable root", "is not a private directory",
                             "cannot be created", "is not an absolute path" };
 
-  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (open_dir, 0755), ==, 0);
   dsh_test_write_file (file, "");
   for (guint i = 0; i < G_N_ELEMENTS (states); i++)
     {
@@ -317,19 +322,16 @@ test_untrusted_record_refused (void)
       run_with_backend (&run, "landlock", states[i], ro, ws);
       g_assert_cmpint (run.exit_code, ==, 0);
     }
-  dsh_test_remove_tree (dir);
 }
 
 /* $TMPDIR is refused as a writable root when it is /, a system directory, $HOME, or an ancestor
  * of $HOME or of the workspace; read-only never looks at it. */
 static void
-test_temp_dir_refused (void)
+test_temp_dir_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *home = g_build_filename (dir, "home", "me", NULL);
-  g_autofree char *home_parent = g_build_filename (dir, "home", NULL);
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *home = make_dir (f, "home/me");
+  g_autofree char *home_parent = g_build_filename (f->dir, "home", NULL);
+  g_autofree char *ws = make_dir (f, "ws");
   g_autofree char *victim = g_build_filename (home, "victim", NULL);
   g_autofree char *home_env = g_strdup_printf ("HOME=%s", home);
   g_autofree char *write = g_strdup_printf ("echo escaped > '%s'", victim);
@@ -342,11 +344,9 @@ test_temp_dir_refused (void)
     { "/etc/ssh", "is a system directory" },
     { home, "is $HOME" },
     { home_parent, "is an ancestor of $HOME" },
-    { dir, "is an ancestor of $HOME" },
+    { f->dir, "is an ancestor of $HOME" },
   };
 
-  g_assert_cmpint (g_mkdir_with_parents (home, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
   dsh_test_write_file (victim, "original\n");
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
@@ -354,7 +354,7 @@ test_temp_dir_refused (void)
         {
           g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", cases[c].tmpdir);
           g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
-          const char *env[] = { tmpdir_env, home_env, state, backend_env,
+          const char *env[] = { tmpdir_env, home_env, f->state, backend_env,
                                 "DSH_SANDBOX_PROBE_CACHE=off", NULL };
           const char *ww[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
                                "-c", write, NULL };
@@ -374,8 +374,8 @@ test_temp_dir_refused (void)
     }
   /* An ancestor of the workspace (HOME elsewhere). */
   {
-    g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", dir);
-    const char *env[] = { tmpdir_env, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", f->dir);
+    const char *env[] = { tmpdir_env, f->state, "DSH_SANDBOX_BACKEND=landlock", NULL };
     const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "true",
                            NULL };
     g_auto (DshTestRun) run = { 0 };
@@ -385,11 +385,11 @@ test_temp_dir_refused (void)
   }
   /* A temp directory of its own is fine, and writable. */
   {
-    g_autofree char *own = g_build_filename (dir, "own-tmp", NULL);
+    g_autofree char *own = g_build_filename (f->dir, "own-tmp", NULL);
     g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", own);
     g_autofree char *touch = g_strdup_printf ("touch '%s/t'", own);
     g_autofree char *made = g_build_filename (own, "t", NULL);
-    const char *env[] = { tmpdir_env, home_env, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *env[] = { tmpdir_env, home_env, f->state, "DSH_SANDBOX_BACKEND=landlock", NULL };
     const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
                            "-c", touch, NULL };
     g_auto (DshTestRun) run = { 0 };
@@ -399,30 +399,26 @@ test_temp_dir_refused (void)
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* A session whose cwd is /, or whose log lies where its own commands write, is refused when it
  * is created, with the reason — not by every later call. */
 static void
-test_session_refused_at_creation (void)
+test_session_refused_at_creation (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
-  g_autofree char *outside_log = g_build_filename (dir, "root.jsonl", NULL);
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *outside_log = g_build_filename (f->dir, "root.jsonl", NULL);
   g_autofree char *inside_log = g_build_filename (ws, "session.jsonl", NULL);
   g_autofree char *tmp = dsh_test_make_tmp_dir ();
   g_autofree char *tmp_log = g_build_filename (tmp, "session.jsonl", NULL);
   g_autofree char *tmp_env = g_strdup_printf ("TMPDIR=%s", tmp);
-  const char *env[] = { state, tmp_env, NULL };
+  const char *env[] = { f->state, tmp_env, NULL };
 
-  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
   {
     const char *args[] = { "session", "new", outside_log, "--cwd", "/", NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    dsh_test_run_cli (&run, args, env, dir);
+    dsh_test_run_cli (&run, args, env, f->dir);
     dsh_test_assert_refused (&run, "the workspace root / would make the whole host writable");
     g_assert_false (g_file_test (outside_log, G_FILE_TEST_EXISTS));
   }
@@ -439,7 +435,7 @@ test_session_refused_at_creation (void)
     const char *args[] = { "session", "new", tmp_log, "--cwd", ws, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    dsh_test_run_cli (&run, args, env, dir);
+    dsh_test_run_cli (&run, args, env, f->dir);
     dsh_test_assert_refused (&run, "which confined commands may write");
     g_assert_false (g_file_test (tmp_log, G_FILE_TEST_EXISTS));
   }
@@ -447,30 +443,26 @@ test_session_refused_at_creation (void)
     const char *args[] = { "session", "new", outside_log, "--cwd", ws, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    dsh_test_run_cli (&run, args, env, dir);
+    dsh_test_run_cli (&run, args, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* probe --mode M --workspace DIR answers for the call exec would make: modules beneath that
  * workspace are refused there too, and so is a root exec would refuse. */
 static void
-test_probe_answers_for_the_call (void)
+test_probe_answers_for_the_call (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
-  g_autofree char *modules = g_build_filename (ws, "modules", NULL);
+  g_autofree char *ws = g_build_filename (f->dir, "ws", NULL);
+  g_autofree char *modules = make_dir (f, "ws/modules");
   g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
   g_autofree char *copy = NULL;
   g_autofree char *backend_dir = NULL;
 
-  g_assert_cmpint (g_mkdir_with_parents (modules, 0755), ==, 0);
   copy = dsh_test_copy_module (alpha, modules);
   backend_dir = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", modules);
   {
-    const char *env[] = { backend_dir, state, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+    const char *env[] = { backend_dir, f->state, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
     const char *probe[] = { "probe", "--json", "--mode", "workspace-write", "--workspace", ws,
                             NULL };
     const char *exec[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "true",
@@ -478,26 +470,26 @@ test_probe_answers_for_the_call (void)
     g_auto (DshTestRun) run = { 0 };
     g_autoptr (JsonNode) report = NULL;
 
-    dsh_test_run_cli (&run, probe, env, dir);
+    dsh_test_run_cli (&run, probe, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 1);
     report = dsh_test_parse_valid_json (run.out, "probe.schema.json");
     g_assert_true (json_object_get_null_member (json_node_get_object (report), "selected"));
     g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "refused");
 
-    dsh_test_run_cli (&run, exec, env, dir);
+    dsh_test_run_cli (&run, exec, env, f->dir);
     dsh_test_assert_refused (&run, "Cause: ");
     g_assert_nonnull (strstr (run.err, "fake-alpha: refused: "));
   }
   /* A workspace of / is refused by exec, so probe selects nothing for it either. */
   {
-    const char *env[] = { state, NULL };
+    const char *env[] = { f->state, NULL };
     const char *probe[] = { "probe", "--json", "--mode", "workspace-write", "--workspace", "/",
                             NULL };
     g_auto (DshTestRun) run = { 0 };
     g_autoptr (JsonNode) report = NULL;
     JsonObject *object;
 
-    dsh_test_run_cli (&run, probe, env, dir);
+    dsh_test_run_cli (&run, probe, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 1);
     report = dsh_test_parse_valid_json (run.out, "probe.schema.json");
     object = json_node_get_object (report);
@@ -507,37 +499,34 @@ test_probe_answers_for_the_call (void)
   }
   /* The same workspace without the planted modules: selected. */
   {
-    const char *env[] = { state, NULL };
+    const char *env[] = { f->state, NULL };
     const char *probe[] = { "probe", "--json", "--mode", "workspace-write", "--workspace", ws,
                             NULL };
     g_auto (DshTestRun) run = { 0 };
     g_autoptr (JsonNode) report = NULL;
 
-    dsh_test_run_cli (&run, probe, env, dir);
+    dsh_test_run_cli (&run, probe, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
     report = dsh_test_parse_valid_json (run.out, "probe.schema.json");
     g_assert_false (json_object_get_null_member (json_node_get_object (report), "selected"));
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* SANDBOX_UNAVAILABLE carries the exact text, then " Cause: " naming why each candidate was not
  * usable; nothing else uses that code. */
 static void
-test_unavailable_names_the_cause (void)
+test_unavailable_names_the_cause (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
   g_autofree char *text = dsh_text_unavailable ("read-only");
   g_autofree char *expected = g_strdup_printf (
     "dsh-sandbox: %s Cause: DSH_SANDBOX_BACKEND=nope names no usable backend module\n", text);
   const char *env[] = { "DSH_SANDBOX_BACKEND=nope", NULL };
-  const char *args[] = { "exec", "--workspace", dir, "--", "true", NULL };
+  const char *args[] = { "exec", "--workspace", f->dir, "--", "true", NULL };
   g_auto (DshTestRun) run = { 0 };
 
-  dsh_test_run_cli (&run, args, env, dir);
+  dsh_test_run_cli (&run, args, env, f->dir);
   g_assert_cmpint (run.exit_code, ==, 125);
   g_assert_cmpstr (run.err, ==, expected);
-  dsh_test_remove_tree (dir);
 }
 
 /* An old symlink moved into a granted directory inside a directory of its own: the symlink's
@@ -545,13 +534,11 @@ test_unavailable_names_the_cause (void)
  * T/evil/x -> victim; much later a command granted A (and T) moves T/evil to A/pkg; the next
  * call naming A/pkg/x must still be refused. */
 static void
-test_old_symlink_moved_in_refused (void)
+test_old_symlink_moved_in_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *staging = g_build_filename (dir, "T", NULL);
-  g_autofree char *outer = g_build_filename (dir, "A", NULL);
-  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *staging = make_dir (f, "T");
+  g_autofree char *outer = make_dir (f, "A");
+  g_autofree char *victim = make_dir (f, "victim");
   g_autofree char *link = g_build_filename (outer, "pkg", "x", NULL);
   g_autofree char *make = g_strdup_printf ("mkdir '%s/evil' && ln -s '%s' '%s/evil/x'", staging,
                                            victim, staging);
@@ -566,23 +553,19 @@ test_old_symlink_moved_in_refused (void)
                           "-c", touch, NULL };
   g_auto (DshTestRun) run = { 0 };
 
-  g_assert_cmpint (g_mkdir (staging, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (outer, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (victim, 0755), ==, 0);
-  run_with_backend (&run, "landlock", state, first, staging);
+  run_with_backend (&run, "landlock", f->state, first, staging);
   g_assert_cmpint (run.exit_code, ==, 0);
   /* Beyond the clock margin: A is granted well after the symlink was made. */
   g_usleep (1300 * 1000);
-  run_with_backend (&run, "landlock", state, second, outer);
+  run_with_backend (&run, "landlock", f->state, second, outer);
   g_assert_cmpint (run.exit_code, ==, 0);
   g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {
-      run_with_backend (&run, backends[i], state, third, dir);
+      run_with_backend (&run, backends[i], f->state, third, f->dir);
       dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
       g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
     }
-  dsh_test_remove_tree (dir);
 }
 
 /* ---- extra writable roots ------------------------------------------------------------------ */
@@ -599,26 +582,20 @@ write_config (const char *dir, const char *json)
 /* A deployment's extraWritableRoots and a call's --writable-root are writable under
  * workspace-write on both backends, and nothing else is; read-only writes neither. */
 static void
-test_extra_roots_enforced (void)
+test_extra_roots_enforced (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
-  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
-  g_autofree char *asked = g_build_filename (dir, "asked", NULL);
-  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *cache = make_dir (f, "cache");
+  g_autofree char *asked = make_dir (f, "asked");
+  g_autofree char *other = make_dir (f, "other");
   g_autofree char *json = g_strdup_printf ("{\"extraWritableRoots\": [\"%s\"]}", cache);
   g_autofree char *config = NULL;
 
-  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (asked, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
-  config = write_config (dir, json);
+  config = write_config (f->dir, json);
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {
       g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
-      const char *env[] = { backend_env, state, config, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      const char *env[] = { backend_env, f->state, config, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
       g_autofree char *script = g_strdup_printf (
         "echo c > '%s/%s'; echo a > '%s/%s'; echo o > '%s/%s'", cache, backends[i], asked,
         backends[i], other, backends[i]);
@@ -645,7 +622,7 @@ test_extra_roots_enforced (void)
     }
   /* confine and serve hand the same roots out. */
   {
-    const char *env[] = { state, config, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *env[] = { f->state, config, "DSH_SANDBOX_BACKEND=landlock", NULL };
     const char *args[] = { "confine", "--mode", "workspace-write", "--workspace", ws,
                            "--writable-root", asked, "--", "true", NULL };
     g_autofree char *request = g_strdup_printf (
@@ -666,20 +643,17 @@ test_extra_roots_enforced (void)
     g_assert_nonnull (strstr (run.out, cache));
     g_assert_nonnull (strstr (run.out, asked));
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* Every rule for writable roots applies to extra ones. */
 static void
-test_extra_roots_refused (void)
+test_extra_roots_refused (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *home = g_build_filename (dir, "home", NULL);
+  g_autofree char *home = make_dir (f, "home");
   g_autofree char *home_env = g_strdup_printf ("HOME=%s", home);
-  g_autofree char *ws = g_build_filename (dir, "A", "ws", NULL);
-  g_autofree char *parent = g_build_filename (dir, "A", NULL);
-  g_autofree char *victim = g_build_filename (dir, "victim", NULL);
+  g_autofree char *ws = make_dir (f, "A/ws");
+  g_autofree char *parent = g_build_filename (f->dir, "A", NULL);
+  g_autofree char *victim = make_dir (f, "victim");
   g_autofree char *planted = g_build_filename (ws, "cache", NULL);
   g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, planted);
   struct {
@@ -689,17 +663,14 @@ test_extra_roots_refused (void)
     { "/", "is /" },
     { "/usr/lib", "is a system directory" },
     { home, "is $HOME" },
-    { dir, "is an ancestor of $HOME" },
+    { f->dir, "is an ancestor of $HOME" },
     { parent, "is an ancestor of the workspace" },
     { "relative", NULL },
   };
 
-  g_assert_cmpint (g_mkdir_with_parents (ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (home, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (victim, 0755), ==, 0);
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
-      const char *env[] = { home_env, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+      const char *env[] = { home_env, f->state, "DSH_SANDBOX_BACKEND=landlock", NULL };
       const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
                              "--writable-root", cases[c].root, "--", "true", NULL };
       g_auto (DshTestRun) run = { 0 };
@@ -716,7 +687,7 @@ test_extra_roots_refused (void)
     }
   /* A symlink planted by a confined command of the workspace, named as an extra root. */
   {
-    const char *env[] = { home_env, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *env[] = { home_env, f->state, "DSH_SANDBOX_BACKEND=landlock", NULL };
     const char *first[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
                             "-c", plant, NULL };
     g_autofree char *elsewhere = g_build_filename (home, "w", NULL);
@@ -733,8 +704,8 @@ test_extra_roots_refused (void)
   }
   /* A configuration naming a relative root is refused as malformed. */
   {
-    g_autofree char *config = write_config (dir, "{\"extraWritableRoots\": [\"cache\"]}");
-    const char *env[] = { config, state, NULL };
+    g_autofree char *config = write_config (f->dir, "{\"extraWritableRoots\": [\"cache\"]}");
+    const char *env[] = { config, f->state, NULL };
     const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "true",
                            NULL };
     g_auto (DshTestRun) run = { 0 };
@@ -742,20 +713,17 @@ test_extra_roots_refused (void)
     dsh_test_run_cli (&run, args, env, ws);
     dsh_test_assert_refused (&run, "extraWritableRoots[0] must be an absolute path");
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* A session pins the deployment's extra roots at creation: later changes of the configuration
  * never alter it, and its policy context names them. A session log inside one is refused. */
 static void
-test_extra_roots_pinned_into_session (void)
+test_extra_roots_pinned_into_session (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *state = state_env (dir);
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
-  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
-  g_autofree char *later = g_build_filename (dir, "later", NULL);
-  g_autofree char *log = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *cache = make_dir (f, "cache");
+  g_autofree char *later = make_dir (f, "later");
+  g_autofree char *log = g_build_filename (f->dir, "s.jsonl", NULL);
   g_autofree char *log_in_cache = g_build_filename (cache, "s.jsonl", NULL);
   g_autofree char *first = g_strdup_printf ("{\"extraWritableRoots\": [\"%s\"]}", cache);
   g_autofree char *second = g_strdup_printf ("{\"extraWritableRoots\": [\"%s\"]}", later);
@@ -764,32 +732,29 @@ test_extra_roots_pinned_into_session (void)
   g_autofree char *in_cache = g_build_filename (cache, "f", NULL);
   g_autofree char *in_later = g_build_filename (later, "f", NULL);
 
-  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (later, 0755), ==, 0);
-  config = write_config (dir, first);
+  config = write_config (f->dir, first);
   {
-    const char *env[] = { config, state, NULL };
+    const char *env[] = { config, f->state, NULL };
     const char *in_reach[] = { "session", "new", log_in_cache, "--cwd", ws, NULL };
     const char *args[] = { "session", "new", log, "--cwd", ws, "--preset", "workspace-write",
                            NULL };
     const char *context[] = { "policy", "context", "--session", log, NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    dsh_test_run_cli (&run, in_reach, env, dir);
+    dsh_test_run_cli (&run, in_reach, env, f->dir);
     dsh_test_assert_refused (&run, "which confined commands may write");
-    dsh_test_run_cli (&run, args, env, dir);
+    dsh_test_run_cli (&run, args, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
-    dsh_test_run_cli (&run, context, env, dir);
+    dsh_test_run_cli (&run, context, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_nonnull (strstr (run.out, "These extra directories are writable as well: "));
     g_assert_nonnull (strstr (run.out, cache));
   }
   /* The deployment changes its mind; the session does not. */
   g_free (config);
-  config = write_config (dir, second);
+  config = write_config (f->dir, second);
   {
-    const char *env[] = { config, state, "DSH_SANDBOX_BACKEND=landlock", NULL };
+    const char *env[] = { config, f->state, "DSH_SANDBOX_BACKEND=landlock", NULL };
     const char *args[] = { "exec", "--session", log, "--", "sh", "-c", write, NULL };
     const char *context[] = { "policy", "context", "--session", log, NULL };
     const char *show[] = { "session", "show", log, "--json", NULL };
@@ -798,10 +763,10 @@ test_extra_roots_pinned_into_session (void)
     dsh_test_run_cli (&run, args, env, ws);
     dsh_test_assert_file_is (in_cache, "c\n");
     g_assert_false (g_file_test (in_later, G_FILE_TEST_EXISTS));
-    dsh_test_run_cli (&run, context, env, dir);
+    dsh_test_run_cli (&run, context, env, f->dir);
     g_assert_nonnull (strstr (run.out, cache));
     g_assert_null (strstr (run.out, later));
-    dsh_test_run_cli (&run, show, env, dir);
+    dsh_test_run_cli (&run, show, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
     dsh_test_assert_valid_json (run.out, "session-show.schema.json");
   }
@@ -809,40 +774,35 @@ test_extra_roots_pinned_into_session (void)
   {
     g_autofree char *third = g_strdup_printf (
       "{\"defaultMode\": \"workspace-write\", \"extraWritableRoots\": [\"%s\"]}", later);
-    g_autofree char *ww_config = write_config (dir, third);
-    const char *env[] = { ww_config, state, NULL };
+    g_autofree char *ww_config = write_config (f->dir, third);
+    const char *env[] = { ww_config, f->state, NULL };
     const char *context[] = { "policy", "context", NULL };
     g_auto (DshTestRun) run = { 0 };
 
-    dsh_test_run_cli (&run, context, env, dir);
+    dsh_test_run_cli (&run, context, env, f->dir);
     g_assert_cmpint (run.exit_code, ==, 0);
     g_assert_true (g_str_has_prefix (run.out, "Current DSH file policy: workspace-write."));
     g_assert_nonnull (strstr (run.out, later));
     g_assert_null (strstr (run.out, cache));
   }
-  dsh_test_remove_tree (dir);
 }
 
 /* The fence writes beneath pinned extra roots and nowhere else. */
 static void
-test_extra_roots_fenced (void)
+test_extra_roots_fenced (Refusals *f, gconstpointer data)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("refusals");
-  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
-  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
-  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *cache = make_dir (f, "cache");
+  g_autofree char *other = make_dir (f, "other");
   g_autofree char *in_cache = g_build_filename (cache, "f", NULL);
   g_autofree char *in_other = g_build_filename (other, "f", NULL);
-  g_autofree char *state = g_build_filename (dir, "state", NULL);
+  g_autofree char *state_dir = g_build_filename (f->dir, "state", NULL);
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (GError) error = NULL;
   const char *extra[] = { cache, NULL };
   int fd;
 
-  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
-  g_setenv ("DSH_SANDBOX_STATE_DIR", state, TRUE);
+  g_setenv ("DSH_SANDBOX_STATE_DIR", state_dir, TRUE);
   policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws, NULL);
   policy->extra_writable_roots = g_strdupv ((char **) extra);
   g_assert_true (dsh_roots_pin (policy, NULL, NULL, &error));
@@ -858,28 +818,27 @@ test_extra_roots_fenced (void)
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);
   g_assert_cmpint (fd, <, 0);
   g_assert_false (g_file_test (in_other, G_FILE_TEST_EXISTS));
-  dsh_test_remove_tree (dir);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/root-refusals/workspace-swapped-for-root", test_workspace_swapped_for_root);
-  g_test_add_func ("/root-refusals/workspace-of-root", test_workspace_of_root_refused);
-  g_test_add_func ("/root-refusals/nested-workspace", test_nested_workspace_symlink_refused);
-  g_test_add_func ("/root-refusals/nested-workspace-session",
-                   test_nested_workspace_session_refused);
-  g_test_add_func ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
-  g_test_add_func ("/root-refusals/untrusted-record", test_untrusted_record_refused);
-  g_test_add_func ("/root-refusals/temp-dir", test_temp_dir_refused);
-  g_test_add_func ("/root-refusals/session-at-creation", test_session_refused_at_creation);
-  g_test_add_func ("/root-refusals/probe-for-the-call", test_probe_answers_for_the_call);
-  g_test_add_func ("/root-refusals/unavailable-cause", test_unavailable_names_the_cause);
-  g_test_add_func ("/root-refusals/extra-roots/enforced", test_extra_roots_enforced);
-  g_test_add_func ("/root-refusals/extra-roots/refused", test_extra_roots_refused);
-  g_test_add_func ("/root-refusals/extra-roots/pinned-into-session",
-                   test_extra_roots_pinned_into_session);
-  g_test_add_func ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
+#define ADD(path, fn) g_test_add (path, Refusals, NULL, refusals_set_up, fn, refusals_tear_down)
+  ADD ("/root-refusals/workspace-swapped-for-root", test_workspace_swapped_for_root);
+  ADD ("/root-refusals/workspace-of-root", test_workspace_of_root_refused);
+  ADD ("/root-refusals/nested-workspace", test_nested_workspace_symlink_refused);
+  ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
+  ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
+  ADD ("/root-refusals/untrusted-record", test_untrusted_record_refused);
+  ADD ("/root-refusals/temp-dir", test_temp_dir_refused);
+  ADD ("/root-refusals/session-at-creation", test_session_refused_at_creation);
+  ADD ("/root-refusals/probe-for-the-call", test_probe_answers_for_the_call);
+  ADD ("/root-refusals/unavailable-cause", test_unavailable_names_the_cause);
+  ADD ("/root-refusals/extra-roots/enforced", test_extra_roots_enforced);
+  ADD ("/root-refusals/extra-roots/refused", test_extra_roots_refused);
+  ADD ("/root-refusals/extra-roots/pinned-into-session", test_extra_roots_pinned_into_session);
+  ADD ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
+#undef ADD
   return g_test_run ();
 }

@@ -21,6 +21,12 @@ typedef struct {
   char *probe_stderr;
   /* Every argv spawn_probe was asked to run (element type GStrv). */
   GPtrArray *probes;
+  /* Whether the module called set_enforcement, and the DshBackendEnforcement it passed, as
+   * passed: call.enforcement holds what the core makes of it. */
+  gboolean enforcement_set;
+  int32_t backend_enforcement;
+  /* The real call's set_enforcement, which the fake's records before calling. */
+  void (*call_set_enforcement) (DshBackendHost *host, int32_t enforcement);
 } DshBackendFakeHost;
 
 /* Knows no program, helper or variable; a probe fails to start. */
@@ -41,7 +47,8 @@ void                dsh_backend_fake_host_set_probe   (DshBackendFakeHost *self,
                                                        gboolean            starts,
                                                        int                 exit_status,
                                                        const char         *stderr_text);
-/* Forgets what the last call reported (argv, error, enforcement, reasons, probes). */
+/* Forgets what the last call reported (argv, error, enforcement, reasons, probes) and the
+ * module instance it was given. */
 void                dsh_backend_fake_host_reset       (DshBackendFakeHost *self);
 DshBackendHost     *dsh_backend_fake_host_get_host    (DshBackendFakeHost *self);
 

@@ -49,9 +49,23 @@ fake_spawn_probe (DshBackendHost *host,
 }
 
 static void
+fake_set_enforcement (DshBackendHost *host, int32_t enforcement)
+{
+  DshBackendFakeHost *self = fake_of (host);
+
+  self->enforcement_set = TRUE;
+  self->backend_enforcement = enforcement;
+  self->call_set_enforcement (host, enforcement);
+}
+
+static void
 init_call (DshBackendFakeHost *self)
 {
   dsh_backend_call_init (&self->call, NULL, NULL);
+  self->enforcement_set = FALSE;
+  self->backend_enforcement = -1;
+  self->call_set_enforcement = self->call.host.set_enforcement;
+  self->call.host.set_enforcement = fake_set_enforcement;
   self->call.host.find_program = fake_find_program;
   self->call.host.find_helper = fake_find_helper;
   self->call.host.get_env = fake_get_env;

@@ -51,6 +51,14 @@ gboolean dsh_backend_call_confine (DshBackendCall             *call,
                                    const DshSandboxPolicy     *policy,
                                    GError                    **error);
 
+/* A result for argv with descriptor's dialect (denial signatures and exclusions) and its
+ * runner-failure rules. */
+DshConfinement *dsh_backend_descriptor_confinement_new (const DshBackendDescriptor *descriptor,
+                                                        const char                 *name,
+                                                        const char *const          *argv,
+                                                        DshEnforcement              enforcement,
+                                                        const char *const          *reasons);
+
 /* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules. */
 DshConfinement *dsh_backend_call_to_confinement (DshBackendCall             *call,
                                                  const char                 *name,

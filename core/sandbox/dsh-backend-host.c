@@ -270,14 +270,15 @@ dsh_backend_call_confine (DshBackendCall *call,
 }
 
 DshConfinement *
-dsh_backend_call_to_confinement (DshBackendCall *call,
-                                 const char *name,
-                                 const DshBackendDescriptor *descriptor)
+dsh_backend_descriptor_confinement_new (const DshBackendDescriptor *descriptor,
+                                        const char *name,
+                                        const char *const *argv,
+                                        DshEnforcement enforcement,
+                                        const char *const *reasons)
 {
   DshConfinement *confinement;
 
-  confinement = dsh_confinement_new ((const char *const *) call->argv->pdata, name,
-                                     call->enforcement, (const char *const *) call->reasons->pdata,
+  confinement = dsh_confinement_new (argv, name, enforcement, reasons,
                                      descriptor->denial_signatures,
                                      dsh_backend_descriptor_denial_exclusions (descriptor), NULL);
   /* Copied out of the module once, straight into the result. */
@@ -292,4 +293,15 @@ dsh_backend_call_to_confinement (DshBackendCall *call,
                                                     r->informational_lines));
     }
   return confinement;
+}
+
+DshConfinement *
+dsh_backend_call_to_confinement (DshBackendCall *call,
+                                 const char *name,
+                                 const DshBackendDescriptor *descriptor)
+{
+  return dsh_backend_descriptor_confinement_new (descriptor, name,
+                                                 (const char *const *) call->argv->pdata,
+                                                 call->enforcement,
+                                                 (const char *const *) call->reasons->pdata);
 }

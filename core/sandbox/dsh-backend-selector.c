@@ -447,7 +447,6 @@ dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError
 {
   const DshBackendDescriptor *descriptor = NULL;
   const char *const no_argv[] = { NULL };
-  DshConfinement *confinement;
 
   g_mutex_lock (&self->lock);
   scan_modules (self);
@@ -466,20 +465,8 @@ dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError
       return NULL;
     }
 
-  confinement = dsh_confinement_new (no_argv, name, DSH_ENFORCEMENT_FULL, NULL,
-                                     descriptor->denial_signatures,
-                                     dsh_backend_descriptor_denial_exclusions (descriptor), NULL);
-  for (size_t i = 0; i < descriptor->n_runner_failure_rules; i++)
-    {
-      const DshBackendFailureRule *r = &descriptor->runner_failure_rules[i];
-
-      g_ptr_array_add (confinement->runner_failure_rules,
-                       dsh_runner_failure_rule_new (r->allowed_exit_codes,
-                                                    r->n_allowed_exit_codes,
-                                                    r->fatal_signatures,
-                                                    r->informational_lines));
-    }
-  return confinement;
+  return dsh_backend_descriptor_confinement_new (descriptor, name, no_argv,
+                                                 DSH_ENFORCEMENT_FULL, NULL);
 }
 
 void

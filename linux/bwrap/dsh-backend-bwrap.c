@@ -7,8 +7,6 @@
 
 #include "dsh-backend.h"
 
-DSH_BACKEND_EXPORT const DshBackendDescriptor *dsh_backend_bwrap_describe (void);
-
 /* Opens the writable roots without following symlinks and binds them by descriptor. */
 #define LAUNCHER "dsh-bwrap-exec"
 
@@ -189,22 +187,12 @@ bwrap_check (DshBackendHost *host)
   return 0;
 }
 
-static const DshBackendDescriptor descriptor = {
-  .abi_major = DSH_BACKEND_ABI_MAJOR,
-  .abi_minor = DSH_BACKEND_ABI_MINOR,
-  .name = "bwrap",
-  .description = "bubblewrap: read-only host view in user and PID namespaces",
-  .os = DSH_BACKEND_OS_LINUX,
-  .priority = 100,
-  .confine = bwrap_confine,
-  .check = bwrap_check,
-  .denial_signatures = denial_signatures,
-  .runner_failure_rules = failure_rules,
-  .n_runner_failure_rules = 2,
-};
-
-const DshBackendDescriptor *
-dsh_backend_bwrap_describe (void)
-{
-  return &descriptor;
-}
+DSH_BACKEND_DEFINE (bwrap,
+                    .description = "bubblewrap: read-only host view in user and PID namespaces",
+                    .os = DSH_BACKEND_OS_LINUX,
+                    .priority = 100,
+                    .confine = bwrap_confine,
+                    .check = bwrap_check,
+                    .denial_signatures = denial_signatures,
+                    .runner_failure_rules = failure_rules,
+                    .n_runner_failure_rules = 2)

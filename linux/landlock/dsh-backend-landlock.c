@@ -84,25 +84,11 @@ query_abi (void)
 static int
 refuse_without_landlock (DshBackendHost *host)
 {
-  const char *name = "", *cause = "";
+  const char *name, *cause;
   char message[320];
   int errnum = errno;
 
-  switch (errnum)
-    {
-    case ENOSYS:
-      name = "ENOSYS, ";
-      cause = ": the kernel lacks Landlock, or a seccomp filter hides it";
-      break;
-    case EOPNOTSUPP:
-      name = "EOPNOTSUPP, ";
-      cause = ": Landlock is built in but disabled (see the lsm= boot parameter)";
-      break;
-    case EPERM:
-      name = "EPERM, ";
-      cause = ": refused, as a container's seccomp profile does";
-      break;
-    }
+  dsh_landlock_unavailable_cause (errnum, &name, &cause);
   snprintf (message, sizeof message,
             "this kernel does not enforce Landlock (the ABI version query failed with %s%s)%s",
             name, strerror (errnum), cause);

@@ -122,23 +122,9 @@ fatal (const char *what, int errnum)
 static _Noreturn void
 landlock_unavailable (int errnum)
 {
-  const char *name = "", *cause = "";
+  const char *name, *cause;
 
-  switch (errnum)
-    {
-    case ENOSYS:
-      name = "ENOSYS, ";
-      cause = ": the kernel lacks Landlock, or a seccomp filter hides it";
-      break;
-    case EOPNOTSUPP:
-      name = "EOPNOTSUPP, ";
-      cause = ": Landlock is built in but disabled (see the lsm= boot parameter)";
-      break;
-    case EPERM:
-      name = "EPERM, ";
-      cause = ": refused, as a container's seccomp profile does";
-      break;
-    }
+  dsh_landlock_unavailable_cause (errnum, &name, &cause);
   fprintf (stderr,
            DSH_LANDLOCK_FATAL_PREFIX
            "Landlock is not available: the ABI version query failed (%s%s)%s\n",

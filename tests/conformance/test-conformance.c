@@ -245,44 +245,26 @@ cli_exec_wrapped (Fixture *f,
                   const char *stdin_text,
                   DshTestRun *run)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GPtrArray) prefix = g_ptr_array_new ();
   g_autofree char *home_env = g_strdup_printf ("HOME=%s", f->home);
   g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", f->tmpdir);
   g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
   const char *env[] = { home_env, tmpdir_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
-  g_autofree char *report_text = NULL;
+  const char *timeout[] = { "timeout", "-s", "KILL", "30", NULL };
+  const char *options[] = { "--mode", mode, "--workspace",
+                            f->exec_workspace != NULL ? f->exec_workspace : f->ws, NULL };
+  DshTestExec exec = { .options = options, .report_path = f->report_path, .env = env,
+                       .cwd = f->ws, .stdin_text = stdin_text, .backend = backend->name };
 
   if (wrap == WRAP_DENY)
-    dsh_test_add_deny_syscalls (argv, backend->deny_errno, backend->deny_syscalls);
+    dsh_test_add_deny_syscalls (prefix, backend->deny_errno, backend->deny_syscalls);
   if (wrap == WRAP_TIMEOUT)
-    {
-      g_ptr_array_add (argv, (char *) "timeout");
-      g_ptr_array_add (argv, (char *) "-s");
-      g_ptr_array_add (argv, (char *) "KILL");
-      g_ptr_array_add (argv, (char *) "30");
-    }
-  g_ptr_array_add (argv, (char *) dsh_test_cli ());
-  g_ptr_array_add (argv, (char *) "exec");
-  g_ptr_array_add (argv, (char *) "--mode");
-  g_ptr_array_add (argv, (char *) mode);
-  g_ptr_array_add (argv, (char *) "--workspace");
-  g_ptr_array_add (argv, f->exec_workspace != NULL ? (char *) f->exec_workspace : f->ws);
-  g_ptr_array_add (argv, (char *) "--report");
-  g_ptr_array_add (argv, f->report_path);
-  g_ptr_array_add (argv, (char *) "--");
-  for (gsize i = 0; command[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) command[i]);
-  g_ptr_array_add (argv, NULL);
+    dsh_test_argv_append (prefix, timeout);
+  g_ptr_array_add (prefix, NULL);
+  exec.prefix = (const char *const *) prefix->pdata;
 
-  g_unlink (f->report_path);
   g_clear_pointer (&f->report, json_node_unref);
-  dsh_test_run (run, (const char *const *) argv->pdata, env, f->ws, stdin_text);
-
-  report_text = dsh_test_read_file (f->report_path);
-  g_assert_nonnull (report_text);
-  f->report = dsh_test_parse_json (report_text);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (f->report), "backend"),
-                   ==, backend->name);
+  f->report = dsh_test_exec (run, &exec, command);
 }
 
 static void

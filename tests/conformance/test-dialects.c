@@ -62,36 +62,18 @@ exec_full (Fixture *f,
            const char *const *command,
            DshTestRun *run)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autofree char *home_env = g_strdup_printf ("HOME=%s", f->home);
   g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend);
   const char *env[] = { home_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off",
                         "npm_config_update_notifier=false", NULL };
-  const char *exec_args[] = { "exec", "--report", f->report_path, NULL };
   const char *plain_options[] = { "--mode", "workspace-write", "--workspace", f->ws, NULL };
-  g_autofree char *report_text = NULL;
-
-  for (gsize i = 0; prefix != NULL && prefix[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) prefix[i]);
-  g_ptr_array_add (argv, (char *) dsh_test_cli ());
-  for (gsize i = 0; exec_args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) exec_args[i]);
-  if (options == NULL)
-    options = plain_options;
-  for (gsize i = 0; options[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) options[i]);
-  g_ptr_array_add (argv, (char *) "--");
-  for (gsize i = 0; command[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) command[i]);
-  g_ptr_array_add (argv, NULL);
+  const DshTestExec exec = { .prefix = prefix,
+                             .options = options != NULL ? options : plain_options,
+                             .report_path = f->report_path, .env = env, .cwd = f->ws,
+                             .backend = backend };
 
   g_clear_pointer (&f->report, json_node_unref);
-  dsh_test_run (run, (const char *const *) argv->pdata, env, f->ws, NULL);
-  report_text = dsh_test_read_file (f->report_path);
-  g_assert_nonnull (report_text);
-  f->report = dsh_test_parse_json (report_text);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (f->report), "backend"),
-                   ==, backend);
+  f->report = dsh_test_exec (run, &exec, command);
 }
 
 static void

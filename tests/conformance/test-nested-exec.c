@@ -60,24 +60,11 @@ exec_with_our_variables (Fixture *f, gboolean with_config, const char *const *co
                                             : g_strdup ("DSH_SANDBOX_CONFIG");
   const char *env[] = { backend_env, dir_env, cache_env, "DSH_SANDBOX_APPROVER_TIMEOUT=60",
                         config_env, NULL };
-  g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  g_autofree char *report_text = NULL;
-  g_autoptr (JsonNode) report = NULL;
-  const char *exec_args[] = { "exec", "--mode", "workspace-write", "--workspace", f->ws,
-                              "--report", f->report_path, "--", NULL };
+  const char *options[] = { "--mode", "workspace-write", "--workspace", f->ws, NULL };
+  const DshTestExec exec = { .options = options, .report_path = f->report_path, .env = env,
+                             .cwd = f->ws, .backend = backend };
+  g_autoptr (JsonNode) report = dsh_test_exec (run, &exec, command);
 
-  for (gsize i = 0; exec_args[i] != NULL; i++)
-    g_ptr_array_add (args, (char *) exec_args[i]);
-  for (gsize i = 0; command[i] != NULL; i++)
-    g_ptr_array_add (args, (char *) command[i]);
-  g_ptr_array_add (args, NULL);
-
-  dsh_test_run_cli (run, (const char *const *) args->pdata, env, f->ws);
-  report_text = dsh_test_read_file (f->report_path);
-  g_assert_nonnull (report_text);
-  report = dsh_test_parse_json (report_text);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "backend"), ==,
-                   backend);
   return g_strdup (json_object_get_string_member (json_node_get_object (report), "outcome"));
 }
 

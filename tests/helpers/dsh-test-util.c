@@ -136,10 +136,42 @@ dsh_test_run_cli (DshTestRun *run,
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
 
   g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
-  for (gsize i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
+  dsh_test_argv_append (argv, args);
   g_ptr_array_add (argv, NULL);
   dsh_test_run (run, (const char *const *) argv->pdata, env, cwd, NULL);
+}
+
+void
+dsh_test_argv_append (GPtrArray *argv, const char *const *strv)
+{
+  for (gsize i = 0; strv != NULL && strv[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) strv[i]);
+}
+
+JsonNode *
+dsh_test_exec (DshTestRun *run, const DshTestExec *exec, const char *const *command)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  const char *report_args[] = { "--report", exec->report_path, "--", NULL };
+  g_autofree char *text = NULL;
+  JsonNode *report;
+
+  dsh_test_argv_append (argv, exec->prefix);
+  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
+  g_ptr_array_add (argv, (gpointer) "exec");
+  dsh_test_argv_append (argv, exec->options);
+  dsh_test_argv_append (argv, report_args);
+  dsh_test_argv_append (argv, command);
+  g_ptr_array_add (argv, NULL);
+
+  g_unlink (exec->report_path);
+  dsh_test_run (run, (const char *const *) argv->pdata, exec->env, exec->cwd, exec->stdin_text);
+  text = dsh_test_read_file (exec->report_path);
+  g_assert_nonnull (text);
+  report = dsh_test_parse_json (text);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "backend"), ==,
+                   exec->backend);
+  return report;
 }
 
 void

@@ -55,6 +55,29 @@ void      dsh_test_run_cli           (DshTestRun        *run,
                                       const char *const *env,
                                       const char        *cwd);
 
+/* Appends the strings of strv (NULL: none) to argv, borrowed. */
+void      dsh_test_argv_append       (GPtrArray         *argv,
+                                      const char *const *strv);
+
+/* One `[PREFIX...] dsh-sandbox exec OPTIONS --report REPORT -- COMMAND` whose report must name
+ * backend. */
+typedef struct {
+  /* What runs the command instead, e.g. a wrapper that denies system calls; NULL: nothing. */
+  const char *const *prefix;
+  const char *const *options;
+  const char *report_path;
+  const char *const *env;
+  const char *cwd;
+  const char *stdin_text;
+  const char *backend;
+} DshTestExec;
+
+/* Runs it (after removing an old report) and returns the report it wrote, which must exist and
+ * name exec->backend. */
+JsonNode *dsh_test_exec              (DshTestRun        *run,
+                                      const DshTestExec *exec,
+                                      const char *const *command);
+
 /* Appends "dsh-test-deny-syscalls --errno E --syscall S --" to argv: what follows runs with those
  * system calls failing with E. */
 void      dsh_test_add_deny_syscalls (GPtrArray  *argv,

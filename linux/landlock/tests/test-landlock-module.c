@@ -1,6 +1,6 @@
-/* test-landlock-module.c — the Landlock backend module through a fake host table: its descriptor,
- * the argv it builds, its refusals, and that its failure rule and dialect match what the real
- * launcher and kernel print.
+/* test-landlock-module.c — the Landlock backend module through the shared fake host: its
+ * descriptor, the argv it builds, its refusals, and that its failure rule and dialect match what
+ * the real launcher and kernel print.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,88 +10,24 @@
 #include <string.h>
 
 #include "dsh-backend.h"
+#include "dsh-backend-fake-host-private.h"
 #include "dsh-landlock-exec.h"
 #include "dsh-test-linux.h"
 
-typedef struct {
-  DshBackendHost host;
-  const char *helper;
-  GPtrArray *argv;
-  GPtrArray *reasons;
-  char *error;
-  DshBackendEnforcement enforcement;
-  gboolean enforcement_set;
-} FakeHost;
-
-static FakeHost *
-fake_of (DshBackendHost *host)
+/* A fake host whose only answer is the launcher (none when launcher is NULL). */
+static DshBackendFakeHost *
+fake_new (const char *launcher)
 {
-  return host->host_data;
+  DshBackendFakeHost *fake = dsh_backend_fake_host_new ();
+
+  dsh_backend_fake_host_set_helper (fake, DSH_LANDLOCK_EXEC_NAME, launcher);
+  return fake;
 }
 
-static void
-fake_push_arg (DshBackendHost *host, const char *arg)
+static DshBackendHost *
+host_of (DshBackendFakeHost *fake)
 {
-  g_ptr_array_add (fake_of (host)->argv, g_strdup (arg));
-}
-
-static void
-fake_set_error (DshBackendHost *host, const char *message)
-{
-  g_free (fake_of (host)->error);
-  fake_of (host)->error = g_strdup (message);
-}
-
-static void
-fake_set_enforcement (DshBackendHost *host, int32_t enforcement)
-{
-  fake_of (host)->enforcement = enforcement;
-  fake_of (host)->enforcement_set = TRUE;
-}
-
-static void
-fake_add_reason (DshBackendHost *host, const char *reason)
-{
-  g_ptr_array_add (fake_of (host)->reasons, g_strdup (reason));
-}
-
-static const char *
-fake_find_helper (DshBackendHost *host, const char *name)
-{
-  return g_str_equal (name, DSH_LANDLOCK_EXEC_NAME) ? fake_of (host)->helper : NULL;
-}
-
-static const char *
-fake_find_nothing (DshBackendHost *host, const char *name)
-{
-  return NULL;
-}
-
-static void
-fake_init (FakeHost *fake, const char *helper)
-{
-  memset (fake, 0, sizeof *fake);
-  fake->host.abi_major = DSH_BACKEND_ABI_MAJOR;
-  fake->host.abi_minor = DSH_BACKEND_ABI_MINOR;
-  fake->host.host_data = fake;
-  fake->host.push_arg = fake_push_arg;
-  fake->host.set_error = fake_set_error;
-  fake->host.set_enforcement = fake_set_enforcement;
-  fake->host.add_reason = fake_add_reason;
-  fake->host.find_program = fake_find_nothing;
-  fake->host.find_helper = fake_find_helper;
-  fake->host.get_env = fake_find_nothing;
-  fake->helper = helper;
-  fake->argv = g_ptr_array_new_with_free_func (g_free);
-  fake->reasons = g_ptr_array_new_with_free_func (g_free);
-}
-
-static void
-fake_clear (FakeHost *fake)
-{
-  g_ptr_array_unref (fake->argv);
-  g_ptr_array_unref (fake->reasons);
-  g_free (fake->error);
+  return dsh_backend_fake_host_get_host (fake);
 }
 
 static const DshBackendDescriptor *
@@ -153,11 +89,11 @@ test_descriptor (void)
 
 /* The reason that contains needle, or NULL. */
 static const char *
-find_reason (const FakeHost *fake, const char *needle)
+find_reason (const DshBackendFakeHost *fake, const char *needle)
 {
-  for (guint i = 0; i < fake->reasons->len; i++)
-    if (strstr (fake->reasons->pdata[i], needle) != NULL)
-      return fake->reasons->pdata[i];
+  for (guint i = 0; i < fake->call.reasons->len; i++)
+    if (strstr (fake->call.reasons->pdata[i], needle) != NULL)
+      return fake->call.reasons->pdata[i];
   return NULL;
 }
 
@@ -165,17 +101,17 @@ find_reason (const FakeHost *fake, const char *needle)
  * below ABI 2; signals below ABI 6. Truncation is never a reason: below ABI 3 the launcher's
  * filter closes it. */
 static void
-assert_reasons (const FakeHost *fake)
+assert_reasons (const DshBackendFakeHost *fake)
 {
   long abi = dsh_test_landlock_abi ();
   const char *reparenting = find_reason (fake, "reparenting");
   const char *signals = find_reason (fake, "cannot scope signals");
 
   g_assert_true (fake->enforcement_set);
-  g_assert_cmpint (fake->enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
-  g_assert_cmpuint (fake->reasons->len, >=, 1);
-  g_assert_nonnull (strstr (fake->reasons->pdata[0], "metadata"));
-  g_assert_nonnull (strstr (fake->reasons->pdata[0], "file flags (chattr +i, +a)"));
+  g_assert_cmpint (fake->backend_enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
+  g_assert_cmpuint (fake->call.reasons->len, >=, 1);
+  g_assert_nonnull (strstr (fake->call.reasons->pdata[0], "metadata"));
+  g_assert_nonnull (strstr (fake->call.reasons->pdata[0], "file flags (chattr +i, +a)"));
   g_assert_cmpint (reparenting != NULL, ==, abi < 2);
   if (reparenting != NULL)
     g_assert_nonnull (strstr (reparenting, "EXDEV"));
@@ -194,22 +130,21 @@ test_confine_workspace_write (void)
                              "/var/tmp/t", "--", "sh", "-c", "echo hi" };
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                               .workspace_root = "/work/ws", .writable_roots = roots };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = NULL;
 
   if (!dsh_test_require_landlock ())
     return;
 
-  fake_init (&fake, "/opt/launcher");
-  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), ==, 0);
-  g_assert_null (fake.error);
-  g_assert_cmpuint (fake.argv->len, ==, G_N_ELEMENTS (expected));
+  fake = fake_new ("/opt/launcher");
+  g_assert_cmpint (describe ()->confine (host_of (fake), &policy, argv), ==, 0);
+  g_assert_null (fake->call.error);
+  g_assert_cmpuint (fake->call.argv->len, ==, G_N_ELEMENTS (expected));
   for (gsize i = 0; i < G_N_ELEMENTS (expected); i++)
-    g_assert_cmpstr (fake.argv->pdata[i], ==, expected[i]);
+    g_assert_cmpstr (fake->call.argv->pdata[i], ==, expected[i]);
 
-  assert_reasons (&fake);
+  assert_reasons (fake);
   /* The git files stay writable inside a workspace: Landlock cannot carve them out. */
-  g_assert_nonnull (find_reason (&fake, ".git/hooks"));
-  fake_clear (&fake);
+  g_assert_nonnull (find_reason (fake, ".git/hooks"));
 }
 
 /* Read-only grants no roots, even if a caller passes some. */
@@ -220,18 +155,17 @@ test_confine_read_only (void)
   const char *argv[] = { "true", NULL };
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_READ_ONLY, .workspace_root = "/work/ws",
                               .writable_roots = roots };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = NULL;
 
   if (!dsh_test_require_landlock ())
     return;
 
-  fake_init (&fake, "/opt/launcher");
-  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), ==, 0);
-  g_assert_cmpuint (fake.argv->len, ==, 3);
-  g_assert_cmpstr (fake.argv->pdata[0], ==, "/opt/launcher");
-  g_assert_cmpstr (fake.argv->pdata[1], ==, "--");
-  g_assert_cmpstr (fake.argv->pdata[2], ==, "true");
-  fake_clear (&fake);
+  fake = fake_new ("/opt/launcher");
+  g_assert_cmpint (describe ()->confine (host_of (fake), &policy, argv), ==, 0);
+  g_assert_cmpuint (fake->call.argv->len, ==, 3);
+  g_assert_cmpstr (fake->call.argv->pdata[0], ==, "/opt/launcher");
+  g_assert_cmpstr (fake->call.argv->pdata[1], ==, "--");
+  g_assert_cmpstr (fake->call.argv->pdata[2], ==, "true");
 }
 
 static void
@@ -241,26 +175,25 @@ test_refusals (void)
   const char *argv[] = { "true", NULL };
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = "ws",
                               .writable_roots = relative };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = NULL;
 
   /* No launcher: both the check and confine refuse, with a reason. */
-  fake_init (&fake, NULL);
-  g_assert_cmpint (describe ()->check (&fake.host), !=, 0);
-  g_assert_nonnull (strstr (fake.error, DSH_LANDLOCK_EXEC_NAME));
-  g_clear_pointer (&fake.error, g_free);
-  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), !=, 0);
-  g_assert_nonnull (fake.error);
-  fake_clear (&fake);
+  fake = fake_new (NULL);
+  g_assert_cmpint (describe ()->check (host_of (fake)), !=, 0);
+  g_assert_nonnull (strstr (fake->call.error, DSH_LANDLOCK_EXEC_NAME));
+  g_clear_pointer (&fake->call.error, g_free);
+  g_assert_cmpint (describe ()->confine (host_of (fake), &policy, argv), !=, 0);
+  g_assert_nonnull (fake->call.error);
+  g_clear_pointer (&fake, dsh_backend_fake_host_free);
 
   if (!dsh_test_require_landlock ())
     return;
 
   /* A relative root would be resolved against the command's directory: refuse it. */
-  fake_init (&fake, "/opt/launcher");
-  g_assert_cmpint (describe ()->check (&fake.host), ==, 0);
-  g_assert_cmpint (describe ()->confine (&fake.host, &policy, argv), !=, 0);
-  g_assert_nonnull (fake.error);
-  fake_clear (&fake);
+  fake = fake_new ("/opt/launcher");
+  g_assert_cmpint (describe ()->check (host_of (fake)), ==, 0);
+  g_assert_cmpint (describe ()->confine (host_of (fake), &policy, argv), !=, 0);
+  g_assert_nonnull (fake->call.error);
 }
 
 /* Without Landlock in the kernel (the query fails in a child under a seccomp filter), the check
@@ -280,12 +213,10 @@ test_check_without_landlock (void)
 
   if (g_test_subprocess ())
     {
-      FakeHost fake;
+      g_autoptr (DshBackendFakeHost) fake = fake_new ("/opt/launcher");
 
-      fake_init (&fake, "/opt/launcher");
-      g_assert_cmpint (describe ()->check (&fake.host), !=, 0);
-      g_printerr ("%s\n", fake.error);
-      fake_clear (&fake);
+      g_assert_cmpint (describe ()->check (host_of (fake)), !=, 0);
+      g_printerr ("%s\n", fake->call.error);
       return;
     }
 

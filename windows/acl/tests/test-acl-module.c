@@ -10,119 +10,45 @@
 
 #include "dsh-acl-plan.h"
 #include "dsh-backend.h"
+#include "dsh-backend-fake-host-private.h"
 
 const DshBackendDescriptor *dsh_backend_acl_describe (void);
 
-typedef struct {
-  DshBackendHost host;
-  GHashTable *env;
-  const char *runner;
-  GPtrArray *argv;
-  GPtrArray *reasons;
-  char *error;
-  int32_t enforcement;
-} FakeHost;
-
-static FakeHost *
-fake_of (DshBackendHost *host)
+/* The runner and a Windows user's environment; nothing else. */
+static DshBackendFakeHost *
+fake_new (void)
 {
-  return host->host_data;
+  DshBackendFakeHost *fake = dsh_backend_fake_host_new ();
+
+  dsh_backend_fake_host_set_helper (fake, DSH_ACL_RUNNER, "C:\\dsh\\libexec\\dsh-acl-exec.exe");
+  dsh_backend_fake_host_set_env (fake, "TEMP", "C:\\Users\\me\\AppData\\Local\\Temp");
+  dsh_backend_fake_host_set_env (fake, "TMP", "C:\\Users\\me\\AppData\\Local\\Temp");
+  dsh_backend_fake_host_set_env (fake, "USERPROFILE", "C:\\Users\\me");
+  return fake;
 }
 
-static void
-fake_push_arg (DshBackendHost *host, const char *arg)
+/* Starts a call afresh, with the module's instance. */
+static DshBackendHost *
+fake_reset (DshBackendFakeHost *fake, void *instance)
 {
-  g_ptr_array_add (fake_of (host)->argv, g_strdup (arg));
-}
+  DshBackendHost *host;
 
-static void
-fake_set_error (DshBackendHost *host, const char *message)
-{
-  g_free (fake_of (host)->error);
-  fake_of (host)->error = g_strdup (message);
-}
-
-static void
-fake_set_enforcement (DshBackendHost *host, int32_t enforcement)
-{
-  fake_of (host)->enforcement = enforcement;
-}
-
-static void
-fake_add_reason (DshBackendHost *host, const char *reason)
-{
-  g_ptr_array_add (fake_of (host)->reasons, g_strdup (reason));
-}
-
-static const char *
-fake_find_helper (DshBackendHost *host, const char *name)
-{
-  return g_str_equal (name, DSH_ACL_RUNNER) ? fake_of (host)->runner : NULL;
-}
-
-static const char *
-fake_find_program (DshBackendHost *host, const char *name)
-{
-  return NULL;
-}
-
-static const char *
-fake_get_env (DshBackendHost *host, const char *name)
-{
-  return g_hash_table_lookup (fake_of (host)->env, name);
-}
-
-static void
-fake_init (FakeHost *fake)
-{
-  memset (fake, 0, sizeof (*fake));
-  fake->host.abi_major = DSH_BACKEND_ABI_MAJOR;
-  fake->host.abi_minor = DSH_BACKEND_ABI_MINOR;
-  fake->host.host_data = fake;
-  fake->host.push_arg = fake_push_arg;
-  fake->host.set_error = fake_set_error;
-  fake->host.set_enforcement = fake_set_enforcement;
-  fake->host.add_reason = fake_add_reason;
-  fake->host.find_program = fake_find_program;
-  fake->host.find_helper = fake_find_helper;
-  fake->host.get_env = fake_get_env;
-  fake->runner = "C:\\dsh\\libexec\\dsh-acl-exec.exe";
-  fake->env = g_hash_table_new (g_str_hash, g_str_equal);
-  g_hash_table_insert (fake->env, "TEMP", "C:\\Users\\me\\AppData\\Local\\Temp");
-  g_hash_table_insert (fake->env, "TMP", "C:\\Users\\me\\AppData\\Local\\Temp");
-  g_hash_table_insert (fake->env, "USERPROFILE", "C:\\Users\\me");
-  fake->argv = g_ptr_array_new_with_free_func (g_free);
-  fake->reasons = g_ptr_array_new_with_free_func (g_free);
-}
-
-static void
-fake_reset (FakeHost *fake)
-{
-  g_ptr_array_set_size (fake->argv, 0);
-  g_ptr_array_set_size (fake->reasons, 0);
-  g_clear_pointer (&fake->error, g_free);
-  fake->enforcement = -1;
-}
-
-static void
-fake_clear (FakeHost *fake)
-{
-  g_hash_table_unref (fake->env);
-  g_ptr_array_unref (fake->argv);
-  g_ptr_array_unref (fake->reasons);
-  g_free (fake->error);
+  dsh_backend_fake_host_reset (fake);
+  host = dsh_backend_fake_host_get_host (fake);
+  host->instance = instance;
+  return host;
 }
 
 /* The value after option in the last argv pushed, or NULL. */
 static const char *
-option_value (FakeHost *fake, const char *option)
+option_value (DshBackendFakeHost *fake, const char *option)
 {
-  for (guint i = 0; i + 1 < fake->argv->len; i++)
+  for (guint i = 0; i + 1 < fake->call.argv->len; i++)
     {
-      if (g_str_equal (fake->argv->pdata[i], "--"))
+      if (g_str_equal (fake->call.argv->pdata[i], "--"))
         break;
-      if (g_str_equal (fake->argv->pdata[i], option))
-        return fake->argv->pdata[i + 1];
+      if (g_str_equal (fake->call.argv->pdata[i], option))
+        return fake->call.argv->pdata[i + 1];
     }
   return NULL;
 }
@@ -145,8 +71,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Identity, identity_clear)
 
 /* Confines `cmd /c ver` with instance under workspace-write and returns the identity it used. */
 static void
-confine_identity (FakeHost *fake, void *instance, const char *session, const char *workspace,
-                  Identity *out)
+confine_identity (DshBackendFakeHost *fake, void *instance, const char *session,
+                  const char *workspace, Identity *out)
 {
   const char *roots[] = { workspace, "C:\\Users\\me\\AppData\\Local\\Temp", NULL };
   const DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
@@ -154,11 +80,11 @@ confine_identity (FakeHost *fake, void *instance, const char *session, const cha
                                     .session_id = session,
                                     .writable_roots = roots };
   const char *argv[] = { "cmd", "/c", "ver", NULL };
+  DshBackendHost *host;
 
-  fake_reset (fake);
-  fake->host.instance = instance;
-  g_assert_cmpint (dsh_backend_acl_describe ()->confine (&fake->host, &policy, argv), ==, 0);
-  g_assert_null (fake->error);
+  host = fake_reset (fake, instance);
+  g_assert_cmpint (dsh_backend_acl_describe ()->confine (host, &policy, argv), ==, 0);
+  g_assert_null (fake->call.error);
   out->session_sid = g_strdup (option_value (fake, "--session-sid"));
   out->temp_dir = g_strdup (option_value (fake, "--temp-dir"));
   out->workspace_sid = g_strdup (option_value (fake, "--workspace-sid"));
@@ -193,29 +119,27 @@ test_read_only_argv (void)
                                     .workspace_root = "C:\\work",
                                     .session_id = "s1" };
   const char *argv[] = { "git", "status", NULL };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = fake_new ();
+  DshBackendHost *host;
   void *instance;
 
-  fake_init (&fake);
-  instance = desc->instance_new (&fake.host);
+  instance = desc->instance_new (dsh_backend_fake_host_get_host (fake));
   g_assert_nonnull (instance);
-  fake_reset (&fake);
-  fake.host.instance = instance;
-  g_assert_cmpint (desc->check (&fake.host), ==, 0);
-  g_assert_cmpint (desc->confine (&fake.host, &policy, argv), ==, 0);
-  g_assert_cmpuint (fake.argv->len, ==, 6);
-  g_assert_cmpstr (fake.argv->pdata[0], ==, "C:\\dsh\\libexec\\dsh-acl-exec.exe");
-  g_assert_cmpstr (fake.argv->pdata[1], ==, "--session-sid");
-  g_assert_cmpstr (fake.argv->pdata[3], ==, "--");
-  g_assert_cmpstr (fake.argv->pdata[4], ==, "git");
-  g_assert_null (option_value (&fake, "--workspace-sid"));
-  g_assert_null (option_value (&fake, "--write"));
-  g_assert_null (option_value (&fake, "--temp-dir"));
-  g_assert_cmpint (fake.enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
-  g_assert_cmpuint (fake.reasons->len, ==, 1);
-  g_assert_true (g_str_has_prefix (fake.reasons->pdata[0], "Everyone boundary"));
+  host = fake_reset (fake, instance);
+  g_assert_cmpint (desc->check (host), ==, 0);
+  g_assert_cmpint (desc->confine (host, &policy, argv), ==, 0);
+  g_assert_cmpuint (fake->call.argv->len, ==, 6);
+  g_assert_cmpstr (fake->call.argv->pdata[0], ==, "C:\\dsh\\libexec\\dsh-acl-exec.exe");
+  g_assert_cmpstr (fake->call.argv->pdata[1], ==, "--session-sid");
+  g_assert_cmpstr (fake->call.argv->pdata[3], ==, "--");
+  g_assert_cmpstr (fake->call.argv->pdata[4], ==, "git");
+  g_assert_null (option_value (fake, "--workspace-sid"));
+  g_assert_null (option_value (fake, "--write"));
+  g_assert_null (option_value (fake, "--temp-dir"));
+  g_assert_cmpint (fake->backend_enforcement, ==, DSH_BACKEND_ENFORCEMENT_PARTIAL);
+  g_assert_cmpuint (fake->call.reasons->len, ==, 1);
+  g_assert_true (g_str_has_prefix (fake->call.reasons->pdata[0], "Everyone boundary"));
   desc->instance_free (instance);
-  fake_clear (&fake);
 }
 
 static void
@@ -230,27 +154,25 @@ test_workspace_write_argv (void)
   const char *argv[] = { "cmd", NULL };
   g_autofree char *joined = NULL;
   char sid[DSH_ACL_SID_SIZE];
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = fake_new ();
+  DshBackendHost *host;
   void *instance;
 
-  fake_init (&fake);
-  instance = desc->instance_new (&fake.host);
-  fake_reset (&fake);
-  fake.host.instance = instance;
-  g_assert_cmpint (desc->confine (&fake.host, &policy, argv), ==, 0);
-  g_ptr_array_add (fake.argv, NULL);
-  joined = g_strjoinv (" ", (char **) fake.argv->pdata);
+  instance = desc->instance_new (dsh_backend_fake_host_get_host (fake));
+  host = fake_reset (fake, instance);
+  g_assert_cmpint (desc->confine (host, &policy, argv), ==, 0);
+  g_ptr_array_add (fake->call.argv, NULL);
+  joined = g_strjoinv (" ", (char **) fake->call.argv->pdata);
   g_test_message ("%s", joined);
   dsh_acl_workspace_sid ("C:\\work", sid);
-  g_assert_cmpstr (option_value (&fake, "--workspace-sid"), ==, sid);
+  g_assert_cmpstr (option_value (fake, "--workspace-sid"), ==, sid);
   /* Only the workspace and the extra root: the temp area is the session's own directory. */
   g_assert_nonnull (strstr (joined, " --write C:\\work --write D:\\extra --session-sid "));
-  g_assert_true (g_str_has_prefix (option_value (&fake, "--temp-dir"),
+  g_assert_true (g_str_has_prefix (option_value (fake, "--temp-dir"),
                                    "C:\\Users\\me\\AppData\\Local\\Temp\\dsh-acl-"));
-  g_assert_cmpuint (fake.reasons->len, ==, 2);
-  g_assert_true (g_str_has_prefix (fake.reasons->pdata[1], "hard-link boundary"));
+  g_assert_cmpuint (fake->call.reasons->len, ==, 2);
+  g_assert_true (g_str_has_prefix (fake->call.reasons->pdata[1], "hard-link boundary"));
   desc->instance_free (instance);
-  fake_clear (&fake);
 }
 
 static void
@@ -259,19 +181,18 @@ test_identity_lifetimes (void)
   const DshBackendDescriptor *desc = dsh_backend_acl_describe ();
   g_auto (Identity) a = { 0 }, again = { 0 }, other = { 0 }, agentless1 = { 0 },
                     agentless2 = { 0 }, resumed = { 0 };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = fake_new ();
   void *first, *second;
 
-  fake_init (&fake);
-  first = desc->instance_new (&fake.host);
-  second = desc->instance_new (&fake.host);
-  confine_identity (&fake, first, "s1", "C:\\work", &a);
-  confine_identity (&fake, first, "s1", "C:\\work", &again);
-  confine_identity (&fake, first, "s2", "C:\\work", &other);
-  confine_identity (&fake, first, NULL, "C:\\work", &agentless1);
-  confine_identity (&fake, first, NULL, "C:\\work", &agentless2);
+  first = desc->instance_new (dsh_backend_fake_host_get_host (fake));
+  second = desc->instance_new (dsh_backend_fake_host_get_host (fake));
+  confine_identity (fake, first, "s1", "C:\\work", &a);
+  confine_identity (fake, first, "s1", "C:\\work", &again);
+  confine_identity (fake, first, "s2", "C:\\work", &other);
+  confine_identity (fake, first, NULL, "C:\\work", &agentless1);
+  confine_identity (fake, first, NULL, "C:\\work", &agentless2);
   /* A new provider: the same session resumed gets nothing its predecessor had. */
-  confine_identity (&fake, second, "s1", "C:\\work", &resumed);
+  confine_identity (fake, second, "s1", "C:\\work", &resumed);
 
   g_assert_cmpstr (a.session_sid, ==, again.session_sid);
   g_assert_cmpstr (a.temp_dir, ==, again.temp_dir);
@@ -287,21 +208,21 @@ test_identity_lifetimes (void)
   g_assert_cmpstr (a.workspace_sid, ==, resumed.workspace_sid);
   desc->instance_free (first);
   desc->instance_free (second);
-  fake_clear (&fake);
 }
 
 static void
-assert_refused (FakeHost *fake, void *instance, const DshBackendPolicy *policy, const char *needle)
+assert_refused (DshBackendFakeHost *fake, void *instance, const DshBackendPolicy *policy,
+                const char *needle)
 {
   const char *argv[] = { "cmd", NULL };
+  DshBackendHost *host;
 
-  fake_reset (fake);
-  fake->host.instance = instance;
-  g_assert_cmpint (dsh_backend_acl_describe ()->confine (&fake->host, policy, argv), !=, 0);
-  g_test_message ("%s", fake->error);
-  g_assert_nonnull (fake->error);
-  g_assert_nonnull (strstr (fake->error, needle));
-  g_assert_cmpuint (fake->argv->len, ==, 0);
+  host = fake_reset (fake, instance);
+  g_assert_cmpint (dsh_backend_acl_describe ()->confine (host, policy, argv), !=, 0);
+  g_test_message ("%s", fake->call.error);
+  g_assert_nonnull (fake->call.error);
+  g_assert_nonnull (strstr (fake->call.error, needle));
+  g_assert_cmpuint (fake->call.argv->len, ==, 0);
 }
 
 static void
@@ -313,28 +234,27 @@ test_refusals (void)
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                               .workspace_root = "C:\\Users\\me",
                               .writable_roots = profile_roots };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = fake_new ();
+  DshBackendHost *host;
   void *instance;
 
-  fake_init (&fake);
-  instance = desc->instance_new (&fake.host);
-  assert_refused (&fake, instance, &policy, "C:\\Users\\me: it is the user's profile directory");
+  instance = desc->instance_new (dsh_backend_fake_host_get_host (fake));
+  assert_refused (fake, instance, &policy, "C:\\Users\\me: it is the user's profile directory");
   policy.workspace_root = "C:\\work";
   policy.writable_roots = drive_roots;
-  assert_refused (&fake, instance, &policy, "C:\\: it is the root of a drive or share");
+  assert_refused (fake, instance, &policy, "C:\\: it is the root of a drive or share");
   /* Without its instance the module refuses rather than keep no session state. */
-  assert_refused (&fake, NULL, &policy, "per-provider instance");
-  g_hash_table_remove (fake.env, "TEMP");
-  g_hash_table_remove (fake.env, "TMP");
+  assert_refused (fake, NULL, &policy, "per-provider instance");
+  dsh_backend_fake_host_set_env (fake, "TEMP", NULL);
+  dsh_backend_fake_host_set_env (fake, "TMP", NULL);
   policy.writable_roots = NULL;
-  assert_refused (&fake, instance, &policy, "neither TEMP nor TMP");
-  fake.runner = NULL;
-  assert_refused (&fake, instance, &policy, "dsh-acl-exec.exe was not found");
-  fake_reset (&fake);
-  g_assert_cmpint (desc->check (&fake.host), !=, 0);
-  g_assert_nonnull (strstr (fake.error, "dsh-acl-exec.exe was not found"));
+  assert_refused (fake, instance, &policy, "neither TEMP nor TMP");
+  dsh_backend_fake_host_set_helper (fake, DSH_ACL_RUNNER, NULL);
+  assert_refused (fake, instance, &policy, "dsh-acl-exec.exe was not found");
+  host = fake_reset (fake, instance);
+  g_assert_cmpint (desc->check (host), !=, 0);
+  g_assert_nonnull (strstr (fake->call.error, "dsh-acl-exec.exe was not found"));
   desc->instance_free (instance);
-  fake_clear (&fake);
 }
 
 int
