@@ -4,10 +4,12 @@
  */
 #include "dsh-seatbelt-profile.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What every confined command may do, whatever the mode. Reads are not confined (the policy
  * governs file effects); writes go only to the sinks and terminals; the rest is what bash, git,
@@ -106,6 +108,11 @@ static const char *const root_param_suffixes[] = { "", "_GIT", "_GIT_HOOKS", "_G
 static const char *const root_param_paths[] = { "", "/.git", "/.git/hooks", "/.git/config" };
 #define N_PARAMS_PER_ROOT 4
 
+/* Where the git parameters of a root without a repository point: beneath /dev/null, which is
+ * no directory, so no path the command can reach matches them. git init works in such a root
+ * (as on Linux); the next call finds the repository and protects it. */
+#define NO_REPOSITORY "/dev/null"
+
 typedef struct {
   char *data;
   size_t len;
@@ -160,8 +167,9 @@ buffer_append (Buffer *buffer, const char *format, ...)
 }
 
 /* Closes the profile's one write rule: beneath any root, but never a root itself (renaming it
- * would carry its .git along), nor any root's .git, .git/hooks/ or .git/config. Every root's
- * exclusions apply to every root, so a root nested in another stays protected. */
+ * would carry its .git along), nor the .git, .git/hooks/ or .git/config of a root that holds a
+ * repository (the parameters of one that holds none match nothing). Every root's exclusions
+ * apply to every root, so a root nested in another stays protected. */
 static void
 append_write_rule (Buffer *buffer, size_t n_roots)
 {
@@ -169,8 +177,9 @@ append_write_rule (Buffer *buffer, size_t n_roots)
     return;
   buffer_append (buffer,
                  "\n"
-                 "; Writes beneath the writable roots, except each root itself and its .git,\n"
-                 "; .git/hooks/ and .git/config: code a later unconfined program would run.\n"
+                 "; Writes beneath the writable roots, except each root itself and the .git,\n"
+                 "; .git/hooks/ and .git/config of a repository it holds: code a later\n"
+                 "; unconfined program would run.\n"
                  "(allow file-write*\n"
                  "  (require-all\n"
                  "    (require-any");
@@ -245,10 +254,11 @@ add_defines (DshSeatbeltPlan *plan, size_t root_index)
 
   for (size_t k = 0; k < N_PARAMS_PER_ROOT; k++)
     {
+      const char *base = k == 0 || plan->has_repository[root_index] ? root : NO_REPOSITORY;
       Buffer define = { 0 };
 
       buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", root_index, root_param_suffixes[k],
-                     root, root_param_paths[k]);
+                     base, root_param_paths[k]);
       if (define.failed)
         {
           free (define.data);
@@ -257,6 +267,26 @@ add_defines (DshSeatbeltPlan *plan, size_t root_index)
       plan->defines[plan->n_defines++] = define.data;
     }
   return 0;
+}
+
+/* Whether git finds a repository at root now: a .git of any kind (directory, a file naming one
+ * elsewhere, a symlink). One that cannot be looked at counts as present, so its paths stay
+ * protected. Returns -1 when out of memory. */
+static int
+holds_repository (const char *root)
+{
+  size_t len = strlen (root);
+  char *dotgit = malloc (len + sizeof "/.git");
+  struct stat st;
+  int found;
+
+  if (dotgit == NULL)
+    return -1;
+  memcpy (dotgit, root, len);
+  memcpy (dotgit + len, "/.git", sizeof "/.git");
+  found = lstat (dotgit, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+  free (dotgit);
+  return found;
 }
 
 static int
@@ -270,7 +300,8 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
   while (policy->writable_roots[n_given] != NULL)
     n_given++;
   plan->roots = calloc (n_given + 1, sizeof (char *));
-  if (plan->roots == NULL)
+  plan->has_repository = calloc (n_given + 1, sizeof (int));
+  if (plan->roots == NULL || plan->has_repository == NULL)
     return -1;
 
   for (size_t i = 0; i < n_given; i++)
@@ -292,7 +323,10 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
           free (root);
           continue;
         }
-      plan->roots[plan->n_roots++] = root;
+      plan->roots[plan->n_roots] = root;
+      plan->has_repository[plan->n_roots] = holds_repository (given);
+      if (plan->has_repository[plan->n_roots++] < 0)
+        return -1;
     }
   return 0;
 }
@@ -351,6 +385,7 @@ dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
   for (size_t i = 0; plan->defines != NULL && i < plan->n_defines; i++)
     free (plan->defines[i]);
   free (plan->roots);
+  free (plan->has_repository);
   free (plan->defines);
   free (plan->profile);
   memset (plan, 0, sizeof (*plan));

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The profile text depends on the mode and the number of writable roots only: paths never enter
- * it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"). The text
+ * it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"), and so
+ * does whether a root holds a repository (its git parameters then name its .git). The text
  * makes no decision that depends on rule order (it has no deny rule besides the default), since
  * Apple documents neither first- nor last-match semantics.
  */
@@ -28,6 +29,9 @@ typedef struct {
   /* The distinct writable roots as macOS resolves them, in policy order. */
   char **roots;
   size_t n_roots;
+  /* Per root: did it hold a .git when the plan was built? Only then are its .git, hooks and
+   * config protected; otherwise this call may create them (git init, git clone). */
+  int *has_repository;
   /* NULL-terminated "-DNAME=VALUE" arguments, four per root. */
   char **defines;
   size_t n_defines;

@@ -91,11 +91,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     violated ("the profile text changed with the roots");
   for (size_t i = 0; i < plan.n_roots; i++)
     {
+      /* A root's git parameters name its own .git when it holds one, else nothing. */
+      const char *git_base = plan.has_repository[i] ? plan.roots[i] : "/dev/null";
       g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", i, plan.roots[i]);
       g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s/.git/hooks", i,
-                                                plan.roots[i]);
+                                                git_base);
+      g_autofree char *config = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_CONFIG=%s/.git/config",
+                                                 i, git_base);
 
-      if (strcmp (plan.defines[4 * i], want) != 0 || strcmp (plan.defines[4 * i + 2], hooks) != 0)
+      if (strcmp (plan.defines[4 * i], want) != 0 || strcmp (plan.defines[4 * i + 2], hooks) != 0 ||
+          strcmp (plan.defines[4 * i + 3], config) != 0)
         violated ("a root did not arrive whole as its -D value");
     }
   /* Each given root is one of the plan's, in its macOS spelling. */

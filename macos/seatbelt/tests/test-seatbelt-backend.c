@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "dsh-backend-fake-host-private.h"
@@ -127,22 +128,24 @@ test_workspace_write_argv (void)
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                               .workspace_root = "/Users/me/ws", .writable_roots = roots };
   const char *command[] = { "git", "commit", "-m", "x", NULL };
+  /* None of them holds a repository here: their git parameters match nothing. */
   const char *defines[] = {
     "-DWRITABLE_ROOT_0=/Users/me/ws",
-    "-DWRITABLE_ROOT_0_GIT=/Users/me/ws/.git",
-    "-DWRITABLE_ROOT_0_GIT_HOOKS=/Users/me/ws/.git/hooks",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG=/Users/me/ws/.git/config",
+    "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
     "-DWRITABLE_ROOT_1=/private/tmp",
-    "-DWRITABLE_ROOT_1_GIT=/private/tmp/.git",
-    "-DWRITABLE_ROOT_1_GIT_HOOKS=/private/tmp/.git/hooks",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG=/private/tmp/.git/config",
+    "-DWRITABLE_ROOT_1_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config",
     "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
-    "-DWRITABLE_ROOT_2_GIT=/private/var/folders/zz/abc/T/.git",
-    "-DWRITABLE_ROOT_2_GIT_HOOKS=/private/var/folders/zz/abc/T/.git/hooks",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG=/private/var/folders/zz/abc/T/.git/config",
+    "-DWRITABLE_ROOT_2_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_2_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config",
     NULL,
   };
 
+  g_assert_false (g_file_test ("/tmp/.git", G_FILE_TEST_EXISTS));
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
   g_assert_null (fake->call.error);
   g_ptr_array_add (fake->call.argv, NULL);
@@ -176,14 +179,18 @@ test_workspace_write_with_core_roots (void)
                                     spelled);
       if (!seen)
         {
+          g_autofree char *dotgit = g_build_filename (roots[i], ".git", NULL);
+          GStatBuf st;
+          const char *git_base = g_lstat (dotgit, &st) == 0 ? spelled : "/dev/null";
+
           g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", n_distinct, spelled));
           g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", n_distinct,
-                                                     spelled));
+                                                     git_base));
           g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks",
-                                                     n_distinct, spelled));
+                                                     n_distinct, git_base));
           g_ptr_array_add (defines, g_strdup_printf (
                                       "-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config",
-                                      n_distinct, spelled));
+                                      n_distinct, git_base));
           n_distinct++;
         }
       free (spelled);
@@ -195,6 +202,61 @@ test_workspace_write_with_core_roots (void)
   g_assert_no_error (error);
   assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
   g_assert_cmpstr (fake->call.argv->pdata[3], ==, "-DWRITABLE_ROOT_0=/Users/me/ws");
+}
+
+/* A workspace holding a repository gets its .git, hooks and config protected; one that holds
+ * none gets parameters that match nothing, so git init and git clone work there. */
+static void
+test_repository_in_workspace (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *ws = g_dir_make_tmp ("seatbelt-ws-XXXXXX", NULL);
+  g_autofree char *dotgit = g_build_filename (ws, ".git", NULL);
+  g_autofree char *spelled = dsh_seatbelt_macos_spelling (ws);
+  g_autofree char *protected_config = g_strdup_printf (
+    "-DWRITABLE_ROOT_0_GIT_CONFIG=%s/.git/config", spelled);
+  const char *roots[] = { ws, NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+                              .writable_roots = roots };
+  const char *command[] = { "git", "init", NULL };
+  g_autofree char *open_profile = NULL;
+
+  for (int with_repository = 0; with_repository < 2; with_repository++)
+    {
+      g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+      g_autofree char *root = g_strdup_printf ("-DWRITABLE_ROOT_0=%s", spelled);
+      const char *defines[] = {
+        root,
+        "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
+        "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
+        "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
+        NULL,
+      };
+      g_autofree char *git = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT=%s/.git", spelled);
+      g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT_HOOKS=%s/.git/hooks",
+                                                spelled);
+
+      if (with_repository)
+        {
+          defines[1] = git;
+          defines[2] = hooks;
+          defines[3] = protected_config;
+        }
+      g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                       ==, 0);
+      g_ptr_array_add (fake->call.argv, NULL);
+      assert_argv_shape (fake->call.argv, defines, command);
+      g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+      if (open_profile == NULL)
+        open_profile = g_strdup (fake->call.argv->pdata[2]);
+      else
+        g_assert_cmpstr (fake->call.argv->pdata[2], ==, open_profile);
+      /* The call's git init, as the next call finds it. */
+      if (!with_repository)
+        g_assert_no_errno (g_mkdir (dotgit, 0700));
+    }
+  g_assert_no_errno (g_rmdir (dotgit));
+  g_assert_no_errno (g_rmdir (ws));
 }
 
 static void
@@ -303,6 +365,7 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt-backend/workspace-write-argv", test_workspace_write_argv);
   g_test_add_func ("/seatbelt-backend/workspace-write-with-core-roots",
                    test_workspace_write_with_core_roots);
+  g_test_add_func ("/seatbelt-backend/repository-in-workspace", test_repository_in_workspace);
   g_test_add_func ("/seatbelt-backend/nested-root-is-partial", test_nested_root_is_partial);
   g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
   g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);
