@@ -113,6 +113,11 @@ static const char *const root_param_paths[] = { "", "/.git", "/.git/hooks", "/.g
  * (as on Linux); the next call finds the repository and protects it. */
 #define NO_REPOSITORY "/dev/null"
 
+/* A workspace-write policy has three roots (the workspace, /tmp and the temp directory), fewer
+ * when a workspace is one of the others. The profile must not tell: fewer distinct roots fill
+ * the slots by repeating the last one. */
+#define MIN_ROOT_SLOTS 3
+
 typedef struct {
   char *data;
   size_t len;
@@ -248,7 +253,7 @@ has_root (const DshSeatbeltPlan *plan, const char *root)
 }
 
 static int
-add_defines (DshSeatbeltPlan *plan, size_t root_index)
+add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
 {
   const char *root = plan->roots[root_index];
 
@@ -257,8 +262,8 @@ add_defines (DshSeatbeltPlan *plan, size_t root_index)
       const char *base = k == 0 || plan->has_repository[root_index] ? root : NO_REPOSITORY;
       Buffer define = { 0 };
 
-      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", root_index, root_param_suffixes[k],
-                     base, root_param_paths[k]);
+      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", slot, root_param_suffixes[k], base,
+                     root_param_paths[k]);
       if (define.failed)
         {
           free (define.data);
@@ -351,17 +356,21 @@ dsh_seatbelt_plan_build (const DshBackendPolicy *policy,
   if (collect_roots (policy, plan, error, error_len) != 0)
     goto fail;
 
-  plan->defines = calloc (plan->n_roots * N_PARAMS_PER_ROOT + 1, sizeof (char *));
+  plan->n_slots = plan->n_roots == 0 || plan->n_roots >= MIN_ROOT_SLOTS ? plan->n_roots
+                                                                         : MIN_ROOT_SLOTS;
+  plan->defines = calloc (plan->n_slots * N_PARAMS_PER_ROOT + 1, sizeof (char *));
   if (plan->defines == NULL)
     goto fail;
-  for (size_t i = 0; i < plan->n_roots; i++)
+  for (size_t slot = 0; slot < plan->n_slots; slot++)
     {
-      if (add_defines (plan, i) != 0)
+      size_t root_index = slot < plan->n_roots ? slot : plan->n_roots - 1;
+
+      if (add_defines (plan, slot, root_index) != 0)
         goto fail;
     }
 
   buffer_append (&profile, "%s", profile_head);
-  append_write_rule (&profile, plan->n_roots);
+  append_write_rule (&profile, plan->n_slots);
   if (profile.failed)
     {
       free (profile.data);

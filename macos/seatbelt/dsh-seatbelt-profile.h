@@ -3,8 +3,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The profile text depends on the mode and the number of writable roots only: paths never enter
- * it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"), and so
+ * The profile text depends on the mode and the number of root slots only (the writable roots,
+ * at least three under workspace-write, so that a workspace that is /tmp changes nothing):
+ * paths never enter it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"), and so
  * does whether a root holds a repository (its git parameters then name its .git). The text
  * makes no decision that depends on rule order (it has no deny rule besides the default), since
  * Apple documents neither first- nor last-match semantics.
@@ -32,7 +33,9 @@ typedef struct {
   /* Per root: did it hold a .git when the plan was built? Only then are its .git, hooks and
    * config protected; otherwise this call may create them (git init, git clone). */
   int *has_repository;
-  /* NULL-terminated "-DNAME=VALUE" arguments, four per root. */
+  /* The root slots of the profile: n_roots, or at least three, the last root repeated. */
+  size_t n_slots;
+  /* NULL-terminated "-DNAME=VALUE" arguments, four per slot. */
   char **defines;
   size_t n_defines;
 } DshSeatbeltPlan;

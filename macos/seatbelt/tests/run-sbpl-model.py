@@ -6,7 +6,7 @@ Usage: run-sbpl-model.py SEATBELT-ARGV GUILE SBPL-MODEL
 For each scenario (a mode and writable roots, hostile ones included, some of them real
 directories holding a repository) it asks the module for its argv, checks that the command
 reaches sandbox-exec intact and that the profile text is the same for every scenario of one mode
-and root count, and has the model answer its decision table. A root without a repository is
+and number of root slots (three, unless there are more roots), and has the model answer its decision table. A root without a repository is
 then given one, as the call's git init would, and the next call must protect it. Then it breaks
 the argv on purpose, one way at a time, and requires the model to refuse each: a check that
 cannot fail proves nothing.
@@ -125,12 +125,15 @@ def main():
         def scenario(mode, roots, table_roots):
             argv = check.module_argv(mode, roots)
             n_roots = len(table_roots) if mode == "workspace-write" else 0
+            # At least three slots, fewer distinct roots repeating the last one.
+            n_slots = max(n_roots, 3) if n_roots else 0
+            slots = table_roots[:n_roots] + table_roots[n_roots - 1:n_roots] * (n_slots - n_roots)
             if argv[-len(COMMAND):] != COMMAND or argv[-len(COMMAND) - 1] != b"--":
                 check.fail(f"{mode} {roots!r}: the command did not arrive intact: {argv!r}")
             defines = [a for a in argv[3:-len(COMMAND) - 1]]
-            if len(defines) != 4 * n_roots:
-                check.fail(f"{mode} {roots!r}: {len(defines)} -D parameters for {n_roots} roots")
-            for i, (root, repo) in enumerate(table_roots[:n_roots]):
+            if len(defines) != 4 * n_slots:
+                check.fail(f"{mode} {roots!r}: {len(defines)} -D parameters for {n_slots} slots")
+            for i, (root, repo) in enumerate(slots):
                 git_base = root if repo else b"/dev/null"
                 want = [b"-DWRITABLE_ROOT_%d=" % i + root,
                         b"-DWRITABLE_ROOT_%d_GIT=" % i + git_base + b"/.git",
@@ -139,9 +142,9 @@ def main():
                 if defines[4 * i:4 * i + 4] != want:
                     check.fail(f"{mode}: root {i} arrived as {defines[4 * i:4 * i + 4]!r}, "
                                f"not {want!r}")
-            key = (mode, n_roots)
+            key = (mode, n_slots)
             if key in profiles and profiles[key] != argv[2]:
-                check.fail(f"{mode} with {n_roots} roots: the profile text changed with the paths")
+                check.fail(f"{mode} with {n_slots} slots: the profile text changed with the paths")
             profiles[key] = argv[2]
             result = check.run_model(argv, mode, table_roots)
             check.count += 1

@@ -154,8 +154,19 @@ test_workspace_write_argv (void)
   g_assert_cmpuint (fake->call.reasons->len, ==, 0);
 }
 
+static void
+add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *git_base)
+{
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", slot, root));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks", slot,
+                                             git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config", slot,
+                                             git_base));
+}
+
 /* Through the core's own call, with this host's writable roots: whatever they are, each is one
- * -D value in the macOS spelling. */
+ * -D value in the macOS spelling, and fewer than three distinct ones repeat the last. */
 static void
 test_workspace_write_with_core_roots (void)
 {
@@ -167,33 +178,30 @@ test_workspace_write_with_core_roots (void)
   const char *command[] = { "true", NULL };
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) defines = g_ptr_array_new_with_free_func (g_free);
-  guint n_distinct = 0;
+  g_autoptr (GPtrArray) distinct = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) git_bases = g_ptr_array_new_with_free_func (g_free);
+  guint slot = 0;
 
   for (guint i = 0; roots[i] != NULL; i++)
     {
       char *spelled = dsh_seatbelt_macos_spelling (roots[i]);
-      gboolean seen = FALSE;
+      g_autofree char *dotgit = g_build_filename (roots[i], ".git", NULL);
+      GStatBuf st;
 
-      for (guint j = 0; j < defines->len; j += 4)
-        seen = seen || g_str_equal ((char *) defines->pdata[j] + strlen ("-DWRITABLE_ROOT_0="),
-                                    spelled);
-      if (!seen)
+      if (g_ptr_array_find_with_equal_func (distinct, spelled, g_str_equal, NULL))
         {
-          g_autofree char *dotgit = g_build_filename (roots[i], ".git", NULL);
-          GStatBuf st;
-          const char *git_base = g_lstat (dotgit, &st) == 0 ? spelled : "/dev/null";
-
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", n_distinct, spelled));
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", n_distinct,
-                                                     git_base));
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks",
-                                                     n_distinct, git_base));
-          g_ptr_array_add (defines, g_strdup_printf (
-                                      "-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config",
-                                      n_distinct, git_base));
-          n_distinct++;
+          free (spelled);
+          continue;
         }
+      g_ptr_array_add (distinct, g_strdup (spelled));
+      g_ptr_array_add (git_bases, g_strdup (g_lstat (dotgit, &st) == 0 ? spelled : "/dev/null"));
       free (spelled);
+    }
+  for (; slot < MAX (distinct->len, 3); slot++)
+    {
+      guint r = MIN (slot, distinct->len - 1);
+
+      add_slot_defines (defines, slot, distinct->pdata[r], git_bases->pdata[r]);
     }
   g_ptr_array_add (defines, NULL);
 
@@ -213,8 +221,6 @@ test_repository_in_workspace (void)
   g_autofree char *ws = g_dir_make_tmp ("seatbelt-ws-XXXXXX", NULL);
   g_autofree char *dotgit = g_build_filename (ws, ".git", NULL);
   g_autofree char *spelled = dsh_seatbelt_macos_spelling (ws);
-  g_autofree char *protected_config = g_strdup_printf (
-    "-DWRITABLE_ROOT_0_GIT_CONFIG=%s/.git/config", spelled);
   const char *roots[] = { ws, NULL };
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
                               .writable_roots = roots };
@@ -224,28 +230,26 @@ test_repository_in_workspace (void)
   for (int with_repository = 0; with_repository < 2; with_repository++)
     {
       g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
-      g_autofree char *root = g_strdup_printf ("-DWRITABLE_ROOT_0=%s", spelled);
-      const char *defines[] = {
-        root,
-        "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
-        "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
-        "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
-        NULL,
-      };
-      g_autofree char *git = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT=%s/.git", spelled);
-      g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT_HOOKS=%s/.git/hooks",
-                                                spelled);
+      g_autoptr (GPtrArray) defines = g_ptr_array_new_with_free_func (g_free);
+      const char *git_base = with_repository ? spelled : "/dev/null";
 
-      if (with_repository)
+      /* One root fills the profile's three slots. */
+      for (guint slot = 0; slot < 3; slot++)
         {
-          defines[1] = git;
-          defines[2] = hooks;
-          defines[3] = protected_config;
+          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", slot, spelled));
+          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", slot,
+                                                     git_base));
+          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks",
+                                                     slot, git_base));
+          g_ptr_array_add (defines, g_strdup_printf (
+                                      "-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config", slot,
+                                      git_base));
         }
+      g_ptr_array_add (defines, NULL);
       g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
                        ==, 0);
       g_ptr_array_add (fake->call.argv, NULL);
-      assert_argv_shape (fake->call.argv, defines, command);
+      assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
       g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
       if (open_profile == NULL)
         open_profile = g_strdup (fake->call.argv->pdata[2]);

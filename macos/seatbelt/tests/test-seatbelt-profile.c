@@ -221,7 +221,32 @@ test_duplicates_after_spelling (void)
   g_assert_cmpuint (plan.n_roots, ==, 2);
   g_assert_cmpstr (plan.roots[0], ==, "/private/tmp/ws");
   g_assert_cmpstr (plan.roots[1], ==, "/private/tmp");
-  g_assert_cmpuint (plan.n_defines, ==, 8);
+  /* Three slots still, the last root filling the third: a workspace that is /tmp, or one root
+   * alone, gets the profile every workspace gets. */
+  g_assert_cmpuint (plan.n_slots, ==, 3);
+  g_assert_cmpuint (plan.n_defines, ==, 12);
+  g_assert_cmpstr (plan.defines[8], ==, "-DWRITABLE_ROOT_2=/private/tmp");
+  g_assert_cmpstr (plan.defines[11], ==, "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config");
+  {
+    const char *three[] = { "/Users/me/ws", "/tmp", "/var/folders/zz/abc/T", NULL };
+    const char *one[] = { "/tmp", NULL };
+    DshSeatbeltPlan a, b;
+
+    build (DSH_BACKEND_MODE_WORKSPACE_WRITE, three, &a);
+    build (DSH_BACKEND_MODE_WORKSPACE_WRITE, one, &b);
+    g_assert_cmpstr (plan.profile, ==, a.profile);
+    g_assert_cmpstr (b.profile, ==, a.profile);
+    g_assert_cmpuint (b.n_roots, ==, 1);
+    g_assert_cmpuint (b.n_defines, ==, 12);
+    for (size_t i = 0; i < 3; i++)
+      {
+        g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=/private/tmp", i);
+
+        g_assert_cmpstr (b.defines[4 * i], ==, want);
+      }
+    dsh_seatbelt_plan_clear (&a);
+    dsh_seatbelt_plan_clear (&b);
+  }
   /* Directly inside /private/tmp: nothing between them to rename. */
   g_assert_false (dsh_seatbelt_plan_find_nested_root (&plan, &inner, &outer));
   dsh_seatbelt_plan_clear (&plan);
