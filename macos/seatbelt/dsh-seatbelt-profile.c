@@ -94,19 +94,26 @@ static const char profile_head[] =
 
 /* On a case-insensitive volume ROOT/.GIT/config is ROOT/.git/config, and whether Seatbelt sees
  * the spelling on disk or the one a program used is not documented: every other letter case of
- * .git, and of hooks and config beneath a .git, is refused wherever it occurs. No one names a
- * directory .Git on purpose. */
-static const char case_variant_exclusions[] =
-  "\n        (regex #\"/\\.(G[Ii][Tt]|gI[Tt]|giT)(/|$)\")"
-  "\n        (regex #\"/\\.git/(H[Oo][Oo][Kk][Ss]|hO[Oo][Kk][Ss]|hoO[Kk][Ss]|hooK[Ss]|hookS)"
-  "(/|$)\")"
-  "\n        (regex #\"/\\.git/(C[Oo][Nn][Ff][Ii][Gg]|cO[Nn][Ff][Ii][Gg]|coN[Ff][Ii][Gg]|"
-  "conF[Ii][Gg]|confI[Gg]|confiG)$\")";
+ * .git, and of the protected names beneath a .git, is refused wherever it occurs. No one names
+ * a directory .Git on purpose. Each is (prefix, word, suffix) of a regex. */
+static const char *const case_variant_rules[][3] = {
+  { "/\\.", "git", "(/|$)" },
+  { "/\\.git/", "hooks", "(/|$)" },
+  { "/\\.git/", "config", "$" },
+  { "/\\.git/", "config.worktree", "$" },
+  { "/\\.git/", "commondir", "$" },
+};
 
-/* Parameter names: root i and the paths of its repository that run code later. */
-static const char *const root_param_suffixes[] = { "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG" };
-static const char *const root_param_paths[] = { "", "/.git", "/.git/hooks", "/.git/config" };
-#define N_PARAMS_PER_ROOT 4
+/* Parameter names: root i and the paths of its repository that run code later: its hooks, its
+ * config, and the two files that make git read another config (config.worktree, and commondir,
+ * which names a whole other git directory). */
+static const char *const root_param_suffixes[] = {
+  "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG", "_GIT_CONFIG_WORKTREE", "_GIT_COMMONDIR",
+};
+static const char *const root_param_paths[] = {
+  "", "/.git", "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir",
+};
+#define N_PARAMS_PER_ROOT 6
 
 /* Where the git parameters of a root without a repository point: beneath /dev/null, which is
  * no directory, so no path the command can reach matches them. git init works in such a root
@@ -171,6 +178,47 @@ buffer_append (Buffer *buffer, const char *format, ...)
   buffer->len += (size_t) needed;
 }
 
+static int
+is_lower_letter (char c)
+{
+  return c >= 'a' && c <= 'z';
+}
+
+/* A regex character for c of a lower-case word: itself, or \. for a dot. */
+static void
+append_regex_char (Buffer *buffer, char c)
+{
+  buffer_append (buffer, c == '.' ? "\\." : "%c", c);
+}
+
+/* Every spelling of word (lower case) but its own, in ASCII letter case: the first letter that
+ * differs is upper case, those before it as in word, those after it either case. */
+static void
+append_case_variants (Buffer *buffer, const char *word)
+{
+  const char *separator = "";
+
+  buffer_append (buffer, "(");
+  for (size_t i = 0; word[i] != '\0'; i++)
+    {
+      if (!is_lower_letter (word[i]))
+        continue;
+      buffer_append (buffer, "%s", separator);
+      separator = "|";
+      for (size_t j = 0; j < i; j++)
+        append_regex_char (buffer, word[j]);
+      buffer_append (buffer, "%c", word[i] - 'a' + 'A');
+      for (size_t j = i + 1; word[j] != '\0'; j++)
+        {
+          if (is_lower_letter (word[j]))
+            buffer_append (buffer, "[%c%c]", word[j] - 'a' + 'A', word[j]);
+          else
+            append_regex_char (buffer, word[j]);
+        }
+    }
+  buffer_append (buffer, ")");
+}
+
 /* Closes the profile's one write rule: beneath any root, but never a root itself (renaming it
  * would carry its .git along), nor the .git, .git/hooks/ or .git/config of a root that holds a
  * repository (the parameters of one that holds none match nothing). Every root's exclusions
@@ -183,8 +231,8 @@ append_write_rule (Buffer *buffer, size_t n_roots)
   buffer_append (buffer,
                  "\n"
                  "; Writes beneath the writable roots, except each root itself and the .git,\n"
-                 "; .git/hooks/ and .git/config of a repository it holds: code a later\n"
-                 "; unconfined program would run.\n"
+                 "; .git/hooks/, .git/config, .git/config.worktree and .git/commondir of a\n"
+                 "; repository it holds: code a later unconfined program would run.\n"
                  "(allow file-write*\n"
                  "  (require-all\n"
                  "    (require-any");
@@ -197,8 +245,17 @@ append_write_rule (Buffer *buffer, size_t n_roots)
       buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT\"))", i);
       buffer_append (buffer, "\n        (subpath (param \"WRITABLE_ROOT_%zu_GIT_HOOKS\"))", i);
       buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG\"))", i);
+      buffer_append (buffer,
+                     "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG_WORKTREE\"))", i);
+      buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_COMMONDIR\"))", i);
     }
-  buffer_append (buffer, "%s))))\n", case_variant_exclusions);
+  for (size_t i = 0; i < sizeof case_variant_rules / sizeof case_variant_rules[0]; i++)
+    {
+      buffer_append (buffer, "\n        (regex #\"%s", case_variant_rules[i][0]);
+      append_case_variants (buffer, case_variant_rules[i][1]);
+      buffer_append (buffer, "%s\")", case_variant_rules[i][2]);
+    }
+  buffer_append (buffer, "))))\n");
 }
 
 static void

@@ -131,16 +131,19 @@ def main():
             if argv[-len(COMMAND):] != COMMAND or argv[-len(COMMAND) - 1] != b"--":
                 check.fail(f"{mode} {roots!r}: the command did not arrive intact: {argv!r}")
             defines = [a for a in argv[3:-len(COMMAND) - 1]]
-            if len(defines) != 4 * n_slots:
+            if len(defines) != 6 * n_slots:
                 check.fail(f"{mode} {roots!r}: {len(defines)} -D parameters for {n_slots} slots")
             for i, (root, repo) in enumerate(slots):
                 git_base = root if repo else b"/dev/null"
                 want = [b"-DWRITABLE_ROOT_%d=" % i + root,
                         b"-DWRITABLE_ROOT_%d_GIT=" % i + git_base + b"/.git",
                         b"-DWRITABLE_ROOT_%d_GIT_HOOKS=" % i + git_base + b"/.git/hooks",
-                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG=" % i + git_base + b"/.git/config"]
-                if defines[4 * i:4 * i + 4] != want:
-                    check.fail(f"{mode}: root {i} arrived as {defines[4 * i:4 * i + 4]!r}, "
+                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG=" % i + git_base + b"/.git/config",
+                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG_WORKTREE=" % i + git_base
+                        + b"/.git/config.worktree",
+                        b"-DWRITABLE_ROOT_%d_GIT_COMMONDIR=" % i + git_base + b"/.git/commondir"]
+                if defines[6 * i:6 * i + 6] != want:
+                    check.fail(f"{mode}: root {i} arrived as {defines[6 * i:6 * i + 6]!r}, "
                                f"not {want!r}")
             key = (mode, n_slots)
             if key in profiles and profiles[key] != argv[2]:
@@ -167,6 +170,19 @@ def main():
         os.mkdir(os.path.join(plain, b".git"))
         now = table[:3] + [(table[3][0], REPO)]
         scenario("workspace-write", given, now)
+        # A profile that lets a repository's commondir be written must fail too.
+        protected_argv = check.module_argv("workspace-write", given)
+        text = protected_argv[2].decode()
+        param = '(param "WRITABLE_ROOT_0_GIT_COMMONDIR")'
+        loose = text.replace(f"(literal {param})", f'(literal (string-append {param} ".x"))')
+        result = check.run_model(protected_argv[:2] + [loose.encode()] + protected_argv[3:],
+                                 "workspace-write", now)
+        check.count += 1
+        err = result.stderr.decode(errors="replace").strip()
+        if loose == text or result.returncode == 0 or "commondir\")): the profile says allow" not in err:
+            check.fail(f"the model did not refuse a writable commondir: {err}")
+        else:
+            print(f"refused as it must: a writable commondir: {err}")
         # The model tells the two apart, both ways: a repository left open where one exists,
         # and one protected where git init must work.
         for what, argv, wrong, message in (

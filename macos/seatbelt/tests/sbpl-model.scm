@@ -309,6 +309,9 @@
                         (file 'file-write-data (under "/.Gitignore"))
                         (file 'file-write-data (under "/.git/HOOKSX"))
                         (file 'file-write-data (under "/.git/CONFIG.lock"))
+                        (file 'file-write-data (under "/.git/commondir.lock"))
+                        (file 'file-write-data (under "/.git/config.worktree.lock"))
+                        (file 'file-write-data (under "/.git/config.worktreex"))
                         (file 'file-write-data (under "/sub/HOOKS/x"))
                         (file 'file-write-create (under "/sub/.git/config"))))
         ;; The repository's own paths: protected when the root holds one as the call is
@@ -326,7 +329,13 @@
                           (file 'file-write-data (under "/.git/config"))
                           (file 'file-write-create (under "/.git/config"))
                           (file 'file-write-unlink (under "/.git/config"))
-                          (file 'file-write-xattr (under "/.git/config"))))
+                          (file 'file-write-xattr (under "/.git/config"))
+                          ;; Files that make git read another config: commondir names a git
+                          ;; directory of the command's making, config.worktree adds to config.
+                          (file 'file-write-create (under "/.git/commondir"))
+                          (file 'file-write-data (under "/.git/commondir"))
+                          (file 'file-write-create (under "/.git/config.worktree"))
+                          (file 'file-write-unlink (under "/.git/config.worktree"))))
         ;; Refused in every mode, repository or not: renaming the root away (its .git with
         ;; it), and another letter case of .git, hooks or config, which on a case-insensitive
         ;; volume is the protected path itself.
@@ -338,6 +347,11 @@
                          (file 'file-write-create (under "/.git/hookS"))
                          (file 'file-write-data (under "/.git/Config"))
                          (file 'file-write-data (under "/.git/confiG"))
+                         (file 'file-write-create (under "/.git/COMMONDIR"))
+                         (file 'file-write-create (under "/.git/commondiR"))
+                         (file 'file-write-create (under "/.git/Config.worktree"))
+                         (file 'file-write-create (under "/.git/config.Worktree"))
+                         (file 'file-write-create (under "/.git/config.worktreE"))
                          (file 'file-write-data (under "/sub/.gIt/config"))))
         ;; Hard links are refused everywhere: through one, a write inside a root could reach
         ;; a file outside it, or a protected one.
@@ -362,7 +376,9 @@
                          (and (cdr r)
                               (or (string=? path (string-append root "/.git"))
                                   (path-beneath? path (string-append root "/.git/hooks"))
-                                  (string=? path (string-append root "/.git/config")))))))
+                                  (string=? path (string-append root "/.git/config"))
+                                  (string=? path (string-append root "/.git/config.worktree"))
+                                  (string=? path (string-append root "/.git/commondir")))))))
                  roots))))
 
 (define (parse-root item)

@@ -134,14 +134,20 @@ test_workspace_write_argv (void)
     "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
     "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
     "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_0_GIT_COMMONDIR=/dev/null/.git/commondir",
     "-DWRITABLE_ROOT_1=/private/tmp",
     "-DWRITABLE_ROOT_1_GIT=/dev/null/.git",
     "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks",
     "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_1_GIT_COMMONDIR=/dev/null/.git/commondir",
     "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
     "-DWRITABLE_ROOT_2_GIT=/dev/null/.git",
     "-DWRITABLE_ROOT_2_GIT_HOOKS=/dev/null/.git/hooks",
     "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_2_GIT_COMMONDIR=/dev/null/.git/commondir",
     NULL,
   };
 
@@ -163,6 +169,11 @@ add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *
                                              git_base));
   g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config", slot,
                                              git_base));
+  g_ptr_array_add (defines, g_strdup_printf (
+                              "-DWRITABLE_ROOT_%u_GIT_CONFIG_WORKTREE=%s/.git/config.worktree",
+                              slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_COMMONDIR=%s/.git/commondir",
+                                             slot, git_base));
 }
 
 /* Through the core's own call, with this host's writable roots: whatever they are, each is one
@@ -235,16 +246,7 @@ test_repository_in_workspace (void)
 
       /* One root fills the profile's three slots. */
       for (guint slot = 0; slot < 3; slot++)
-        {
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", slot, spelled));
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", slot,
-                                                     git_base));
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks",
-                                                     slot, git_base));
-          g_ptr_array_add (defines, g_strdup_printf (
-                                      "-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config", slot,
-                                      git_base));
-        }
+        add_slot_defines (defines, slot, spelled, git_base);
       g_ptr_array_add (defines, NULL);
       g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
                        ==, 0);
