@@ -331,24 +331,54 @@ add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
   return 0;
 }
 
-/* Whether git finds a repository at root now: a .git of any kind (directory, a file naming one
- * elsewhere, a symlink). One that cannot be looked at counts as present, so its paths stay
- * protected. Returns -1 when out of memory. */
 static int
-holds_repository (const char *root)
+path_exists (const char *dir, const char *name, struct stat *st, int *found)
 {
-  size_t len = strlen (root);
-  char *dotgit = malloc (len + sizeof "/.git");
+  size_t len = strlen (dir);
+  char *path = malloc (len + strlen (name) + 1);
+
+  if (path == NULL)
+    return -1;
+  memcpy (path, dir, len);
+  memcpy (path + len, name, strlen (name) + 1);
+  *found = lstat (path, st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+  if (!*found)
+    memset (st, 0, sizeof *st);
+  free (path);
+  return 0;
+}
+
+/* Directories that exist, then protected names that are symlinks: git runs code from a place
+ * the profile does not name. */
+static const char *const elsewhere_names[] = {
+  "/.git/modules", "/.git/worktrees",
+  "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir",
+};
+
+/* Which repository git finds at root now (a DshSeatbeltRepository), or -1 when out of memory.
+ * A .git that cannot be looked at counts as one whose parts lie elsewhere. */
+static int
+find_repository (const char *root)
+{
   struct stat st;
   int found;
 
-  if (dotgit == NULL)
+  if (path_exists (root, "/.git", &st, &found) != 0)
     return -1;
-  memcpy (dotgit, root, len);
-  memcpy (dotgit + len, "/.git", sizeof "/.git");
-  found = lstat (dotgit, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
-  free (dotgit);
-  return found;
+  if (!found)
+    return DSH_SEATBELT_REPOSITORY_NONE;
+  if (!S_ISDIR (st.st_mode))
+    return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+  /* Submodules and linked worktrees have git directories of their own; a protected name that is
+   * a symlink is checked by Seatbelt as the path it leads to. */
+  for (size_t i = 0; i < sizeof elsewhere_names / sizeof elsewhere_names[0]; i++)
+    {
+      if (path_exists (root, elsewhere_names[i], &st, &found) != 0)
+        return -1;
+      if (found && (i < 2 || S_ISLNK (st.st_mode)))
+        return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+    }
+  return DSH_SEATBELT_REPOSITORY_PROTECTED;
 }
 
 static int
@@ -386,7 +416,7 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
           continue;
         }
       plan->roots[plan->n_roots] = root;
-      plan->has_repository[plan->n_roots] = holds_repository (given);
+      plan->has_repository[plan->n_roots] = find_repository (given);
       if (plan->has_repository[plan->n_roots++] < 0)
         return -1;
     }

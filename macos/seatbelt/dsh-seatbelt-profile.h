@@ -24,14 +24,27 @@ extern "C" {
 /* The only runner: never looked up on PATH. */
 #define DSH_SEATBELT_RUNNER "/usr/bin/sandbox-exec"
 
+/* What git finds at a root when the call is planned. */
+typedef enum {
+  DSH_SEATBELT_REPOSITORY_NONE = 0,
+  /* A .git directory: its hooks, config, config.worktree and commondir are protected. */
+  DSH_SEATBELT_REPOSITORY_PROTECTED = 1,
+  /* Protected as well, but git also runs code from places it leads to, which the profile does
+   * not name: the git directory of a .git file or symlink, those of submodules (.git/modules)
+   * and linked worktrees (.git/worktrees), and where a protected name that is a symlink
+   * points. */
+  DSH_SEATBELT_REPOSITORY_ELSEWHERE = 2,
+} DshSeatbeltRepository;
+
 typedef struct {
   /* The SBPL text, for -p. */
   char *profile;
   /* The distinct writable roots as macOS resolves them, in policy order. */
   char **roots;
   size_t n_roots;
-  /* Per root: did it hold a .git when the plan was built? Only then are its .git, hooks and
-   * config protected; otherwise this call may create them (git init, git clone). */
+  /* Per root, a DshSeatbeltRepository: what it held when the plan was built. Only a root that
+   * held a .git gets its git paths protected; otherwise this call may create them (git init,
+   * git clone). */
   int *has_repository;
   /* The root slots of the profile: n_roots, or at least three, the last root repeated. */
   size_t n_slots;

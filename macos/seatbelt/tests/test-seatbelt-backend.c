@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dsh-backend-fake-host-private.h"
 #include "dsh-policy.h"
@@ -265,6 +266,70 @@ test_repository_in_workspace (void)
   g_assert_no_errno (g_rmdir (ws));
 }
 
+/* What the profile cannot name is reported: the git directory a .git file leads to, those of
+ * submodules and linked worktrees, and where a hooks symlink points. */
+static void
+test_repository_parts_elsewhere_are_partial (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *ws = g_dir_make_tmp ("seatbelt-parts-XXXXXX", NULL);
+  g_autofree char *dotgit = g_build_filename (ws, ".git", NULL);
+  g_autofree char *modules = g_build_filename (dotgit, "modules", NULL);
+  g_autofree char *spelled = dsh_seatbelt_macos_spelling (ws);
+  g_autofree char *want = g_strdup_printf (
+    "the repository at %s is a .git file or symlink, has submodules or linked worktrees, or its "
+    "hooks or config are symlinks: what git runs from where they lead stays writable where that "
+    "lies inside a writable root", spelled);
+  const char *roots[] = { ws, NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+                              .writable_roots = roots };
+  const char *command[] = { "true", NULL };
+
+  g_autofree char *hooks = g_build_filename (dotgit, "hooks", NULL);
+
+  for (int step = 0; step < 4; step++)
+    {
+      g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+
+      if (step == 0)
+        g_assert_true (g_file_set_contents (dotgit, "gitdir: ../elsewhere\n", -1, NULL));
+      else if (step == 1)
+        {
+          g_assert_no_errno (g_unlink (dotgit));
+          g_assert_no_errno (g_mkdir (dotgit, 0700));
+          g_assert_no_errno (g_mkdir (modules, 0700));
+        }
+      else if (step == 2)
+        {
+          g_assert_no_errno (g_rmdir (modules));
+          g_assert_no_errno (symlink ("../evil-hooks", hooks));
+        }
+      else
+        {
+          g_assert_no_errno (g_unlink (hooks));
+          g_assert_no_errno (g_mkdir (hooks, 0700));
+        }
+
+      g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                       ==, 0);
+      if (step < 3)
+        {
+          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
+          g_assert_cmpuint (fake->call.reasons->len, ==, 1);
+          g_assert_cmpstr (fake->call.reasons->pdata[0], ==, want);
+        }
+      else
+        {
+          /* A plain .git directory: everything git runs from it is protected. */
+          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+          g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+        }
+    }
+  g_assert_no_errno (g_rmdir (hooks));
+  g_assert_no_errno (g_rmdir (dotgit));
+  g_assert_no_errno (g_rmdir (ws));
+}
+
 static void
 test_nested_root_is_partial (void)
 {
@@ -372,6 +437,8 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt-backend/workspace-write-with-core-roots",
                    test_workspace_write_with_core_roots);
   g_test_add_func ("/seatbelt-backend/repository-in-workspace", test_repository_in_workspace);
+  g_test_add_func ("/seatbelt-backend/repository-parts-elsewhere-are-partial",
+                   test_repository_parts_elsewhere_are_partial);
   g_test_add_func ("/seatbelt-backend/nested-root-is-partial", test_nested_root_is_partial);
   g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
   g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);

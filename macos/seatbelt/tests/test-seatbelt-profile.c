@@ -173,18 +173,25 @@ test_repository_decides_git_parameters (void)
   g_assert_cmpuint (plan.n_roots, ==, 5);
   for (size_t i = 0; i < 5; i++)
     {
+      static const DshSeatbeltRepository kinds[] = {
+        DSH_SEATBELT_REPOSITORY_PROTECTED,
+        /* A .git file or symlink leads to a git directory the profile does not name. */
+        DSH_SEATBELT_REPOSITORY_ELSEWHERE,
+        DSH_SEATBELT_REPOSITORY_ELSEWHERE,
+        DSH_SEATBELT_REPOSITORY_NONE,
+        DSH_SEATBELT_REPOSITORY_NONE,
+      };
       g_autofree char *spelled = dsh_seatbelt_macos_spelling (roots[i]);
-      gboolean holds = i < 3;
 
-      g_assert_cmpint (plan.has_repository[i], ==, holds);
-      assert_git_defines (&plan, i, holds ? spelled : "/dev/null");
+      g_assert_cmpint (plan.has_repository[i], ==, kinds[i]);
+      assert_git_defines (&plan, i, i < 3 ? spelled : "/dev/null");
     }
 
   /* What the call's git init made is protected from the next call on. */
   g_assert_no_errno (g_mkdir (plain_git, 0700));
   build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &next);
   g_assert_cmpstr (next.profile, ==, reference.profile);
-  g_assert_true (next.has_repository[3]);
+  g_assert_cmpint (next.has_repository[3], ==, DSH_SEATBELT_REPOSITORY_PROTECTED);
   {
     g_autofree char *spelled = dsh_seatbelt_macos_spelling (plain);
 
