@@ -220,8 +220,9 @@ append_case_variants (Buffer *buffer, const char *word)
 }
 
 /* Closes the profile's one write rule: beneath any root, but never a root itself (renaming it
- * would carry its .git along), nor the .git, .git/hooks/ or .git/config of a root that holds a
- * repository (the parameters of one that holds none match nothing). Every root's exclusions
+ * would carry its .git along), nor the .git, .git/hooks/, .git/config, .git/config.worktree or
+ * .git/commondir of a root that holds a repository (the parameters of one that holds none match
+ * nothing). Every root's exclusions
  * apply to every root, so a root nested in another stays protected. */
 static void
 append_write_rule (Buffer *buffer, size_t n_roots)
@@ -331,6 +332,8 @@ add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
   return 0;
 }
 
+/* Sets *found when dir followed by name exists, without following a final symlink; a path that
+ * cannot be looked at counts as existing (with *st zeroed). Returns -1 when out of memory. */
 static int
 path_exists (const char *dir, const char *name, struct stat *st, int *found)
 {
