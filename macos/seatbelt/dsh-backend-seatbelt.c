@@ -72,18 +72,32 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
 {
   char reason[8192];
   size_t inner, outer;
+  int partial = 0;
 
-  if (!dsh_seatbelt_plan_find_nested_root (plan, &inner, &outer))
+  if (dsh_seatbelt_plan_find_nested_root (plan, &inner, &outer))
     {
-      host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
-      return;
+      snprintf (reason, sizeof reason,
+                "writable root %s lies inside writable root %s below a directory that can be "
+                "renamed, which would carry its .git past the protected-path rules (they match "
+                "paths)",
+                plan->roots[inner], plan->roots[outer]);
+      host->add_reason (host, reason);
+      partial = 1;
     }
-  snprintf (reason, sizeof reason,
-            "writable root %s lies inside writable root %s below a directory that can be "
-            "renamed, which would carry its .git past the protected-path rules (they match paths)",
-            plan->roots[inner], plan->roots[outer]);
-  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
-  host->add_reason (host, reason);
+  for (size_t i = 0; i < plan->n_roots; i++)
+    {
+      if (plan->has_repository[i] != DSH_SEATBELT_REPOSITORY_ELSEWHERE)
+        continue;
+      snprintf (reason, sizeof reason,
+                "the repository at %s is a .git file or symlink, has submodules or linked "
+                "worktrees, or its hooks or config are symlinks: what git runs from where they "
+                "lead stays writable where that lies inside a writable root",
+                plan->roots[i]);
+      host->add_reason (host, reason);
+      partial = 1;
+    }
+  host->set_enforcement (host, partial ? DSH_BACKEND_ENFORCEMENT_PARTIAL
+                                       : DSH_BACKEND_ENFORCEMENT_FULL);
 }
 
 static int

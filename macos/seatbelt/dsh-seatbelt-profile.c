@@ -4,10 +4,12 @@
  */
 #include "dsh-seatbelt-profile.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What every confined command may do, whatever the mode. Reads are not confined (the policy
  * governs file effects); writes go only to the sinks and terminals; the rest is what bash, git,
@@ -92,19 +94,36 @@ static const char profile_head[] =
 
 /* On a case-insensitive volume ROOT/.GIT/config is ROOT/.git/config, and whether Seatbelt sees
  * the spelling on disk or the one a program used is not documented: every other letter case of
- * .git, and of hooks and config beneath a .git, is refused wherever it occurs. No one names a
- * directory .Git on purpose. */
-static const char case_variant_exclusions[] =
-  "\n        (regex #\"/\\.(G[Ii][Tt]|gI[Tt]|giT)(/|$)\")"
-  "\n        (regex #\"/\\.git/(H[Oo][Oo][Kk][Ss]|hO[Oo][Kk][Ss]|hoO[Kk][Ss]|hooK[Ss]|hookS)"
-  "(/|$)\")"
-  "\n        (regex #\"/\\.git/(C[Oo][Nn][Ff][Ii][Gg]|cO[Nn][Ff][Ii][Gg]|coN[Ff][Ii][Gg]|"
-  "conF[Ii][Gg]|confI[Gg]|confiG)$\")";
+ * .git, and of the protected names beneath a .git, is refused wherever it occurs. No one names
+ * a directory .Git on purpose. Each is (prefix, word, suffix) of a regex. */
+static const char *const case_variant_rules[][3] = {
+  { "/\\.", "git", "(/|$)" },
+  { "/\\.git/", "hooks", "(/|$)" },
+  { "/\\.git/", "config", "$" },
+  { "/\\.git/", "config.worktree", "$" },
+  { "/\\.git/", "commondir", "$" },
+};
 
-/* Parameter names: root i and the paths of its repository that run code later. */
-static const char *const root_param_suffixes[] = { "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG" };
-static const char *const root_param_paths[] = { "", "/.git", "/.git/hooks", "/.git/config" };
-#define N_PARAMS_PER_ROOT 4
+/* Parameter names: root i and the paths of its repository that run code later: its hooks, its
+ * config, and the two files that make git read another config (config.worktree, and commondir,
+ * which names a whole other git directory). */
+static const char *const root_param_suffixes[] = {
+  "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG", "_GIT_CONFIG_WORKTREE", "_GIT_COMMONDIR",
+};
+static const char *const root_param_paths[] = {
+  "", "/.git", "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir",
+};
+#define N_PARAMS_PER_ROOT 6
+
+/* Where the git parameters of a root without a repository point: beneath /dev/null, which is
+ * no directory, so no path the command can reach matches them. git init works in such a root
+ * (as on Linux); the next call finds the repository and protects it. */
+#define NO_REPOSITORY "/dev/null"
+
+/* A workspace-write policy has three roots (the workspace, /tmp and the temp directory), fewer
+ * when a workspace is one of the others. The profile must not tell: fewer distinct roots fill
+ * the slots by repeating the last one. */
+#define MIN_ROOT_SLOTS 3
 
 typedef struct {
   char *data;
@@ -159,9 +178,52 @@ buffer_append (Buffer *buffer, const char *format, ...)
   buffer->len += (size_t) needed;
 }
 
+static int
+is_lower_letter (char c)
+{
+  return c >= 'a' && c <= 'z';
+}
+
+/* A regex character for c of a lower-case word: itself, or \. for a dot. */
+static void
+append_regex_char (Buffer *buffer, char c)
+{
+  buffer_append (buffer, c == '.' ? "\\." : "%c", c);
+}
+
+/* Every spelling of word (lower case) but its own, in ASCII letter case: the first letter that
+ * differs is upper case, those before it as in word, those after it either case. */
+static void
+append_case_variants (Buffer *buffer, const char *word)
+{
+  const char *separator = "";
+
+  buffer_append (buffer, "(");
+  for (size_t i = 0; word[i] != '\0'; i++)
+    {
+      if (!is_lower_letter (word[i]))
+        continue;
+      buffer_append (buffer, "%s", separator);
+      separator = "|";
+      for (size_t j = 0; j < i; j++)
+        append_regex_char (buffer, word[j]);
+      buffer_append (buffer, "%c", word[i] - 'a' + 'A');
+      for (size_t j = i + 1; word[j] != '\0'; j++)
+        {
+          if (is_lower_letter (word[j]))
+            buffer_append (buffer, "[%c%c]", word[j] - 'a' + 'A', word[j]);
+          else
+            append_regex_char (buffer, word[j]);
+        }
+    }
+  buffer_append (buffer, ")");
+}
+
 /* Closes the profile's one write rule: beneath any root, but never a root itself (renaming it
- * would carry its .git along), nor any root's .git, .git/hooks/ or .git/config. Every root's
- * exclusions apply to every root, so a root nested in another stays protected. */
+ * would carry its .git along), nor the .git, .git/hooks/, .git/config, .git/config.worktree or
+ * .git/commondir of a root that holds a repository (the parameters of one that holds none match
+ * nothing). Every root's exclusions
+ * apply to every root, so a root nested in another stays protected. */
 static void
 append_write_rule (Buffer *buffer, size_t n_roots)
 {
@@ -169,8 +231,9 @@ append_write_rule (Buffer *buffer, size_t n_roots)
     return;
   buffer_append (buffer,
                  "\n"
-                 "; Writes beneath the writable roots, except each root itself and its .git,\n"
-                 "; .git/hooks/ and .git/config: code a later unconfined program would run.\n"
+                 "; Writes beneath the writable roots, except each root itself and the .git,\n"
+                 "; .git/hooks/, .git/config, .git/config.worktree and .git/commondir of a\n"
+                 "; repository it holds: code a later unconfined program would run.\n"
                  "(allow file-write*\n"
                  "  (require-all\n"
                  "    (require-any");
@@ -183,8 +246,17 @@ append_write_rule (Buffer *buffer, size_t n_roots)
       buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT\"))", i);
       buffer_append (buffer, "\n        (subpath (param \"WRITABLE_ROOT_%zu_GIT_HOOKS\"))", i);
       buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG\"))", i);
+      buffer_append (buffer,
+                     "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG_WORKTREE\"))", i);
+      buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_COMMONDIR\"))", i);
     }
-  buffer_append (buffer, "%s))))\n", case_variant_exclusions);
+  for (size_t i = 0; i < sizeof case_variant_rules / sizeof case_variant_rules[0]; i++)
+    {
+      buffer_append (buffer, "\n        (regex #\"%s", case_variant_rules[i][0]);
+      append_case_variants (buffer, case_variant_rules[i][1]);
+      buffer_append (buffer, "%s\")", case_variant_rules[i][2]);
+    }
+  buffer_append (buffer, "))))\n");
 }
 
 static void
@@ -239,16 +311,17 @@ has_root (const DshSeatbeltPlan *plan, const char *root)
 }
 
 static int
-add_defines (DshSeatbeltPlan *plan, size_t root_index)
+add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
 {
   const char *root = plan->roots[root_index];
 
   for (size_t k = 0; k < N_PARAMS_PER_ROOT; k++)
     {
+      const char *base = k == 0 || plan->has_repository[root_index] ? root : NO_REPOSITORY;
       Buffer define = { 0 };
 
-      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", root_index, root_param_suffixes[k],
-                     root, root_param_paths[k]);
+      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", slot, root_param_suffixes[k], base,
+                     root_param_paths[k]);
       if (define.failed)
         {
           free (define.data);
@@ -257,6 +330,58 @@ add_defines (DshSeatbeltPlan *plan, size_t root_index)
       plan->defines[plan->n_defines++] = define.data;
     }
   return 0;
+}
+
+/* Sets *found when dir followed by name exists, without following a final symlink; a path that
+ * cannot be looked at counts as existing (with *st zeroed). Returns -1 when out of memory. */
+static int
+path_exists (const char *dir, const char *name, struct stat *st, int *found)
+{
+  size_t len = strlen (dir);
+  char *path = malloc (len + strlen (name) + 1);
+
+  if (path == NULL)
+    return -1;
+  memcpy (path, dir, len);
+  memcpy (path + len, name, strlen (name) + 1);
+  *found = lstat (path, st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+  if (!*found)
+    memset (st, 0, sizeof *st);
+  free (path);
+  return 0;
+}
+
+/* Directories that exist, then protected names that are symlinks: git runs code from a place
+ * the profile does not name. */
+static const char *const elsewhere_names[] = {
+  "/.git/modules", "/.git/worktrees",
+  "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir",
+};
+
+/* Which repository git finds at root now (a DshSeatbeltRepository), or -1 when out of memory.
+ * A .git that cannot be looked at counts as one whose parts lie elsewhere. */
+static int
+find_repository (const char *root)
+{
+  struct stat st;
+  int found;
+
+  if (path_exists (root, "/.git", &st, &found) != 0)
+    return -1;
+  if (!found)
+    return DSH_SEATBELT_REPOSITORY_NONE;
+  if (!S_ISDIR (st.st_mode))
+    return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+  /* Submodules and linked worktrees have git directories of their own; a protected name that is
+   * a symlink is checked by Seatbelt as the path it leads to. */
+  for (size_t i = 0; i < sizeof elsewhere_names / sizeof elsewhere_names[0]; i++)
+    {
+      if (path_exists (root, elsewhere_names[i], &st, &found) != 0)
+        return -1;
+      if (found && (i < 2 || S_ISLNK (st.st_mode)))
+        return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+    }
+  return DSH_SEATBELT_REPOSITORY_PROTECTED;
 }
 
 static int
@@ -270,7 +395,8 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
   while (policy->writable_roots[n_given] != NULL)
     n_given++;
   plan->roots = calloc (n_given + 1, sizeof (char *));
-  if (plan->roots == NULL)
+  plan->has_repository = calloc (n_given + 1, sizeof (int));
+  if (plan->roots == NULL || plan->has_repository == NULL)
     return -1;
 
   for (size_t i = 0; i < n_given; i++)
@@ -292,7 +418,10 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
           free (root);
           continue;
         }
-      plan->roots[plan->n_roots++] = root;
+      plan->roots[plan->n_roots] = root;
+      plan->has_repository[plan->n_roots] = find_repository (given);
+      if (plan->has_repository[plan->n_roots++] < 0)
+        return -1;
     }
   return 0;
 }
@@ -317,17 +446,21 @@ dsh_seatbelt_plan_build (const DshBackendPolicy *policy,
   if (collect_roots (policy, plan, error, error_len) != 0)
     goto fail;
 
-  plan->defines = calloc (plan->n_roots * N_PARAMS_PER_ROOT + 1, sizeof (char *));
+  plan->n_slots = plan->n_roots == 0 || plan->n_roots >= MIN_ROOT_SLOTS ? plan->n_roots
+                                                                         : MIN_ROOT_SLOTS;
+  plan->defines = calloc (plan->n_slots * N_PARAMS_PER_ROOT + 1, sizeof (char *));
   if (plan->defines == NULL)
     goto fail;
-  for (size_t i = 0; i < plan->n_roots; i++)
+  for (size_t slot = 0; slot < plan->n_slots; slot++)
     {
-      if (add_defines (plan, i) != 0)
+      size_t root_index = slot < plan->n_roots ? slot : plan->n_roots - 1;
+
+      if (add_defines (plan, slot, root_index) != 0)
         goto fail;
     }
 
   buffer_append (&profile, "%s", profile_head);
-  append_write_rule (&profile, plan->n_roots);
+  append_write_rule (&profile, plan->n_slots);
   if (profile.failed)
     {
       free (profile.data);
@@ -351,6 +484,7 @@ dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
   for (size_t i = 0; plan->defines != NULL && i < plan->n_defines; i++)
     free (plan->defines[i]);
   free (plan->roots);
+  free (plan->has_repository);
   free (plan->defines);
   free (plan->profile);
   memset (plan, 0, sizeof (*plan));

@@ -3,8 +3,10 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The profile text depends on the mode and the number of writable roots only: paths never enter
- * it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"). The text
+ * The profile text depends on the mode and the number of root slots only (the writable roots,
+ * at least three under workspace-write, so that a workspace that is /tmp changes nothing):
+ * paths never enter it, they travel as -DNAME=VALUE arguments that sandbox-exec binds to (param "NAME"), and so
+ * does whether a root holds a repository (its git parameters then name its .git). The text
  * makes no decision that depends on rule order (it has no deny rule besides the default), since
  * Apple documents neither first- nor last-match semantics.
  */
@@ -22,13 +24,31 @@ extern "C" {
 /* The only runner: never looked up on PATH. */
 #define DSH_SEATBELT_RUNNER "/usr/bin/sandbox-exec"
 
+/* What git finds at a root when the call is planned. */
+typedef enum {
+  DSH_SEATBELT_REPOSITORY_NONE = 0,
+  /* A .git directory: its hooks, config, config.worktree and commondir are protected. */
+  DSH_SEATBELT_REPOSITORY_PROTECTED = 1,
+  /* Protected as well, but git also runs code from places it leads to, which the profile does
+   * not name: the git directory of a .git file or symlink, those of submodules (.git/modules)
+   * and linked worktrees (.git/worktrees), and where a protected name that is a symlink
+   * points. */
+  DSH_SEATBELT_REPOSITORY_ELSEWHERE = 2,
+} DshSeatbeltRepository;
+
 typedef struct {
   /* The SBPL text, for -p. */
   char *profile;
   /* The distinct writable roots as macOS resolves them, in policy order. */
   char **roots;
   size_t n_roots;
-  /* NULL-terminated "-DNAME=VALUE" arguments, four per root. */
+  /* Per root, a DshSeatbeltRepository: what it held when the plan was built. Only a root that
+   * held a .git gets its git paths protected; otherwise this call may create them (git init,
+   * git clone). */
+  int *has_repository;
+  /* The root slots of the profile: n_roots, or at least three, the last root repeated. */
+  size_t n_slots;
+  /* NULL-terminated "-DNAME=VALUE" arguments, four per slot. */
   char **defines;
   size_t n_defines;
 } DshSeatbeltPlan;

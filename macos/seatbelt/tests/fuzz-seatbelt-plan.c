@@ -1,7 +1,7 @@
 /* fuzz-seatbelt-plan.c — libFuzzer target for the Seatbelt module over hostile writable roots:
  * whatever the bytes (quotes, parentheses, newlines, '=', invalid UTF-8), the module either
  * refuses with a message or returns an argv whose profile text is the one every workspace of
- * that mode and root count gets, with each root arriving whole as one -D value and the command
+ * that mode gets (for more than three roots, of that root count), with each root arriving whole as one -D value and the command
  * intact after "--".
  *
  * Layout: byte 0 picks the mode (odd: workspace-write); the rest are NUL-separated roots.
@@ -86,16 +86,37 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       return 0;
     }
 
-  reference = reference_profile (policy.mode, plan.n_roots);
+  /* Up to three roots, the profile is the one of three (a workspace that is /tmp tells
+   * nothing); beyond, the one of as many. */
+  reference = reference_profile (policy.mode, plan.n_roots > 0 && plan.n_roots < 3 ? 3
+                                                                                 : plan.n_roots);
   if (strcmp (plan.profile, reference) != 0)
     violated ("the profile text changed with the roots");
+  if (plan.n_defines != 6 * plan.n_slots || plan.n_slots < plan.n_roots)
+    violated ("the -D parameters do not fill the slots");
+  for (size_t slot = plan.n_roots; slot < plan.n_slots; slot++)
+    {
+      g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", slot,
+                                               plan.roots[plan.n_roots - 1]);
+
+      if (strcmp (plan.defines[6 * slot], want) != 0)
+        violated ("a spare slot does not repeat the last root");
+    }
   for (size_t i = 0; i < plan.n_roots; i++)
     {
+      /* A root's git parameters name its own .git when it holds one, else nothing. */
+      const char *git_base = plan.has_repository[i] ? plan.roots[i] : "/dev/null";
       g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", i, plan.roots[i]);
       g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s/.git/hooks", i,
-                                                plan.roots[i]);
+                                                git_base);
+      g_autofree char *config = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_CONFIG=%s/.git/config",
+                                                 i, git_base);
+      g_autofree char *commondir = g_strdup_printf (
+        "-DWRITABLE_ROOT_%zu_GIT_COMMONDIR=%s/.git/commondir", i, git_base);
 
-      if (strcmp (plan.defines[4 * i], want) != 0 || strcmp (plan.defines[4 * i + 2], hooks) != 0)
+      if (strcmp (plan.defines[6 * i], want) != 0 || strcmp (plan.defines[6 * i + 2], hooks) != 0 ||
+          strcmp (plan.defines[6 * i + 3], config) != 0 ||
+          strcmp (plan.defines[6 * i + 5], commondir) != 0)
         violated ("a root did not arrive whole as its -D value");
     }
   /* Each given root is one of the plan's, in its macOS spelling. */

@@ -5,15 +5,18 @@
 ;;; Usage: guile sbpl-model.scm ARGV-FILE MODE ROOTS-FILE
 ;;;   ARGV-FILE   the argv handed to sandbox-exec, each item NUL-terminated
 ;;;   MODE        read-only | workspace-write
-;;;   ROOTS-FILE  the writable roots as macOS spells them, each NUL-terminated (the decision
-;;;               table is derived from these, never from the profile's own parameters)
+;;;   ROOTS-FILE  the writable roots as macOS spells them, each NUL-terminated and prefixed
+;;;               with "+" when it holds a repository as the call is planned, "-" when not
+;;;               (the decision table is derived from these, never from the profile's own
+;;;               parameters)
 ;;;
 ;;; It parses the argv as sandbox-exec does (-p PROFILE, -DNAME=VALUE split at the first "=",
 ;;; "--"), reads the profile as S-expressions, evaluates it with its own definitions of version,
 ;;; allow, deny, the filters and param, and answers a decision table twice: with the first and
 ;;; with the last matching rule winning. Every decision must be the expected one under both.
 ;;; Anything it does not know fails the check: an unknown form, operation or filter, a
-;;; parameter that is undefined (or defined and never used), a profile that does not read.
+;;; parameter that is undefined (or defined and never used), a profile that does not read, and
+;;; anything allowed beyond its inventory (an operation, a sysctl, a mach service).
 
 (use-modules (ice-9 binary-ports)
              (ice-9 iconv)
@@ -151,6 +154,9 @@
     (('ipc-posix-name e) (let ((n (eval-string e))) (on-name (lambda (name) (string=? name n)))))
     (_ (fail "unknown filter ~s" filter))))
 
+;; What the profile allows, as (operations . filters), for the inventory check.
+(define allowed '())
+
 ;; A rule: (action operations predicate), the predicate matching any of its filters.
 (define (compile-rule action args)
   (let loop ((args args) (ops '()))
@@ -161,6 +167,8 @@
       ((filters ...)
        (when (null? ops) (fail "(~a) names no operation" action))
        (when (and (memq 'default ops) (pair? filters)) (fail "default takes no filter"))
+       (when (eq? action 'allow)
+         (set! allowed (cons (cons (reverse ops) filters) allowed)))
        (let ((ps (map compile-filter filters)))
          (list action (reverse ops)
                (if (null? ps) (lambda (q) #t) (lambda (q) (any (lambda (p) (p q)) ps)))))))))
@@ -191,6 +199,60 @@
   (let* ((rules (if (eq? order 'last) (reverse (cdr profile)) (cdr profile)))
          (hit (find (lambda (rule) (rule-matches? rule request)) rules)))
     (if hit (car hit) (car profile))))
+
+;;; ---- nothing wider: what the profile may allow at all ----
+
+;; Operations allowed without a filter, and those allowed only with one.
+(define unfiltered-inventory
+  '(process-exec process-fork file-read* file-map-executable pseudo-tty user-preference-read))
+(define filtered-inventory
+  '(signal process-info* file-write-data file-ioctl sysctl-read mach-lookup
+    ipc-posix-shm-read-data file-write*))
+
+;; The names bash, git, python3 and cc are allowed to reach while they start.
+(define name-inventory
+  (append
+   (map (lambda (n) (list 'sysctl-name n))
+        '("hw.activecpu" "hw.byteorder" "hw.cachelinesize" "hw.cpufamily" "hw.cpusubtype"
+          "hw.cputype" "hw.l1dcachesize" "hw.l1icachesize" "hw.l2cachesize" "hw.l3cachesize"
+          "hw.logicalcpu" "hw.logicalcpu_max" "hw.machine" "hw.memsize" "hw.model" "hw.ncpu"
+          "hw.nperflevels" "hw.pagesize" "hw.pagesize_compat" "hw.physicalcpu"
+          "hw.physicalcpu_max" "kern.argmax" "kern.hostname" "kern.maxfilesperproc"
+          "kern.ngroups" "kern.osproductversion" "kern.osrelease" "kern.ostype"
+          "kern.osvariant_status" "kern.osversion" "kern.secure_kernel" "kern.usrstack64"
+          "kern.version" "sysctl.proc_cputype" "sysctl.proc_native" "sysctl.proc_translated"))
+   (map (lambda (n) (list 'sysctl-name-prefix n)) '("hw.optional." "hw.perflevel" "machdep.cpu."))
+   (map (lambda (n) (list 'global-name n))
+        '("com.apple.bsd.dirhelper" "com.apple.cfprefsd.agent" "com.apple.cfprefsd.daemon"
+          "com.apple.logd" "com.apple.system.logger" "com.apple.system.notification_center"
+          "com.apple.system.opendirectoryd.libinfo"
+          "com.apple.system.opendirectoryd.membership"))
+   (list (list 'ipc-posix-name "apple.shm.notification_center"))))
+
+(define (named-filters filter)
+  (match filter
+    (((or 'require-any 'require-all 'require-not) fs ...) (append-map named-filters fs))
+    (((and kind (or 'sysctl-name 'sysctl-name-prefix 'global-name 'ipc-posix-name)) e)
+     (list (list kind (eval-string e))))
+    (_ '())))
+
+(define (check-inventory)
+  (for-each
+   (lambda (rule)
+     (let ((ops (car rule)) (filters (cdr rule)))
+       (for-each
+        (lambda (op)
+          (unless (memq op (if (null? filters) unfiltered-inventory
+                               (append unfiltered-inventory filtered-inventory)))
+            (fail "the profile allows ~a~a, beyond the model's inventory" op
+                  (if (null? filters) " without a filter" ""))))
+        ops)
+       (for-each
+        (lambda (name)
+          (unless (member name name-inventory)
+            (fail "the profile allows ~s, beyond the model's inventory" name)))
+        (append-map named-filters filters))))
+   allowed))
 
 ;;; ---- the decision table ----
 
@@ -229,8 +291,9 @@
   (let ((slash (string-rindex path #\/)))
     (if (or (not slash) (zero? slash)) "/" (substring path 0 slash))))
 
-(define (root-table mode root)
+(define (root-table mode root repository?)
   (define (under . parts) (apply string-append root parts))
+  (define (writable-in-mode) (if (string=? mode "workspace-write") 'allow 'deny))
   (let ((writable (list (file 'file-write-data (under "/x"))
                         (file 'file-write-create (under "/dir/new"))
                         (file 'file-write-unlink (under "/x"))
@@ -246,22 +309,37 @@
                         (file 'file-write-data (under "/.Gitignore"))
                         (file 'file-write-data (under "/.git/HOOKSX"))
                         (file 'file-write-data (under "/.git/CONFIG.lock"))
+                        (file 'file-write-data (under "/.git/commondir.lock"))
+                        (file 'file-write-data (under "/.git/config.worktree.lock"))
+                        (file 'file-write-data (under "/.git/config.worktreex"))
                         (file 'file-write-data (under "/sub/HOOKS/x"))
                         (file 'file-write-create (under "/sub/.git/config"))))
+        ;; The repository's own paths: protected when the root holds one as the call is
+        ;; planned (a hook planted, core.fsmonitor or an alias written, .git moved away and
+        ;; replaced); otherwise what git init and git clone write in this call.
+        (repository (list (file 'file-write-create (under "/.git"))
+                          (file 'file-write-unlink (under "/.git"))
+                          (file 'file-write-data (under "/.git"))
+                          (file 'file-write-create (under "/.git/hooks"))
+                          (file 'file-write-create (under "/.git/hooks/pre-commit"))
+                          (file 'file-write-create (under "/.git/hooks/pre-commit.sample"))
+                          (file 'file-write-data (under "/.git/hooks/pre-commit"))
+                          (file 'file-write-unlink (under "/.git/hooks/pre-commit.sample"))
+                          (file 'file-write-create (under "/.git/hooks/sub/x"))
+                          (file 'file-write-data (under "/.git/config"))
+                          (file 'file-write-create (under "/.git/config"))
+                          (file 'file-write-unlink (under "/.git/config"))
+                          (file 'file-write-xattr (under "/.git/config"))
+                          ;; Files that make git read another config: commondir names a git
+                          ;; directory of the command's making, config.worktree adds to config.
+                          (file 'file-write-create (under "/.git/commondir"))
+                          (file 'file-write-data (under "/.git/commondir"))
+                          (file 'file-write-create (under "/.git/config.worktree"))
+                          (file 'file-write-unlink (under "/.git/config.worktree"))))
+        ;; Refused in every mode, repository or not: renaming the root away (its .git with
+        ;; it), and another letter case of .git, hooks or config, which on a case-insensitive
+        ;; volume is the protected path itself.
         (protected (list (file 'file-write-unlink root) (file 'file-write-mode root)
-                         (file 'file-write-create (under "/.git"))
-                         (file 'file-write-unlink (under "/.git"))
-                         (file 'file-write-data (under "/.git"))
-                         (file 'file-write-create (under "/.git/hooks"))
-                         (file 'file-write-create (under "/.git/hooks/pre-commit"))
-                         (file 'file-write-data (under "/.git/hooks/pre-commit"))
-                         (file 'file-write-unlink (under "/.git/hooks/pre-commit.sample"))
-                         (file 'file-write-create (under "/.git/hooks/sub/x"))
-                         (file 'file-write-data (under "/.git/config"))
-                         (file 'file-write-create (under "/.git/config"))
-                         (file 'file-write-unlink (under "/.git/config"))
-                         (file 'file-write-xattr (under "/.git/config"))
-                         ;; The same paths in another letter case, on a case-insensitive volume.
                          (file 'file-write-data (under "/.GIT/config"))
                          (file 'file-write-create (under "/.Git"))
                          (file 'file-write-create (under "/.giT/hooks/pre-commit"))
@@ -269,28 +347,44 @@
                          (file 'file-write-create (under "/.git/hookS"))
                          (file 'file-write-data (under "/.git/Config"))
                          (file 'file-write-data (under "/.git/confiG"))
+                         (file 'file-write-create (under "/.git/COMMONDIR"))
+                         (file 'file-write-create (under "/.git/commondiR"))
+                         (file 'file-write-create (under "/.git/Config.worktree"))
+                         (file 'file-write-create (under "/.git/config.Worktree"))
+                         (file 'file-write-create (under "/.git/config.worktreE"))
                          (file 'file-write-data (under "/sub/.gIt/config"))))
         ;; Hard links are refused everywhere: through one, a write inside a root could reach
         ;; a file outside it, or a protected one.
         (linked (list (file 'file-link (under "/x")) (file 'file-link (under "/.git/config"))))
         (outside (list (file 'file-write-data (under "-sibling/x"))
                        (file 'file-write-data (string-append (parent-of root) "/other")))))
-    (append (map (lambda (q) (cons q (if (string=? mode "workspace-write") 'allow 'deny)))
-                 writable)
+    (append (map (lambda (q) (cons q (writable-in-mode))) writable)
+            (map (lambda (q) (cons q (if repository? 'deny (writable-in-mode)))) repository)
             (map (lambda (q) (cons q 'deny)) (append protected linked))
             (map (lambda (q) (cons q 'allow))
                  (list (file 'file-read-data (under "/.git/config")) (file 'process-exec (under "/a.out"))))
             ;; A sibling or the parent is outside unless another root covers it.
             (map (lambda (q) (cons q 'outside)) outside))))
 
+;; roots: (path . repository?) pairs.
 (define (path-writable? mode roots path)
   (and (string=? mode "workspace-write")
-       (any (lambda (r) (path-beneath? path r)) roots)
+       (any (lambda (r) (path-beneath? path (car r))) roots)
        (not (any (lambda (r)
-                   (or (string=? path r) (string=? path (string-append r "/.git"))
-                       (path-beneath? path (string-append r "/.git/hooks"))
-                       (string=? path (string-append r "/.git/config"))))
+                   (let ((root (car r)))
+                     (or (string=? path root)
+                         (and (cdr r)
+                              (or (string=? path (string-append root "/.git"))
+                                  (path-beneath? path (string-append root "/.git/hooks"))
+                                  (string=? path (string-append root "/.git/config"))
+                                  (string=? path (string-append root "/.git/config.worktree"))
+                                  (string=? path (string-append root "/.git/commondir")))))))
                  roots))))
+
+(define (parse-root item)
+  (cond ((string-prefix? "+" item) (cons (substring item 1) #t))
+        ((string-prefix? "-" item) (cons (substring item 1) #f))
+        (else (fail "root ~s is not marked + (repository) or - (none)" item))))
 
 (define (main args)
   (match args
@@ -299,11 +393,13 @@
      (call-with-values (lambda () (parse-argv (read-items argv-file)))
        (lambda (profile-text defines command)
          (set! parameters defines)
-         (let* ((roots (read-items roots-file))
+         (let* ((roots (map parse-root (read-items roots-file)))
                 (profile (evaluate-profile (read-profile profile-text)))
                 (table (append (always-table)
-                               (append-map (lambda (r) (root-table mode r)) roots)))
+                               (append-map (lambda (r) (root-table mode (car r) (cdr r)))
+                                           roots)))
                 (checked 0))
+           (check-inventory)
            (for-each (lambda (name)
                        (unless (member name used-parameters)
                          (fail "parameter ~a is defined but never used" name)))
@@ -324,8 +420,8 @@
                   (fail "~s: the profile says ~a, expected ~a" request first expected))
                 (set! checked (+ checked 1))))
             table)
-           (format #t "~a decisions agree under first- and last-match; ~a parameters, ~a roots, command of ~a items~%"
-                   checked (length parameters) (length roots) (length command))))))
+           (format #t "~a decisions agree under first- and last-match; ~a parameters, ~a roots (~a holding a repository), command of ~a items~%"
+                   checked (length parameters) (length roots) (count cdr roots) (length command))))))
     (_ (fail "usage: sbpl-model.scm ARGV-FILE MODE ROOTS-FILE"))))
 
 (catch 'encoding-error

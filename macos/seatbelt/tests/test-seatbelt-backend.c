@@ -5,7 +5,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dsh-backend-fake-host-private.h"
 #include "dsh-policy.h"
@@ -127,22 +129,30 @@ test_workspace_write_argv (void)
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                               .workspace_root = "/Users/me/ws", .writable_roots = roots };
   const char *command[] = { "git", "commit", "-m", "x", NULL };
+  /* None of them holds a repository here: their git parameters match nothing. */
   const char *defines[] = {
     "-DWRITABLE_ROOT_0=/Users/me/ws",
-    "-DWRITABLE_ROOT_0_GIT=/Users/me/ws/.git",
-    "-DWRITABLE_ROOT_0_GIT_HOOKS=/Users/me/ws/.git/hooks",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG=/Users/me/ws/.git/config",
+    "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_0_GIT_COMMONDIR=/dev/null/.git/commondir",
     "-DWRITABLE_ROOT_1=/private/tmp",
-    "-DWRITABLE_ROOT_1_GIT=/private/tmp/.git",
-    "-DWRITABLE_ROOT_1_GIT_HOOKS=/private/tmp/.git/hooks",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG=/private/tmp/.git/config",
+    "-DWRITABLE_ROOT_1_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_1_GIT_COMMONDIR=/dev/null/.git/commondir",
     "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
-    "-DWRITABLE_ROOT_2_GIT=/private/var/folders/zz/abc/T/.git",
-    "-DWRITABLE_ROOT_2_GIT_HOOKS=/private/var/folders/zz/abc/T/.git/hooks",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG=/private/var/folders/zz/abc/T/.git/config",
+    "-DWRITABLE_ROOT_2_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_2_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_2_GIT_COMMONDIR=/dev/null/.git/commondir",
     NULL,
   };
 
+  g_assert_false (g_file_test ("/tmp/.git", G_FILE_TEST_EXISTS));
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
   g_assert_null (fake->call.error);
   g_ptr_array_add (fake->call.argv, NULL);
@@ -151,8 +161,24 @@ test_workspace_write_argv (void)
   g_assert_cmpuint (fake->call.reasons->len, ==, 0);
 }
 
+static void
+add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *git_base)
+{
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", slot, root));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks", slot,
+                                             git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config", slot,
+                                             git_base));
+  g_ptr_array_add (defines, g_strdup_printf (
+                              "-DWRITABLE_ROOT_%u_GIT_CONFIG_WORKTREE=%s/.git/config.worktree",
+                              slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_COMMONDIR=%s/.git/commondir",
+                                             slot, git_base));
+}
+
 /* Through the core's own call, with this host's writable roots: whatever they are, each is one
- * -D value in the macOS spelling. */
+ * -D value in the macOS spelling, and fewer than three distinct ones repeat the last. */
 static void
 test_workspace_write_with_core_roots (void)
 {
@@ -164,29 +190,30 @@ test_workspace_write_with_core_roots (void)
   const char *command[] = { "true", NULL };
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) defines = g_ptr_array_new_with_free_func (g_free);
-  guint n_distinct = 0;
+  g_autoptr (GPtrArray) distinct = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) git_bases = g_ptr_array_new_with_free_func (g_free);
+  guint slot = 0;
 
   for (guint i = 0; roots[i] != NULL; i++)
     {
       char *spelled = dsh_seatbelt_macos_spelling (roots[i]);
-      gboolean seen = FALSE;
+      g_autofree char *dotgit = g_build_filename (roots[i], ".git", NULL);
+      GStatBuf st;
 
-      for (guint j = 0; j < defines->len; j += 4)
-        seen = seen || g_str_equal ((char *) defines->pdata[j] + strlen ("-DWRITABLE_ROOT_0="),
-                                    spelled);
-      if (!seen)
+      if (g_ptr_array_find_with_equal_func (distinct, spelled, g_str_equal, NULL))
         {
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", n_distinct, spelled));
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", n_distinct,
-                                                     spelled));
-          g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks",
-                                                     n_distinct, spelled));
-          g_ptr_array_add (defines, g_strdup_printf (
-                                      "-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config",
-                                      n_distinct, spelled));
-          n_distinct++;
+          free (spelled);
+          continue;
         }
+      g_ptr_array_add (distinct, g_strdup (spelled));
+      g_ptr_array_add (git_bases, g_strdup (g_lstat (dotgit, &st) == 0 ? spelled : "/dev/null"));
       free (spelled);
+    }
+  for (; slot < MAX (distinct->len, 3); slot++)
+    {
+      guint r = MIN (slot, distinct->len - 1);
+
+      add_slot_defines (defines, slot, distinct->pdata[r], git_bases->pdata[r]);
     }
   g_ptr_array_add (defines, NULL);
 
@@ -195,6 +222,112 @@ test_workspace_write_with_core_roots (void)
   g_assert_no_error (error);
   assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
   g_assert_cmpstr (fake->call.argv->pdata[3], ==, "-DWRITABLE_ROOT_0=/Users/me/ws");
+}
+
+/* A workspace holding a repository gets its .git, hooks and config protected; one that holds
+ * none gets parameters that match nothing, so git init and git clone work there. */
+static void
+test_repository_in_workspace (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *ws = g_dir_make_tmp ("seatbelt-ws-XXXXXX", NULL);
+  g_autofree char *dotgit = g_build_filename (ws, ".git", NULL);
+  g_autofree char *spelled = dsh_seatbelt_macos_spelling (ws);
+  const char *roots[] = { ws, NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+                              .writable_roots = roots };
+  const char *command[] = { "git", "init", NULL };
+  g_autofree char *open_profile = NULL;
+
+  for (int with_repository = 0; with_repository < 2; with_repository++)
+    {
+      g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+      g_autoptr (GPtrArray) defines = g_ptr_array_new_with_free_func (g_free);
+      const char *git_base = with_repository ? spelled : "/dev/null";
+
+      /* One root fills the profile's three slots. */
+      for (guint slot = 0; slot < 3; slot++)
+        add_slot_defines (defines, slot, spelled, git_base);
+      g_ptr_array_add (defines, NULL);
+      g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                       ==, 0);
+      g_ptr_array_add (fake->call.argv, NULL);
+      assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
+      g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+      if (open_profile == NULL)
+        open_profile = g_strdup (fake->call.argv->pdata[2]);
+      else
+        g_assert_cmpstr (fake->call.argv->pdata[2], ==, open_profile);
+      /* The call's git init, as the next call finds it. */
+      if (!with_repository)
+        g_assert_no_errno (g_mkdir (dotgit, 0700));
+    }
+  g_assert_no_errno (g_rmdir (dotgit));
+  g_assert_no_errno (g_rmdir (ws));
+}
+
+/* What the profile cannot name is reported: the git directory a .git file leads to, those of
+ * submodules and linked worktrees, and where a hooks symlink points. */
+static void
+test_repository_parts_elsewhere_are_partial (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *ws = g_dir_make_tmp ("seatbelt-parts-XXXXXX", NULL);
+  g_autofree char *dotgit = g_build_filename (ws, ".git", NULL);
+  g_autofree char *modules = g_build_filename (dotgit, "modules", NULL);
+  g_autofree char *spelled = dsh_seatbelt_macos_spelling (ws);
+  g_autofree char *want = g_strdup_printf (
+    "the repository at %s is a .git file or symlink, has submodules or linked worktrees, or its "
+    "hooks or config are symlinks: what git runs from where they lead stays writable where that "
+    "lies inside a writable root", spelled);
+  const char *roots[] = { ws, NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+                              .writable_roots = roots };
+  const char *command[] = { "true", NULL };
+
+  g_autofree char *hooks = g_build_filename (dotgit, "hooks", NULL);
+
+  for (int step = 0; step < 4; step++)
+    {
+      g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+
+      if (step == 0)
+        g_assert_true (g_file_set_contents (dotgit, "gitdir: ../elsewhere\n", -1, NULL));
+      else if (step == 1)
+        {
+          g_assert_no_errno (g_unlink (dotgit));
+          g_assert_no_errno (g_mkdir (dotgit, 0700));
+          g_assert_no_errno (g_mkdir (modules, 0700));
+        }
+      else if (step == 2)
+        {
+          g_assert_no_errno (g_rmdir (modules));
+          g_assert_no_errno (symlink ("../evil-hooks", hooks));
+        }
+      else
+        {
+          g_assert_no_errno (g_unlink (hooks));
+          g_assert_no_errno (g_mkdir (hooks, 0700));
+        }
+
+      g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                       ==, 0);
+      if (step < 3)
+        {
+          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
+          g_assert_cmpuint (fake->call.reasons->len, ==, 1);
+          g_assert_cmpstr (fake->call.reasons->pdata[0], ==, want);
+        }
+      else
+        {
+          /* A plain .git directory: everything git runs from it is protected. */
+          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+          g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+        }
+    }
+  g_assert_no_errno (g_rmdir (hooks));
+  g_assert_no_errno (g_rmdir (dotgit));
+  g_assert_no_errno (g_rmdir (ws));
 }
 
 static void
@@ -303,6 +436,9 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt-backend/workspace-write-argv", test_workspace_write_argv);
   g_test_add_func ("/seatbelt-backend/workspace-write-with-core-roots",
                    test_workspace_write_with_core_roots);
+  g_test_add_func ("/seatbelt-backend/repository-in-workspace", test_repository_in_workspace);
+  g_test_add_func ("/seatbelt-backend/repository-parts-elsewhere-are-partial",
+                   test_repository_parts_elsewhere_are_partial);
   g_test_add_func ("/seatbelt-backend/nested-root-is-partial", test_nested_root_is_partial);
   g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
   g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);

@@ -1,11 +1,14 @@
 /* test-seatbelt-profile.c — the Seatbelt profile logic: macOS spellings, the -D parameters of
- * each mode, refused roots, and a profile text that no path ever changes.
+ * each mode, the git parameters of roots with and without a repository, refused roots, and a
+ * profile text that no path ever changes.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dsh-seatbelt-profile.h"
 
@@ -58,31 +61,42 @@ assert_defines (const DshSeatbeltPlan *plan, const char *const *expected)
   g_assert_null (plan->defines[plan->n_defines]);
 }
 
+/* Roots that hold no repository on this host (none exists): their git parameters name paths
+ * beneath /dev/null, which match nothing. */
 static void
 test_workspace_write_parameters (void)
 {
   const char *roots[] = { "/Users/me/ws", "/tmp", "/var/folders/zz/abc/T/", NULL };
   const char *expected[] = {
     "-DWRITABLE_ROOT_0=/Users/me/ws",
-    "-DWRITABLE_ROOT_0_GIT=/Users/me/ws/.git",
-    "-DWRITABLE_ROOT_0_GIT_HOOKS=/Users/me/ws/.git/hooks",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG=/Users/me/ws/.git/config",
+    "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_0_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_0_GIT_COMMONDIR=/dev/null/.git/commondir",
     "-DWRITABLE_ROOT_1=/private/tmp",
-    "-DWRITABLE_ROOT_1_GIT=/private/tmp/.git",
-    "-DWRITABLE_ROOT_1_GIT_HOOKS=/private/tmp/.git/hooks",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG=/private/tmp/.git/config",
+    "-DWRITABLE_ROOT_1_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_1_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_1_GIT_COMMONDIR=/dev/null/.git/commondir",
     "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
-    "-DWRITABLE_ROOT_2_GIT=/private/var/folders/zz/abc/T/.git",
-    "-DWRITABLE_ROOT_2_GIT_HOOKS=/private/var/folders/zz/abc/T/.git/hooks",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG=/private/var/folders/zz/abc/T/.git/config",
+    "-DWRITABLE_ROOT_2_GIT=/dev/null/.git",
+    "-DWRITABLE_ROOT_2_GIT_HOOKS=/dev/null/.git/hooks",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config",
+    "-DWRITABLE_ROOT_2_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
+    "-DWRITABLE_ROOT_2_GIT_COMMONDIR=/dev/null/.git/commondir",
     NULL,
   };
   DshSeatbeltPlan plan;
   size_t inner, outer;
 
+  g_assert_false (g_file_test ("/tmp/.git", G_FILE_TEST_EXISTS));
   build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &plan);
   assert_defines (&plan, expected);
   g_assert_cmpuint (plan.n_roots, ==, 3);
+  for (size_t i = 0; i < 3; i++)
+    g_assert_false (plan.has_repository[i]);
   g_assert_cmpstr (plan.roots[1], ==, "/private/tmp");
   g_assert_false (dsh_seatbelt_plan_find_nested_root (&plan, &inner, &outer));
   for (size_t i = 0; i < 3; i++)
@@ -96,6 +110,105 @@ test_workspace_write_parameters (void)
     }
   g_assert_null (strstr (plan.profile, "WRITABLE_ROOT_3"));
   dsh_seatbelt_plan_clear (&plan);
+}
+
+static char *
+make_dir (const char *parent, const char *name)
+{
+  char *path = g_build_filename (parent, name, NULL);
+
+  g_assert_no_errno (g_mkdir (path, 0700));
+  return path;
+}
+
+static void
+assert_git_defines (const DshSeatbeltPlan *plan, size_t i, const char *base)
+{
+  g_autofree char *git = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT=%s/.git", i, base);
+  g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s/.git/hooks", i,
+                                            base);
+  g_autofree char *config = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_CONFIG=%s/.git/config", i,
+                                             base);
+  g_autofree char *worktree = g_strdup_printf (
+    "-DWRITABLE_ROOT_%zu_GIT_CONFIG_WORKTREE=%s/.git/config.worktree", i, base);
+  g_autofree char *commondir = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_COMMONDIR=%s/.git/commondir",
+                                                i, base);
+
+  g_assert_cmpstr (plan->defines[6 * i + 1], ==, git);
+  g_assert_cmpstr (plan->defines[6 * i + 2], ==, hooks);
+  g_assert_cmpstr (plan->defines[6 * i + 3], ==, config);
+  g_assert_cmpstr (plan->defines[6 * i + 4], ==, worktree);
+  g_assert_cmpstr (plan->defines[6 * i + 5], ==, commondir);
+}
+
+/* A root's .git, hooks and config are protected when it holds a repository as the call is
+ * planned: a .git directory, a .git file (a linked worktree, a submodule) or a .git symlink.
+ * A root without one may get one in this call (git init, git clone), as on Linux; the next call
+ * finds it and protects it. The profile text is the same either way. */
+static void
+test_repository_decides_git_parameters (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("seatbelt-repo-XXXXXX", NULL);
+  g_autofree char *repo = make_dir (base, "repo");
+  g_autofree char *repo_git = make_dir (repo, ".git");
+  g_autofree char *worktree = make_dir (base, "worktree");
+  g_autofree char *worktree_git = g_build_filename (worktree, ".git", NULL);
+  g_autofree char *linked = make_dir (base, "linked");
+  g_autofree char *linked_git = g_build_filename (linked, ".git", NULL);
+  g_autofree char *plain = make_dir (base, "plain");
+  g_autofree char *plain_git = g_build_filename (plain, ".git", NULL);
+  g_autofree char *file_root = g_build_filename (base, "file", NULL);
+  const char *roots[] = { repo, worktree, linked, plain, file_root, NULL };
+  const char *absent[] = { "/r0", "/r1", "/r2", "/r3", "/r4", NULL };
+  DshSeatbeltPlan plan, next, reference;
+
+  g_assert_nonnull (base);
+  g_assert_true (g_file_set_contents (worktree_git, "gitdir: /elsewhere\n", -1, NULL));
+  g_assert_no_errno (symlink ("/nowhere", linked_git));
+  g_assert_true (g_file_set_contents (file_root, "", -1, NULL));
+
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &plan);
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, absent, &reference);
+  g_assert_cmpstr (plan.profile, ==, reference.profile);
+  g_assert_cmpuint (plan.n_roots, ==, 5);
+  for (size_t i = 0; i < 5; i++)
+    {
+      static const DshSeatbeltRepository kinds[] = {
+        DSH_SEATBELT_REPOSITORY_PROTECTED,
+        /* A .git file or symlink leads to a git directory the profile does not name. */
+        DSH_SEATBELT_REPOSITORY_ELSEWHERE,
+        DSH_SEATBELT_REPOSITORY_ELSEWHERE,
+        DSH_SEATBELT_REPOSITORY_NONE,
+        DSH_SEATBELT_REPOSITORY_NONE,
+      };
+      g_autofree char *spelled = dsh_seatbelt_macos_spelling (roots[i]);
+
+      g_assert_cmpint (plan.has_repository[i], ==, kinds[i]);
+      assert_git_defines (&plan, i, i < 3 ? spelled : "/dev/null");
+    }
+
+  /* What the call's git init made is protected from the next call on. */
+  g_assert_no_errno (g_mkdir (plain_git, 0700));
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &next);
+  g_assert_cmpstr (next.profile, ==, reference.profile);
+  g_assert_cmpint (next.has_repository[3], ==, DSH_SEATBELT_REPOSITORY_PROTECTED);
+  {
+    g_autofree char *spelled = dsh_seatbelt_macos_spelling (plain);
+
+    assert_git_defines (&next, 3, spelled);
+  }
+
+  dsh_seatbelt_plan_clear (&plan);
+  dsh_seatbelt_plan_clear (&next);
+  dsh_seatbelt_plan_clear (&reference);
+  g_assert_no_errno (g_rmdir (plain_git));
+  g_assert_no_errno (g_rmdir (repo_git));
+  g_assert_no_errno (g_unlink (worktree_git));
+  g_assert_no_errno (g_unlink (linked_git));
+  g_assert_no_errno (g_unlink (file_root));
+  for (size_t i = 0; i < 4; i++)
+    g_assert_no_errno (g_rmdir (roots[i]));
+  g_assert_no_errno (g_rmdir (base));
 }
 
 static void
@@ -127,7 +240,32 @@ test_duplicates_after_spelling (void)
   g_assert_cmpuint (plan.n_roots, ==, 2);
   g_assert_cmpstr (plan.roots[0], ==, "/private/tmp/ws");
   g_assert_cmpstr (plan.roots[1], ==, "/private/tmp");
-  g_assert_cmpuint (plan.n_defines, ==, 8);
+  /* Three slots still, the last root filling the third: a workspace that is /tmp, or one root
+   * alone, gets the profile every workspace gets. */
+  g_assert_cmpuint (plan.n_slots, ==, 3);
+  g_assert_cmpuint (plan.n_defines, ==, 18);
+  g_assert_cmpstr (plan.defines[12], ==, "-DWRITABLE_ROOT_2=/private/tmp");
+  g_assert_cmpstr (plan.defines[15], ==, "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config");
+  {
+    const char *three[] = { "/Users/me/ws", "/tmp", "/var/folders/zz/abc/T", NULL };
+    const char *one[] = { "/tmp", NULL };
+    DshSeatbeltPlan a, b;
+
+    build (DSH_BACKEND_MODE_WORKSPACE_WRITE, three, &a);
+    build (DSH_BACKEND_MODE_WORKSPACE_WRITE, one, &b);
+    g_assert_cmpstr (plan.profile, ==, a.profile);
+    g_assert_cmpstr (b.profile, ==, a.profile);
+    g_assert_cmpuint (b.n_roots, ==, 1);
+    g_assert_cmpuint (b.n_defines, ==, 18);
+    for (size_t i = 0; i < 3; i++)
+      {
+        g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=/private/tmp", i);
+
+        g_assert_cmpstr (b.defines[6 * i], ==, want);
+      }
+    dsh_seatbelt_plan_clear (&a);
+    dsh_seatbelt_plan_clear (&b);
+  }
   /* Directly inside /private/tmp: nothing between them to rename. */
   g_assert_false (dsh_seatbelt_plan_find_nested_root (&plan, &inner, &outer));
   dsh_seatbelt_plan_clear (&plan);
@@ -149,19 +287,50 @@ test_profile_independent_of_paths (void)
   const char *plain[] = { "/Users/me/ws", "/tmp", NULL };
   const char *hostile[] = { "/Users/me/a \"b\" (allow file-write* (subpath \"/\"))\n;x",
                             "/Users/\xff\xfe=\\/ws=1", NULL };
-  DshSeatbeltPlan a, b;
+  /* The same bytes as real directories holding a repository, so that every git parameter
+   * carries them too. */
+  g_autofree char *base = g_dir_make_tmp ("seatbelt-hostile-XXXXXX", NULL);
+  g_autofree char *quoted = make_dir (base, "a \"b\" (allow file-write*))\n;x");
+  g_autofree char *quoted_git = make_dir (quoted, ".git");
+  g_autofree char *bytes_parent = make_dir (base, "\xff\xfe=\\");
+  g_autofree char *bytes = make_dir (bytes_parent, "ws=1");
+  g_autofree char *bytes_git = make_dir (bytes, ".git");
+  g_autofree char *bytes_spelled = dsh_seatbelt_macos_spelling (bytes);
+  const char *repositories[] = { quoted, bytes, NULL };
+  DshSeatbeltPlan a, b, c;
 
   build (DSH_BACKEND_MODE_WORKSPACE_WRITE, plain, &a);
   build (DSH_BACKEND_MODE_WORKSPACE_WRITE, hostile, &b);
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, repositories, &c);
   g_assert_cmpstr (a.profile, ==, b.profile);
+  g_assert_cmpstr (a.profile, ==, c.profile);
   /* Each root arrives whole as one value, '=' and all: sandbox-exec splits at the first '='. */
   g_assert_cmpstr (b.defines[0], ==,
                    "-DWRITABLE_ROOT_0=/Users/me/a \"b\" (allow file-write* (subpath \"/\"))\n;x");
-  g_assert_cmpstr (b.defines[4], ==, "-DWRITABLE_ROOT_1=/Users/\xff\xfe=\\/ws=1");
-  g_assert_cmpstr (b.defines[7], ==,
-                   "-DWRITABLE_ROOT_1_GIT_CONFIG=/Users/\xff\xfe=\\/ws=1/.git/config");
+  g_assert_cmpstr (b.defines[6], ==, "-DWRITABLE_ROOT_1=/Users/\xff\xfe=\\/ws=1");
+  g_assert_true (c.has_repository[0] && c.has_repository[1]);
+  {
+    g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_1_GIT_CONFIG=%s/.git/config",
+                                             bytes_spelled);
+
+    g_assert_cmpstr (c.defines[9], ==, want);
+    g_assert_nonnull (strstr (c.defines[9], "/\xff\xfe=\\/ws=1/.git/config"));
+  }
+  for (size_t i = 0; i < c.n_roots; i++)
+    {
+      g_autofree char *spelled = dsh_seatbelt_macos_spelling (repositories[i]);
+
+      assert_git_defines (&c, i, spelled);
+    }
   dsh_seatbelt_plan_clear (&a);
   dsh_seatbelt_plan_clear (&b);
+  dsh_seatbelt_plan_clear (&c);
+  g_assert_no_errno (g_rmdir (quoted_git));
+  g_assert_no_errno (g_rmdir (quoted));
+  g_assert_no_errno (g_rmdir (bytes_git));
+  g_assert_no_errno (g_rmdir (bytes));
+  g_assert_no_errno (g_rmdir (bytes_parent));
+  g_assert_no_errno (g_rmdir (base));
 }
 
 static void
@@ -243,6 +412,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/seatbelt/spelling", test_spelling);
   g_test_add_func ("/seatbelt/workspace-write-parameters", test_workspace_write_parameters);
+  g_test_add_func ("/seatbelt/repository-decides-git-parameters",
+                   test_repository_decides_git_parameters);
   g_test_add_func ("/seatbelt/read-only-has-no-parameters", test_read_only_has_no_parameters);
   g_test_add_func ("/seatbelt/duplicates-after-spelling", test_duplicates_after_spelling);
   g_test_add_func ("/seatbelt/profile-independent-of-paths", test_profile_independent_of_paths);
