@@ -12,6 +12,8 @@
  *                                     a stray child holding a file open there; prints "env:TEMP"
  *                                     and the stray's "pid:N"
  *   acl-print-argv --hold FILE        creates FILE, keeps it open without delete sharing, sleeps
+ *   acl-print-argv --try-breakaway    starts itself with CREATE_BREAKAWAY_FROM_JOB and prints
+ *                                     "breakaway:started" or "breakaway:refused:<error>"
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -117,6 +119,27 @@ fill_temp (void)
   return 0;
 }
 
+/* A child that leaves its parent's job would outlive the runner. */
+static int
+try_breakaway (void)
+{
+  wchar_t self[MAX_PATH], line[MAX_PATH + 32];
+  STARTUPINFOW startup = { .cb = sizeof (startup) };
+  PROCESS_INFORMATION process;
+
+  GetModuleFileNameW (NULL, self, MAX_PATH);
+  swprintf (line, MAX_PATH + 32, L"\"%ls\" --exit 0", self);
+  if (!CreateProcessW (self, line, NULL, NULL, FALSE, CREATE_BREAKAWAY_FROM_JOB, NULL, NULL,
+                       &startup, &process))
+    {
+      printf ("breakaway:refused:%lu\n", (unsigned long) GetLastError ());
+      return 0;
+    }
+  WaitForSingleObject (process.hProcess, 10000);
+  printf ("breakaway:started\n");
+  return 0;
+}
+
 int wmain (int argc, wchar_t **argv);
 
 int
@@ -146,6 +169,8 @@ wmain (int argc, wchar_t **argv)
       printf ("set-event:%s\n", SetEvent (event) ? "done" : "failed");
       return 0;
     }
+  if (argc == 2 && wcscmp (argv[1], L"--try-breakaway") == 0)
+    return try_breakaway ();
   if (argc == 2 && wcscmp (argv[1], L"--fill-temp") == 0)
     return fill_temp ();
   if (argc == 3 && wcscmp (argv[1], L"--hold") == 0)

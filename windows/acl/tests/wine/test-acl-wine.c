@@ -468,6 +468,26 @@ test_job_kills_stray (void)
          (unsigned long) pid, r.err);
 }
 
+/* The job does not allow breakaway: a command cannot start a child outside it. */
+static void
+test_breakaway_refused (void)
+{
+  const char *direct[] = { child, "--try-breakaway", NULL };
+  const char *confined[] = { runner, "--session-sid", session_sid, "--", child, "--try-breakaway",
+                             NULL };
+  Run r;
+  int ran;
+
+  /* Outside any job the flag is harmless: what the job must change. */
+  ran = run (direct, &r);
+  check (ran == 0 && strstr (r.out, "breakaway:started") != NULL,
+         "a child started directly may use CREATE_BREAKAWAY_FROM_JOB ([%s])", r.out);
+  ran = run (confined, &r);
+  check (ran == 0 && r.status == 0 && strstr (r.out, "breakaway:refused:5") != NULL,
+         "the command under the runner cannot break away from its job ([%s], stderr [%s])",
+         r.out, r.err);
+}
+
 /* A handle the runner inherits (an event nobody else sets) must not reach the command. */
 static void
 test_only_standard_handles (void)
@@ -673,6 +693,7 @@ main (int argc, char **argv)
   test_exit_codes ();
   test_argv_exact ();
   test_job_kills_stray ();
+  test_breakaway_refused ();
   test_only_standard_handles ();
   test_workspace_write_runs ();
   test_per_call_temp_dir_removed ();
