@@ -38,10 +38,17 @@
 #define GRANT_MODIFY (FILE_GENERIC_READ | FILE_GENERIC_WRITE | FILE_GENERIC_EXECUTE | DELETE)
 #define GRANT_INHERIT (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)
 
+/* An agentless call's temp directory once made: a failure after that must not leave it. */
+static const char *made_per_call_temp_dir;
+
 static void __attribute__ ((noreturn, format (printf, 1, 2)))
 fatal (const char *format, ...)
 {
   va_list args;
+  char error[600];
+
+  if (made_per_call_temp_dir != NULL)
+    (void) dsh_acl_remove_tree (made_per_call_temp_dir, error, sizeof (error));
 
   fputs (DSH_ACL_FATAL_PREFIX, stderr);
   va_start (args, format);
@@ -546,6 +553,8 @@ main (void)
           grant_directory (grant->path, sid, profile);
           break;
         case DSH_ACL_GRANT_TEMP_DIR:
+          if (args.remove_temp_dir)
+            made_per_call_temp_dir = grant->path;
           prepare_temp_dir (grant->path, sid, profile);
           break;
         case DSH_ACL_GRANT_NULL_DEVICE:

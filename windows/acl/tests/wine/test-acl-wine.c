@@ -603,6 +603,15 @@ test_per_call_temp_dir_removed (void)
            !exists (private_temp) && exists (root),
          "an agentless call's temp directory is gone when the runner ends, and only it (status "
          "%lu, stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+
+  /* The runner's own failure after making it leaves nothing either. */
+  argv[11] = "C:\\no\\such\\program.exe";
+  argv[12] = NULL;
+  ran = run (argv, &r);
+  check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+           !exists (private_temp),
+         "a runner failure after making an agentless call's temp directory removes it (status "
+         "%lu, stderr [%s])", (unsigned long) r.status, r.err);
   RemoveDirectoryA (root);
 }
 
