@@ -7,12 +7,9 @@
 #include "dsh-backend-selector-private.h"
 
 #include <string.h>
-#ifdef __linux__
-#include <sys/auxv.h>
-#endif
-#include <unistd.h>
 
 #include "dsh-error.h"
+#include "dsh-platform-private.h"
 #include "dsh-probe-cache-private.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
@@ -23,18 +20,6 @@ candidate_free (Candidate *candidate)
   g_free (candidate->probe_detail);
   g_strfreev (candidate->runner_files);
   g_free (candidate);
-}
-
-static gboolean
-is_privileged_process (void)
-{
-#ifdef __linux__
-  return getauxval (AT_SECURE) != 0;
-#elif !defined(G_OS_WIN32)
-  return getuid () != geteuid () || getgid () != getegid ();
-#else
-  return FALSE;
-#endif
 }
 
 static int
@@ -180,7 +165,7 @@ probe_cache_key (DshBackendSelector *self, const Candidate *passed)
 
   /* Everything the probe's outcome depends on, and nothing else: no age. The entry holds as
    * long as the host, the module set and the passed candidate's runner files are the same. */
-  g_string_append_printf (key, "uid=%u;", (guint) getuid ());
+  dsh_platform_append_user (key);
   dsh_probe_cache_add_host (key);
   for (guint i = 0; i < self->candidates->len; i++)
     {
@@ -515,7 +500,7 @@ dsh_backend_selector_new (const char *const *backend_dirs, const char *const *he
   const char *backend = g_getenv ("DSH_SANDBOX_BACKEND");
 
   g_mutex_init (&self->lock);
-  if (dir_override != NULL && dir_override[0] != '\0' && is_privileged_process ())
+  if (dir_override != NULL && dir_override[0] != '\0' && dsh_platform_is_privileged ())
     {
       /* A setuid caller must not let its invoker choose the code it loads. */
       self->backend_dir_ignored = TRUE;

@@ -9,22 +9,14 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#ifdef G_OS_UNIX
-#include <sys/utsname.h>
-#endif
-#ifdef __linux__
-#include <linux/landlock.h>
-#include <sys/syscall.h>
-#endif
+
+#include "dsh-platform-private.h"
 
 char *
 dsh_probe_cache_default_path (void)
 {
   const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
   g_autofree char *dir = NULL;
-  struct stat st;
 
   /* The runtime directory is private to the user and cleared at logout; otherwise the cache
    * directory under the home. */
@@ -36,39 +28,23 @@ dsh_probe_cache_default_path (void)
     return NULL;
   /* Only a real directory of our own that nobody else can write: never a link someone put
    * there to have this process write elsewhere. */
-  if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid () ||
-      (st.st_mode & 077) != 0)
+  if (!dsh_platform_is_private_dir (dir))
     return NULL;
   return g_build_filename (dir, "probe-cache-v4.ini", NULL);
-}
-
-/* A file's identity: any replacement, rewrite, touch or change of mode or owner shows. */
-static void
-append_identity (GString *key, const char *path)
-{
-  struct stat st;
-
-  if (stat (path, &st) != 0)
-    memset (&st, 0, sizeof (st));
-  g_string_append_printf (key, "%s|%lu|%lu|%o|%u|%lld|%lld.%09ld|%lld.%09ld;", path,
-                          (gulong) st.st_dev, (gulong) st.st_ino, (guint) st.st_mode,
-                          (guint) st.st_uid, (long long) st.st_size,
-                          (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                          (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
 void
 dsh_probe_cache_add_member (GString *key, const char *name, const char *module_path)
 {
   g_string_append_printf (key, "module=%s|", name);
-  append_identity (key, module_path);
+  dsh_platform_append_file_identity (key, module_path);
 }
 
 void
 dsh_probe_cache_add_file (GString *key, const char *path)
 {
   g_string_append (key, "runner=");
-  append_identity (key, path);
+  dsh_platform_append_file_identity (key, path);
 }
 
 void
@@ -80,19 +56,10 @@ dsh_probe_cache_add_host_values (GString *key, const char *kernel_release, long 
 void
 dsh_probe_cache_add_host (GString *key)
 {
-  const char *release = "";
-  long abi = -1;
-#ifdef G_OS_UNIX
-  struct utsname names;
+  g_autofree char *release = dsh_platform_kernel_release ();
 
-  if (uname (&names) == 0)
-    release = names.release;
-#endif
-#if defined(__linux__) && defined(SYS_landlock_create_ruleset)
   /* Booting the same kernel with Landlock disabled changes what a probe would find. */
-  abi = syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-#endif
-  dsh_probe_cache_add_host_values (key, release, abi);
+  dsh_probe_cache_add_host_values (key, release, dsh_platform_landlock_abi ());
 }
 
 #define GROUP "probe-cache"
@@ -102,11 +69,9 @@ dsh_probe_cache_lookup (const char *path, const char *key)
 {
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autofree char *stored_key = NULL;
-  struct stat st;
 
   /* Only the user's own, private file is believed. */
-  if (path == NULL || stat (path, &st) != 0 || st.st_uid != getuid () ||
-      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+  if (path == NULL || !dsh_platform_is_private_file (path))
     return FALSE;
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
     return FALSE;

@@ -17,22 +17,13 @@
 #include <unistd.h>
 
 #include "dsh-error.h"
+
+#include "dsh-platform-private.h"
 #include "dsh-roots.h"
 #include "dsh-json-strict-private.h"
 #include "dsh-vocabulary-private.h"
 
 /* ---- where the cache lives --------------------------------------------------------------- */
-
-static gboolean
-is_private_directory (const char *dir)
-{
-  struct stat st;
-
-  /* A real directory of our own that nobody else can write: never a link someone put there
-   * to have this process write elsewhere. */
-  return lstat (dir, &st) == 0 && S_ISDIR (st.st_mode) && st.st_uid == getuid () &&
-         (st.st_mode & 077) == 0;
-}
 
 char *
 dsh_session_fold_cache_path (const char *log_path)
@@ -56,7 +47,7 @@ dsh_session_fold_cache_path (const char *log_path)
   if (dsh_path_is_beneath (dir, "/tmp") || dsh_path_is_beneath (dir, tmp) ||
       dsh_path_is_beneath (dir, "/var/tmp") || dsh_path_is_beneath (dir, "/dev/shm"))
     return NULL;
-  if (g_mkdir_with_parents (dir, 0700) != 0 || !is_private_directory (dir))
+  if (g_mkdir_with_parents (dir, 0700) != 0 || !dsh_platform_is_private_dir (dir))
     return NULL;
   canonical = dsh_canonical_path (log_path);
   name = g_compute_checksum_for_string (G_CHECKSUM_SHA256, canonical, -1);

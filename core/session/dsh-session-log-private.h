@@ -6,7 +6,7 @@
  */
 #pragma once
 
-#include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <sys/types.h>
 
 #include "dsh-session-log.h"
@@ -73,7 +73,7 @@ struct _DshSessionLog {
 
 /* A log of the file at path, whose identity st holds; nothing consumed yet. */
 DshSessionLog *dsh_session_log_new_for_file   (const char        *path,
-                                               const struct stat *st);
+                                               const GStatBuf    *st);
 
 /* Consumes complete lines of buf (the file's bytes from self->committed on) into the log.
  * Transactional: on error nothing changes. *out_consumed is the length of the accepted
@@ -114,7 +114,7 @@ gboolean dsh_session_io_error          (GError      **error,
 /* Opens path, refusing anything but a regular file (a FIFO planted there does not hang us). */
 int      dsh_session_open_regular      (const char   *path,
                                         int           flags,
-                                        struct stat  *st,
+                                        GStatBuf     *st,
                                         GError      **error);
 
 /* Reads from fd's current position to EOF; the result is NUL-terminated. */

@@ -1,15 +1,17 @@
 /* dsh-acl-exec.c — the Windows ACL runner: runs one command under a write-restricted token whose
- * restricting SIDs are the session SID (and the workspace SID under workspace-write), so the
- * command may write only where one of those SIDs is granted.
+ * restricting SIDs are the session SID (and the workspace SID under workspace-write) and the
+ * NUL device's SID, so the command may write only where one of those SIDs is granted.
  *
  *   dsh-acl-exec.exe [--workspace-sid SID] [--write ROOT]... --session-sid SID
- *                    [--temp-dir DIR] -- ARGV...
+ *                    [--temp-dir DIR [--remove-temp-dir]] -- ARGV...
  *
  * Before it starts the command it makes sure each root carries the standing inheritable ACE of
  * the workspace SID (added only when missing), creates the private temp directory granted to the
- * session SID, and grants the session SID the NUL device. The command runs in a job that kills
- * everything left in it when the runner ends, and its exit status is the runner's. When the
- * runner itself fails it prints one "dsh-acl-exec: fatal: ..." line and exits 125.
+ * session SID, and makes sure the NUL device is granted to the one SID every confined command
+ * holds. The command runs in a job that kills everything left in it when the runner ends, and
+ * its exit status is the runner's; an agentless call's temp directory is removed once the job is
+ * empty. When the runner itself fails it prints one "dsh-acl-exec: fatal: ..." line and exits
+ * 125.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -27,17 +29,26 @@
 
 #include "dsh-acl-cmdline.h"
 #include "dsh-acl-plan.h"
+#include "dsh-acl-remove-tree.h"
 #include "dsh-acl-roots.h"
 #include "dsh-acl-runner-args.h"
+#include "dsh-acl-runner-plan.h"
 
 /* What a restricting SID gets on a root or the temp directory: read, write, execute, delete. */
 #define GRANT_MODIFY (FILE_GENERIC_READ | FILE_GENERIC_WRITE | FILE_GENERIC_EXECUTE | DELETE)
 #define GRANT_INHERIT (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)
 
+/* An agentless call's temp directory once made: a failure after that must not leave it. */
+static const char *made_per_call_temp_dir;
+
 static void __attribute__ ((noreturn, format (printf, 1, 2)))
 fatal (const char *format, ...)
 {
   va_list args;
+  char error[600];
+
+  if (made_per_call_temp_dir != NULL)
+    (void) dsh_acl_remove_tree (made_per_call_temp_dir, error, sizeof (error));
 
   fputs (DSH_ACL_FATAL_PREFIX, stderr);
   va_start (args, format);
@@ -292,16 +303,19 @@ prepare_temp_dir (const char *path, PSID session_sid, const char *profile)
   free (wide);
 }
 
-/* Shells and tools write to NUL even under read-only: the session SID may too. */
+/* Shells and tools write to NUL even under read-only. The device is one object for the whole
+ * machine: its grant goes to the one fixed SID, so it is written once, not once per session. */
 static void
-grant_null_device (PSID session_sid)
+grant_null_device (PSID null_device_sid)
 {
   HANDLE handle = CreateFileW (L"\\\\.\\NUL", READ_CONTROL | WRITE_DAC,
                                FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
 
   if (handle == INVALID_HANDLE_VALUE)
     fatal ("cannot open the NUL device to grant it: %s", describe_error (GetLastError ()));
-  ensure_grant (handle, "the NUL device", session_sid, GENERIC_READ | GENERIC_WRITE, 0);
+  /* Specific rights: generic ones are mapped when stored and would never be found again. */
+  ensure_grant (handle, "the NUL device", null_device_sid, FILE_GENERIC_READ | FILE_GENERIC_WRITE,
+                0);
   CloseHandle (handle);
 }
 
@@ -338,10 +352,13 @@ extend_default_dacl (HANDLE token, PSID session_sid)
 }
 
 static HANDLE
-restricted_token (PSID session_sid, PSID workspace_sid)
+restricted_token (const DshAclRunnerPlan *plan, PSID session_sid)
 {
-  SID_AND_ATTRIBUTES restricting[2] = { { session_sid, 0 }, { workspace_sid, 0 } };
+  SID_AND_ATTRIBUTES restricting[3] = { { NULL, 0 } };
   HANDLE token, restricted;
+
+  for (size_t i = 0; i < plan->n_restricting_sids; i++)
+    restricting[i].Sid = parse_sid (plan->restricting_sids[i]);
 
   if (!OpenProcessToken (GetCurrentProcess (),
                          TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY |
@@ -350,9 +367,11 @@ restricted_token (PSID session_sid, PSID workspace_sid)
     fatal ("cannot open the runner's token: %s", describe_error (GetLastError ()));
   /* Privileges such as backup and restore would bypass every ACL: none are kept. */
   if (!CreateRestrictedToken (token, DISABLE_MAX_PRIVILEGE | WRITE_RESTRICTED, 0, NULL, 0, NULL,
-                              workspace_sid != NULL ? 2 : 1, restricting, &restricted))
+                              (DWORD) plan->n_restricting_sids, restricting, &restricted))
     fatal ("cannot create the write-restricted token: %s", describe_error (GetLastError ()));
   CloseHandle (token);
+  for (size_t i = 0; i < plan->n_restricting_sids; i++)
+    LocalFree (restricting[i].Sid);
   extend_default_dacl (restricted, session_sid);
   return restricted;
 }
@@ -471,6 +490,38 @@ run_command (HANDLE token, HANDLE job, const char *const *command)
   return status;
 }
 
+/* Ends whatever the command left in the job and waits until it is gone (a bounded while), so
+ * that nothing still writes into what is removed next. */
+static void
+empty_job (HANDLE job)
+{
+  JOBOBJECT_BASIC_ACCOUNTING_INFORMATION accounting;
+
+  TerminateJobObject (job, DSH_ACL_FATAL_EXIT);
+  for (int i = 0; i < 500; i++)
+    {
+      if (!QueryInformationJobObject (job, JobObjectBasicAccountingInformation, &accounting,
+                                      sizeof (accounting), NULL) ||
+          accounting.ActiveProcesses == 0)
+        return;
+      Sleep (10);
+    }
+}
+
+/* After the command ran its status is the runner's, so a temp directory that cannot be removed
+ * is told on one line, never as the runner's failure. */
+static void
+remove_temp_dir (const char *path)
+{
+  char error[600];
+
+  if (dsh_acl_remove_tree (path, error, sizeof (error)) != 0)
+    {
+      fprintf (stderr, "dsh-acl-exec: warning: the temp directory stays: %s\n", error);
+      fflush (stderr);
+    }
+}
+
 int
 main (void)
 {
@@ -478,7 +529,8 @@ main (void)
   char **argv = dsh_acl_cmdline_decode (cmdline);
   char *profile = resolved_profile ();
   DshAclRunnerArgs args;
-  PSID session_sid, workspace_sid = NULL;
+  DshAclRunnerPlan plan;
+  PSID session_sid;
   HANDLE token, job;
   DWORD status;
 
@@ -486,22 +538,45 @@ main (void)
     fatal ("out of memory");
   if (dsh_acl_runner_args_parse (&args, (const char *const *) argv, profile) != 0)
     fatal ("%s", args.error);
+  if (dsh_acl_runner_plan (&plan, &args) != 0)
+    fatal ("out of memory");
 
   session_sid = parse_sid (args.session_sid);
-  if (args.workspace_sid != NULL)
-    workspace_sid = parse_sid (args.workspace_sid);
-  for (size_t i = 0; i < args.n_write_roots; i++)
-    grant_directory (args.write_roots[i], workspace_sid, profile);
-  if (args.temp_dir != NULL)
-    prepare_temp_dir (args.temp_dir, session_sid, profile);
-  grant_null_device (session_sid);
+  for (size_t i = 0; i < plan.n_grants; i++)
+    {
+      const DshAclGrant *grant = &plan.grants[i];
+      PSID sid = parse_sid (grant->sid);
 
-  token = restricted_token (session_sid, workspace_sid);
+      switch (grant->kind)
+        {
+        case DSH_ACL_GRANT_ROOT:
+          grant_directory (grant->path, sid, profile);
+          break;
+        case DSH_ACL_GRANT_TEMP_DIR:
+          if (args.remove_temp_dir)
+            made_per_call_temp_dir = grant->path;
+          prepare_temp_dir (grant->path, sid, profile);
+          break;
+        case DSH_ACL_GRANT_NULL_DEVICE:
+          grant_null_device (sid);
+          break;
+        }
+      LocalFree (sid);
+    }
+
+  token = restricted_token (&plan, session_sid);
   job = kill_on_close_job ();
   status = run_command (token, job, args.command);
+  if (args.remove_temp_dir)
+    {
+      empty_job (job);
+      remove_temp_dir (args.temp_dir);
+    }
   /* Closing the job ends whatever the command left running. */
   CloseHandle (job);
   CloseHandle (token);
+  LocalFree (session_sid);
+  dsh_acl_runner_plan_clear (&plan);
   dsh_acl_runner_args_clear (&args);
   return (int) status;
 }

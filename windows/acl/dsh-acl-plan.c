@@ -127,8 +127,8 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
   if (!dsh_acl_sid_is_valid (input->session.sid))
     return fail (plan, "the session SID \"%s\" is malformed", input->session.sid);
 
-  /* Runner, 2 per root, 8 for the SIDs, the temp dir and "--", the command, the NULL. */
-  plan->argv = calloc (1 + 2 * n_roots + 8 + n_command + 1, sizeof (char *));
+  /* Runner, 2 per root, 9 for the SIDs, the temp dir and "--", the command, the NULL. */
+  plan->argv = calloc (1 + 2 * n_roots + 9 + n_command + 1, sizeof (char *));
   if (plan->argv == NULL)
     return fail (plan, "out of memory");
   push (plan, input->runner);
@@ -162,6 +162,8 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
     {
       push (plan, "--temp-dir");
       push (plan, plan->temp_dir);
+      if (input->per_call)
+        push (plan, "--remove-temp-dir");
     }
   push (plan, "--");
   for (size_t i = 0; i < n_command; i++)

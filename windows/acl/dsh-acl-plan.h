@@ -3,7 +3,7 @@
  * runner failure apart.
  *
  *   dsh-acl-exec.exe [--workspace-sid SID] [--write ROOT]... --session-sid SID
- *                    [--temp-dir DIR] -- ARGV...
+ *                    [--temp-dir DIR [--remove-temp-dir]] -- ARGV...
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -48,6 +48,9 @@ typedef struct {
   /* The user's profile directory, never granted nor anything above it; may be NULL. */
   const char *profile_dir;
   DshAclSession session;
+  /* The session is this call's alone (an agentless call): the runner removes its temp directory
+   * when the command ends. */
+  int per_call;
 } DshAclPlanInput;
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* dsh-acl-runner-args.c — parsing `[--workspace-sid SID] [--write ROOT]... --session-sid SID
- * [--temp-dir DIR] -- ARGV...` strictly: every option once (--write repeatable), nothing unknown,
+ * [--temp-dir DIR [--remove-temp-dir]] -- ARGV...` strictly: every option once (--write repeatable), nothing unknown,
  * nothing missing.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -104,6 +104,8 @@ check_roots (DshAclRunnerArgs *args, const char *profile)
 static int
 check_complete (DshAclRunnerArgs *args, const char *profile)
 {
+  char null_device_sid[DSH_ACL_SID_SIZE];
+
   if (args->command == NULL)
     return fail (args, "no command given: put it after \"--\"");
   if (args->command[0] == NULL || args->command[0][0] == '\0')
@@ -117,6 +119,13 @@ check_complete (DshAclRunnerArgs *args, const char *profile)
     return -1;
   if (args->workspace_sid != NULL && strcmp (args->workspace_sid, args->session_sid) == 0)
     return fail (args, "the workspace SID and the session SID must differ");
+  dsh_acl_null_device_sid (null_device_sid);
+  if (strcmp (args->session_sid, null_device_sid) == 0 ||
+      (args->workspace_sid != NULL && strcmp (args->workspace_sid, null_device_sid) == 0))
+    return fail (args, "%s is the NUL device's SID, which every confined command holds",
+                 null_device_sid);
+  if (args->remove_temp_dir && args->temp_dir == NULL)
+    return fail (args, "--remove-temp-dir needs --temp-dir");
   return check_roots (args, profile);
 }
 
@@ -148,6 +157,11 @@ dsh_acl_runner_args_parse (DshAclRunnerArgs *args, const char *const *argv, cons
         rc = take_value (args, argv, &i, &args->session_sid);
       else if (strcmp (arg, "--temp-dir") == 0)
         rc = take_value (args, argv, &i, &args->temp_dir);
+      else if (strcmp (arg, "--remove-temp-dir") == 0)
+        {
+          rc = args->remove_temp_dir ? fail (args, "%s was given twice", arg) : 0;
+          args->remove_temp_dir = 1;
+        }
       else if (strcmp (arg, "--write") == 0)
         {
           rc = take_value (args, argv, &i, NULL);

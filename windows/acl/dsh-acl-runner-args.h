@@ -11,6 +11,8 @@ typedef struct {
   const char *workspace_sid;
   const char *session_sid;
   const char *temp_dir;
+  /* The temp directory is this call's alone (an agentless call): removed when the command ends. */
+  int remove_temp_dir;
   /* NULL-terminated, borrowed from argv. */
   const char **write_roots;
   size_t n_write_roots;

@@ -1,5 +1,6 @@
-/* dsh-acl-session.c — the table of live sessions a provider has seen, behind one lock: a handful
- * of entries per provider, so a list is all it needs.
+/* dsh-acl-session.c — the table of live sessions a provider has seen, and the private temp
+ * directories planned for them, behind one lock: a handful of entries per provider, so lists are
+ * all it needs.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -34,9 +35,16 @@ struct _Entry {
   DshAclSession session;
 };
 
+typedef struct _TempDir TempDir;
+struct _TempDir {
+  TempDir *next;
+  char *path;
+};
+
 struct _DshAclSessions {
   Lock lock;
   Entry *entries;
+  TempDir *temp_dirs;
 };
 
 DshAclSessions *
@@ -52,8 +60,24 @@ dsh_acl_sessions_new (void)
 void
 dsh_acl_sessions_free (DshAclSessions *self)
 {
+  dsh_acl_sessions_free_full (self, NULL, NULL);
+}
+
+void
+dsh_acl_sessions_free_full (DshAclSessions *self, DshAclRemoveFunc remove, void *data)
+{
   if (self == NULL)
     return;
+  while (self->temp_dirs != NULL)
+    {
+      TempDir *next = self->temp_dirs->next;
+
+      if (remove != NULL)
+        remove (self->temp_dirs->path, data);
+      free (self->temp_dirs->path);
+      free (self->temp_dirs);
+      self->temp_dirs = next;
+    }
   while (self->entries != NULL)
     {
       Entry *next = self->entries->next;
@@ -129,6 +153,36 @@ dsh_acl_sessions_get (DshAclSessions *self,
     *out = e->session;
   UNLOCK (&self->lock);
   return e != NULL ? 0 : -1;
+}
+
+int
+dsh_acl_sessions_keep_temp_dir (DshAclSessions *self, const char *dir)
+{
+  TempDir *kept = NULL;
+  int rc = 0;
+
+  LOCK (&self->lock);
+  for (TempDir *t = self->temp_dirs; t != NULL && kept == NULL; t = t->next)
+    {
+      if (strcmp (t->path, dir) == 0)
+        kept = t;
+    }
+  if (kept == NULL)
+    {
+      kept = calloc (1, sizeof (TempDir));
+      if (kept != NULL && (kept->path = strdup (dir)) != NULL)
+        {
+          kept->next = self->temp_dirs;
+          self->temp_dirs = kept;
+        }
+      else
+        {
+          free (kept);
+          rc = -1;
+        }
+    }
+  UNLOCK (&self->lock);
+  return rc;
 }
 
 char *

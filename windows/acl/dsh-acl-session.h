@@ -21,9 +21,22 @@ typedef struct {
 
 typedef struct _DshAclSessions DshAclSessions;
 
+/* Removes one private temp directory and everything in it. */
+typedef void (*DshAclRemoveFunc) (const char *dir, void *data);
+
 /* NULL when out of memory. Safe to use from several threads at once. */
 DshAclSessions *dsh_acl_sessions_new  (void);
 void            dsh_acl_sessions_free (DshAclSessions *self);
+/* Ends self as its provider ends: remove (may be NULL) is called on every temp directory kept
+ * with dsh_acl_sessions_keep_temp_dir(), once each, then self is freed. */
+void            dsh_acl_sessions_free_full (DshAclSessions   *self,
+                                            DshAclRemoveFunc  remove,
+                                            void             *data);
+
+/* Remembers dir, the private temp directory of one of self's sessions, for removal when self
+ * ends; a directory kept already is kept once. 0, or -1 when out of memory. */
+int             dsh_acl_sessions_keep_temp_dir (DshAclSessions *self,
+                                                const char     *dir);
 
 /* The identity of (session_id, workspace) in self, drawn on first use; with session_id NULL (an
  * agentless call) a fresh one each time, remembered nowhere. 0, or -1 when the random source or

@@ -1,6 +1,6 @@
-/* dsh-acl-sid.c — workspace and session SIDs. Both sit in the S-1-5-21 (machine or domain)
- * space with four sub-authorities, 128 bits: a random one cannot be guessed, and a derived one
- * collides with an account SID only by a SHA-256 collision.
+/* dsh-acl-sid.c — workspace, session and NUL device SIDs. All sit in the S-1-5-21 (machine or
+ * domain) space with four sub-authorities, 128 bits: a random one cannot be guessed, and a
+ * derived one collides with an account SID only by a SHA-256 collision.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -21,6 +21,7 @@
 
 /* Keeps a later change of derivation from silently re-using the SIDs of this one. */
 static const char workspace_sid_domain[] = "dsh-sandbox workspace SID v1";
+static const char null_device_sid_domain[] = "dsh-sandbox NUL device SID v1";
 
 void
 dsh_acl_sid_from_bytes (const uint8_t bytes[16], char sid[DSH_ACL_SID_SIZE])
@@ -34,18 +35,30 @@ dsh_acl_sid_from_bytes (const uint8_t bytes[16], char sid[DSH_ACL_SID_SIZE])
             (unsigned long) part[1], (unsigned long) part[2], (unsigned long) part[3]);
 }
 
-void
-dsh_acl_workspace_sid (const char *canonical_path, char sid[DSH_ACL_SID_SIZE])
+static void
+derived_sid (const char *domain, size_t domain_size, const char *name, char sid[DSH_ACL_SID_SIZE])
 {
   uint8_t digest[DSH_ACL_SHA256_LEN];
   DshAclSha256 ctx;
 
   dsh_acl_sha256_init (&ctx);
-  /* The NUL ends the domain, so no path can extend it. */
-  dsh_acl_sha256_update (&ctx, workspace_sid_domain, sizeof (workspace_sid_domain));
-  dsh_acl_sha256_update (&ctx, canonical_path, strlen (canonical_path));
+  /* The NUL ends the domain, so no name can extend it into another domain. */
+  dsh_acl_sha256_update (&ctx, domain, domain_size);
+  dsh_acl_sha256_update (&ctx, name, strlen (name));
   dsh_acl_sha256_final (&ctx, digest);
   dsh_acl_sid_from_bytes (digest, sid);
+}
+
+void
+dsh_acl_workspace_sid (const char *canonical_path, char sid[DSH_ACL_SID_SIZE])
+{
+  derived_sid (workspace_sid_domain, sizeof (workspace_sid_domain), canonical_path, sid);
+}
+
+void
+dsh_acl_null_device_sid (char sid[DSH_ACL_SID_SIZE])
+{
+  derived_sid (null_device_sid_domain, sizeof (null_device_sid_domain), "", sid);
 }
 
 int

@@ -1,6 +1,6 @@
-/* dsh-acl-sid.h — the two SIDs a confined call runs with: one derived from the workspace path
- * (the same in every process and after a reboot, so its standing ACE keeps working) and one drawn
- * at random for each live session.
+/* dsh-acl-sid.h — the SIDs a confined call runs with: one derived from the workspace path (the
+ * same in every process and after a reboot, so its standing ACE keeps working), one drawn at
+ * random for each live session, and one fixed SID for the NUL device.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,6 +16,10 @@
  * different SID (whose writes fail), never a shared one. */
 void dsh_acl_workspace_sid   (const char *canonical_path,
                               char        sid[DSH_ACL_SID_SIZE]);
+
+/* The one SID every confined command holds so that it may write the NUL device: the device is
+ * granted to it once, never once per session, so its ACL does not grow with every session. */
+void dsh_acl_null_device_sid (char        sid[DSH_ACL_SID_SIZE]);
 
 /* A fresh random SID. Returns 0, or -1 when the system's random source failed. */
 int  dsh_acl_random_sid      (char        sid[DSH_ACL_SID_SIZE]);

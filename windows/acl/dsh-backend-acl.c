@@ -1,14 +1,19 @@
 /* dsh-backend-acl.c — the Windows ACL backend module: plans each call with the planner and pushes
  * the runner argv through the host. Its per-provider instance holds the live sessions' random
- * SIDs and temp directory names, so a new provider never reuses them.
+ * SIDs and temp directory names, so a new provider never reuses them, and removes those
+ * directories when the provider ends; an agentless call's goes when its command ends.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "dsh-acl-plan.h"
 #include "dsh-acl-session.h"
 #include "dsh-backend.h"
+#ifdef _WIN32
+#include "dsh-acl-remove-tree.h"
+#endif
 
 static const DshBackendFailureRule failure_rules[] = {
   {
@@ -28,10 +33,23 @@ acl_instance_new (DshBackendHost *host)
   return sessions;
 }
 
+/* Elsewhere the module only previews: no runner ever made the directories it planned. */
+static void
+remove_temp_dir (const char *dir, void *data)
+{
+#ifdef _WIN32
+  char error[600];
+
+  /* The provider is going away and has nobody to tell: what stays is residue a later provider
+   * neither reuses nor trusts. */
+  (void) dsh_acl_remove_tree (dir, error, sizeof (error));
+#endif
+}
+
 static void
 acl_instance_free (void *instance)
 {
-  dsh_acl_sessions_free (instance);
+  dsh_acl_sessions_free_full (instance, remove_temp_dir, NULL);
 }
 
 static const char *
@@ -84,6 +102,7 @@ acl_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *c
       host->set_error (host, "cannot draw a random session SID");
       return -1;
     }
+  input.per_call = policy->session_id == NULL;
   input.workspace_write = policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE;
   input.workspace_root = policy->workspace_root;
   input.writable_roots = policy->writable_roots;
@@ -98,6 +117,12 @@ acl_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *c
   input.profile_dir = first_env (host, "USERPROFILE", "HOME");
 
   rc = dsh_acl_plan (&plan, &input, argv);
+  if (rc == 0 && plan.temp_dir != NULL && !input.per_call &&
+      dsh_acl_sessions_keep_temp_dir (sessions, plan.temp_dir) != 0)
+    {
+      rc = -1;
+      snprintf (plan.error, sizeof (plan.error), "out of memory");
+    }
   if (rc == 0)
     {
       dsh_backend_push_args (host, plan.argv);

@@ -15,6 +15,8 @@ REQUIRED = [
     "Everyone",
     "profile directory",
     "junction",
+    "NUL device SID",
+    "removed",
 ]
 
 

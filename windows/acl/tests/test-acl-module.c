@@ -210,6 +210,28 @@ test_identity_lifetimes (void)
   desc->instance_free (second);
 }
 
+/* A session's temp directory outlives the call, for the session's next one; an agentless call's
+ * is the runner's to remove when the command ends. */
+static void
+test_temp_dir_lifetimes (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_acl_describe ();
+  g_auto (Identity) session = { 0 }, agentless = { 0 };
+  FakeHost fake;
+  void *instance;
+
+  fake_init (&fake);
+  instance = desc->instance_new (&fake.host);
+  confine_identity (&fake, instance, "s1", "C:\\work", &session);
+  g_assert_nonnull (session.temp_dir);
+  g_assert_null (option_value (&fake, "--remove-temp-dir"));
+  confine_identity (&fake, instance, NULL, "C:\\work", &agentless);
+  g_assert_nonnull (agentless.temp_dir);
+  g_assert_cmpstr (option_value (&fake, "--remove-temp-dir"), ==, "--");
+  desc->instance_free (instance);
+  fake_clear (&fake);
+}
+
 static void
 assert_refused (DshBackendFakeHost *fake, void *instance, const DshBackendPolicy *policy,
                 const char *needle)
@@ -265,6 +287,7 @@ main (int argc, char **argv)
   g_test_add_func ("/acl-module/read-only-argv", test_read_only_argv);
   g_test_add_func ("/acl-module/workspace-write-argv", test_workspace_write_argv);
   g_test_add_func ("/acl-module/identity-lifetimes", test_identity_lifetimes);
+  g_test_add_func ("/acl-module/temp-dir-lifetimes", test_temp_dir_lifetimes);
   g_test_add_func ("/acl-module/refusals", test_refusals);
   return g_test_run ();
 }

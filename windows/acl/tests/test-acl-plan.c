@@ -12,6 +12,7 @@
 #include "dsh-acl-plan.h"
 #include "dsh-acl-roots.h"
 #include "dsh-acl-runner-args.h"
+#include "dsh-acl-runner-plan.h"
 #include "dsh-acl-session.h"
 #include "dsh-acl-sha256.h"
 #include "dsh-acl-sid.h"
@@ -78,6 +79,23 @@ test_workspace_sid (void)
   /* Pinned: a standing ACE written by an earlier version must keep matching after a reboot or
    * an upgrade. */
   g_assert_cmpstr (a, ==, "S-1-5-21-4104203572-1634123296-1951190470-3003862233");
+}
+
+/* One fixed SID for the NUL device, whatever the session or workspace: granted once, it is the
+ * only ACE confined calls ever add to the device, however many sessions come and go. */
+static void
+test_null_device_sid (void)
+{
+  char a[DSH_ACL_SID_SIZE], b[DSH_ACL_SID_SIZE], workspace[DSH_ACL_SID_SIZE];
+
+  dsh_acl_null_device_sid (a);
+  dsh_acl_null_device_sid (b);
+  g_assert_true (dsh_acl_sid_is_valid (a));
+  g_assert_cmpstr (a, ==, b);
+  g_assert_cmpstr (a, ==, "S-1-5-21-2952758600-3458793800-606269286-637955805");
+  /* Its own domain: no workspace path, the empty one included, derives it. */
+  dsh_acl_workspace_sid ("", workspace);
+  g_assert_cmpstr (workspace, !=, a);
 }
 
 static void
@@ -229,6 +247,36 @@ test_plan_workspace_write (void)
   dsh_acl_plan_clear (&plan);
 }
 
+/* An agentless call's session lives for one call: the runner removes its temp directory when
+ * the command ends; a session's stays for the session's later calls. */
+static void
+test_plan_per_call (void)
+{
+  const char *const roots[] = { "C:\\work\\project", NULL };
+  const char *const command[] = { "git", "status", NULL };
+  DshAclPlanInput input = plan_input (TRUE, roots);
+  g_autofree char *argv = NULL;
+  DshAclPlan plan;
+
+  input.per_call = 1;
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  argv = joined (&plan);
+  g_assert_true (g_str_has_suffix (argv, "|--temp-dir|C:\\Users\\me\\AppData\\Local\\Temp\\dsh-acl-"
+                                         "00112233445566778899aabbccddeeff|--remove-temp-dir|--|"
+                                         "git|status"));
+  dsh_acl_plan_clear (&plan);
+  g_clear_pointer (&argv, g_free);
+
+  /* Read-only has no temp directory to remove. */
+  input = plan_input (FALSE, NULL);
+  input.per_call = 1;
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  argv = joined (&plan);
+  g_assert_null (strstr (argv, "--remove-temp-dir"));
+  g_assert_null (strstr (argv, "--temp-dir"));
+  dsh_acl_plan_clear (&plan);
+}
+
 static void
 assert_plan_fails (const DshAclPlanInput *input, const char *const *command, const char *needle)
 {
@@ -322,6 +370,98 @@ test_sessions (void)
   dsh_acl_sessions_free (second);
 }
 
+typedef struct {
+  GPtrArray *removed;
+} Removals;
+
+static void
+record_removal (const char *dir, void *data)
+{
+  g_ptr_array_add (((Removals *) data)->removed, g_strdup (dir));
+}
+
+/* The temp directories a provider's sessions were given go when the provider ends, each once;
+ * a provider that planned none removes nothing. */
+static void
+test_sessions_remove_temp_dirs (void)
+{
+  Removals removals = { g_ptr_array_new_with_free_func (g_free) };
+  DshAclSessions *sessions = dsh_acl_sessions_new ();
+
+  g_assert_cmpint (dsh_acl_sessions_keep_temp_dir (sessions, "C:\\T\\dsh-acl-1"), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_keep_temp_dir (sessions, "C:\\T\\dsh-acl-2"), ==, 0);
+  g_assert_cmpint (dsh_acl_sessions_keep_temp_dir (sessions, "C:\\T\\dsh-acl-1"), ==, 0);
+  dsh_acl_sessions_free_full (sessions, record_removal, &removals);
+  g_assert_cmpuint (removals.removed->len, ==, 2);
+  g_assert_true (g_ptr_array_find_with_equal_func (removals.removed, "C:\\T\\dsh-acl-1",
+                                                   g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (removals.removed, "C:\\T\\dsh-acl-2",
+                                                   g_str_equal, NULL));
+
+  g_ptr_array_set_size (removals.removed, 0);
+  sessions = dsh_acl_sessions_new ();
+  dsh_acl_sessions_free_full (sessions, record_removal, &removals);
+  g_assert_cmpuint (removals.removed->len, ==, 0);
+  g_ptr_array_unref (removals.removed);
+}
+
+/* What the runner grants and restricts with. The NUL device is one object for the whole machine:
+ * its grant goes to the fixed SID for every session, never to a session's SID, so sessions add
+ * no ACE to it; only the session's own temp directory is granted to the session SID. */
+static void
+test_runner_plan (void)
+{
+  const char *const first[] = { "r", "--workspace-sid", "S-1-5-21-1-2-3-4", "--write", "C:\\work",
+                                "--write", "D:\\cache", "--session-sid", "S-1-5-21-5-6-7-8",
+                                "--temp-dir", "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff",
+                                "--", "git", NULL };
+  const char *const second[] = { "r", "--session-sid", "S-1-5-21-9-10-11-12", "--", "cmd",
+                                 NULL };
+  char null_device_sid[DSH_ACL_SID_SIZE];
+  DshAclRunnerArgs args_a, args_b;
+  DshAclRunnerPlan a, b;
+
+  dsh_acl_null_device_sid (null_device_sid);
+  g_assert_cmpint (dsh_acl_runner_args_parse (&args_a, first, "C:\\Users\\me"), ==, 0);
+  g_assert_cmpint (dsh_acl_runner_args_parse (&args_b, second, "C:\\Users\\me"), ==, 0);
+  g_assert_cmpint (dsh_acl_runner_plan (&a, &args_a), ==, 0);
+  g_assert_cmpint (dsh_acl_runner_plan (&b, &args_b), ==, 0);
+
+  g_assert_cmpuint (a.n_grants, ==, 4);
+  g_assert_cmpint (a.grants[0].kind, ==, DSH_ACL_GRANT_ROOT);
+  g_assert_cmpstr (a.grants[0].path, ==, "C:\\work");
+  g_assert_cmpstr (a.grants[0].sid, ==, "S-1-5-21-1-2-3-4");
+  g_assert_cmpint (a.grants[1].kind, ==, DSH_ACL_GRANT_ROOT);
+  g_assert_cmpstr (a.grants[1].path, ==, "D:\\cache");
+  g_assert_cmpint (a.grants[2].kind, ==, DSH_ACL_GRANT_TEMP_DIR);
+  g_assert_cmpstr (a.grants[2].sid, ==, "S-1-5-21-5-6-7-8");
+  g_assert_cmpint (a.grants[3].kind, ==, DSH_ACL_GRANT_NULL_DEVICE);
+  g_assert_null (a.grants[3].path);
+  g_assert_cmpstr (a.grants[3].sid, ==, null_device_sid);
+
+  g_assert_cmpuint (b.n_grants, ==, 1);
+  g_assert_cmpint (b.grants[0].kind, ==, DSH_ACL_GRANT_NULL_DEVICE);
+  g_assert_cmpstr (b.grants[0].sid, ==, null_device_sid);
+  for (gsize i = 0; i < a.n_grants; i++)
+    {
+      if (a.grants[i].kind != DSH_ACL_GRANT_TEMP_DIR)
+        g_assert_cmpstr (a.grants[i].sid, !=, args_a.session_sid);
+    }
+
+  g_assert_cmpuint (a.n_restricting_sids, ==, 3);
+  g_assert_cmpstr (a.restricting_sids[0], ==, "S-1-5-21-5-6-7-8");
+  g_assert_cmpstr (a.restricting_sids[1], ==, "S-1-5-21-1-2-3-4");
+  g_assert_cmpstr (a.restricting_sids[2], ==, null_device_sid);
+  g_assert_cmpuint (b.n_restricting_sids, ==, 2);
+  g_assert_cmpstr (b.restricting_sids[0], ==, "S-1-5-21-9-10-11-12");
+  g_assert_cmpstr (b.restricting_sids[1], ==, null_device_sid);
+
+  dsh_acl_runner_plan_clear (&a);
+  dsh_acl_runner_plan_clear (&b);
+  dsh_acl_runner_args_clear (&args_a);
+  dsh_acl_runner_args_clear (&args_b);
+}
+
 static void
 test_runner_args_good (void)
 {
@@ -331,6 +471,9 @@ test_runner_args_good (void)
                                "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff", "--", "git",
                                "--write", NULL };
   const char *const minimal[] = { "r", "--session-sid", "S-1-5-21-5-6-7-8", "--", "cmd", NULL };
+  const char *const per_call[] = { "r", "--session-sid", "S-1-5-21-5-6-7-8", "--temp-dir",
+                                   "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff",
+                                   "--remove-temp-dir", "--", "cmd", NULL };
   DshAclRunnerArgs args;
 
   g_assert_cmpint (dsh_acl_runner_args_parse (&args, argv, "C:\\Users\\me"), ==, 0);
@@ -345,9 +488,16 @@ test_runner_args_good (void)
   g_assert_null (args.command[2]);
   dsh_acl_runner_args_clear (&args);
 
+  g_assert_false (args.remove_temp_dir);
+  dsh_acl_runner_args_clear (&args);
+
   g_assert_cmpint (dsh_acl_runner_args_parse (&args, minimal, NULL), ==, 0);
   g_assert_null (args.workspace_sid);
   g_assert_cmpuint (args.n_write_roots, ==, 0);
+  dsh_acl_runner_args_clear (&args);
+
+  g_assert_cmpint (dsh_acl_runner_args_parse (&args, per_call, NULL), ==, 0);
+  g_assert_true (args.remove_temp_dir);
   dsh_acl_runner_args_clear (&args);
 }
 
@@ -389,6 +539,16 @@ test_runner_args_bad (void)
     { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--verbose", "--", "cmd", NULL },
       "unknown option \"--verbose\"" },
     { { "r", "cmd", NULL }, "unknown option \"cmd\"" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--remove-temp-dir", "--", "cmd", NULL },
+      "--remove-temp-dir needs --temp-dir" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--temp-dir",
+        "C:\\Temp\\dsh-acl-00112233445566778899aabbccddeeff", "--remove-temp-dir",
+        "--remove-temp-dir", "--", "cmd", NULL }, "--remove-temp-dir was given twice" },
+    { { "r", "--session-sid", "S-1-5-21-2952758600-3458793800-606269286-637955805", "--", "cmd",
+        NULL }, "is the NUL device's SID" },
+    { { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--workspace-sid",
+        "S-1-5-21-2952758600-3458793800-606269286-637955805", "--", "cmd", NULL },
+      "is the NUL device's SID" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -542,12 +702,16 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/sha256/vectors", test_sha256_vectors);
   g_test_add_func ("/acl/sid/workspace", test_workspace_sid);
   g_test_add_func ("/acl/sid/random", test_random_sid);
+  g_test_add_func ("/acl/sid/null-device", test_null_device_sid);
   g_test_add_func ("/acl/sid/syntax", test_sid_syntax);
   g_test_add_func ("/acl/roots/refusals", test_root_refusals);
   g_test_add_func ("/acl/plan/read-only", test_plan_read_only);
   g_test_add_func ("/acl/plan/workspace-write", test_plan_workspace_write);
   g_test_add_func ("/acl/plan/refusals", test_plan_refusals);
+  g_test_add_func ("/acl/plan/per-call", test_plan_per_call);
   g_test_add_func ("/acl/sessions", test_sessions);
+  g_test_add_func ("/acl/sessions/remove-temp-dirs", test_sessions_remove_temp_dirs);
+  g_test_add_func ("/acl/runner-plan", test_runner_plan);
   g_test_add_func ("/acl/runner-args/good", test_runner_args_good);
   g_test_add_func ("/acl/runner-args/bad", test_runner_args_bad);
   g_test_add_func ("/acl/cmdline/known-encodings", test_cmdline_known_encodings);

@@ -8,6 +8,12 @@
  *   acl-print-argv --spawn-stray      starts itself sleeping, prints "pid:N" and exits at once
  *   acl-print-argv --sleep MS         sleeps
  *   acl-print-argv --set-event VALUE  sets the event whose handle value it was given, if it has it
+ *   acl-print-argv --fill-temp        leaves files, a read-only one and directories in %TEMP%, and
+ *                                     a stray child holding a file open there; prints "env:TEMP"
+ *                                     and the stray's "pid:N"
+ *   acl-print-argv --hold FILE        creates FILE, keeps it open without delete sharing, sleeps
+ *   acl-print-argv --try-breakaway    starts itself with CREATE_BREAKAWAY_FROM_JOB and prints
+ *                                     "breakaway:started" or "breakaway:refused:<error>"
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -55,6 +61,85 @@ spawn_stray (void)
   return 0;
 }
 
+static int
+create_file (const wchar_t *path, DWORD attributes)
+{
+  HANDLE file = CreateFileW (path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, attributes, NULL);
+  DWORD written;
+
+  if (file == INVALID_HANDLE_VALUE)
+    return 0;
+  WriteFile (file, "residue\n", 8, &written, NULL);
+  CloseHandle (file);
+  return 1;
+}
+
+static int
+hold (const wchar_t *path)
+{
+  HANDLE file = CreateFileW (path, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS, 0, NULL);
+
+  if (file == INVALID_HANDLE_VALUE)
+    return 2;
+  Sleep (120000);
+  return 0;
+}
+
+/* What a command may leave behind in its private temp directory. */
+static int
+fill_temp (void)
+{
+  const wchar_t *temp = _wgetenv (L"TEMP");
+  wchar_t path[MAX_PATH], self[MAX_PATH], line[2 * MAX_PATH + 32];
+  STARTUPINFOW startup = { .cb = sizeof (startup), .dwFlags = STARTF_USESTDHANDLES };
+  PROCESS_INFORMATION process;
+
+  if (temp == NULL)
+    return 2;
+  swprintf (path, MAX_PATH, L"%ls\\a.txt", temp);
+  if (!create_file (path, FILE_ATTRIBUTE_NORMAL))
+    return 2;
+  swprintf (path, MAX_PATH, L"%ls\\sub", temp);
+  CreateDirectoryW (path, NULL);
+  swprintf (path, MAX_PATH, L"%ls\\sub\\deeper", temp);
+  CreateDirectoryW (path, NULL);
+  swprintf (path, MAX_PATH, L"%ls\\sub\\deeper\\read-only.txt", temp);
+  if (!create_file (path, FILE_ATTRIBUTE_READONLY))
+    return 2;
+  /* A stray that keeps a file open: only once the job has ended it can the file go. */
+  GetModuleFileNameW (NULL, self, MAX_PATH);
+  swprintf (path, MAX_PATH, L"%ls\\held.txt", temp);
+  swprintf (line, 2 * MAX_PATH + 32, L"\"%ls\" --hold \"%ls\"", self, path);
+  if (!CreateProcessW (self, line, NULL, NULL, FALSE, DETACHED_PROCESS, NULL, NULL, &startup,
+                       &process))
+    return 2;
+  for (int i = 0; i < 1000 && GetFileAttributesW (path) == INVALID_FILE_ATTRIBUTES; i++)
+    Sleep (10);
+  printf ("env:%ls\npid:%lu\n", temp, (unsigned long) process.dwProcessId);
+  return 0;
+}
+
+/* A child that leaves its parent's job would outlive the runner. */
+static int
+try_breakaway (void)
+{
+  wchar_t self[MAX_PATH], line[MAX_PATH + 32];
+  STARTUPINFOW startup = { .cb = sizeof (startup) };
+  PROCESS_INFORMATION process;
+
+  GetModuleFileNameW (NULL, self, MAX_PATH);
+  swprintf (line, MAX_PATH + 32, L"\"%ls\" --exit 0", self);
+  if (!CreateProcessW (self, line, NULL, NULL, FALSE, CREATE_BREAKAWAY_FROM_JOB, NULL, NULL,
+                       &startup, &process))
+    {
+      printf ("breakaway:refused:%lu\n", (unsigned long) GetLastError ());
+      return 0;
+    }
+  WaitForSingleObject (process.hProcess, 10000);
+  printf ("breakaway:started\n");
+  return 0;
+}
+
 int wmain (int argc, wchar_t **argv);
 
 int
@@ -84,6 +169,12 @@ wmain (int argc, wchar_t **argv)
       printf ("set-event:%s\n", SetEvent (event) ? "done" : "failed");
       return 0;
     }
+  if (argc == 2 && wcscmp (argv[1], L"--try-breakaway") == 0)
+    return try_breakaway ();
+  if (argc == 2 && wcscmp (argv[1], L"--fill-temp") == 0)
+    return fill_temp ();
+  if (argc == 3 && wcscmp (argv[1], L"--hold") == 0)
+    return hold (argv[2]);
   if (argc == 3 && wcscmp (argv[1], L"--sleep") == 0)
     {
       Sleep ((DWORD) wcstoul (argv[2], NULL, 10));

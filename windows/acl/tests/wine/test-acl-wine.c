@@ -1,7 +1,8 @@
 /* test-acl-wine.c — smoke tests of the cross-built ACL backend under Wine: the DLL loads and
  * works through a host table, and the runner parses its argv, refuses bad input with its one
  * fatal line and 125, passes exit codes through, hands the command its argv exactly, and its job
- * kills a stray child when it ends, and the command inherits no handle but its standard ones.
+ * kills a stray child when it ends, and the command inherits no handle but its standard ones;
+ * private temp directories go when their call (agentless) or their provider (a session) ends.
  *
  * Wine implements neither restricting SIDs nor file ACL checks, so nothing here asserts that a
  * write was denied: windows/README.md lists what only a real Windows machine can show.
@@ -189,9 +190,14 @@ mini_find (DshBackendHost *host, const char *name)
   return strcmp (name, DSH_ACL_RUNNER) == 0 ? runner : NULL;
 }
 
+/* The temp area the module sees, when a test chooses one. */
+static const char *mini_temp;
+
 static const char *
 mini_get_env (DshBackendHost *host, const char *name)
 {
+  if (mini_temp != NULL && (strcmp (name, "TEMP") == 0 || strcmp (name, "TMP") == 0))
+    return mini_temp;
   return getenv (name);
 }
 
@@ -462,6 +468,26 @@ test_job_kills_stray (void)
          (unsigned long) pid, r.err);
 }
 
+/* The job does not allow breakaway: a command cannot start a child outside it. */
+static void
+test_breakaway_refused (void)
+{
+  const char *direct[] = { child, "--try-breakaway", NULL };
+  const char *confined[] = { runner, "--session-sid", session_sid, "--", child, "--try-breakaway",
+                             NULL };
+  Run r;
+  int ran;
+
+  /* Outside any job the flag is harmless: what the job must change. */
+  ran = run (direct, &r);
+  check (ran == 0 && strstr (r.out, "breakaway:started") != NULL,
+         "a child started directly may use CREATE_BREAKAWAY_FROM_JOB ([%s])", r.out);
+  ran = run (confined, &r);
+  check (ran == 0 && r.status == 0 && strstr (r.out, "breakaway:refused:5") != NULL,
+         "the command under the runner cannot break away from its job ([%s], stderr [%s])",
+         r.out, r.err);
+}
+
 /* A handle the runner inherits (an event nobody else sets) must not reach the command. */
 static void
 test_only_standard_handles (void)
@@ -521,6 +547,142 @@ test_workspace_write_runs (void)
   RemoveDirectoryA (root);
 }
 
+static int
+exists (const char *path)
+{
+  return GetFileAttributesA (path) != INVALID_FILE_ATTRIBUTES;
+}
+
+/* A scratch directory beneath the temp area, as a writable root. */
+static void
+scratch_root (char *root, size_t size, const char *what)
+{
+  char temp[MAX_PATH];
+
+  GetTempPathA (sizeof (temp), temp);
+  snprintf (root, size, "%sdsh-acl-wine-%s-%lu", temp, what, (unsigned long) GetCurrentProcessId ());
+  CreateDirectoryA (root, NULL);
+}
+
+/* An agentless call's temp directory is the runner's to remove once the command and whatever it
+ * left running are gone: files, a read-only one, directories and a file a stray holds open. */
+static void
+test_per_call_temp_dir_removed (void)
+{
+  char root[MAX_PATH], private_temp[MAX_PATH + 64], expected[MAX_PATH + 80];
+  const char *argv[] = { runner, "--workspace-sid", workspace_sid, "--write", root,
+                         "--session-sid", session_sid, "--temp-dir", private_temp,
+                         "--remove-temp-dir", "--", child, "--fill-temp", NULL };
+  char a_file[MAX_PATH + 80];
+  Run r;
+  int ran;
+
+  scratch_root (root, sizeof (root), "per-call");
+  snprintf (private_temp, sizeof (private_temp), "%s\\dsh-acl-%s", root,
+            "fedcba9876543210fedcba9876543210");
+  snprintf (expected, sizeof (expected), "env:%s\r\n", private_temp);
+  snprintf (a_file, sizeof (a_file), "%s\\a.txt", private_temp);
+
+  /* Without --remove-temp-dir the residue stays: the check can see it. */
+  argv[9] = "--";
+  argv[10] = child;
+  argv[11] = "--fill-temp";
+  argv[12] = NULL;
+  ran = run (argv, &r);
+  check (ran == 0 && r.status == 0 && strstr (r.out, expected) != NULL && exists (a_file),
+         "a session's call leaves its temp directory and what the command put there (status %lu, "
+         "stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+  ends_within (stray_pid (&r), 20000);
+
+  argv[9] = "--remove-temp-dir";
+  argv[10] = "--";
+  argv[11] = child;
+  argv[12] = "--fill-temp";
+  ran = run (argv, &r);
+  check (ran == 0 && r.status == 0 && strstr (r.out, expected) != NULL && r.err[0] == '\0' &&
+           !exists (private_temp) && exists (root),
+         "an agentless call's temp directory is gone when the runner ends, and only it (status "
+         "%lu, stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+
+  /* The runner's own failure after making it leaves nothing either. */
+  argv[11] = "C:\\no\\such\\program.exe";
+  argv[12] = NULL;
+  ran = run (argv, &r);
+  check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+           !exists (private_temp),
+         "a runner failure after making an agentless call's temp directory removes it (status "
+         "%lu, stderr [%s])", (unsigned long) r.status, r.err);
+  RemoveDirectoryA (root);
+}
+
+/* A session's temp directories go when its provider ends: the module's instance_free. */
+static void
+test_instance_free_removes_temp_dirs (void)
+{
+  wchar_t *path = wide (dll);
+  HMODULE module = LoadLibraryW (path);
+  DshBackendDescribeFunc describe =
+    module != NULL ? (DshBackendDescribeFunc) (void (*) (void)) GetProcAddress (
+                       module, "dsh_backend_acl_describe")
+                   : NULL;
+  const DshBackendDescriptor *desc = describe != NULL ? describe () : NULL;
+  char root[MAX_PATH], temp_area[MAX_PATH + 16];
+  const char *roots[] = { root, temp_area, NULL };
+  const char *command[] = { child, "--fill-temp", NULL };
+  const DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                                    .workspace_root = root, .session_id = "session-1",
+                                    .writable_roots = roots };
+  char *temp_dir = NULL;
+  MiniHost mini = { 0 };
+  void *instance;
+  Run r;
+
+  check (desc != NULL, "the DLL loads for the instance test");
+  if (desc == NULL)
+    return;
+  scratch_root (root, sizeof (root), "instance");
+  snprintf (temp_area, sizeof (temp_area), "%s\\temp", root);
+  CreateDirectoryA (temp_area, NULL);
+  mini_temp = temp_area;
+  mini.host.abi_major = DSH_BACKEND_ABI_MAJOR;
+  mini.host.abi_minor = DSH_BACKEND_ABI_MINOR;
+  mini.host.host_data = &mini;
+  mini.host.push_arg = mini_push_arg;
+  mini.host.set_error = mini_set_error;
+  mini.host.set_enforcement = mini_set_enforcement;
+  mini.host.add_reason = mini_add_reason;
+  mini.host.find_program = mini_find;
+  mini.host.find_helper = mini_find;
+  mini.host.get_env = mini_get_env;
+  instance = desc->instance_new (&mini.host);
+  mini.host.instance = instance;
+  check (desc->confine (&mini.host, &policy, command) == 0,
+         "a session's workspace-write call is confined (%s)", mini.error);
+  mini.argv[mini.argc] = NULL;
+  for (size_t i = 0; i + 1 < mini.argc; i++)
+    {
+      if (strcmp (mini.argv[i], "--temp-dir") == 0)
+        temp_dir = _strdup (mini.argv[i + 1]);
+    }
+  check (temp_dir != NULL && strncmp (temp_dir, temp_area, strlen (temp_area)) == 0,
+         "its temp directory is beneath the temp area (%s)", temp_dir);
+  if (temp_dir == NULL || run (mini.argv, &r) != 0)
+    return;
+  ends_within (stray_pid (&r), 20000);
+  check (r.status == 0 && exists (temp_dir),
+         "after the call the session's temp directory stays for its next call (status %lu, "
+         "stderr [%s])", (unsigned long) r.status, r.err);
+  desc->instance_free (instance);
+  check (!exists (temp_dir) && exists (temp_area),
+         "when the provider ends, its instance removes the session's temp directory, and only it");
+  mini_temp = NULL;
+  RemoveDirectoryA (temp_area);
+  RemoveDirectoryA (root);
+  free (temp_dir);
+  FreeLibrary (module);
+  free (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -540,8 +702,11 @@ main (int argc, char **argv)
   test_exit_codes ();
   test_argv_exact ();
   test_job_kills_stray ();
+  test_breakaway_refused ();
   test_only_standard_handles ();
   test_workspace_write_runs ();
+  test_per_call_temp_dir_removed ();
+  test_instance_free_removes_temp_dirs ();
   printf ("1..%d\n", checks);
   return failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,36 @@
+/* dsh-platform-private.h — the few facts about the process and its files that the portable core
+ * needs from the operating system. dsh-platform-unix.c answers them with POSIX calls; the Windows
+ * side answers what it cannot check with the closed answer (no privilege to drop, no file it
+ * trusts as private), so that nothing is believed there that was not verified.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Does this process run with rights its invoker lacks (setuid, setgid, file capabilities)? */
+gboolean dsh_platform_is_privileged      (void);
+
+/* Appends the calling user's identity to a cache key ("uid=N;"). */
+void     dsh_platform_append_user        (GString    *key);
+
+/* Is dir a real directory (no link), the user's own, that nobody else may enter or write? */
+gboolean dsh_platform_is_private_dir     (const char *dir);
+
+/* Is path a file of the user's own that nobody else may write? */
+gboolean dsh_platform_is_private_file    (const char *path);
+
+/* Appends what identifies the file at path as it is now (device, inode, mode, owner, size,
+ * modification and change times), so that any replacement, rewrite or touch changes it. */
+void     dsh_platform_append_file_identity (GString    *key,
+                                            const char *path);
+
+/* The running kernel's release (newly allocated, "" when unknown) and its Landlock ABI (-1
+ * when it has none). */
+char    *dsh_platform_kernel_release     (void);
+long     dsh_platform_landlock_abi       (void);
+
+G_END_DECLS

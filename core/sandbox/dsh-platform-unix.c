@@ -1,0 +1,82 @@
+/* dsh-platform-unix.c — the platform facts on POSIX systems.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-platform-private.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/landlock.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#endif
+
+gboolean
+dsh_platform_is_privileged (void)
+{
+#ifdef __linux__
+  return getauxval (AT_SECURE) != 0;
+#else
+  return getuid () != geteuid () || getgid () != getegid ();
+#endif
+}
+
+void
+dsh_platform_append_user (GString *key)
+{
+  g_string_append_printf (key, "uid=%u;", (guint) getuid ());
+}
+
+gboolean
+dsh_platform_is_private_dir (const char *dir)
+{
+  struct stat st;
+
+  /* lstat: a link someone put there to have this process write elsewhere is not a directory. */
+  return lstat (dir, &st) == 0 && S_ISDIR (st.st_mode) && st.st_uid == getuid () &&
+         (st.st_mode & 077) == 0;
+}
+
+gboolean
+dsh_platform_is_private_file (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && st.st_uid == getuid () &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+void
+dsh_platform_append_file_identity (GString *key, const char *path)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    memset (&st, 0, sizeof (st));
+  g_string_append_printf (key, "%s|%lu|%lu|%o|%u|%lld|%lld.%09ld|%lld.%09ld;", path,
+                          (gulong) st.st_dev, (gulong) st.st_ino, (guint) st.st_mode,
+                          (guint) st.st_uid, (long long) st.st_size,
+                          (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                          (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+char *
+dsh_platform_kernel_release (void)
+{
+  struct utsname names;
+
+  return g_strdup (uname (&names) == 0 ? names.release : "");
+}
+
+long
+dsh_platform_landlock_abi (void)
+{
+#if defined(__linux__) && defined(SYS_landlock_create_ruleset)
+  return syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+#else
+  return -1;
+#endif
+}

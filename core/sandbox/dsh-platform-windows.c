@@ -1,0 +1,53 @@
+/* dsh-platform-windows.c — the platform facts on Windows, until the core is ported. Whatever this
+ * file cannot check is answered closed: no file or directory is trusted as private, so the
+ * cross-process caches are neither believed nor used, and a file's identity is only its path
+ * (which never makes a cache entry believed, since the cache file is not trusted either).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-platform-private.h"
+
+/* Windows has no setuid: a process runs with its own token, never with its invoker's rights
+ * raised, so there is no override to ignore. */
+gboolean
+dsh_platform_is_privileged (void)
+{
+  return FALSE;
+}
+
+void
+dsh_platform_append_user (GString *key)
+{
+  g_string_append (key, "user=unverified;");
+}
+
+/* Owner and ACL checks are not written yet: nothing is private. */
+gboolean
+dsh_platform_is_private_dir (const char *dir)
+{
+  return FALSE;
+}
+
+gboolean
+dsh_platform_is_private_file (const char *path)
+{
+  return FALSE;
+}
+
+void
+dsh_platform_append_file_identity (GString *key, const char *path)
+{
+  g_string_append_printf (key, "%s|unverified;", path);
+}
+
+char *
+dsh_platform_kernel_release (void)
+{
+  return g_strdup ("");
+}
+
+long
+dsh_platform_landlock_abi (void)
+{
+  return -1;
+}

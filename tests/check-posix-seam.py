@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Keeps the core's platform seam: POSIX-only headers and calls appear only in the files that
+core/*/meson.build lists as *_unix_sources (built only where host_machine.system() is not
+windows) or that are named *-unix.c; every dsh_platform_ function has a Windows side.
+
+  check-posix-seam.py scan SRCROOT
+  check-posix-seam.py cross SRCROOT CC BUILD-INCLUDE FILE... -- CFLAG...
+
+`cross` compiles the files with mingw-w64 (syntax only, against the host's GLib headers, which
+is why only files whose headers stay clear of GIO are listed): the Windows side of the seam and
+the portable files that must not trip a Windows build."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+POSIX_HEADERS = re.compile(
+    r'^\s*#\s*include\s*<(unistd\.h|fcntl\.h|poll\.h|spawn\.h|link\.h|dlfcn\.h|pwd\.h|grp\.h|'
+    r'termios\.h|glib-unix\.h|gio/gunix[a-z]*\.h|linux/[^>]+|sys/(?!types\.h)[^>]+)>', re.M)
+POSIX_CALLS = re.compile(
+    r'\b(getuid|geteuid|getgid|getegid|getauxval|fork|vfork|execv|execve|execvp|execvpe|'
+    r'posix_spawn|posix_spawnp|waitpid|wait4|openat|openat2|fstatat|lstat|memfd_create|flock|'
+    r'fcntl|pipe|pipe2|kill|killpg|sigaction|sigprocmask|dup|dup2|dup3|uname|syscall|fdatasync|'
+    r'fsync|pread|pwrite|ftruncate|lseek|readlink|realpath|mkdirat|unlinkat|renameat|linkat|'
+    r'symlinkat|fchmod|fchown|fchdir|mmap|munmap|prctl|setsid|close)\s*\(')
+POSIX_NAMES = re.compile(r'\b(O_PATH|O_NOFOLLOW|O_CLOEXEC|O_DIRECTORY|AT_FDCWD|AT_SECURE|'
+                         r'RESOLVE_[A-Z_]+|st_uid|st_mtim|st_ctim|S_ISLNK|g_unix_\w+|GUnix\w+)\b'
+                         r'|"/proc/')
+
+
+def strip_comments(text):
+    """Comments go (they may name a call); strings stay, so a "/proc/..." read is caught."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append('\n' * text.count('\n', i, j))
+            i = j
+        elif text.startswith('//', i):
+            j = text.find('\n', i)
+            i = n if j < 0 else j
+        elif text[i] in '"\'':
+            quote, j = text[i], i + 1
+            while j < n and text[j] != quote:
+                j += 2 if text[j] == '\\' else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(text[i])
+            i += 1
+    return ''.join(out)
+
+
+def violations(text):
+    code = strip_comments(text)
+    found = []
+    for pattern in (POSIX_HEADERS, POSIX_CALLS, POSIX_NAMES):
+        for m in pattern.finditer(code):
+            line = code.count('\n', 0, m.start()) + 1
+            found.append((line, m.group(0).strip()))
+    return sorted(found)
+
+
+def unix_sources(srcroot):
+    """The files each core meson.build lists as POSIX-only, checked to be built only off
+    Windows."""
+    allowed, problems = set(), []
+    for layer in ('sandbox', 'session'):
+        path = os.path.join(srcroot, 'core', layer, 'meson.build')
+        text = open(path, encoding='utf-8').read()
+        for name, body in re.findall(r"^(\w+_unix_sources) = files\((.*?)\)", text, re.M | re.S):
+            for f in re.findall(r"'([^']+)'", body):
+                allowed.add(os.path.join('core', layer, f))
+            if not re.search(r"^if host_os != 'windows'\n\s+\w+ \+= " + name + r"\b", text, re.M):
+                problems.append(f'{path}: {name} is not added under "if host_os != \'windows\'"')
+    return allowed, problems
+
+
+def platform_functions(srcroot):
+    """Every function the seam's header declares is defined on both sides."""
+    sandbox = os.path.join(srcroot, 'core', 'sandbox')
+    header = open(os.path.join(sandbox, 'dsh-platform-private.h'), encoding='utf-8').read()
+    declared = set(re.findall(r'\b(dsh_platform_\w+)\s*\(', header))
+    problems = []
+    for side in ('dsh-platform-unix.c', 'dsh-platform-windows.c'):
+        text = open(os.path.join(sandbox, side), encoding='utf-8').read()
+        defined = set(re.findall(r'^(dsh_platform_\w+)\s*\(', text, re.M))
+        for missing in sorted(declared - defined):
+            problems.append(f'core/sandbox/{side} does not define {missing}')
+    return problems
+
+
+def scan(srcroot):
+    # The scanner must see what it is there to see.
+    sample = '#include <unistd.h>\n/* getuid () */\nstatic int f (void) { return getuid (); }\n'
+    seen = violations(sample)
+    if seen != [(1, '#include <unistd.h>'), (3, 'getuid (')]:
+        print(f'the scanner is broken: it found {seen} in its sample')
+        return 1
+
+    allowed, problems = unix_sources(srcroot)
+    problems += platform_functions(srcroot)
+    checked = 0
+    for dirpath, _, names in sorted(os.walk(os.path.join(srcroot, 'core'))):
+        for name in sorted(names):
+            if not name.endswith(('.c', '.h')):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, name), srcroot)
+            if rel in allowed or name.endswith('-unix.c'):
+                continue
+            checked += 1
+            text = open(os.path.join(srcroot, rel), encoding='utf-8').read()
+            for line, what in violations(text):
+                problems.append(f'{rel}:{line}: POSIX-only {what} outside the unix files')
+    for p in problems:
+        print(p)
+    if problems:
+        print('Move POSIX-only code into a file listed in *_unix_sources (or named *-unix.c), '
+              'behind a function of core/sandbox/dsh-platform-private.h with a Windows side.')
+        return 1
+    print(f'{checked} portable files of core/ are free of POSIX-only calls and headers; '
+          f'{len(allowed)} unix files hold them')
+    return 0
+
+
+def cross(srcroot, cc, build_include, files, cflags):
+    if shutil.which(cc) is None:
+        # scripts/setup-debian.sh installs it; CI counts a skip as a failure.
+        print(f'{cc} is not installed (scripts/setup-debian.sh installs gcc-mingw-w64-x86-64)')
+        return 77
+    failed = 0
+    includes = [build_include] + [os.path.join(srcroot, d) for d in
+                                  ('core', 'core/include', 'core/include/dsh-sandbox',
+                                   'core/sandbox', 'core/session', 'modules')]
+    for f in files:
+        cmd = [cc, '-std=gnu11', '-fsyntax-only', '-Wall', '-Wextra', '-Werror',
+               '-Wno-unused-parameter', '-Wno-missing-field-initializers',
+               '-DDSH_SANDBOX_COMPILATION'] + ['-I' + i for i in includes] + cflags + [f]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        print(f'{"ok" if result.returncode == 0 else "FAILED"}: {os.path.relpath(f, srcroot)}')
+        if result.returncode != 0:
+            print(result.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == 'scan':
+        return scan(argv[2])
+    if len(argv) >= 6 and argv[1] == 'cross' and '--' in argv:
+        sep = argv.index('--')
+        return cross(argv[2], argv[3], argv[4], argv[5:sep], argv[sep + 1:])
+    print(__doc__)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
