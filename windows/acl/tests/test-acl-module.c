@@ -217,19 +217,17 @@ test_temp_dir_lifetimes (void)
 {
   const DshBackendDescriptor *desc = dsh_backend_acl_describe ();
   g_auto (Identity) session = { 0 }, agentless = { 0 };
-  FakeHost fake;
+  g_autoptr (DshBackendFakeHost) fake = fake_new ();
   void *instance;
 
-  fake_init (&fake);
-  instance = desc->instance_new (&fake.host);
-  confine_identity (&fake, instance, "s1", "C:\\work", &session);
+  instance = desc->instance_new (dsh_backend_fake_host_get_host (fake));
+  confine_identity (fake, instance, "s1", "C:\\work", &session);
   g_assert_nonnull (session.temp_dir);
-  g_assert_null (option_value (&fake, "--remove-temp-dir"));
-  confine_identity (&fake, instance, NULL, "C:\\work", &agentless);
+  g_assert_null (option_value (fake, "--remove-temp-dir"));
+  confine_identity (fake, instance, NULL, "C:\\work", &agentless);
   g_assert_nonnull (agentless.temp_dir);
-  g_assert_cmpstr (option_value (&fake, "--remove-temp-dir"), ==, "--");
+  g_assert_cmpstr (option_value (fake, "--remove-temp-dir"), ==, "--");
   desc->instance_free (instance);
-  fake_clear (&fake);
 }
 
 static void
