@@ -50,8 +50,8 @@ dsh_approver_timeout_from_env (guint *out_seconds, GError **error)
   if (!g_ascii_string_to_unsigned (text, 10, 1, 86400, &value, NULL))
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "%s must be a whole number of seconds between 1 and 86400",
-                   DSH_APPROVER_TIMEOUT_ENV);
+                   "%s must be a whole number of seconds between 1 and 86400 (not \"%s\")",
+                   DSH_APPROVER_TIMEOUT_ENV, text);
       return FALSE;
     }
   *out_seconds = (guint) value;

@@ -9,6 +9,7 @@
 #include "dsh-backend-fake-host-private.h"
 #include "dsh-module-loader-private.h"
 #include "dsh-cli.h"
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 #include "dsh-config.h"
 
@@ -233,6 +234,7 @@ dsh_cmd_confine (int argc, char **argv)
   gboolean preview;
   char **command;
 
+  dsh_cli_describe_environment (context, "confine");
   command = dsh_cli_split_command (&argc, argv);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error))

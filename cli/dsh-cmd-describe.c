@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 
 char *
@@ -46,6 +47,7 @@ dsh_cmd_describe (int argc, char **argv)
   g_auto (GStrv) operands = NULL;
   g_autofree char *text = NULL;
 
+  dsh_cli_describe_environment (context, "describe");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
     return dsh_cli_fail_error (error);

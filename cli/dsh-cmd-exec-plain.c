@@ -5,6 +5,7 @@
  */
 #include "dsh-cli.h"
 #include "dsh-exec-run.h"
+#include "dsh-report-destination.h"
 
 int
 dsh_cmd_exec_plain (int argc, char **argv)
@@ -26,23 +27,25 @@ dsh_cmd_exec_plain (int argc, char **argv)
   char **command;
   int status;
 
+  dsh_exec_run_init (&run);
   command = dsh_cli_split_command (&argc, argv);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error))
-    return dsh_cli_fail_error (error);
-  if (command == NULL || command[0] == NULL || command[0][0] == '\0')
-    return dsh_cli_fail ("no command given: put it after \"--\"");
-
-  policy = dsh_cli_resolve_policy (mode, workspace, &spelled_workspace, &error);
-  if (policy == NULL)
-    return dsh_cli_fail_error (error);
-
-  dsh_exec_run_init (&run);
-  run.spelled_workspace = spelled_workspace;
-  if (!dsh_exec_run_open_report (&run, report_path, &error))
+    status = dsh_exec_run_refuse_before_run (&run, dsh_report_option_find (argc, argv), error);
+  else if (command == NULL || command[0] == NULL || command[0][0] == '\0')
+    {
+      g_set_error_literal (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                           "no command given: put it after \"--\"");
+      status = dsh_exec_run_refuse_before_run (&run, report_path, error);
+    }
+  else if ((policy = dsh_cli_resolve_policy (mode, workspace, &spelled_workspace,
+                                             &error)) == NULL)
+    status = dsh_exec_run_refuse_before_run (&run, report_path, error);
+  else if (!dsh_exec_run_open_report (&run, report_path, &error))
     status = dsh_cli_fail_error (error);
   else
     {
+      run.spelled_workspace = spelled_workspace;
       run.report.standing_mode = policy->mode;
       run.report.workspace_root = policy->workspace_root;
       status = dsh_exec_run_command (&run, (const char *const *) command, policy);

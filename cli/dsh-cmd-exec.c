@@ -16,10 +16,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
+#include "dsh-cli-environment.h"
 
 #include "dsh-approver.h"
 #include "dsh-cli-session.h"
 #include "dsh-exec-run.h"
+#include "dsh-report-destination.h"
 
 typedef struct {
   /* Options. */
@@ -249,7 +251,7 @@ run (Exec *exec)
     {
       exec->turn_id = dsh_session_log_begin_turn (exec->session, &error);
       if (exec->turn_id == NULL)
-        return dsh_cli_fail_error (error);
+        return dsh_exec_run_refuse_before_run (&exec->run, exec->report_path, error);
     }
 
   /* 4. */
@@ -321,13 +323,15 @@ dsh_cmd_exec (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   int status;
 
+  dsh_cli_describe_environment (context, "exec");
   dsh_exec_run_init (&exec.run);
   exec.command = dsh_cli_split_command (&argc, argv);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error) ||
       !check_options (&exec, &error) || !resolve_policy (&exec, &error) ||
       !check_approver (&exec, &error))
-    status = dsh_cli_fail_error (error);
+    status = dsh_exec_run_refuse_before_run (&exec.run, dsh_report_option_find (argc, argv),
+                                             error);
   else
     status = run (&exec);
 

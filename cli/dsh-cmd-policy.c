@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 
 static const char usage[] =
@@ -71,6 +72,7 @@ cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_auto (GStrv) operands = NULL;
 
+  dsh_cli_describe_environment (context, "policy");
   g_option_context_add_main_entries (context, context_text ? context_entries : resolve_entries,
                                      NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
@@ -115,7 +117,9 @@ dsh_cmd_policy (int argc, char **argv)
     return dsh_cli_fail ("policy: no subcommand given; run \"dsh-sandbox policy --help\"");
   if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
     {
-      fputs (usage, stdout);
+      g_autofree char *environment = dsh_cli_environment_help ("policy");
+
+      printf ("%s\n%s", usage, environment);
       return 0;
     }
   if (g_str_equal (sub, "resolve"))

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 
 static void
@@ -82,6 +83,7 @@ dsh_cmd_probe (int argc, char **argv)
   g_autofree char *refusal = NULL;
   JsonObject *object;
 
+  dsh_cli_describe_environment (context, "probe");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_options (context, argc, argv, &error))
     return dsh_cli_fail_error (error);

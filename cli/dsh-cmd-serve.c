@@ -22,6 +22,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 #include "dsh-json-strict-private.h"
 #include "dsh-serve-generation.h"
@@ -241,6 +242,7 @@ dsh_cmd_serve (int argc, char **argv)
   gboolean too_long;
   guint capacity;
 
+  dsh_cli_describe_environment (context, "serve");
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
                                          "(methods: probe, confine, reload, policy.resolve, "
                                          "policy.context, escalate, classify, session.new, "

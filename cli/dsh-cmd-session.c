@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 
 #include <string.h>
@@ -85,6 +86,7 @@ cmd_new (int argc, char **argv)
   g_autoptr (DshSessionLog) session = NULL;
   g_auto (GStrv) operands = NULL;
 
+  dsh_cli_describe_environment (context, "session");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
     return dsh_cli_fail_error (error);
@@ -159,6 +161,7 @@ cmd_switch (int argc, char **argv, DshCliSessionSwitch kind)
   g_auto (GStrv) operands = NULL;
   g_autofree char *notice = NULL;
 
+  dsh_cli_describe_environment (context, "session");
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
     return dsh_cli_fail_error (error);
   if (expect_operands (operands, 2, synopses[kind]) != 0)
@@ -241,6 +244,7 @@ cmd_show (int argc, char **argv)
   g_autofree char *preset = NULL;
   g_auto (GStrv) operands = NULL;
 
+  dsh_cli_describe_environment (context, "session");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!dsh_cli_parse_with_operands (context, argc, argv, &operands, &error))
     return dsh_cli_fail_error (error);
@@ -289,7 +293,9 @@ dsh_cmd_session (int argc, char **argv)
     return dsh_cli_fail ("session: no subcommand given; run \"dsh-sandbox session --help\"");
   if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
     {
-      fputs (usage, stdout);
+      g_autofree char *environment = dsh_cli_environment_help ("session");
+
+      printf ("%s\n%s", usage, environment);
       return 0;
     }
   if (g_str_equal (sub, "new"))

@@ -29,9 +29,12 @@ dsh_exec_report_to_text (const DshExecReport *report)
 {
   g_autofree const char **markers = NULL;
   DshJsonObject object;
+  gboolean policy_known = report->workspace_root != NULL;
 
   dsh_json_object_begin (&object);
-  dsh_json_object_add_string (&object, "outcome", dsh_outcome_to_string (report->outcome));
+  dsh_json_object_add_string (&object, "outcome",
+                              report->invalid_argument ? "invalid-argument"
+                                                       : dsh_outcome_to_string (report->outcome));
   dsh_json_object_add_boolean (&object, "commandRan", report->command_ran);
   if (report->command_ran)
     dsh_json_object_add_int (&object, "exitCode", report->exit_code);
@@ -42,9 +45,11 @@ dsh_exec_report_to_text (const DshExecReport *report)
   else
     dsh_json_object_add_null (&object, "signal");
 
-  dsh_json_object_add_string (&object, "mode", dsh_sandbox_mode_to_string (report->mode));
+  dsh_json_object_add_string (&object, "mode",
+                              policy_known ? dsh_sandbox_mode_to_string (report->mode) : NULL);
   dsh_json_object_add_string (&object, "standingMode",
-                              dsh_sandbox_mode_to_string (report->standing_mode));
+                              policy_known ? dsh_sandbox_mode_to_string (report->standing_mode)
+                                           : NULL);
   dsh_json_object_add_string (&object, "requestedMode", report->requested_mode);
   dsh_json_object_add_string (&object, "approvalOutcome", report->approval_outcome);
   dsh_json_object_add_string (&object, "workspaceRoot", report->workspace_root);

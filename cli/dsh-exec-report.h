@@ -23,6 +23,8 @@ typedef struct {
   const char *requested_mode;
   /* The decision when an escalation was put to the approval service, else NULL. */
   const char *approval_outcome;
+  /* NULL when the call was refused before its policy was known (then mode and standing_mode
+   * are unknown too). */
   const char *workspace_root;
   const char *session_id;
   /* The id of this exec as a tool call (in its approval request and audit pair), or NULL. */
@@ -31,6 +33,8 @@ typedef struct {
   DshConfinement *confined;
   /* Marker lines printed after the command's own stderr. */
   GPtrArray *markers;
+  /* Refused for bad input (an option, a mode, a session...): the outcome is "invalid-argument". */
+  gboolean invalid_argument;
   /* The runner's fatal line or the refusal text. */
   char *detail;
 } DshExecReport;

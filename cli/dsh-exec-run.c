@@ -6,11 +6,11 @@
 #include "dsh-exec-run.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dsh-report-destination.h"
 #include "dsh-spawn-private.h"
 
 void
@@ -33,49 +33,17 @@ dsh_exec_run_clear (DshExecRun *run)
 gboolean
 dsh_exec_run_open_report (DshExecRun *run, const char *path, GError **error)
 {
-  struct stat st;
-  int saved;
-
-  if (path == NULL)
+  if (path == NULL || run->report_fd >= 0)
     return TRUE;
-  /* dsh-sandbox writes the report unconfined, so a symlink or FIFO a confined command left at
-   * that path must not redirect or stall the write: no following, no blocking, regular files
-   * only. */
-  run->report_fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-  if (run->report_fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot open the report file: %s",
-                   saved == ELOOP   ? "it is a symbolic link"
-                   : saved == ENXIO ? "it is not a regular file"
-                                    : g_strerror (saved));
-      return FALSE;
-    }
-  if (fstat (run->report_fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                           "cannot open the report file: it is not a regular file");
-      close (run->report_fd);
-      run->report_fd = -1;
-      return FALSE;
-    }
-  if (ftruncate (run->report_fd, 0) != 0 ||
-      fcntl (run->report_fd, F_SETFL, fcntl (run->report_fd, F_GETFL) & ~O_NONBLOCK) != 0)
-    {
-      saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot open the report file: %s", g_strerror (saved));
-      close (run->report_fd);
-      run->report_fd = -1;
-      return FALSE;
-    }
-  return TRUE;
+  run->report_fd = dsh_report_destination_open (path, error);
+  return run->report_fd >= 0;
 }
 
 static void
 write_report (DshExecRun *run)
 {
+  const struct sigaction ignore = { .sa_handler = SIG_IGN };
+  struct sigaction saved;
   g_autofree char *text = NULL;
   gsize len;
 
@@ -83,6 +51,8 @@ write_report (DshExecRun *run)
     return;
   text = dsh_exec_report_to_text (&run->report);
   len = strlen (text);
+  /* A reader of a report pipe that went away costs the report, not the exit status. */
+  sigaction (SIGPIPE, &ignore, &saved);
   for (gsize done = 0; done < len;)
     {
       ssize_t n = write (run->report_fd, text + done, len - done);
@@ -91,12 +61,12 @@ write_report (DshExecRun *run)
         continue;
       if (n < 0)
         {
-          g_printerr ("dsh-sandbox warning: cannot write the report file: %s\n",
-                      g_strerror (errno));
-          return;
+          g_printerr ("dsh-sandbox warning: cannot write the report: %s\n", g_strerror (errno));
+          break;
         }
       done += (gsize) n;
     }
+  sigaction (SIGPIPE, &saved, NULL);
 }
 
 int
@@ -112,6 +82,26 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
   if (run->on_refusal != NULL)
     run->on_refusal (run, run->user_data);
   return dsh_cli_fail ("%s", message);
+}
+
+int
+dsh_exec_run_refuse_before_run (DshExecRun *run, const char *report_path, const GError *error)
+{
+  g_autoptr (GError) report_error = NULL;
+
+  /* A call whose options or policy were refused still owes its caller the report. */
+  if (!dsh_exec_run_open_report (run, report_path, &report_error))
+    g_printerr ("dsh-sandbox warning: %s\n", report_error->message);
+  run->report.invalid_argument = !g_error_matches (error, DSH_SANDBOX_ERROR,
+                                                   DSH_SANDBOX_ERROR_ROOT_REFUSED) &&
+                                 !g_error_matches (error, DSH_SANDBOX_ERROR,
+                                                   DSH_SANDBOX_ERROR_UNAVAILABLE);
+  return dsh_exec_run_refuse (run,
+                              g_error_matches (error, DSH_SANDBOX_ERROR,
+                                               DSH_SANDBOX_ERROR_ROOT_REFUSED)
+                                ? DSH_OUTCOME_ROOT_REFUSED
+                                : DSH_OUTCOME_UNAVAILABLE,
+                              error->message);
 }
 
 extern char **environ;

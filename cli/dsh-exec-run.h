@@ -34,7 +34,8 @@ void      dsh_exec_run_init        (DshExecRun             *run);
 void      dsh_exec_run_clear       (DshExecRun             *run);
 
 /* Opened before anything runs: a report that cannot be written must stop the command, not be
- * lost after it. NULL path: no report. */
+ * lost after it. NULL path: no report; a file path, "-" (standard output) or /dev/fd/N (an
+ * inherited descriptor), see dsh-report-destination.h. Opens at most once. */
 gboolean  dsh_exec_run_open_report (DshExecRun             *run,
                                     const char             *path,
                                     GError                **error);
@@ -43,6 +44,14 @@ gboolean  dsh_exec_run_open_report (DshExecRun             *run,
 int       dsh_exec_run_refuse      (DshExecRun             *run,
                                     DshOutcome              outcome,
                                     const char             *message);
+
+/* A refusal before the policy is known or the report opened (an option, the policy, a root, the
+ * session): opens the report at report_path (the --report value, or NULL) if it is not open,
+ * writes it (outcome root-refused, unavailable or, for anything else, invalid-argument) and
+ * prints the one line of error. */
+int       dsh_exec_run_refuse_before_run (DshExecRun       *run,
+                                          const char       *report_path,
+                                          const GError     *error);
 
 /* Runs command confined under policy, or raw under danger-full-access (no provider at all);
  * returns the exit status to exit with. */

@@ -30,7 +30,40 @@ print_usage (FILE *out)
   fprintf (out, "Usage: dsh-sandbox COMMAND [OPTIONS...]\n\nCommands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun \"dsh-sandbox COMMAND --help\" for a command's options.\n");
+  fprintf (out, "\nRun \"dsh-sandbox help COMMAND\" (or \"dsh-sandbox COMMAND --help\") for a "
+                "command's options and the environment variables that change it.\n");
+}
+
+/* argv[0] is the command's name. */
+static int
+run_command (int argc, char **argv)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      if (g_str_equal (argv[0], commands[i].name))
+        {
+          g_autofree char *prgname = g_strdup_printf ("dsh-sandbox %s", commands[i].name);
+
+          /* So that --help reads "Usage: dsh-sandbox exec [OPTION…]". */
+          g_set_prgname (prgname);
+          return commands[i].func (argc, argv);
+        }
+    }
+
+  return dsh_cli_fail ("unknown command \"%s\"; run \"dsh-sandbox --help\"",
+                       dsh_cli_printable (argv[0]));
+}
+
+/* "help exec" is "exec --help", and "help session new" is "session new --help". */
+static int
+run_help (int argc, char **argv)
+{
+  g_autofree char **with_help = g_new0 (char *, argc + 2);
+
+  for (int i = 0; i < argc; i++)
+    with_help[i] = argv[i];
+  with_help[argc] = (char *) "--help";
+  return run_command (argc + 1, with_help);
 }
 
 int
@@ -50,6 +83,8 @@ main (int argc, char **argv)
       print_usage (stderr);
       return dsh_cli_fail ("no command given");
     }
+  if (g_str_equal (argv[1], "help") && argc > 2)
+    return run_help (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
     {
@@ -61,19 +96,5 @@ main (int argc, char **argv)
       printf ("dsh-sandbox %s\n", DSH_VERSION);
       return 0;
     }
-
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    {
-      if (g_str_equal (argv[1], commands[i].name))
-        {
-          g_autofree char *prgname = g_strdup_printf ("dsh-sandbox %s", commands[i].name);
-
-          /* So that --help reads "Usage: dsh-sandbox exec [OPTION…]". */
-          g_set_prgname (prgname);
-          return commands[i].func (argc - 1, argv + 1);
-        }
-    }
-
-  return dsh_cli_fail ("unknown command \"%s\"; run \"dsh-sandbox --help\"",
-                       dsh_cli_printable (argv[1]));
+  return run_command (argc - 1, argv + 1);
 }

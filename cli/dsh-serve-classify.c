@@ -42,7 +42,7 @@ dsh_serve_classify (const DshServeRequest *request,
   g_autoptr (DshConfinement) dialect = NULL;
   g_autoptr (JsonBuilder) builder = json_builder_new ();
   g_autofree char *detail = NULL;
-  DshLocalProvider *provider;
+  g_autoptr (DshProviderGeneration) selection = NULL;
   DshSandboxMode mode;
   DshOutcome outcome;
   gconstpointer data;
@@ -60,8 +60,8 @@ dsh_serve_classify (const DshServeRequest *request,
     }
   if (!read_hint_applies (request, mode, &hint, error))
     return NULL;
-  provider = dsh_serve_generation_provider (generation, NULL);
-  dialect = dsh_backend_selector_dialect (provider->selector, request->backend, error);
+  selection = dsh_local_provider_acquire (dsh_serve_generation_provider (generation, NULL));
+  dialect = dsh_backend_selector_dialect (selection->selector, request->backend, error);
   if (dialect == NULL)
     return NULL;
 

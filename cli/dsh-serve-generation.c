@@ -1,5 +1,5 @@
 /* dsh-serve-generation.c — generations of "dsh-sandbox serve": reference-counted owners of the
- * per-workspace providers, and the watcher thread that retires the current one when a module
+ * per-workspace providers, and the module watch that retires the current one when a module
  * directory changes. A retired generation lives on while a call holds it; its modules are
  * closed when the last such call ends.
  *
@@ -8,6 +8,8 @@
 #include "dsh-serve-generation.h"
 
 #include <string.h>
+
+#include "dsh-module-watch-private.h"
 
 typedef struct {
   DshLocalProvider *provider;
@@ -112,10 +114,7 @@ struct _DshServeGenerations {
   GMutex lock;
   DshServeGeneration *current;
 
-  GMainContext *context;
-  GMainLoop *loop;
-  GPtrArray *monitors;
-  GThread *thread;
+  DshModuleWatch *watch;
 };
 
 void
@@ -141,86 +140,26 @@ dsh_serve_generations_acquire (DshServeGenerations *self)
   return generation;
 }
 
-static gboolean
-names_module (GFile *file)
-{
-  g_autofree char *name = file != NULL ? g_file_get_basename (file) : NULL;
-
-  return name != NULL && g_str_has_prefix (name, "libdsh-backend-");
-}
-
 static void
-on_directory_changed (GFileMonitor *monitor,
-                      GFile *file,
-                      GFile *other_file,
-                      GFileMonitorEvent event,
-                      gpointer user_data)
+on_modules_changed (gpointer user_data)
 {
-  DshServeGenerations *self = user_data;
-
-  /* Every kind of change counts: a rewrite, a rename over, a chmod that makes a module
-   * untrusted, a removal. Temporary files beside the modules do not. */
-  if (names_module (file) || names_module (other_file))
-    dsh_serve_generations_renew (self);
-}
-
-static gpointer
-watch_thread (gpointer user_data)
-{
-  DshServeGenerations *self = user_data;
-
-  g_main_context_push_thread_default (self->context);
-  g_main_loop_run (self->loop);
-  g_main_context_pop_thread_default (self->context);
-  return NULL;
-}
-
-/* Monitors are made in the watcher's context, so their signals arrive on its thread. */
-static void
-watch_directories (DshServeGenerations *self)
-{
-  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector (NULL);
-
-  g_main_context_push_thread_default (self->context);
-  for (gsize i = 0; selector->backend_dirs != NULL && selector->backend_dirs[i] != NULL; i++)
-    {
-      g_autoptr (GFile) dir = g_file_new_for_path (selector->backend_dirs[i]);
-      g_autoptr (GError) error = NULL;
-      GFileMonitor *monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL,
-                                                        &error);
-
-      if (monitor == NULL)
-        {
-          g_printerr ("dsh-sandbox warning: module changes in %s will need a reload: %s\n",
-                      selector->backend_dirs[i], error->message);
-          continue;
-        }
-      g_signal_connect (monitor, "changed", G_CALLBACK (on_directory_changed), self);
-      g_ptr_array_add (self->monitors, monitor);
-    }
-  g_main_context_pop_thread_default (self->context);
+  dsh_serve_generations_renew (user_data);
 }
 
 DshServeGenerations *
 dsh_serve_generations_new (guint capacity)
 {
   DshServeGenerations *self = g_new0 (DshServeGenerations, 1);
+  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector (NULL);
+  g_autoptr (GError) error = NULL;
 
   g_mutex_init (&self->lock);
   self->current = generation_new (1, capacity);
-  self->context = g_main_context_new ();
-  self->loop = g_main_loop_new (self->context, FALSE);
-  self->monitors = g_ptr_array_new_with_free_func (g_object_unref);
-  watch_directories (self);
-  self->thread = g_thread_new ("dsh-module-watch", watch_thread, self);
+  self->watch = dsh_module_watch_new ((const char *const *) selector->backend_dirs,
+                                      on_modules_changed, self, &error);
+  if (self->watch == NULL)
+    g_printerr ("dsh-sandbox warning: module changes will need a reload: %s\n", error->message);
   return self;
-}
-
-static gboolean
-quit_loop (gpointer user_data)
-{
-  g_main_loop_quit (user_data);
-  return G_SOURCE_REMOVE;
 }
 
 void
@@ -228,13 +167,8 @@ dsh_serve_generations_free (DshServeGenerations *self)
 {
   if (self == NULL)
     return;
-  g_main_context_invoke (self->context, quit_loop, self->loop);
-  g_thread_join (self->thread);
-  for (guint i = 0; i < self->monitors->len; i++)
-    g_file_monitor_cancel (self->monitors->pdata[i]);
-  g_ptr_array_unref (self->monitors);
-  g_main_loop_unref (self->loop);
-  g_main_context_unref (self->context);
+  /* First the watch, which may be renewing on its own thread. */
+  dsh_module_watch_free (self->watch);
   dsh_serve_generation_unref (self->current);
   g_mutex_clear (&self->lock);
   g_free (self);

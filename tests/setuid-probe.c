@@ -13,8 +13,9 @@ int
 main (void)
 {
   g_autoptr (DshLocalProvider) provider = dsh_local_provider_new ();
+  g_autoptr (DshProviderGeneration) generation = dsh_local_provider_acquire (provider);
 
-  g_print ("ignored=%s dir=%s\n", provider->selector->backend_dir_ignored ? "yes" : "no",
-           provider->selector->backend_dirs[0]);
+  g_print ("ignored=%s dir=%s\n", generation->selector->backend_dir_ignored ? "yes" : "no",
+           generation->selector->backend_dirs[0]);
   return 0;
 }

@@ -155,7 +155,8 @@ test_report_unwritable_never_runs (void)
 
   dsh_test_run_cli (&run, args, NULL, ws);
   g_assert_cmpint (run.exit_code, ==, 125);
-  assert_one_error_line (run.err, "cannot open the report file: No such file or directory");
+  assert_one_error_line (run.err, "cannot open the report file /nonexistent-dsh/report.json: "
+                                  "No such file or directory");
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
 

@@ -13,7 +13,8 @@ _dsh_sandbox_values ()
     --approval-policy) compgen -W 'ask never' -- "$2" ;;
     --target-os) compgen -W 'linux macos windows' -- "$2" ;;
     --workspace | --cwd | --writable-root) compgen -d -- "$2" ;;
-    --session | --report) compgen -f -- "$2" ;;
+    --session) compgen -f -- "$2" ;;
+    --report) compgen -W '- /dev/fd/' -- "$2"; compgen -f -- "$2" ;;
     --approver) compgen -c -- "$2" | sort -u ;;
     --justification | --preset) ;;
     *) return 1 ;;
@@ -26,7 +27,7 @@ _dsh_sandbox ()
 {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local command=${COMP_WORDS[1]} i option words=() positional=0
-  local commands='probe confine exec session policy describe serve --help'
+  local commands='probe confine exec session policy describe serve help --help'
 
   COMPREPLY=()
   if [ "$COMP_CWORD" -eq 1 ]; then
@@ -87,6 +88,14 @@ _dsh_sandbox ()
       words='--mode --workspace --session --approval-policy --approver --sandbox-permissions
              --justification --writable-root --report --help --' ;;
     serve) words='--help' ;;
+    help)
+      if [ "$positional" -eq 0 ]; then
+        words='probe confine exec session policy describe serve'
+      elif [ "$positional" -eq 1 ] && [ "${COMP_WORDS[2]}" = session ]; then
+        words='new set-mode set-approval set-preset show'
+      elif [ "$positional" -eq 1 ] && [ "${COMP_WORDS[2]}" = policy ]; then
+        words='resolve context'
+      fi ;;
     describe)
       words='--session --help'
       [ "$positional" -eq 0 ] && words="$words bash" ;;

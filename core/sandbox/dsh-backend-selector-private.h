@@ -55,6 +55,9 @@ typedef struct {
 DshBackendSelector *dsh_backend_selector_new               (const char *const *backend_dirs,
                                                             const char *const *helper_dirs);
 void                dsh_backend_selector_free              (DshBackendSelector *self);
+/* A new, unselected selector with self's directories, overrides, probe cache and untrusted
+ * roots: the next generation of a provider. */
+DshBackendSelector *dsh_backend_selector_new_like          (DshBackendSelector *self);
 /* Both before the first selection; see the DshLocalProvider setters. */
 void                dsh_backend_selector_set_probe_cache   (DshBackendSelector *self,
                                                             const char         *path);

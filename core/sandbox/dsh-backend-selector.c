@@ -521,6 +521,24 @@ dsh_backend_selector_new (const char *const *backend_dirs, const char *const *he
   return self;
 }
 
+DshBackendSelector *
+dsh_backend_selector_new_like (DshBackendSelector *self)
+{
+  DshBackendSelector *like = g_new0 (DshBackendSelector, 1);
+
+  /* The environment is not read again: a generation changes the modules, not the settings. */
+  g_mutex_init (&like->lock);
+  g_mutex_lock (&self->lock);
+  like->backend_dirs = g_strdupv (self->backend_dirs);
+  like->helper_dirs = g_strdupv (self->helper_dirs);
+  like->backend_override = g_strdup (self->backend_override);
+  like->backend_dir_ignored = self->backend_dir_ignored;
+  like->probe_cache_path = g_strdup (self->probe_cache_path);
+  like->untrusted_roots = g_strdupv (self->untrusted_roots);
+  g_mutex_unlock (&self->lock);
+  return like;
+}
+
 void
 dsh_backend_selector_free (DshBackendSelector *self)
 {

@@ -19,17 +19,98 @@
 
 G_DEFINE_FINAL_TYPE (DshLocalProvider, dsh_local_provider, DSH_TYPE_SANDBOX_PROVIDER)
 
+static DshProviderGeneration *
+generation_new (guint number, DshBackendSelector *selector)
+{
+  DshProviderGeneration *generation = g_new0 (DshProviderGeneration, 1);
+
+  g_atomic_ref_count_init (&generation->ref);
+  generation->number = number;
+  generation->selector = selector;
+  return generation;
+}
+
+void
+dsh_provider_generation_release (DshProviderGeneration *generation)
+{
+  if (!g_atomic_ref_count_dec (&generation->ref))
+    return;
+  dsh_backend_selector_free (generation->selector);
+  g_free (generation);
+}
+
+DshProviderGeneration *
+dsh_local_provider_acquire (DshLocalProvider *self)
+{
+  DshProviderGeneration *generation;
+
+  g_mutex_lock (&self->lock);
+  generation = self->current;
+  g_atomic_ref_count_inc (&generation->ref);
+  g_mutex_unlock (&self->lock);
+  return generation;
+}
+
 static DshConfinedArgv *
 dsh_local_provider_confine (DshSandboxProvider *provider,
                             const char *const *argv,
                             const DshSandboxPolicy *policy,
                             GError **error)
 {
-  DshLocalProvider *self = DSH_LOCAL_PROVIDER (provider);
-  DshConfinement *confinement = dsh_backend_selector_confine (self->selector, argv, policy,
-                                                              error);
+  g_autoptr (DshProviderGeneration) generation = dsh_local_provider_acquire (
+    DSH_LOCAL_PROVIDER (provider));
+  DshConfinement *confinement = dsh_backend_selector_confine (generation->selector, argv,
+                                                              policy, error);
 
+  /* The result owns copies of everything it holds: it outlives the generation's modules. */
   return confinement != NULL ? dsh_confined_argv_new_take (confinement) : NULL;
+}
+
+/**
+ * dsh_local_provider_reload:
+ * @self: a #DshLocalProvider
+ *
+ * Starts a new generation now: the next call rescans the module directories and selects again,
+ * with the same directories, overrides, probe cache and untrusted roots. Calls in flight finish
+ * on the generation they started on, whose modules are closed when the last of them ends.
+ *
+ * Since: 0.2
+ */
+void
+dsh_local_provider_reload (DshLocalProvider *self)
+{
+  DshProviderGeneration *old;
+
+  g_return_if_fail (DSH_IS_LOCAL_PROVIDER (self));
+
+  g_mutex_lock (&self->lock);
+  old = self->current;
+  self->current = generation_new (old->number + 1,
+                                  dsh_backend_selector_new_like (old->selector));
+  g_mutex_unlock (&self->lock);
+  dsh_provider_generation_release (old);
+}
+
+/**
+ * dsh_local_provider_get_generation:
+ * @self: a #DshLocalProvider
+ *
+ * Returns: the number of the current generation: 1 for a new provider, one more after each
+ *   reload (dsh_local_provider_reload(), or a change dsh_local_provider_watch_modules() saw)
+ *
+ * Since: 0.2
+ */
+guint
+dsh_local_provider_get_generation (DshLocalProvider *self)
+{
+  guint number;
+
+  g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), 0);
+
+  g_mutex_lock (&self->lock);
+  number = self->current->number;
+  g_mutex_unlock (&self->lock);
+  return number;
 }
 
 /**
@@ -39,17 +120,23 @@ dsh_local_provider_confine (DshSandboxProvider *provider,
  *
  * Selects the backend (once, thread-safely).
  *
- * Returns: (transfer none): the chosen backend's name; %NULL with %DSH_SANDBOX_ERROR_UNAVAILABLE
- *   when there is none
+ * Returns: (transfer none): the chosen backend's name (an interned string, valid for the life of
+ *   the process); %NULL with %DSH_SANDBOX_ERROR_UNAVAILABLE when there is none
  *
  * Since: 0.1
  */
 const char *
 dsh_local_provider_get_selected (DshLocalProvider *self, GError **error)
 {
+  g_autoptr (DshProviderGeneration) generation = NULL;
+  const char *name;
+
   g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
 
-  return dsh_backend_selector_get_selected (self->selector, "read-only", error);
+  generation = dsh_local_provider_acquire (self);
+  name = dsh_backend_selector_get_selected (generation->selector, "read-only", error);
+  /* Backend names are interned: they outlive the generation whose module gave them. */
+  return name != NULL ? g_intern_string (name) : NULL;
 }
 
 /**
@@ -64,9 +151,12 @@ dsh_local_provider_get_selected (DshLocalProvider *self, GError **error)
 GStrv
 dsh_local_provider_list_backends (DshLocalProvider *self)
 {
+  g_autoptr (DshProviderGeneration) generation = NULL;
+
   g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (self), NULL);
 
-  return dsh_backend_selector_list_backends (self->selector);
+  generation = dsh_local_provider_acquire (self);
+  return dsh_backend_selector_list_backends (generation->selector);
 }
 
 /**
@@ -85,7 +175,10 @@ dsh_local_provider_set_probe_cache (DshLocalProvider *self, const char *path)
 {
   g_return_if_fail (DSH_IS_LOCAL_PROVIDER (self));
 
-  dsh_backend_selector_set_probe_cache (self->selector, path);
+  /* Under the provider's lock: a reload copies this setting into the next generation. */
+  g_mutex_lock (&self->lock);
+  dsh_backend_selector_set_probe_cache (self->current->selector, path);
+  g_mutex_unlock (&self->lock);
 }
 
 /**
@@ -104,7 +197,9 @@ dsh_local_provider_set_untrusted_roots (DshLocalProvider *self, const char *cons
 {
   g_return_if_fail (DSH_IS_LOCAL_PROVIDER (self));
 
-  dsh_backend_selector_set_untrusted_roots (self->selector, roots);
+  g_mutex_lock (&self->lock);
+  dsh_backend_selector_set_untrusted_roots (self->current->selector, roots);
+  g_mutex_unlock (&self->lock);
 }
 
 /**
@@ -126,7 +221,11 @@ dsh_local_provider_finalize (GObject *object)
 {
   DshLocalProvider *self = DSH_LOCAL_PROVIDER (object);
 
-  dsh_backend_selector_free (self->selector);
+  /* First the watch, which may be renewing this very provider on its own thread. */
+  if (self->watch != NULL)
+    self->watch_free (self->watch);
+  dsh_provider_generation_release (self->current);
+  g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (dsh_local_provider_parent_class)->finalize (object);
 }
@@ -141,6 +240,7 @@ dsh_local_provider_class_init (DshLocalProviderClass *klass)
 static void
 dsh_local_provider_init (DshLocalProvider *self)
 {
+  g_mutex_init (&self->lock);
 }
 
 DshLocalProvider *
@@ -148,7 +248,7 @@ dsh_local_provider_new_for_selector (DshBackendSelector *selector)
 {
   DshLocalProvider *self = g_object_new (DSH_TYPE_LOCAL_PROVIDER, NULL);
 
-  self->selector = selector;
+  self->current = generation_new (1, selector);
   return self;
 }
 

@@ -87,8 +87,13 @@ dsh_sandbox_provider_confine (DshSandboxProvider *self,
     }
   if (policy->workspace_root == NULL || !g_path_is_absolute (policy->workspace_root))
     {
-      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                           "the workspace root must be an absolute path");
+      g_autofree char *shown = policy->workspace_root != NULL
+                                 ? g_utf8_make_valid (policy->workspace_root, -1)
+                                 : NULL;
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the workspace root must be an absolute path (not \"%s\")",
+                   shown != NULL ? shown : "");
       return NULL;
     }
 

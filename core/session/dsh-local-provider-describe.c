@@ -166,11 +166,13 @@ JsonNode *
 dsh_local_provider_describe (DshLocalProvider *provider)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (DshProviderGeneration) generation = NULL;
   DshBackendSelector *self;
 
   g_return_val_if_fail (DSH_IS_LOCAL_PROVIDER (provider), NULL);
 
-  self = provider->selector;
+  generation = dsh_local_provider_acquire (provider);
+  self = generation->selector;
   g_mutex_lock (&self->lock);
   dsh_backend_selector_select_locked (self);
 

@@ -54,6 +54,14 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
 }
 
 int
+dsh_exec_run_refuse_before_run (DshExecRun *run, const char *report_path, const GError *error)
+{
+  /* The report is never opened (the path comes from the fuzzer): only the refusal line. */
+  g_assert_nonnull (error);
+  return dsh_cli_fail_error (error);
+}
+
+int
 dsh_exec_run_command (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
 {
   /* What exec promises before anything runs: a command, a policy with a canonical root. */

@@ -4,13 +4,19 @@
  * Its "runner" is /bin/sh: it fails like a real runner (exit 71 and one fatal line) when
  * DSH_FAKE_<NAME>_BROKEN=1 at run time, logs every run to $DSH_FAKE_LOG, then executes the
  * command unconfined. Its cheap check fails, as for a runner that is not installed, when
- * DSH_FAKE_<NAME>_MISSING=1, or when DSH_FAKE_<NAME>_RUNNER names no program on PATH. It is
- * never installed.
+ * DSH_FAKE_<NAME>_MISSING=1, or when DSH_FAKE_<NAME>_RUNNER names no program on PATH. With
+ * DSH_FAKE_<NAME>_CONFINE_GATE=FILE, confine() creates FILE.entered and waits (at most a
+ * minute) until FILE exists: a call held in flight inside the module's code. It is never
+ * installed.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dsh-backend.h"
 
@@ -57,9 +63,29 @@ G_GNUC_UNUSED_FALLBACK static const DshBackendFailureRule failure_rules[] = {
   },
 };
 
+static void
+wait_at_gate (const char *gate)
+{
+  const struct timespec step = { 0, 10 * 1000 * 1000 };
+  char entered[4096];
+  int fd;
+
+  snprintf (entered, sizeof entered, "%s.entered", gate);
+  fd = open (entered, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    close (fd);
+  for (int i = 0; i < 6000 && access (gate, F_OK) != 0; i++)
+    nanosleep (&step, NULL);
+}
+
 static int
 fake_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *const *argv)
 {
+  const char *gate = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_CONFINE_GATE");
+
+  if (gate != NULL && gate[0] != '\0')
+    wait_at_gate (gate);
+
 #ifdef FAKE_ALWAYS_BROKEN
   static const char script[] =
     "echo 'fake-" FAKE_NAME ": fatal: this runner never works' >&2; exit 71";

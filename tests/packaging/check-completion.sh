@@ -32,7 +32,11 @@ expect() {
 [ "$(complete -p dsh-sandbox)" = "complete -F _dsh_sandbox dsh-sandbox" ] ||
   { echo "FAIL: dsh-sandbox has no completion function"; exit 1; }
 
-expect 'probe confine exec session policy describe serve --help' -- dsh-sandbox ''
+expect 'probe confine exec session policy describe serve help --help' -- dsh-sandbox ''
+expect 'help' -- dsh-sandbox he
+expect 'probe confine exec session policy describe serve' -- dsh-sandbox help ''
+expect 'new' -- dsh-sandbox help session n
+expect '-' -- dsh-sandbox exec --report -
 expect 'exec' -- dsh-sandbox ex
 expect 'read-only workspace-write danger-full-access' -- dsh-sandbox exec --mode ''
 expect 'workspace-write' -- dsh-sandbox confine --mode w
@@ -76,7 +80,8 @@ zsh_expect() {
   done
   echo "ok: zsh [$line<Tab>] lists $want"
 }
-zsh_expect 'probe confine exec session policy describe serve' 'dsh-sandbox '
+zsh_expect 'probe confine exec session policy describe serve help' 'dsh-sandbox '
+zsh_expect 'probe exec serve' 'dsh-sandbox help '
 zsh_expect 'read-only workspace-write danger-full-access' 'dsh-sandbox exec --mode '
 zsh_expect 'linux macos windows' 'dsh-sandbox confine --target-os '
 zsh_expect 'new set-mode set-approval set-preset show' 'dsh-sandbox session '

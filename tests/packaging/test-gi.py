@@ -137,6 +137,11 @@ def main():
         check(writable[0] == policy.workspace_root, "the workspace is the first writable root")
         provider = DshSandbox.LocalProvider.new()
         provider.set_untrusted_roots(writable)
+        # A long-lived harness opts in to hot reload; a reload keeps the untrusted roots.
+        check(provider.watch_modules(), "the provider watches its module directories")
+        check(provider.get_generation() == 1, "a new provider is at generation 1")
+        provider.reload()
+        check(provider.get_generation() == 2, "a reload starts generation 2")
         check(provider.get_selected() in ("bwrap", "landlock"),
               f"a Linux backend is selected ({provider.get_selected()})")
 

@@ -57,6 +57,21 @@ const char       *dsh_local_provider_get_selected  (DshLocalProvider  *self,
 DSH_API
 GStrv             dsh_local_provider_list_backends (DshLocalProvider  *self);
 
+/* A provider lifetime is made of generations: each scans the module directories and selects
+ * once. reload() starts a new one now; calls in flight finish on theirs, whose modules are
+ * closed when the last of them ends. */
+DSH_API
+void              dsh_local_provider_reload        (DshLocalProvider  *self);
+DSH_API
+guint             dsh_local_provider_get_generation (DshLocalProvider *self);
+
+/* Opt in to hot reload: a thread of the provider's own watches its module directories and
+ * starts a new generation whenever a module file there is added, replaced, changed or removed.
+ * FALSE, with an error naming the directory, when one cannot be watched. */
+DSH_API
+gboolean          dsh_local_provider_watch_modules (DshLocalProvider  *self,
+                                                    GError           **error);
+
 /* The probe document (schemas/probe.schema.json): every candidate, refused ones with their
  * reason, each probe result, and the chosen backend with its enforcement and reasons. */
 DSH_API
