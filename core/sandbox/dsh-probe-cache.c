@@ -7,6 +7,7 @@
 #include "dsh-probe-cache-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,12 +33,11 @@ dsh_probe_cache_default_path (void)
     dir = g_build_filename (runtime, "dsh-sandbox", NULL);
   else
     dir = g_build_filename (g_get_user_cache_dir (), "dsh-sandbox", NULL);
-  if (g_mkdir_with_parents (dir, 0700) != 0)
-    return NULL;
   /* Only a real directory of our own that nobody else can write: never a link someone put
-   * there to have this process write elsewhere. */
-  if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid () ||
-      (st.st_mode & 077) != 0)
+   * there to have this process write elsewhere. It exists on every call but the first. */
+  if (lstat (dir, &st) != 0 && (g_mkdir_with_parents (dir, 0700) != 0 || lstat (dir, &st) != 0))
+    return NULL;
+  if (!S_ISDIR (st.st_mode) || st.st_uid != getuid () || (st.st_mode & 077) != 0)
     return NULL;
   return g_build_filename (dir, "probe-cache-v4.ini", NULL);
 }
@@ -96,19 +96,45 @@ dsh_probe_cache_add_host (GString *key)
 }
 
 #define GROUP "probe-cache"
+/* An entry is a key of a few hundred bytes per module and runner file. */
+#define PROBE_CACHE_MAX_SIZE 16384
 
 gboolean
 dsh_probe_cache_lookup (const char *path, const char *key)
 {
-  g_autoptr (GKeyFile) file = g_key_file_new ();
+  g_autoptr (GKeyFile) file = NULL;
   g_autofree char *stored_key = NULL;
+  char text[PROBE_CACHE_MAX_SIZE];
+  gsize len = 0;
   struct stat st;
+  int fd;
 
-  /* Only the user's own, private file is believed. */
-  if (path == NULL || stat (path, &st) != 0 || st.st_uid != getuid () ||
-      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+  /* Only the user's own, private, regular file is believed: checked on the descriptor that is
+   * then read (no FIFO stalls the call), in one open, one fstat and one or two reads. */
+  if (path == NULL || (fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
     return FALSE;
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    {
+      close (fd);
+      return FALSE;
+    }
+  while (len < sizeof (text))
+    {
+      ssize_t n = read (fd, text + len, sizeof (text) - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (gsize) n;
+    }
+  close (fd);
+  /* Larger than any entry this code writes: not one of ours. */
+  if (len == sizeof (text))
+    return FALSE;
+  file = g_key_file_new ();
+  if (!g_key_file_load_from_data (file, text, len, G_KEY_FILE_NONE, NULL))
     return FALSE;
 
   stored_key = g_key_file_get_string (file, GROUP, "key", NULL);
