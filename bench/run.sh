@@ -96,10 +96,15 @@ raw_flood() {
   DSH_SANDBOX_BACKEND=$1 "$cli" confine --mode workspace-write -- sh -c "cat $workspace/text >&2" |
     python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))'
 }
+# The relay floor: the same raw runner with its stderr through a pipe that is only spliced on,
+# what any relay that sees the text pays before it does anything.
+relay_floor="$top/build/bench/bench-relay-floor"
 "$interleave" "$scale_runs" \
   "stderr-raw-bwrap=$(raw_flood bwrap)" \
+  "stderr-floor-bwrap=$relay_floor $(raw_flood bwrap)" \
   "stderr-dsh-bwrap=DSH_SANDBOX_BACKEND=bwrap $cli exec --mode workspace-write -- $flood" \
   "stderr-raw-landlock=$(raw_flood landlock)" \
+  "stderr-floor-landlock=$relay_floor $(raw_flood landlock)" \
   "stderr-dsh-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $flood" \
   >"$top/bench/interleaved-stderr.json"
 rm -f "$workspace/text"
@@ -146,6 +151,10 @@ scaling = {
         round(med(stderr, "stderr-dsh-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
     "ratio_stderr_dsh_over_raw_landlock":
         round(med(stderr, "stderr-dsh-landlock") / med(stderr, "stderr-raw-landlock"), 3),
+    "ratio_stderr_floor_over_raw_bwrap":
+        round(med(stderr, "stderr-floor-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
+    "ratio_stderr_floor_over_raw_landlock":
+        round(med(stderr, "stderr-floor-landlock") / med(stderr, "stderr-raw-landlock"), 3),
     "serve_peak_rss_kib_by_workspaces": {"64": int(sys.argv[5]), "2000": int(sys.argv[6]),
                                          "20000": int(sys.argv[7])},
 }

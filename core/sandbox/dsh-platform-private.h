@@ -23,6 +23,13 @@ gboolean dsh_platform_is_private_dir     (const char *dir);
 /* Is path a file of the user's own that nobody else may write? */
 gboolean dsh_platform_is_private_file    (const char *path);
 
+/* Reads the whole of path into buf when it is a regular file of the user's own that nobody else
+ * may write and shorter than size, checked on the descriptor it reads; FALSE otherwise. */
+gboolean dsh_platform_read_private_file  (const char *path,
+                                          char       *buf,
+                                          gsize       size,
+                                          gsize      *out_len);
+
 /* Appends what identifies the file at path as it is now (device, inode, mode, owner, size,
  * modification and change times), so that any replacement, rewrite or touch changes it. */
 void     dsh_platform_append_file_identity (GString    *key,

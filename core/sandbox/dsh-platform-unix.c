@@ -4,6 +4,8 @@
  */
 #include "dsh-platform-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -47,6 +49,38 @@ dsh_platform_is_private_file (const char *path)
 
   return stat (path, &st) == 0 && st.st_uid == getuid () &&
          (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+gboolean
+dsh_platform_read_private_file (const char *path, char *buf, gsize size, gsize *out_len)
+{
+  struct stat st;
+  gsize len = 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    {
+      close (fd);
+      return FALSE;
+    }
+  while (len < size)
+    {
+      ssize_t n = read (fd, buf + len, size - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (gsize) n;
+    }
+  close (fd);
+  if (len == size)
+    return FALSE;
+  *out_len = len;
+  return TRUE;
 }
 
 void

@@ -34,6 +34,12 @@ dsh_platform_is_private_file (const char *path)
   return FALSE;
 }
 
+gboolean
+dsh_platform_read_private_file (const char *path, char *buf, gsize size, gsize *out_len)
+{
+  return FALSE;
+}
+
 void
 dsh_platform_append_file_identity (GString *key, const char *path)
 {

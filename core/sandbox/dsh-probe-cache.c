@@ -24,11 +24,10 @@ dsh_probe_cache_default_path (void)
     dir = g_build_filename (runtime, "dsh-sandbox", NULL);
   else
     dir = g_build_filename (g_get_user_cache_dir (), "dsh-sandbox", NULL);
-  if (g_mkdir_with_parents (dir, 0700) != 0)
-    return NULL;
   /* Only a real directory of our own that nobody else can write: never a link someone put
-   * there to have this process write elsewhere. */
-  if (!dsh_platform_is_private_dir (dir))
+   * there to have this process write elsewhere. It exists on every call but the first. */
+  if (!dsh_platform_is_private_dir (dir) &&
+      (g_mkdir_with_parents (dir, 0700) != 0 || !dsh_platform_is_private_dir (dir)))
     return NULL;
   return g_build_filename (dir, "probe-cache-v4.ini", NULL);
 }
@@ -63,17 +62,24 @@ dsh_probe_cache_add_host (GString *key)
 }
 
 #define GROUP "probe-cache"
+/* An entry is a key of a few hundred bytes per module and runner file. */
+#define PROBE_CACHE_MAX_SIZE 16384
 
 gboolean
 dsh_probe_cache_lookup (const char *path, const char *key)
 {
-  g_autoptr (GKeyFile) file = g_key_file_new ();
+  g_autoptr (GKeyFile) file = NULL;
   g_autofree char *stored_key = NULL;
+  char text[PROBE_CACHE_MAX_SIZE];
+  gsize len = 0;
 
-  /* Only the user's own, private file is believed. */
-  if (path == NULL || !dsh_platform_is_private_file (path))
+  /* Only the user's own, private, regular file is believed, checked on the descriptor that is
+   * then read (no FIFO stalls the call); anything larger than an entry this code writes is not
+   * one of ours. */
+  if (path == NULL || !dsh_platform_read_private_file (path, text, sizeof (text), &len))
     return FALSE;
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
+  file = g_key_file_new ();
+  if (!g_key_file_load_from_data (file, text, len, G_KEY_FILE_NONE, NULL))
     return FALSE;
 
   stored_key = g_key_file_get_string (file, GROUP, "key", NULL);

@@ -375,18 +375,18 @@ stream_until_exit (pid_t pid,
                            ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
                            : G_MAXINT64;
   int status = 0;
-  /* Large reads from a large pipe: a command that floods stderr costs few wakeups. */
-  g_autofree char *buffer = g_malloc (RELAY_CHUNK);
+  /* Most commands write little or nothing to stderr: they are read into this, and only one
+   * that fills it gets the large buffer, for large reads from the large pipe (few wakeups). */
+  char small_buffer[16384];
+  g_autofree char *large_buffer = NULL;
   g_autofree TailRing *tail = g_new (TailRing, 1);
-
+  /* The tail pipe is made only for a flood, once the head is full. */
   SpliceRelay relay = { -1, -1, -1, 0 };
-  gboolean splicing;
+  gboolean may_splice = !options->quiet;
+  gboolean splicing = FALSE;
 
   tail->next = 0;
   tail->full = FALSE;
-  splicing = !options->quiet && splice_relay_open (&relay);
-  if (!splicing)
-    splice_relay_close (&relay);
 
   while (!exited || err_open || *out_fd >= 0)
     {
@@ -432,8 +432,14 @@ stream_until_exit (pid_t pid,
       if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0)
         pump_stdin (pump);
 
-      if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && splicing &&
-          captured->len >= CAPTURE_LIMIT)
+      if (err_open && may_splice && !splicing && captured->len >= CAPTURE_LIMIT)
+        {
+          splicing = splice_relay_open (&relay);
+          if (!splicing)
+            splice_relay_close (&relay);
+          may_splice = FALSE;
+        }
+      if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && splicing)
         {
           gssize moved = splice_relay_chunk (&relay, err_fd);
 
@@ -450,12 +456,16 @@ stream_until_exit (pid_t pid,
         }
       if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
         {
-          ssize_t r = read (err_fd, buffer, RELAY_CHUNK);
+          char *buffer = large_buffer != NULL ? large_buffer : small_buffer;
+          gsize size = large_buffer != NULL ? RELAY_CHUNK : sizeof (small_buffer);
+          ssize_t r = read (err_fd, buffer, size);
 
           if (r > 0)
             pass_through (buffer, (gsize) r, !options->quiet, captured, tail);
           else if (r == 0 || errno != EINTR)
             err_open = FALSE;
+          if (r == (ssize_t) size && large_buffer == NULL)
+            large_buffer = g_malloc (RELAY_CHUNK);
         }
 
       if (!exited && (pidfd < 0 || (fds[1].revents & POLLIN) != 0))

@@ -81,12 +81,15 @@ parse_mount_line (char *line, MountLine *mount)
 static void
 for_each_mount (void (*visit) (MountLine *mount))
 {
+  static char table[1 << 16];
   FILE *file = fopen ("/proc/self/mountinfo", "re");
   char *line = NULL;
   size_t size = 0;
 
   if (file == NULL)
     fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
+  /* The whole table in one or two reads rather than a read per KiB (a /proc file's size). */
+  setvbuf (file, table, _IOFBF, sizeof table);
   while (getline (&line, &size, file) > 0)
     {
       MountLine mount;
@@ -99,6 +102,8 @@ for_each_mount (void (*visit) (MountLine *mount))
   fclose (file);
 }
 
+static int is_host_dev (dev_t dev);
+
 /* Outside: remember the host's filesystems, and allow host mounts beneath a writable root (a
  * recursive bind brings them along). */
 static void
@@ -106,8 +111,11 @@ note_host_mount (MountLine *mount)
 {
   int fd;
 
-  host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
-  host_devs[n_host_devs++] = mount->dev;
+  if (!is_host_dev (mount->dev))
+    {
+      host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
+      host_devs[n_host_devs++] = mount->dev;
+    }
   if (!is_writable (mount->mount_point))
     return;
   fd = open_beneath_nofollow (AT_FDCWD, mount->mount_point, O_PATH | O_CLOEXEC);
@@ -233,40 +241,36 @@ write_all (int fd, const char *data, size_t len)
 }
 
 /* bwrap runs this very launcher again, from a descriptor (our path may be hidden in the
- * sandbox), with what to check and the command's argv in a memfd: no argv limit applies. */
+ * sandbox), with what to check and the command's argv in a memfd: no argv limit applies. The
+ * checks are put together here and written in one go. */
 void
 add_inside_step (Argv *argv, char **command, int n_command)
 {
   int self = open ("/proc/self/exe", O_RDONLY);
   int data = (int) syscall (SYS_memfd_create, "dsh-bwrap-exec", MFD_ALLOW_SEALING);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *checks;
 
-  if (self < 0 || data < 0)
+  if (self < 0 || data < 0 || (checks = open_memstream (&text, &len)) == NULL)
     fatal ("cannot prepare the check inside the sandbox: %s", strerror (errno));
   for (size_t i = 0; i < n_writable; i++)
-    {
-      char *line = format ("W %llu %llu\n", (unsigned long long) writable[i].dev,
-                           (unsigned long long) writable[i].ino);
-      write_all (data, line, strlen (line));
-      free (line);
-    }
+    fprintf (checks, "W %llu %llu\n", (unsigned long long) writable[i].dev,
+             (unsigned long long) writable[i].ino);
   for (size_t i = 0; i < n_host_devs; i++)
-    {
-      char *line = format ("H %llu\n", (unsigned long long) host_devs[i]);
-      write_all (data, line, strlen (line));
-      free (line);
-    }
+    fprintf (checks, "H %llu\n", (unsigned long long) host_devs[i]);
   if (!is_writable ("/tmp"))
-    write_all (data, "T\n", 2);
+    fputs ("T\n", checks);
   for (size_t i = 0; i < n_protected; i++)
-    {
-      char *line = format ("P %llu %llu %s\n", (unsigned long long) protected_paths[i].id.dev,
-                           (unsigned long long) protected_paths[i].id.ino, protected_paths[i].path);
-      write_all (data, line, strlen (line));
-      free (line);
-    }
-  write_all (data, "\n", 1);
+    fprintf (checks, "P %llu %llu %s\n", (unsigned long long) protected_paths[i].id.dev,
+             (unsigned long long) protected_paths[i].id.ino, protected_paths[i].path);
+  fputc ('\n', checks);
   for (int i = 0; i < n_command; i++)
-    write_all (data, command[i], strlen (command[i]) + 1);
+    fwrite (command[i], 1, strlen (command[i]) + 1, checks);
+  if (ferror (checks) || fclose (checks) != 0)
+    fatal ("out of memory");
+  write_all (data, text, len);
+  free (text);
   /* Sealed: nothing can change the checks between here and there. */
   if (fcntl (data, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0 ||
       lseek (data, 0, SEEK_SET) != 0)
