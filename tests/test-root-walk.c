@@ -78,6 +78,21 @@ test_deep_path (void)
   remove_tree (scratch);
 }
 
+/* Empty and "." components and a trailing slash are dropped, as the kernel skips them. */
+static void
+test_spelling_normalised (void)
+{
+  g_autofree char *scratch = dsh_test_scratch_dir ("walk-spelling");
+  g_autofree char *sub = g_build_filename (scratch, "sub", NULL);
+  g_autofree char *spelled = g_strconcat (scratch, "//./sub/.//", NULL);
+  g_autofree char *canonical = NULL;
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  canonical = dsh_canonical_path (spelled);
+  g_assert_cmpstr (canonical, ==, sub);
+  remove_tree (scratch);
+}
+
 /* Longer than PATH_MAX in all: no single lookup can take it, the walk still does. */
 static void
 test_long_components (void)
@@ -263,6 +278,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/root-walk/deep", test_deep_path);
+  g_test_add_func ("/root-walk/spelling", test_spelling_normalised);
   g_test_add_func ("/root-walk/long-components", test_long_components);
   g_test_add_func ("/root-walk/symlinks-at-depth", test_symlinks_at_depth);
   g_test_add_func ("/root-walk/planted-at-depth", test_planted_at_depth);

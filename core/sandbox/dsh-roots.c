@@ -378,15 +378,20 @@ has_no_dotdot (const char *path)
 static char *
 lexical_join (const char *path)
 {
-  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
-  GString *joined = g_string_new (NULL);
+  GString *joined = g_string_sized_new (strlen (path));
 
-  for (gsize i = 0; parts[i] != NULL; i++)
+  for (const char *p = path; *p != '\0';)
     {
-      if (parts[i][0] == '\0' || g_str_equal (parts[i], "."))
-        continue;
-      g_string_append_c (joined, '/');
-      g_string_append (joined, parts[i]);
+      const char *slash = strchr (p, '/');
+      const char *end = slash != NULL ? slash : p + strlen (p);
+      gsize len = (gsize) (end - p);
+
+      if (len > 0 && !(len == 1 && *p == '.'))
+        {
+          g_string_append_c (joined, '/');
+          g_string_append_len (joined, p, (gssize) len);
+        }
+      p = *end == '/' ? end + 1 : end;
     }
   if (joined->len == 0)
     g_string_append_c (joined, '/');
@@ -426,7 +431,7 @@ resolves_without_symlinks (const char *path)
  * A missing component ends the walk: nothing lies beyond it, and walk->resolved stays NULL (the
  * path matches nothing until it exists). */
 static void
-walk_path (const char *path, const WalkRules *rules, Walk *walk)
+walk_components (const char *path, const WalkRules *rules, Walk *walk)
 {
   g_autoptr (NameQueue) pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
@@ -435,20 +440,6 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
   DshRootIdentity identity;
   guint links = 0;
   int here = -1;
-
-  walk->links = g_ptr_array_new_with_free_func (g_free);
-  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
-  /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
-  switch (resolves_without_symlinks (path))
-    {
-    case 1:
-      walk->resolved = lexical_join (path);
-      return;
-    case -1:
-      return;
-    default:
-      break;
-    }
 
   parts = g_strsplit (path, "/", -1);
   for (gsize i = 0; parts[i] != NULL; i++)
@@ -552,6 +543,24 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
   walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
 out:
   close_fd (&here);
+}
+
+static void
+walk_path (const char *path, const WalkRules *rules, Walk *walk)
+{
+  walk->links = g_ptr_array_new_with_free_func (g_free);
+  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
+  /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
+  switch (resolves_without_symlinks (path))
+    {
+    case 1:
+      walk->resolved = lexical_join (path);
+      return;
+    case -1:
+      return;
+    default:
+      walk_components (path, rules, walk);
+    }
 }
 
 /**
