@@ -128,10 +128,33 @@ serve_rss_20000=$(serve_rss 20000)
 rm -rf "$workspace/ws"
 
 confine=$("$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/bwrap")
+
+# Workspace depth: in-process confine with the workspace 100, 400 and 1 900 directories down.
+confine_depth() {
+  deep=$(python3 - "$workspace/deep$1" "$1" <<'PY'
+import os, sys
+os.makedirs(sys.argv[1])
+os.chdir(sys.argv[1])
+for _ in range(int(sys.argv[2])):
+    os.mkdir("d")
+    os.chdir("d")
+print(os.getcwd())
+PY
+)
+  (cd "$deep" && "$top/build/bench/bench-confine" "$top/build/linux/bwrap" "$top/build/linux/bwrap")
+  rm -rf "$workspace/deep$1"
+}
+confine_depth_100=$(confine_depth 100)
+confine_depth_400=$(confine_depth 400)
+confine_depth_1900=$(confine_depth 1900)
+
+# serve's confine throughput, pipelined and one request at a time.
+serve_rate=$(python3 "$top/bench/bench-serve.py" "$cli" "$workspace")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
 python3 - "$top/bench" "$runs" "$confine" "$peak_kib" "$serve_rss_64" "$serve_rss_2000" \
-  "$serve_rss_20000" <<'PY' | tee "$top/bench/results.json"
+  "$serve_rss_20000" "$confine_depth_100" "$confine_depth_400" "$confine_depth_1900" \
+  "$serve_rate" <<'PY' | tee "$top/bench/results.json"
 import json, sys
 
 groups = {g: json.load(open(f"{sys.argv[1]}/interleaved-{g}.json")) for g in ("bwrap", "landlock")}
@@ -158,6 +181,12 @@ scaling = {
     "serve_peak_rss_kib_by_workspaces": {"64": int(sys.argv[5]), "2000": int(sys.argv[6]),
                                          "20000": int(sys.argv[7])},
 }
+depth = {d: json.loads(sys.argv[8 + i]) for i, d in enumerate(("100", "400", "1900"))}
+scaling["confine_by_depth_median_us"] = {d: r["cached_confine_median_us"] for d, r in depth.items()}
+scaling["confine_by_depth_p99_us"] = {d: r["cached_confine_p99_us"] for d, r in depth.items()}
+scaling["ratio_confine_depth_400_over_100"] = round(
+    depth["400"]["cached_confine_median_us"] / depth["100"]["cached_confine_median_us"], 3)
+scaling["serve_confine"] = json.loads(sys.argv[11])
 ms["bare"] = ms["bare-landlock-group"]
 print(json.dumps({
     "runs_per_command": int(sys.argv[2]),

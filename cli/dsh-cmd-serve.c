@@ -25,6 +25,7 @@
 #include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 #include "dsh-json-strict-private.h"
+#include "dsh-serve-confined.h"
 #include "dsh-serve-generation.h"
 #include "dsh-serve-request.h"
 
@@ -139,6 +140,43 @@ session_switch (const char *session, DshCliSessionSwitch kind, const char *value
   return notice_result (notice);
 }
 
+static DshConfinedArgv *
+confine (DshServeGeneration *generation, const DshServeRequest *request, GError **error)
+{
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+
+  policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
+                                   (const char *const *) request->writable_roots, error);
+  if (policy == NULL)
+    return NULL;
+  return dsh_sandbox_provider_confine (
+    DSH_SANDBOX_PROVIDER (dsh_serve_generation_provider (generation, policy)),
+    (const char *const *) request->argv, policy, error);
+}
+
+/* A confine answered without a JSON tree (the most frequent call); FALSE when it must take the
+ * general way (an error, or an id of an unusual kind). */
+static gboolean
+respond_confined (DshServeGeneration *generation, const DshServeRequest *request,
+                  GError **error)
+{
+  g_autoptr (DshConfinedArgv) confined = confine (generation, request, error);
+  g_autofree char *text = NULL;
+
+  if (confined == NULL)
+    return FALSE;
+  text = dsh_serve_confined_response (request->id, confined);
+  if (text == NULL)
+    {
+      respond (request->id, dsh_confined_argv_to_json (confined), NULL);
+      return TRUE;
+    }
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+  fflush (stdout);
+  return TRUE;
+}
+
 static JsonNode *
 handle (DshServeGenerations *generations, DshServeGeneration *generation,
         const DshServeRequest *request, GError **error)
@@ -155,13 +193,7 @@ handle (DshServeGenerations *generations, DshServeGeneration *generation,
       return dsh_local_provider_describe (dsh_serve_generation_provider (generation, NULL));
 
     case DSH_SERVE_METHOD_CONFINE:
-      policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
-                                       (const char *const *) request->writable_roots, error);
-      if (policy == NULL)
-        return NULL;
-      confined = dsh_sandbox_provider_confine (
-        DSH_SANDBOX_PROVIDER (dsh_serve_generation_provider (generation, policy)),
-        (const char *const *) request->argv, policy, error);
+      confined = confine (generation, request, error);
       return confined != NULL ? dsh_confined_argv_to_json (confined) : NULL;
 
     case DSH_SERVE_METHOD_RELOAD:
@@ -275,7 +307,16 @@ dsh_cmd_serve (int argc, char **argv)
           g_autoptr (DshServeGeneration) generation =
             dsh_serve_generations_acquire (generations);
 
-          result = handle (generations, generation, &request, &request_error);
+          if (request.method == DSH_SERVE_METHOD_CONFINE)
+            {
+              if (respond_confined (generation, &request, &request_error))
+                {
+                  dsh_serve_request_clear (&request);
+                  continue;
+                }
+            }
+          else
+            result = handle (generations, generation, &request, &request_error);
         }
       respond (request.id, g_steal_pointer (&result), request_error);
       dsh_serve_request_clear (&request);

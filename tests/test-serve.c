@@ -117,6 +117,61 @@ test_methods (void)
   dsh_test_remove_tree (ws);
 }
 
+/* serve writes its confine answers itself: the same document the confine command prints,
+ * whatever bytes the argv holds, under each kind of id (a number, a string, none). */
+static void
+test_confine_same_as_command (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("serve");
+  const char *nasty = "quote \" backslash \\ tab\t\x01\x1f\x7f snowman \xe2\x98\x83 </x>";
+  /* The same argv as JSON text (json-glib would write the control characters raw). */
+  const char *argv_json = "[\"sh\",\"-c\",\"quote \\\" backslash \\\\ tab\\t\\u0001\\u001f"
+                          "\\u007f snowman \xe2\x98\x83 </x>\"]";
+  g_autofree char *by_number = NULL;
+  g_autofree char *by_string = NULL;
+  g_autofree char *by_other = NULL;
+  const char *command[] = { dsh_test_cli (), "confine", "--mode", "workspace-write",
+                            "--workspace", ws, "--", "sh", "-c", nasty, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonNode) expected = NULL;
+  g_autoptr (GPtrArray) responses = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  by_number = g_strdup_printf ("{\"id\":7,\"method\":\"confine\",\"params\":{\"argv\":%s,"
+                               "\"mode\":\"workspace-write\",\"workspace\":\"%s\"}}",
+                               argv_json, ws);
+  by_string = g_strdup_printf ("{\"id\":\"a\\\"b\",\"method\":\"confine\",\"params\":"
+                               "{\"argv\":%s,\"mode\":\"workspace-write\",\"workspace\":\"%s\"}}",
+                               argv_json, ws);
+  by_other = g_strdup_printf ("{\"method\":\"confine\",\"params\":{\"argv\":%s,"
+                              "\"mode\":\"workspace-write\",\"workspace\":\"%s\"}}",
+                              argv_json, ws);
+  {
+    const char *requests[] = { by_number, by_string, by_other, NULL };
+
+    responses = serve (bwrap_env, ws, requests);
+  }
+  dsh_test_run (&run, command, bwrap_env, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  expected = json_from_string (run.out, NULL);
+  g_assert_nonnull (expected);
+
+  g_assert_cmpuint (responses->len, ==, 3);
+  g_assert_cmpint (json_object_get_int_member (response (responses, 0), "id"), ==, 7);
+  g_assert_cmpstr (json_object_get_string_member (response (responses, 1), "id"), ==, "a\"b");
+  g_assert_true (json_object_get_null_member (response (responses, 2), "id"));
+  for (guint i = 0; i < responses->len; i++)
+    {
+      /* Each line was checked against the response schema as it came (re-serialising the
+       * result here would write its control characters raw). */
+      result (responses, i, NULL);
+      g_assert_true (json_node_equal (json_object_get_member (response (responses, i), "result"),
+                                      expected));
+    }
+  dsh_test_remove_tree (ws);
+}
+
 /* Each bad line gets its error, and the line after it is served all the same. */
 static void
 test_bad_requests (void)
@@ -752,6 +807,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/serve/methods", test_methods);
   g_test_add_func ("/serve/bad-requests", test_bad_requests);
+  g_test_add_func ("/serve/confine-same-as-command", test_confine_same_as_command);
   g_test_add_func ("/serve/schema-agrees", test_schema_agrees);
   g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
   g_test_add_func ("/serve/provider-cap/evicts-least-recent",

@@ -23,7 +23,17 @@
 #include "dsh-roots.h"
 #include "dsh-roots-private.h"
 
+/* An opened record directory, shared by the calls that found it still in place. */
+typedef struct {
+  int refs;
+  int fd;
+  /* As the caller named it. */
+  char *spelled;
+} RecordDir;
+
 struct _DshRootGrants {
+  RecordDir *record;
+  /* Borrowed from record. */
   int dir_fd;
   /* Canonical, for the reach check and for messages. */
   char *dir;
@@ -52,18 +62,113 @@ refuse (GError **error, const char *dir, const char *why)
   return FALSE;
 }
 
+/* The record this process opened last, kept open: a later call takes it again after one stat
+ * of its path says it is still that very directory, still private to this user. Its canonical
+ * path is read again from the descriptor each time, so a move is seen too. */
+static GMutex last_lock;
+static RecordDir *last_record;
+
+static RecordDir *
+record_ref (RecordDir *record)
+{
+  g_atomic_int_inc (&record->refs);
+  return record;
+}
+
+static void
+record_unref (RecordDir *record)
+{
+  if (record == NULL || !g_atomic_int_dec_and_test (&record->refs))
+    return;
+  if (record->fd >= 0)
+    close (record->fd);
+  g_free (record->spelled);
+  g_free (record);
+}
+
+/* The kernel's own name of the directory open as fd, or NULL. */
+static char *
+path_of_fd (int fd)
+{
+#ifdef __linux__
+  g_autofree char *link = g_strdup_printf ("/proc/self/fd/%d", fd);
+  g_autofree char *target = g_file_read_link (link, NULL);
+
+  if (target == NULL || !g_path_is_absolute (target) || g_str_has_suffix (target, " (deleted)"))
+    return NULL;
+  return g_steal_pointer (&target);
+#else
+  return NULL;
+#endif
+}
+
+/* The kept record, when dir still names it: the same directory, a real one of this user that
+ * nobody else can write, with no symlink in its last component. */
+static DshRootGrants *
+take_kept (const char *dir)
+{
+  RecordDir *record = NULL;
+  DshRootGrants *grants;
+  struct stat st, kept_st;
+  char *canonical;
+
+  g_mutex_lock (&last_lock);
+  if (last_record != NULL && g_str_equal (last_record->spelled, dir))
+    record = record_ref (last_record);
+  g_mutex_unlock (&last_lock);
+  if (record == NULL)
+    return NULL;
+  if (fstatat (AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode) ||
+      st.st_uid != getuid () || (st.st_mode & 077) != 0 ||
+      fstat (record->fd, &kept_st) != 0 || kept_st.st_dev != st.st_dev ||
+      kept_st.st_ino != st.st_ino ||
+      (canonical = path_of_fd (record->fd)) == NULL)
+    {
+      record_unref (record);
+      return NULL;
+    }
+  grants = g_new0 (DshRootGrants, 1);
+  grants->record = record;
+  grants->dir_fd = record->fd;
+  grants->dir = canonical;
+  return grants;
+}
+
+static void
+keep (RecordDir *record)
+{
+  RecordDir *old;
+
+  g_mutex_lock (&last_lock);
+  old = last_record;
+  last_record = record_ref (record);
+  g_mutex_unlock (&last_lock);
+  record_unref (old);
+}
+
 DshRootGrants *
 dsh_root_grants_open (const char *dir, GError **error)
 {
-  g_autoptr (DshRootGrants) grants = g_new0 (DshRootGrants, 1);
+  g_autoptr (DshRootGrants) grants = NULL;
+  RecordDir *record;
   struct stat st;
 
-  grants->dir_fd = -1;
   if (!g_path_is_absolute (dir))
     {
       refuse (error, dir, "is not an absolute path");
       return NULL;
     }
+  grants = take_kept (dir);
+  if (grants != NULL)
+    return g_steal_pointer (&grants);
+
+  record = g_new0 (RecordDir, 1);
+  record->refs = 1;
+  record->fd = -1;
+  record->spelled = g_strdup (dir);
+  grants = g_new0 (DshRootGrants, 1);
+  grants->record = record;
+  grants->dir_fd = -1;
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       g_autofree char *why = g_strdup_printf ("cannot be created (%s)", g_strerror (errno));
@@ -72,7 +177,7 @@ dsh_root_grants_open (const char *dir, GError **error)
       return NULL;
     }
   /* Only a real directory of our own that nobody else can write is believed. */
-  grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  record->fd = grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (grants->dir_fd < 0 || fstat (grants->dir_fd, &st) != 0 || !S_ISDIR (st.st_mode))
     {
       refuse (error, dir, "is not a directory");
@@ -84,6 +189,7 @@ dsh_root_grants_open (const char *dir, GError **error)
       return NULL;
     }
   grants->dir = dsh_canonical_path (dir);
+  keep (record);
   return g_steal_pointer (&grants);
 }
 
@@ -92,8 +198,7 @@ dsh_root_grants_free (DshRootGrants *grants)
 {
   if (grants == NULL)
     return;
-  if (grants->dir_fd >= 0)
-    close (grants->dir_fd);
+  record_unref (grants->record);
   g_free (grants->dir);
   g_free (grants);
 }

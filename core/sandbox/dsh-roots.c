@@ -28,33 +28,6 @@
 #include "dsh-root-grants-private.h"
 
 /**
- * dsh_canonical_path:
- * @path: a path, absolute or relative to the current directory
- *
- * Resolves @path through the filesystem (the kernel's own component-by-component lookup), then
- * normalises it lexically. When resolution fails the spelling is returned as it is: a missing root
- * matches nothing until it exists.
- *
- * Returns: (transfer full) (type filename): the canonical path, never %NULL
- *
- * Since: 0.1
- */
-char *
-dsh_canonical_path (const char *path)
-{
-  g_autofree char *resolved = NULL;
-
-  g_return_val_if_fail (path != NULL, NULL);
-
-  /* realpath(3) walks the path one component at a time through the kernel, so a ".." after a
-   * symlink climbs from the symlink's target, exactly as chdir does. */
-  resolved = realpath (path, NULL);
-  if (resolved == NULL)
-    return g_strdup (path);
-  return g_steal_pointer (&resolved);
-}
-
-/**
  * dsh_workspace_root:
  * @session_cwd: (nullable): the session's working directory
  * @fallback_root: (nullable): the workspace of a call without a session (%NULL: the current
@@ -203,6 +176,8 @@ typedef struct {
   char *granted_dir;
   /* Where the walk ended when it went all the way, else NULL. */
   char *resolved;
+  /* A directory the walk came through was moved while it walked. */
+  gboolean moved;
 } Walk;
 
 static void
@@ -216,6 +191,35 @@ walk_clear (Walk *walk)
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Walk, walk_clear)
+
+static gpointer
+copy_string (gconstpointer string, gpointer unused)
+{
+  return g_strdup (string);
+}
+
+static GPtrArray *
+strings_copy (GPtrArray *strings)
+{
+  return strings != NULL ? g_ptr_array_copy (strings, copy_string, NULL) : NULL;
+}
+
+/* to (cleared) becomes what from says. */
+static void
+walk_copy (const Walk *from, Walk *to)
+{
+  to->links = strings_copy (from->links);
+  if (to->links != NULL)
+    g_ptr_array_set_free_func (to->links, g_free);
+  to->link_dirs = strings_copy (from->link_dirs);
+  if (to->link_dirs != NULL)
+    g_ptr_array_set_free_func (to->link_dirs, g_free);
+  to->planted_kind = from->planted_kind;
+  to->planted = g_strdup (from->planted);
+  to->granted_dir = g_strdup (from->granted_dir);
+  to->resolved = g_strdup (from->resolved);
+  to->moved = from->moved;
+}
 
 /* The first n components of resolved ("/" for none). */
 static char *
@@ -277,28 +281,176 @@ name_queue_free (NameQueue *queue)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NameQueue, name_queue_free)
 
-/* Walks path the way the kernel resolves it, component by component through every symlink,
- * holding each symlink it meets against rules. A missing component ends the walk: nothing lies
- * beyond it, and walk->resolved stays NULL (the path matches nothing until it exists). */
+/* The directory a walk stands in, opened without following a symlink. */
+#ifdef O_PATH
+#define STEP_FLAGS (O_PATH | O_NOFOLLOW | O_CLOEXEC)
+#else
+#define STEP_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#endif
+
+/* The target of the symlink name beneath dir_fd (fd: the link itself where O_PATH opened it). */
+static char *
+read_link_at (int dir_fd, const char *name, int fd)
+{
+  gsize size = 256;
+
+  for (;;)
+    {
+      g_autofree char *buffer = g_malloc (size);
+      ssize_t n = fd >= 0 ? readlinkat (fd, "", buffer, size) : readlinkat (dir_fd, name, buffer, size);
+
+      if (n < 0)
+        return NULL;
+      if ((gsize) n < size)
+        return g_strndup (buffer, (gsize) n);
+      if (size >= 65536)
+        return NULL;
+      size *= 2;
+    }
+}
+
+/* One component: opens name beneath dir_fd without following it. *out_fd is the opened
+ * directory (-1 for a symlink, or a file a later component cannot lie beneath). FALSE when
+ * nothing can be reached there. */
+static gboolean
+step (int dir_fd, const char *name, int *out_fd, DshRootIdentity *identity, gboolean *is_link,
+      gint64 *changed_us)
+{
+  int fd;
+
+  *out_fd = -1;
+#ifdef O_PATH
+  /* O_PATH with O_NOFOLLOW opens a symlink itself: what is inspected is what was opened. */
+  fd = openat (dir_fd, name, STEP_FLAGS);
+  if (fd < 0)
+    return FALSE;
+  if (!dsh_root_identity_at (fd, "", identity, is_link, changed_us))
+    {
+      close (fd);
+      return FALSE;
+    }
+  *out_fd = fd;
+  return TRUE;
+#else
+  if (!dsh_root_identity_at (dir_fd, name, identity, is_link, changed_us))
+    return FALSE;
+  if (*is_link)
+    return TRUE;
+  fd = openat (dir_fd, name, STEP_FLAGS);
+  if (fd >= 0)
+    {
+      DshRootIdentity opened;
+
+      /* The directory opened must be the one inspected. */
+      if (!dsh_root_identity_at (fd, "", &opened, NULL, changed_us) ||
+          opened.dev != identity->dev || opened.ino != identity->ino)
+        {
+          close (fd);
+          return FALSE;
+        }
+      *out_fd = fd;
+    }
+  return TRUE;
+#endif
+}
+
 static void
-walk_path (const char *path, const WalkRules *rules, Walk *walk)
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+/* A path with no ".." component, whose lexical form is then what the kernel reaches. */
+static gboolean
+has_no_dotdot (const char *path)
+{
+  for (const char *p = path; (p = strstr (p, "..")) != NULL; p += 2)
+    {
+      if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* path (absolute, no "..") with empty and "." components dropped: "/" for none. */
+static char *
+lexical_join (const char *path)
+{
+  GString *joined = g_string_sized_new (strlen (path));
+
+  for (const char *p = path; *p != '\0';)
+    {
+      const char *slash = strchr (p, '/');
+      const char *end = slash != NULL ? slash : p + strlen (p);
+      gsize len = (gsize) (end - p);
+
+      if (len > 0 && !(len == 1 && *p == '.'))
+        {
+          g_string_append_c (joined, '/');
+          g_string_append_len (joined, p, (gssize) len);
+        }
+      p = *end == '/' ? end + 1 : end;
+    }
+  if (joined->len == 0)
+    g_string_append_c (joined, '/');
+  return g_string_free (joined, FALSE);
+}
+
+/* One kernel lookup of path that refuses every symlink on the way: when it succeeds, path has
+ * none, and (without "..") its lexical form is where the walk would end. 1 when it did, 0 when
+ * a symlink is on the way (or the lookup is not available), -1 when nothing is there. */
+static int
+resolves_without_symlinks (const char *path)
+{
+#ifdef __linux__
+  struct open_how how = { 0 };
+  int fd;
+
+  if (!has_no_dotdot (path))
+    return 0;
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  if (fd >= 0)
+    {
+      close (fd);
+      return 1;
+    }
+  return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? -1 : 0;
+#else
+  return 0;
+#endif
+}
+
+/* Walks path (absolute) the way the kernel resolves it, component by component through every
+ * symlink, holding each symlink it meets against rules. Each step opens one name beneath the
+ * directory the walk stands in, so the cost grows with the number of components, not their
+ * square, and every directory passed through is one that was a directory when it was reached.
+ * A missing component ends the walk: nothing lies beyond it, and walk->resolved stays NULL (the
+ * path matches nothing until it exists). */
+static void
+walk_components (const char *path, const WalkRules *rules, Walk *walk)
 {
   g_autoptr (NameQueue) pending = g_queue_new ();
   g_autoptr (GString) resolved = g_string_new (NULL);
   g_autoptr (GArray) ancestors = g_array_new (FALSE, FALSE, sizeof (Ancestor));
-  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+  g_auto (GStrv) parts = NULL;
   DshRootIdentity identity;
   guint links = 0;
+  int here = -1;
 
-  walk->links = g_ptr_array_new_with_free_func (g_free);
-  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
+  parts = g_strsplit (path, "/", -1);
   for (gsize i = 0; parts[i] != NULL; i++)
     g_queue_push_tail (pending, g_strdup (parts[i]));
+  here = open ("/", STEP_FLAGS | O_DIRECTORY);
   {
     Ancestor root;
 
-    if (dsh_root_identity_at (AT_FDCWD, "/", &root.identity, NULL, &root.changed_us))
-      g_array_append_val (ancestors, root);
+    if (here < 0 || !dsh_root_identity_at (here, "", &root.identity, NULL, &root.changed_us))
+      goto out;
+    g_array_append_val (ancestors, root);
   }
 
   while (!g_queue_is_empty (pending))
@@ -308,31 +460,52 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
       g_autofree char *target = NULL;
       gboolean is_link = FALSE;
       gint64 changed_us = 0;
+      int next;
 
       if (part[0] == '\0' || g_str_equal (part, "."))
         continue;
+      if (here < 0)
+        goto out; /* a file, and something beneath it */
       if (g_str_equal (part, ".."))
         {
           char *slash = strrchr (resolved->str, '/');
+          DshRootIdentity parent;
 
+          if (ancestors->len <= 1)
+            continue; /* ".." of / is / */
+          /* The parent the kernel climbs to must be the directory the walk came through. */
+          next = openat (here, "..", STEP_FLAGS | O_DIRECTORY);
+          if (next < 0 || !dsh_root_identity_at (next, "", &parent, NULL, NULL) ||
+              parent.dev != g_array_index (ancestors, Ancestor, ancestors->len - 2).identity.dev ||
+              parent.ino != g_array_index (ancestors, Ancestor, ancestors->len - 2).identity.ino)
+            {
+              if (next >= 0)
+                close (next);
+              walk->moved = TRUE;
+              goto out;
+            }
+          close_fd (&here);
+          here = next;
           g_string_truncate (resolved, slash != NULL ? (gsize) (slash - resolved->str) : 0);
-          if (ancestors->len > 1)
-            g_array_set_size (ancestors, ancestors->len - 1);
+          g_array_set_size (ancestors, ancestors->len - 1);
           continue;
         }
 
-      candidate = g_strdup_printf ("%s/%s", resolved->str, part);
-      if (!dsh_root_identity_at (AT_FDCWD, candidate, &identity, &is_link, &changed_us))
-        return;
+      if (!step (here, part, &next, &identity, &is_link, &changed_us))
+        goto out;
       if (!is_link)
         {
           Ancestor ancestor = { identity, changed_us };
 
-          g_string_assign (resolved, candidate);
+          g_string_append_c (resolved, '/');
+          g_string_append (resolved, part);
           g_array_append_val (ancestors, ancestor);
+          close_fd (&here);
+          here = next;
           continue;
         }
 
+      candidate = g_strdup_printf ("%s/%s", resolved->str, part);
       if (rules->not_before > 0 && changed_us >= rules->not_before - CLOCK_MARGIN_US)
         walk->planted_kind = PLANTED_SINCE_SESSION;
       else if (made_after_a_grant (walk, rules, ancestors, resolved->str, changed_us))
@@ -340,14 +513,17 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
       if (walk->planted_kind != PLANTED_NONE)
         {
           walk->planted = g_steal_pointer (&candidate);
-          return;
+          close_fd (&next);
+          goto out;
         }
       g_ptr_array_add (walk->links, g_strdup (candidate));
       g_ptr_array_add (walk->link_dirs, g_strdup (resolved->len > 0 ? resolved->str : "/"));
 
-      target = g_file_read_link (candidate, NULL);
+      /* The target of the very link inspected. */
+      target = read_link_at (here, part, next);
+      close_fd (&next);
       if (target == NULL || ++links > 40)
-        return;
+        goto out;
       /* Continue through the link's target, as the kernel does. */
       {
         g_auto (GStrv) target_parts = g_strsplit (target, "/", -1);
@@ -357,12 +533,64 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
       }
       if (target[0] == '/')
         {
+          close_fd (&here);
+          here = open ("/", STEP_FLAGS | O_DIRECTORY);
           g_string_truncate (resolved, 0);
           g_array_set_size (ancestors, MIN (ancestors->len, 1));
         }
     }
 
   walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
+out:
+  close_fd (&here);
+}
+
+static void
+walk_path (const char *path, const WalkRules *rules, Walk *walk)
+{
+  walk->links = g_ptr_array_new_with_free_func (g_free);
+  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
+  /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
+  switch (resolves_without_symlinks (path))
+    {
+    case 1:
+      walk->resolved = lexical_join (path);
+      return;
+    case -1:
+      return;
+    default:
+      walk_components (path, rules, walk);
+    }
+}
+
+/**
+ * dsh_canonical_path:
+ * @path: a path, absolute or relative to the current directory
+ *
+ * Resolves @path through the filesystem (the kernel's own component-by-component lookup), then
+ * normalises it lexically. When resolution fails the spelling is returned as it is: a missing root
+ * matches nothing until it exists.
+ *
+ * Returns: (transfer full) (type filename): the canonical path, never %NULL
+ *
+ * Since: 0.1
+ */
+char *
+dsh_canonical_path (const char *path)
+{
+  g_autofree char *absolute = NULL;
+  g_auto (Walk) walk = { 0 };
+  const WalkRules no_rules = { 0 };
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  /* The walk goes one component at a time as the kernel does, so a ".." after a symlink climbs
+   * from the symlink's target, exactly as chdir does. */
+  absolute = dsh_absolute_path_as_spelled (path);
+  walk_path (absolute, &no_rules, &walk);
+  if (walk.resolved == NULL || walk.moved)
+    return g_strdup (path);
+  return g_steal_pointer (&walk.resolved);
 }
 
 /* ---- refusals ------------------------------------------------------------------------------ */
@@ -395,6 +623,17 @@ refuse_planted (GError **error, const char *root, const Walk *walk, const char *
                  "confined commands may write: a command could have planted it to move this "
                  "call's writable roots; refusing to run the command",
                  valid_root, valid);
+  return FALSE;
+}
+
+static gboolean
+refuse_moved (GError **error, const char *what, const char *spelled)
+{
+  g_autofree char *valid = g_utf8_make_valid (spelled, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the %s %s changed while it was being checked; refusing to run the command",
+               what, valid);
   return FALSE;
 }
 
@@ -618,6 +857,8 @@ add_extra_root (GPtrArray *roots,
   if (!g_path_is_absolute (extra))
     return refuse_extra_root (error, extra, extra, "is not an absolute path");
   walk_path (extra, rules, walk);
+  if (walk->moved)
+    return refuse_moved (error, "writable root", extra);
   if (walk->planted != NULL)
     return refuse_planted (error, extra, walk, walk->planted);
   root = g_canonicalize_filename (walk->resolved != NULL ? walk->resolved : extra, NULL);
@@ -712,20 +953,14 @@ resolve_roots (const char *spelled_workspace,
     }
   walk_path (absolute, &rules, &workspace_walk);
   rules.not_before = 0;
+  if (workspace_walk.moved)
+    return refuse_moved (error, "workspace", spelled_workspace);
   if (workspace_walk.planted != NULL)
     return refuse_planted (error, spelled_workspace, &workspace_walk, workspace_walk.planted);
   /* The caller resolved workspace_root a moment ago; this walk must land in the same place, or
    * something is moving it right now. */
   if (workspace_walk.resolved != NULL && !g_str_equal (workspace_walk.resolved, workspace_root))
-    {
-      g_autofree char *valid = g_utf8_make_valid (spelled_workspace, -1);
-
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-                   "the workspace %s changed while it was being checked; refusing to run the "
-                   "command",
-                   valid);
-      return FALSE;
-    }
+    return refuse_moved (error, "workspace", spelled_workspace);
 
   spelled[0] = spelled_workspace;
   spelled[1] = tmp;
@@ -733,10 +968,16 @@ resolve_roots (const char *spelled_workspace,
   if (tmp != NULL)
     {
       walk_path (tmp, &rules, &tmp_walk);
-      walk_path (tmpdir, &rules, &tmpdir_walk);
+      /* The same spelling walks the same way: one walk answers for both. */
+      if (g_str_equal (tmpdir, tmp))
+        walk_copy (&tmp_walk, &tmpdir_walk);
+      else
+        walk_path (tmpdir, &rules, &tmpdir_walk);
     }
   for (guint i = 1; tmp != NULL && i < G_N_ELEMENTS (walks); i++)
     {
+      if (walks[i]->moved)
+        return refuse_moved (error, "writable root", spelled[i]);
       if (walks[i]->planted != NULL)
         return refuse_planted (error, spelled[i], walks[i], walks[i]->planted);
     }

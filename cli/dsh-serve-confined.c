@@ -1,0 +1,131 @@
+/* dsh-serve-confined.c — serve's answer to a confine, written straight into one line of text:
+ * the same document dsh_confined_argv_to_json() describes, without building a JSON tree and
+ * generating it again, which cost serve more than the confine itself.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-serve-confined.h"
+
+#include <string.h>
+
+/* value as a JSON string: valid UTF-8, escaped per RFC 8259. */
+static void
+append_string (GString *out, const char *value)
+{
+  g_autofree char *made_valid = NULL;
+
+  if (!g_utf8_validate (value, -1, NULL))
+    value = made_valid = g_utf8_make_valid (value, -1);
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) value; *p != '\0'; p++)
+    {
+      switch (*p)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        default:
+          if (*p < 0x20 || *p == 0x7f)
+            g_string_append_printf (out, "\\u%04x", *p);
+          else
+            g_string_append_c (out, (char) *p);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_strv_member (GString *out, const char *name, const char *const *strv, gboolean first)
+{
+  g_string_append_printf (out, "%s\"%s\":[", first ? "" : ",", name);
+  for (gsize i = 0; strv != NULL && strv[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      append_string (out, strv[i]);
+    }
+  g_string_append_c (out, ']');
+}
+
+/* An id of the kinds clients send (a whole number, a string, null), else FALSE. */
+static gboolean
+append_id (GString *out, JsonNode *id)
+{
+  if (id == NULL || JSON_NODE_HOLDS_NULL (id))
+    {
+      g_string_append (out, "null");
+      return TRUE;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (id))
+    return FALSE;
+  switch (json_node_get_value_type (id))
+    {
+    case G_TYPE_INT64:
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (id));
+      return TRUE;
+    case G_TYPE_STRING:
+      append_string (out, json_node_get_string (id));
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+char *
+dsh_serve_confined_response (JsonNode *id, DshConfinedArgv *confined)
+{
+  g_autoptr (GString) out = g_string_sized_new (2048);
+  GPtrArray *rules = dsh_confined_argv_get_runner_failure_rules (confined);
+
+  g_string_append (out, "{\"id\":");
+  if (!append_id (out, id))
+    return NULL;
+  g_string_append (out, ",\"result\":{");
+  append_strv_member (out, "argv", dsh_confined_argv_get_argv (confined), TRUE);
+  g_string_append (out, ",\"enforcement\":");
+  append_string (out, dsh_enforcement_to_string (dsh_confined_argv_get_enforcement (confined)));
+  append_strv_member (out, "enforcementReasons", dsh_confined_argv_get_reasons (confined), FALSE);
+  g_string_append (out, ",\"backend\":");
+  append_string (out, dsh_confined_argv_get_backend (confined));
+  append_strv_member (out, "denialSignatures", dsh_confined_argv_get_denial_signatures (confined),
+                      FALSE);
+  append_strv_member (out, "denialExclusions", dsh_confined_argv_get_denial_exclusions (confined),
+                      FALSE);
+  g_string_append (out, ",\"runnerFailureRules\":[");
+  for (guint i = 0; i < rules->len; i++)
+    {
+      const DshRunnerFailureRule *rule = rules->pdata[i];
+      gboolean first = TRUE;
+
+      g_string_append (out, i > 0 ? ",{" : "{");
+      if (rule->allowed_exit_codes != NULL)
+        {
+          g_string_append (out, "\"allowedExitCodes\":[");
+          for (guint j = 0; j < rule->allowed_exit_codes->len; j++)
+            g_string_append_printf (out, "%s%d", j > 0 ? "," : "",
+                                    g_array_index (rule->allowed_exit_codes, int, j));
+          g_string_append_c (out, ']');
+          first = FALSE;
+        }
+      append_strv_member (out, "fatalSignatures", (const char *const *) rule->fatal_signatures,
+                          first);
+      if (rule->informational_lines != NULL)
+        append_strv_member (out, "informationalLines",
+                            (const char *const *) rule->informational_lines, FALSE);
+      g_string_append_c (out, '}');
+    }
+  g_string_append (out, "]}}");
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -1,0 +1,16 @@
+/* dsh-serve-confined.h — serve's confine response as one line of text.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "dsh-cli.h"
+
+G_BEGIN_DECLS
+
+/* {"id": id, "result": ConfinedArgv} without a newline, or NULL for an id of another kind
+ * (the caller then writes it the general way). */
+char *dsh_serve_confined_response (JsonNode        *id,
+                                   DshConfinedArgv *confined);
+
+G_END_DECLS
