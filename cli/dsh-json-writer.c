@@ -5,13 +5,15 @@
  */
 #include "dsh-json-writer.h"
 
-static void
-append_string (GString *out, const char *value)
+void
+dsh_json_append_string (GString *out, const char *value)
 {
-  g_autofree char *valid = g_utf8_make_valid (value, -1);
+  g_autofree char *made_valid = NULL;
 
+  if (!g_utf8_validate (value, -1, NULL))
+    value = made_valid = g_utf8_make_valid (value, -1);
   g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) valid; *p != '\0'; p++)
+  for (const unsigned char *p = (const unsigned char *) value; *p != '\0'; p++)
     {
       switch (*p)
         {
@@ -45,7 +47,7 @@ begin_member (DshJsonObject *object, const char *name)
 {
   g_string_append (object->out, object->first ? "\n  " : ",\n  ");
   object->first = FALSE;
-  append_string (object->out, name);
+  dsh_json_append_string (object->out, name);
   g_string_append (object->out, ": ");
 }
 
@@ -68,7 +70,7 @@ dsh_json_object_add_string (DshJsonObject *object, const char *name, const char 
 {
   begin_member (object, name);
   if (value != NULL)
-    append_string (object->out, value);
+    dsh_json_append_string (object->out, value);
   else
     g_string_append (object->out, "null");
 }
@@ -103,7 +105,7 @@ dsh_json_object_add_strv (DshJsonObject *object, const char *name, const char *c
     {
       if (i > 0)
         g_string_append (object->out, ", ");
-      append_string (object->out, values[i]);
+      dsh_json_append_string (object->out, values[i]);
     }
   g_string_append_c (object->out, ']');
 }

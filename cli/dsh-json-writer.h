@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* Appends value as a JSON string: made valid UTF-8, escaped per RFC 8259. */
+void   dsh_json_append_string      (GString           *out,
+                                    const char        *value);
+
 typedef struct {
   GString *out;
   gboolean first;

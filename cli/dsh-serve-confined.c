@@ -6,45 +6,9 @@
  */
 #include "dsh-serve-confined.h"
 
+#include "dsh-json-writer.h"
+
 #include <string.h>
-
-/* value as a JSON string: valid UTF-8, escaped per RFC 8259. */
-static void
-append_string (GString *out, const char *value)
-{
-  g_autofree char *made_valid = NULL;
-
-  if (!g_utf8_validate (value, -1, NULL))
-    value = made_valid = g_utf8_make_valid (value, -1);
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) value; *p != '\0'; p++)
-    {
-      switch (*p)
-        {
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\\':
-          g_string_append (out, "\\\\");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        case '\r':
-          g_string_append (out, "\\r");
-          break;
-        case '\t':
-          g_string_append (out, "\\t");
-          break;
-        default:
-          if (*p < 0x20 || *p == 0x7f)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
-        }
-    }
-  g_string_append_c (out, '"');
-}
 
 static void
 append_strv_member (GString *out, const char *name, const char *const *strv, gboolean first)
@@ -54,7 +18,7 @@ append_strv_member (GString *out, const char *name, const char *const *strv, gbo
     {
       if (i > 0)
         g_string_append_c (out, ',');
-      append_string (out, strv[i]);
+      dsh_json_append_string (out, strv[i]);
     }
   g_string_append_c (out, ']');
 }
@@ -76,7 +40,7 @@ append_id (GString *out, JsonNode *id)
       g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (id));
       return TRUE;
     case G_TYPE_STRING:
-      append_string (out, json_node_get_string (id));
+      dsh_json_append_string (out, json_node_get_string (id));
       return TRUE;
     default:
       return FALSE;
@@ -95,10 +59,11 @@ dsh_serve_confined_response (JsonNode *id, DshConfinedArgv *confined)
   g_string_append (out, ",\"result\":{");
   append_strv_member (out, "argv", dsh_confined_argv_get_argv (confined), TRUE);
   g_string_append (out, ",\"enforcement\":");
-  append_string (out, dsh_enforcement_to_string (dsh_confined_argv_get_enforcement (confined)));
+  dsh_json_append_string (out,
+                          dsh_enforcement_to_string (dsh_confined_argv_get_enforcement (confined)));
   append_strv_member (out, "enforcementReasons", dsh_confined_argv_get_reasons (confined), FALSE);
   g_string_append (out, ",\"backend\":");
-  append_string (out, dsh_confined_argv_get_backend (confined));
+  dsh_json_append_string (out, dsh_confined_argv_get_backend (confined));
   append_strv_member (out, "denialSignatures", dsh_confined_argv_get_denial_signatures (confined),
                       FALSE);
   append_strv_member (out, "denialExclusions", dsh_confined_argv_get_denial_exclusions (confined),
