@@ -416,7 +416,7 @@ static gboolean
 check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *policy,
                     GError **error)
 {
-  g_autofree char *root = dsh_cli_writable_root_on_way (
+  g_autofree char *root = dsh_writable_root_on_way (
     path, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
 
   if (root == NULL)

@@ -36,11 +36,23 @@ void               dsh_cli_install_log_writer (void);
 /* Is this the uninstalled build's command (found next to the build tree's modules)? */
 gboolean           dsh_cli_running_uninstalled (void);
 
-/* A backend selector that finds its modules and helpers next to an uninstalled build, or under
- * the installed libdir/libexecdir, and refuses any beneath what a confined command of
- * workspace_root may write (the workspace, /tmp, the temp directory), if given; it uses the
- * per-user probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise. The exec path uses it
- * directly (no GObject); everything else wraps it in a provider. */
+/* How this command runs a call: the modules and helpers next to an uninstalled build (whose
+ * tree stays trusted even under /tmp), else under the installed libdir/libexecdir; the per-user
+ * probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise; signals forwarded. */
+typedef struct {
+  DshRunOptions options;
+  char *exe;
+  GStrv backend_dirs;
+  GStrv helper_dirs;
+  char *probe_cache;
+} DshCliRunOptions;
+
+void               dsh_cli_run_options_init  (DshCliRunOptions *self);
+void               dsh_cli_run_options_clear (DshCliRunOptions *self);
+
+/* The backend selector a run with those options would use, refusing any module beneath what a
+ * confined command of workspace_root may write, if given (the commands that confine without
+ * running wrap it in a provider). */
 DshBackendSelector *dsh_cli_new_selector    (const char     *workspace_root);
 /* The same for a call's policy: its extra roots count too, and trust is judged on the roots it
  * pinned (dsh_roots_pin()) when it has them. NULL: nothing is untrusted. */

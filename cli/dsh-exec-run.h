@@ -1,6 +1,5 @@
-/* dsh-exec-run.h — running one command for exec once its policy is known: confined or raw,
- * streamed, classified, the denial marker, the report, and the one refusal line when it never
- * ran. Shared by the plain exec and the one with sessions and approval.
+/* dsh-exec-run.h — what exec prints and records once the library has run a command: the denial
+ * marker, the report, and the one refusal line when it never ran. Shared by the plain exec and the one with sessions and approval.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -44,8 +43,13 @@ int       dsh_exec_run_refuse      (DshExecRun             *run,
                                     DshOutcome              outcome,
                                     const char             *message);
 
-/* Runs command confined under policy, or raw under danger-full-access (no provider at all);
- * returns the exit status to exit with. */
+/* What a run came to (result, taken): the marker after the command's stderr (then
+ * after_denial), and the report, or the refusal when it never ran; returns the exit status to
+ * exit with. */
+int       dsh_exec_run_finish      (DshExecRun             *run,
+                                    DshRunResult           *result);
+
+/* Runs command under policy with dsh_run() and finishes. */
 int       dsh_exec_run_command     (DshExecRun             *run,
                                     const char *const      *command,
                                     const DshSandboxPolicy *policy);

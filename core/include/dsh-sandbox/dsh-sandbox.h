@@ -14,6 +14,7 @@
 #include "dsh-sandbox-provider.h"
 #include "dsh-local-provider.h"
 #include "dsh-classify.h"
+#include "dsh-run.h"
 #include "dsh-approval-vocabulary.h"
 #include "dsh-session-log.h"
 #include "dsh-policy-service.h"
