@@ -32,7 +32,7 @@ request_details (DshSandboxMode standing_mode,
 }
 
 DshApprovalAnswerer *
-dsh_cli_compose_answerer (DshCommandApprover *approver)
+dsh_cli_compose_answerer (DshCommandAnswerer *approver)
 {
   g_autoptr (GError) error = NULL;
   DshTtyApprover *tty;

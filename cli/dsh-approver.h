@@ -1,5 +1,5 @@
-/* dsh-approver.h — the two answerers "dsh-sandbox exec" composes: an external approver command
- * (--approver CMD) and the interactive prompt on the controlling terminal.
+/* dsh-approver.h — what "dsh-sandbox exec" composes to ask for an escalation: the interactive
+ * prompt on the controlling terminal, or the library's DshCommandAnswerer for --approver CMD.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,35 +8,6 @@
 #include <dsh-sandbox.h>
 
 G_BEGIN_DECLS
-
-/* How long an approver command may take before its answer is "unavailable". */
-#define DSH_APPROVER_TIMEOUT_ENV     "DSH_SANDBOX_APPROVER_TIMEOUT"
-#define DSH_APPROVER_DEFAULT_TIMEOUT 300
-
-/* Reads DSH_SANDBOX_APPROVER_TIMEOUT (whole seconds, 1..86400), else the default. A malformed
- * value is an error, not a silent default. */
-gboolean  dsh_approver_timeout_from_env (guint       *out_seconds,
-                                         GError     **error);
-
-/* Runs CMD (split like a shell would, with g_shell_parse_argv, but no shell runs) with the
- * request as one JSON document on stdin and reads one outcome word from its stdout. Anything
- * else — a spawn failure, a crash, a nonzero exit, a timeout, more or other output — fails the
- * answer, which the service turns into "unavailable". */
-#define DSH_TYPE_COMMAND_APPROVER (dsh_command_approver_get_type ())
-G_DECLARE_FINAL_TYPE (DshCommandApprover, dsh_command_approver, DSH, COMMAND_APPROVER, GObject)
-
-DshCommandApprover *dsh_command_approver_new (const char  *command_line,
-                                              guint        timeout_seconds,
-                                              GError     **error);
-/* An approver that a confined command of policy's workspace (with its extra writable roots)
- * could rewrite would answer for it: its
- * program (found on PATH now, once, when named bare; through "env NAME" too), the interpreter
- * of its "#!" line (for "#!/usr/bin/env NAME", every place PATH could find NAME), and every
- * file its arguments name must lie out of reach of every writable root such a command could
- * get — the walk to each included — else DSH_SANDBOX_ERROR_APPROVAL naming the path. */
-gboolean            dsh_command_approver_check_trusted (DshCommandApprover     *self,
-                                                        const DshSandboxPolicy *policy,
-                                                        GError            **error);
 
 /* Asks on /dev/tty: y/yes is allowed-once, n/no is rejected, end of input or ^C is cancelled.
  * Creating it fails when the process has no controlling terminal. */
@@ -52,7 +23,7 @@ gboolean            dsh_tty_approver_available (void);
 /* This exec's one terminal answerer: the approver command when one was configured (already
  * built, so a malformed --approver is a usage error before anything else), else the terminal
  * prompt when there is a controlling terminal, else NULL: nobody can be asked. */
-DshApprovalAnswerer *dsh_cli_compose_answerer (DshCommandApprover  *approver);
+DshApprovalAnswerer *dsh_cli_compose_answerer (DshCommandAnswerer  *approver);
 
 /* Runs the escalation sequence for one exec (call_id: its id) with answerer (nullable) scoped
  * to this session.

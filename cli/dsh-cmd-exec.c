@@ -37,7 +37,7 @@ typedef struct {
   /* What the options resolved to. */
   DshApprovalPolicy call_policy;
   DshSandboxMode requested_mode;
-  DshCommandApprover *approver;
+  DshCommandAnswerer *approver;
   DshSessionLog *session;
   DshApprovalService *approval;
   DshSandboxPolicy *policy;
@@ -124,9 +124,9 @@ check_options (Exec *exec, GError **error)
 
   if (exec->approver_command != NULL)
     {
-      if (!dsh_approver_timeout_from_env (&timeout, error))
+      if (!dsh_command_answerer_timeout_from_env (&timeout, error))
         return FALSE;
-      exec->approver = dsh_command_approver_new (exec->approver_command, timeout, error);
+      exec->approver = dsh_command_answerer_new (exec->approver_command, timeout, error);
       if (exec->approver == NULL)
         return FALSE;
     }
@@ -172,7 +172,7 @@ static gboolean
 check_approver (Exec *exec, GError **error)
 {
   return exec->approver == NULL ||
-         dsh_command_approver_check_trusted (exec->approver, exec->policy, error);
+         dsh_command_answerer_check_trusted (exec->approver, exec->policy, error);
 }
 
 /* ---- 5. the escalation --------------------------------------------------------------------- */

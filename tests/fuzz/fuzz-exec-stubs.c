@@ -72,7 +72,7 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command, const DshSand
 }
 
 DshApprovalAnswerer *
-dsh_cli_compose_answerer (DshCommandApprover *approver)
+dsh_cli_compose_answerer (DshCommandAnswerer *approver)
 {
   /* Nobody is asked: an approver command would be a process. */
   return NULL;

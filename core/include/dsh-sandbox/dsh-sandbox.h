@@ -23,5 +23,6 @@
 #include "dsh-approval-request.h"
 #include "dsh-approval-answerer.h"
 #include "dsh-approval-service.h"
+#include "dsh-command-answerer.h"
 #include "dsh-escalation.h"
 #include "dsh-bash-description.h"
