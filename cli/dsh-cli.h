@@ -10,6 +10,7 @@
 #include <dsh-sandbox.h>
 
 #include "dsh-backend-selector-private.h"
+#include "dsh-exec-options.h"
 
 G_BEGIN_DECLS
 
@@ -87,7 +88,8 @@ DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
  * front does not link json-glib). */
 void               dsh_cli_print_json       (JsonNode       *node);
 
-int dsh_cmd_exec_plain (int argc, char **argv);
+/* The plain exec, once the front has parsed its options; command is non-empty. */
+int dsh_cmd_exec_plain (const DshExecOptions *options, char **command);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
 

@@ -1,45 +1,33 @@
 /* dsh-cmd-exec-plain.c — "dsh-sandbox exec" without a session: --mode, --workspace and
- * --report only. The same steps as the full exec without a session, on the lean path.
+ * --report only, parsed by the front. The same steps as the full exec without a session, on
+ * the lean path.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
+#include "dsh-exec-options.h"
 #include "dsh-exec-run.h"
 
 int
-dsh_cmd_exec_plain (int argc, char **argv)
+dsh_cmd_exec_plain (const DshExecOptions *options, char **command)
 {
-  g_autofree char *mode = NULL;
-  g_autofree char *workspace = NULL;
-  g_autofree char *report_path = NULL;
   g_autofree char *spelled_workspace = NULL;
-  const GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_FILENAME, &mode, NULL, "MODE" },
-    { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &workspace, NULL, "DIR" },
-    { "report", 0, 0, G_OPTION_ARG_FILENAME, &report_path, NULL, "FILE" },
-    { NULL }
-  };
-  g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
   g_autoptr (GError) error = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
   DshExecRun run;
-  char **command;
   int status;
 
-  command = dsh_cli_split_command (&argc, argv);
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!dsh_cli_parse_options (context, argc, argv, &error))
-    return dsh_cli_fail_error (error);
-  if (command == NULL || command[0] == NULL || command[0][0] == '\0')
+  if (command[0][0] == '\0')
     return dsh_cli_fail ("no command given: put it after \"--\"");
 
-  policy = dsh_cli_resolve_policy (mode, workspace, &spelled_workspace, &error);
+  policy = dsh_cli_resolve_policy (options->mode, options->workspace, &spelled_workspace,
+                                   &error);
   if (policy == NULL)
     return dsh_cli_fail_error (error);
 
   dsh_exec_run_init (&run);
   run.spelled_workspace = spelled_workspace;
-  if (!dsh_exec_run_open_report (&run, report_path, &error))
+  if (!dsh_exec_run_open_report (&run, options->report_path, &error))
     status = dsh_cli_fail_error (error);
   else
     {

@@ -108,13 +108,11 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
   g_free (run->report.detail);
   run->report.detail = g_strdup (message);
   write_report (run);
-  if (run->on_refusal != NULL)
-    run->on_refusal (run, run->user_data);
   return dsh_cli_fail ("%s", message);
 }
 
 int
-dsh_exec_run_finish (DshExecRun *run, DshRunResult *result)
+dsh_exec_run_finish (DshExecRun *run, DshRunResult *result, const char *hint)
 {
   DshExecReport *report = &run->report;
 
@@ -131,8 +129,11 @@ dsh_exec_run_finish (DshExecRun *run, DshRunResult *result)
       /* After the command's own stderr, which was streamed unchanged. */
       fprintf (stderr, "%s\n", result->marker);
       g_ptr_array_add (report->markers, g_strdup (result->marker));
-      if (run->after_denial != NULL)
-        run->after_denial (run, result->mode, run->user_data);
+      if (hint != NULL)
+        {
+          fprintf (stderr, "%s\n", hint);
+          g_ptr_array_add (report->markers, g_strdup (hint));
+        }
       fflush (stderr);
     }
   report->command_ran = TRUE;
@@ -149,8 +150,7 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command,
 
   dsh_cli_run_options_init (&options);
   options.options.spelled_workspace = run->spelled_workspace;
-  options.options.session_created = run->session_created;
   result = dsh_run (command, policy, &options.options);
   dsh_cli_run_options_clear (&options);
-  return dsh_exec_run_finish (run, result);
+  return dsh_exec_run_finish (run, result, NULL);
 }

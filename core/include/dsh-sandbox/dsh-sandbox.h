@@ -25,4 +25,5 @@
 #include "dsh-approval-service.h"
 #include "dsh-command-answerer.h"
 #include "dsh-escalation.h"
+#include "dsh-execution.h"
 #include "dsh-bash-description.h"
