@@ -74,7 +74,8 @@ serve_answerer_answer_async (DshApprovalAnswerer *answerer,
   json_builder_add_value (builder, dsh_approval_request_to_json (request));
   json_builder_end_object (builder);
   question = json_builder_get_root (builder);
-  text = json_to_string (question, FALSE);
+  /* Not json_to_string(): json-glib writes U+001F raw, and the client's line must parse. */
+  text = dsh_json_strict_to_string (question, FALSE);
   fprintf (self->out, "%s\n", text);
   fflush (self->out);
 

@@ -24,8 +24,15 @@ case "${1:-ci}" in
     ;;
   campaign)
     [ $# -ge 2 ] || { echo "usage: $0 campaign NAME [SECONDS]" >&2; exit 2; }
-    exec python3 tests/fuzz/run-fuzzer.py campaign "$dir/tests/fuzz/fuzz-$2" \
-      "$PWD/tests/fuzz/corpus/$2" "${3:-180}"
+    # A target registered from another folder keeps its corpus there: ask the build where.
+    corpus=$(meson introspect --tests "$dir" | python3 -c '
+import json, sys
+cmds = [t["cmd"] for t in json.load(sys.stdin) if t["name"] == "fuzz-ci-" + sys.argv[1]]
+if not cmds:
+    sys.exit("no fuzz target " + sys.argv[1])
+print(cmds[0][cmds[0].index("run") + 2])' "$2")
+    exec python3 tests/fuzz/run-fuzzer.py campaign "$dir/tests/fuzz/fuzz-$2" "$corpus" \
+      "${3:-180}"
     ;;
   *)
     echo "usage: $0 [ci | campaign NAME [SECONDS]]" >&2

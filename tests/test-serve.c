@@ -710,6 +710,42 @@ test_escalate (void)
   dsh_test_remove_tree (dir);
 }
 
+/* The question is written like every other line: a justification holding U+001F (which
+ * json-glib writes raw) still makes valid JSON, the control character escaped. */
+static void
+test_escalate_question_escapes (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *escalate = NULL;
+  g_autoptr (GPtrArray) responses = NULL;
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GError) error = NULL;
+  JsonObject *params;
+
+  g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
+  log = dsh_test_create_session_log (path, ws);
+  g_assert_true (dsh_session_log_append_mode (log, DSH_SANDBOX_MODE_READ_ONLY, &error));
+  g_assert_no_error (error);
+  g_clear_object (&log);
+  escalate = g_strdup_printf (
+    "{\"id\":1,\"method\":\"escalate\",\"params\":{\"session\":\"%s\",\"argv\":[\"true\"],"
+    "\"sandboxPermissions\":\"workspace-write\",\"justification\":\"a\\u001fb\","
+    "\"callId\":\"call-A\"}}", path);
+  {
+    const char *requests[] = { escalate, "{\"result\":\"cancelled\"}", NULL };
+
+    /* serve() checks every line, the question included, is valid JSON. */
+    responses = serve (NULL, NULL, requests);
+  }
+  g_assert_cmpuint (responses->len, ==, 2);
+  params = json_object_get_object_member (response (responses, 0), "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "justification"), ==, "a\x1f" "b");
+  g_assert_cmpstr (error_code (responses, 1), ==, "ESCALATION_REFUSED");
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -725,5 +761,6 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/session-describe-classify", test_session_describe_classify);
   g_test_add_func ("/serve/guards", test_guards);
   g_test_add_func ("/serve/escalate", test_escalate);
+  g_test_add_func ("/serve/escalate/question-escapes", test_escalate_question_escapes);
   return g_test_run ();
 }

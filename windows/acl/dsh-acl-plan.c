@@ -116,9 +116,11 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
 {
   size_t n_roots = count (input->writable_roots);
   size_t n_command = count (command);
+  const char *refusal;
 
   memset (plan, 0, sizeof (*plan));
-  if (n_command == 0)
+  /* The runner refuses an empty program name too; say so here, before anything runs. */
+  if (n_command == 0 || command[0][0] == '\0')
     return fail (plan, "there is no command to run");
   if (check_command (plan, command) != 0)
     return -1;
@@ -147,6 +149,11 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
       plan->temp_dir = dsh_acl_session_temp_dir (&input->session, input->temp_base);
       if (plan->temp_dir == NULL)
         return fail (plan, "out of memory");
+      /* The runner applies the root rules to it as well; a relative TEMP fails here, named. */
+      refusal = dsh_acl_root_refusal (plan->temp_dir, input->profile_dir);
+      if (refusal != NULL)
+        return fail (plan, "cannot make the private temp directory %s beneath TEMP: %s",
+                     plan->temp_dir, refusal);
       plan->reasons[1] = dsh_acl_reason_hard_links;
     }
   push (plan, "--session-sid");

@@ -246,6 +246,7 @@ test_plan_refusals (void)
   const char *const command[] = { "git", "status", NULL };
   const char *const quoted_program[] = { "C:\\a\"b.exe", NULL };
   const char *const empty[] = { NULL };
+  const char *const empty_program[] = { "", "arg", NULL };
   const char *const drive[] = { "C:\\work\\project", "C:\\", NULL };
   const char *const profile[] = { "C:\\work\\project", "c:\\users\\me", NULL };
   g_autofree char *huge = g_strnfill (DSH_ACL_CMDLINE_MAX, 'x');
@@ -258,6 +259,8 @@ test_plan_refusals (void)
   input = plan_input (FALSE, NULL);
   assert_plan_fails (&input, quoted_program, "the program name contains a double quote");
   assert_plan_fails (&input, empty, "there is no command to run");
+  /* The runner would refuse it only once started. */
+  assert_plan_fails (&input, empty_program, "there is no command to run");
   assert_plan_fails (&input, long_command, "more than the 32766 Windows allows");
   strcpy (input.session.sid, "S-1-5-18");
   assert_plan_fails (&input, command, "the session SID \"S-1-5-18\" is malformed");
@@ -267,6 +270,13 @@ test_plan_refusals (void)
   input = plan_input (TRUE, NULL);
   input.workspace_root = NULL;
   assert_plan_fails (&input, command, "workspace-write needs a workspace root");
+  /* A temp directory the runner would refuse to grant: relative, or beneath a ".." spelling. */
+  input = plan_input (TRUE, NULL);
+  input.temp_base = "Temp";
+  assert_plan_fails (&input, command, "the private temp directory Temp\\dsh-acl-"
+                     "00112233445566778899aabbccddeeff beneath TEMP: it is not an absolute path");
+  input.temp_base = "C:\\Users\\me\\..\\Temp";
+  assert_plan_fails (&input, command, "it has a . or .. component");
 }
 
 static void
