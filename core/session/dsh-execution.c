@@ -5,11 +5,9 @@
  */
 #include "dsh-execution.h"
 
-#include <glib-unix.h>
-#include <signal.h>
-
 #include "dsh-error.h"
 #include "dsh-escalation.h"
+#include "dsh-interrupt-watch-private.h"
 #include "dsh-texts.h"
 
 /**
@@ -391,16 +389,6 @@ on_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static GSource *
-watch_signal (int signum, Waiting *waiting, GMainContext *context)
-{
-  GSource *source = g_unix_signal_source_new (signum);
-
-  g_source_set_callback (source, on_signal, waiting, NULL);
-  g_source_attach (source, context);
-  return source;
-}
-
 /* A person approves what they are shown: argv that cannot be shown faithfully is refused — but
  * only once widening is established, which comes first and has its own text. */
 static gboolean
@@ -429,7 +417,7 @@ approve (DshExecution *self, DshSandboxMode *mode, GError **error)
   g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (JsonObject) details = request_details (self);
-  GSource *signals[3];
+  DshInterruptWatch *interrupts;
   Waiting waiting = { NULL, cancellable };
   DshEscalationChannel channel = { 0 };
   guint handle = 0;
@@ -448,9 +436,7 @@ approve (DshExecution *self, DshSandboxMode *mode, GError **error)
   channel.details = details;
 
   g_main_context_push_thread_default (context);
-  signals[0] = watch_signal (SIGINT, &waiting, context);
-  signals[1] = watch_signal (SIGTERM, &waiting, context);
-  signals[2] = watch_signal (SIGHUP, &waiting, context);
+  interrupts = dsh_interrupt_watch_new (context, on_signal, &waiting);
 
   dsh_escalation_approve_async (self->policy->mode, self->requested_mode, self->justification,
                                 &channel, cancellable, on_decided, &waiting);
@@ -462,11 +448,7 @@ approve (DshExecution *self, DshSandboxMode *mode, GError **error)
   g_cancellable_cancel (cancellable);
   while (g_main_context_iteration (context, FALSE))
     ;
-  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
-    {
-      g_source_destroy (signals[i]);
-      g_source_unref (signals[i]);
-    }
+  dsh_interrupt_watch_free (interrupts);
   g_main_context_pop_thread_default (context);
 
   if (handle != 0)
