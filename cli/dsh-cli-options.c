@@ -14,6 +14,7 @@
 #include "dsh-cli-config.h"
 #include "dsh-config.h"
 #include "dsh-probe-cache-private.h"
+#include "dsh-run-private.h"
 
 const char *
 dsh_cli_printable (const char *text)
@@ -153,50 +154,42 @@ dsh_cli_running_uninstalled (void)
   return is_build_tree_command (exe);
 }
 
-static DshBackendSelector *
-new_selector (gboolean uninstalled)
+void
+dsh_cli_run_options_init (DshCliRunOptions *self)
 {
-  const char *installed_backend_dirs[] = { DSH_BACKEND_DIR, NULL };
-  const char *installed_helper_dirs[] = { DSH_HELPER_DIR, NULL };
-  g_auto (GStrv) backend_dirs = NULL;
-  g_auto (GStrv) helper_dirs = NULL;
+  const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
 
-  if (!uninstalled)
-    return dsh_backend_selector_new (installed_backend_dirs, installed_helper_dirs);
+  memset (self, 0, sizeof (*self));
+  /* Read once: this runs on every exec. */
+  self->exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (is_build_tree_command (self->exe))
+    {
+      /* An uninstalled build finds the modules and helpers it was built with, and trusts its
+       * own tree even under /tmp. */
+      self->backend_dirs = g_strsplit (DSH_BUILD_BACKEND_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
+      self->helper_dirs = g_strsplit (DSH_BUILD_HELPER_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
+      self->options.backend_dirs = (const char *const *) self->backend_dirs;
+      self->options.helper_dirs = (const char *const *) self->helper_dirs;
+      self->options.uninstalled_build_file = self->exe;
+    }
 
-  /* An uninstalled build finds the modules and helpers it was built with. */
-  backend_dirs = g_strsplit (DSH_BUILD_BACKEND_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
-  helper_dirs = g_strsplit (DSH_BUILD_HELPER_DIRS, G_SEARCHPATH_SEPARATOR_S, -1);
-  return dsh_backend_selector_new ((const char *const *) backend_dirs,
-                                   (const char *const *) helper_dirs);
+  /* Every call is a new process: without the cache each would pay a functional probe. (One a
+   * confined command could write is not used: the selector checks that.) */
+  if (g_strcmp0 (cache, "off") != 0)
+    self->probe_cache = cache != NULL && g_path_is_absolute (cache)
+                          ? g_strdup (cache)
+                          : dsh_probe_cache_default_path ();
+  self->options.probe_cache = self->probe_cache;
+  self->options.forward_signals = TRUE;
 }
 
-/* Everything a confined command of this call's workspace may write: the workspace, /tmp, the
- * temp directory and the extra roots — the call's own pinned roots when it has them, so that
- * trust is judged on the very strings the runner receives. An uninstalled build
- * (build_tree_exe: its command, else NULL) under /tmp or the temp directory still trusts its
- * own tree there (a development build; installed modules never live there). */
-static GStrv
-untrusted_roots_for (const DshSandboxPolicy *policy, const char *build_tree_exe)
+void
+dsh_cli_run_options_clear (DshCliRunOptions *self)
 {
-  g_autoptr (DshSandboxPolicy) widest = NULL;
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  g_auto (GStrv) roots = NULL;
-
-  /* A workspace of / would leave no trusted file at all (and workspace-write refuses it). */
-  if (policy == NULL || g_str_equal (policy->workspace_root, "/"))
-    return g_strv_builder_end (builder);
-
-  widest = dsh_sandbox_policy_copy (policy);
-  widest->mode = DSH_SANDBOX_MODE_WORKSPACE_WRITE;
-  roots = dsh_writable_roots (widest);
-  for (gsize i = 0; roots[i] != NULL; i++)
-    {
-      if (i > 0 && build_tree_exe != NULL && dsh_path_is_beneath (build_tree_exe, roots[i]))
-        continue;
-      g_strv_builder_add (builder, roots[i]);
-    }
-  return g_strv_builder_end (builder);
+  g_clear_pointer (&self->exe, g_free);
+  g_clear_pointer (&self->backend_dirs, g_strfreev);
+  g_clear_pointer (&self->helper_dirs, g_strfreev);
+  g_clear_pointer (&self->probe_cache, g_free);
 }
 
 DshBackendSelector *
@@ -212,26 +205,11 @@ dsh_cli_new_selector (const char *workspace_root)
 DshBackendSelector *
 dsh_cli_new_selector_for_policy (const DshSandboxPolicy *policy)
 {
-  /* Read once: this runs on every exec. */
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-  gboolean uninstalled = is_build_tree_command (exe);
-  DshBackendSelector *selector = new_selector (uninstalled);
-  const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
-  GStrv untrusted = untrusted_roots_for (policy, uninstalled ? exe : NULL);
+  DshCliRunOptions run;
+  DshBackendSelector *selector;
 
-  /* Every call is a new process: without the cache each would pay a functional probe. (One a
-   * confined command could write is not used: the selector checks that.) */
-  if (g_strcmp0 (cache, "off") != 0)
-    {
-      g_autofree char *path = cache != NULL && g_path_is_absolute (cache)
-                                ? g_strdup (cache)
-                                : dsh_probe_cache_default_path ();
-
-      dsh_backend_selector_set_probe_cache (selector, path);
-    }
-
-  /* A confined command may write there: nothing that runs unconfined (a module, a helper, a
-   * runner) may come from there. The roots are canonical already. */
-  dsh_backend_selector_take_untrusted_roots (selector, untrusted);
+  dsh_cli_run_options_init (&run);
+  selector = dsh_run_new_selector (policy, &run.options);
+  dsh_cli_run_options_clear (&run);
   return selector;
 }

@@ -148,96 +148,6 @@ dsh_cli_parse_with_operands (GOptionContext *context, int argc, char **argv,
   return TRUE;
 }
 
-static const char *
-root_containing (const char *path, const char *const *roots)
-{
-  for (gsize i = 0; roots[i] != NULL; i++)
-    {
-      if (dsh_path_is_beneath (path, roots[i]))
-        return roots[i];
-    }
-  return NULL;
-}
-
-char *
-dsh_cli_writable_root_on_way (const char *path,
-                              const char *workspace_root,
-                              const char *const *extra_roots)
-{
-  g_autoptr (DshSandboxPolicy) widest = NULL;
-  /* Canonical already: resolving it again could follow a directory swapped since. */
-  g_autofree char *root = g_canonicalize_filename (workspace_root, "/");
-  g_autofree char *absolute = NULL;
-  g_autoptr (GString) resolved = g_string_new (NULL);
-  g_auto (GStrv) roots = NULL;
-  g_auto (GStrv) parts = NULL;
-  GQueue pending = G_QUEUE_INIT;
-  const char *hit = NULL;
-  guint links = 0;
-
-  /* Whatever a confined command of this workspace may ever write, escalations included. */
-  widest = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, root, NULL);
-  widest->extra_writable_roots = g_strdupv ((char **) extra_roots);
-  roots = dsh_writable_roots (widest);
-
-  if (g_path_is_absolute (path))
-    absolute = g_strdup (path);
-  else
-    {
-      g_autofree char *here = g_get_current_dir ();
-
-      absolute = g_build_filename (here, path, NULL);
-    }
-  parts = g_strsplit (absolute, "/", -1);
-  for (gsize i = 0; parts[i] != NULL; i++)
-    g_queue_push_tail (&pending, g_strdup (parts[i]));
-
-  /* The kernel's own walk, one name at a time: whoever may write a directory on the way may
-   * swap the name looked up in it (for a symlink, say), whatever it names today. */
-  while (hit == NULL && !g_queue_is_empty (&pending))
-    {
-      g_autofree char *part = g_queue_pop_head (&pending);
-      g_autofree char *candidate = NULL;
-      g_autofree char *target = NULL;
-      struct stat st;
-
-      if (part[0] == '\0' || g_str_equal (part, "."))
-        continue;
-      hit = root_containing (resolved->len > 0 ? resolved->str : "/",
-                             (const char *const *) roots);
-      if (hit != NULL)
-        break;
-      if (g_str_equal (part, ".."))
-        {
-          char *slash = strrchr (resolved->str, '/');
-
-          g_string_truncate (resolved, slash != NULL ? (gsize) (slash - resolved->str) : 0);
-          continue;
-        }
-      candidate = g_strdup_printf ("%s/%s", resolved->str, part);
-      if (lstat (candidate, &st) != 0 || !S_ISLNK (st.st_mode) ||
-          (target = g_file_read_link (candidate, NULL)) == NULL || ++links > 40)
-        {
-          /* A missing name is judged where it would be created. */
-          g_string_assign (resolved, candidate);
-          continue;
-        }
-      {
-        g_auto (GStrv) target_parts = g_strsplit (target, "/", -1);
-
-        for (gsize i = g_strv_length (target_parts); i > 0; i--)
-          g_queue_push_head (&pending, g_strdup (target_parts[i - 1]));
-      }
-      if (target[0] == '/')
-        g_string_truncate (resolved, 0);
-    }
-  g_queue_clear_full (&pending, g_free);
-  if (hit == NULL)
-    hit = root_containing (resolved->len > 0 ? resolved->str : "/",
-                           (const char *const *) roots);
-  return g_strdup (hit);
-}
-
 gboolean
 dsh_cli_check_unreachable (const char *what,
                            const char *path,
@@ -246,7 +156,7 @@ dsh_cli_check_unreachable (const char *what,
                            GError **error)
 {
   g_autofree char *canonical = dsh_canonical_path (path);
-  g_autofree char *root = dsh_cli_writable_root_on_way (path, workspace_root, extra_roots);
+  g_autofree char *root = dsh_writable_root_on_way (path, workspace_root, extra_roots);
 
   if (root == NULL)
     return TRUE;
@@ -334,7 +244,7 @@ dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
     return NULL;
   if (fold_cache != NULL)
     {
-      g_autofree char *reach = dsh_cli_writable_root_on_way (
+      g_autofree char *reach = dsh_writable_root_on_way (
         fold_cache, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
 
       /* A cache this session's commands could write is not believed: read the file whole. */

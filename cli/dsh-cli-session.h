@@ -31,14 +31,6 @@ gboolean              dsh_cli_load_presets_and_session (const char             *
 DshSessionLog        *dsh_cli_load_session          (const char            *path,
                                                      GError               **error);
 
-/* The writable root (of workspace-write in workspace_root, the widest a confined command of
- * that workspace may get, with extra_roots) that path lies in or whose way passes through one, as the kernel
- * would walk it now: a new string, or NULL when no confined command could change what path
- * names. */
-char                 *dsh_cli_writable_root_on_way  (const char            *path,
-                                                     const char            *workspace_root,
-                                                     const char *const     *extra_roots);
-
 /* Adds to policy's extra writable roots (a session's pinned ones, if any) the deployment's
  * (presets, NULL for none: give them only to sessionless calls) and those this call asks for
  * (requested, made absolute). */

@@ -10,6 +10,7 @@
 #include <dsh-sandbox.h>
 
 #include "dsh-backend-selector-private.h"
+#include "dsh-exec-options.h"
 
 G_BEGIN_DECLS
 
@@ -36,11 +37,23 @@ void               dsh_cli_install_log_writer (void);
 /* Is this the uninstalled build's command (found next to the build tree's modules)? */
 gboolean           dsh_cli_running_uninstalled (void);
 
-/* A backend selector that finds its modules and helpers next to an uninstalled build, or under
- * the installed libdir/libexecdir, and refuses any beneath what a confined command of
- * workspace_root may write (the workspace, /tmp, the temp directory), if given; it uses the
- * per-user probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise. The exec path uses it
- * directly (no GObject); everything else wraps it in a provider. */
+/* How this command runs a call: the modules and helpers next to an uninstalled build (whose
+ * tree stays trusted even under /tmp), else under the installed libdir/libexecdir; the per-user
+ * probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise; signals forwarded. */
+typedef struct {
+  DshRunOptions options;
+  char *exe;
+  GStrv backend_dirs;
+  GStrv helper_dirs;
+  char *probe_cache;
+} DshCliRunOptions;
+
+void               dsh_cli_run_options_init  (DshCliRunOptions *self);
+void               dsh_cli_run_options_clear (DshCliRunOptions *self);
+
+/* The backend selector a run with those options would use, refusing any module beneath what a
+ * confined command of workspace_root may write, if given (the commands that confine without
+ * running wrap it in a provider). */
 DshBackendSelector *dsh_cli_new_selector    (const char     *workspace_root);
 /* The same for a call's policy: its extra roots count too, and trust is judged on the roots it
  * pinned (dsh_roots_pin()) when it has them. NULL: nothing is untrusted. */
@@ -75,7 +88,8 @@ DshSandboxPolicy  *dsh_cli_resolve_policy   (const char     *mode_text,
  * front does not link json-glib). */
 void               dsh_cli_print_json       (JsonNode       *node);
 
-int dsh_cmd_exec_plain (int argc, char **argv);
+/* The plain exec, once the front has parsed its options; command is non-empty. */
+int dsh_cmd_exec_plain (const DshExecOptions *options, char **command);
 int dsh_cmd_probe    (int argc, char **argv);
 int dsh_cmd_confine  (int argc, char **argv);
 

@@ -16,83 +16,38 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli.h"
-#include "dsh-cli-environment.h"
 
 #include "dsh-approver.h"
+#include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
-#include "dsh-exec-run.h"
+#include "dsh-exec-call.h"
 #include "dsh-report-destination.h"
 
 typedef struct {
-  /* Options. */
-  char *mode;
-  char *workspace;
-  char *session_path;
-  char *approval_policy;
-  char *approver_command;
-  char *sandbox_permissions;
-  char *justification;
-  char *report_path;
-  char **writable_roots;
+  DshExecOptions options;
   char **command;
 
   /* What the options resolved to. */
   DshApprovalPolicy call_policy;
   DshSandboxMode requested_mode;
-  DshCommandApprover *approver;
+  DshCommandAnswerer *approver;
   DshSessionLog *session;
   DshApprovalService *approval;
   DshSandboxPolicy *policy;
-  char *turn_id;
-  /* This exec's id as a tool call: the approval request and its audit pair carry it. */
-  char *call_id;
+  DshExecution *execution;
   DshExecRun run;
 } Exec;
 
 static void
 exec_clear (Exec *exec)
 {
-  g_free (exec->mode);
-  g_free (exec->workspace);
-  g_free (exec->session_path);
-  g_free (exec->approval_policy);
-  g_free (exec->approver_command);
-  g_free (exec->sandbox_permissions);
-  g_free (exec->justification);
-  g_free (exec->report_path);
-  g_strfreev (exec->writable_roots);
+  dsh_exec_options_clear (&exec->options);
   g_clear_object (&exec->approver);
   g_clear_object (&exec->session);
   g_clear_object (&exec->approval);
   g_clear_pointer (&exec->policy, dsh_sandbox_policy_free);
-  g_free (exec->turn_id);
-  g_free (exec->call_id);
+  g_clear_object (&exec->execution);
   dsh_exec_run_clear (&exec->run);
-}
-
-/* ---- the turn ------------------------------------------------------------------------------ */
-
-/* Closes this exec's turn. After a refusal the one "dsh-sandbox:" line is already out (and
- * usually names the same broken log), so only a command that ran gets a warning. */
-static void
-end_turn (Exec *exec)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (exec->turn_id == NULL)
-    return;
-  if (!dsh_session_log_end_turn (exec->session, exec->turn_id, &error) &&
-      exec->run.report.command_ran)
-    g_printerr ("dsh-sandbox: warning: cannot end the turn in the session log: %s\n",
-                error->message);
-  g_clear_pointer (&exec->turn_id, g_free);
-}
-
-/* A refusal closes the turn once its report is written. */
-static void
-end_turn_on_refusal (DshExecRun *run, gpointer user_data)
-{
-  end_turn (user_data);
 }
 
 /* ---- 1. options ---------------------------------------------------------------------------- */
@@ -109,26 +64,28 @@ check_options (Exec *exec, GError **error)
       return FALSE;
     }
   /* Both directions and a non-empty justification, with the texts the model knows. */
-  if (!dsh_escalation_validate_args (exec->sandbox_permissions, exec->justification, error))
+  if (!dsh_escalation_validate_args (exec->options.sandbox_permissions,
+                                     exec->options.justification, error))
     return FALSE;
-  if (exec->sandbox_permissions != NULL &&
-      !dsh_escalation_target_from_string (exec->sandbox_permissions, &exec->requested_mode,
+  if (exec->options.sandbox_permissions != NULL &&
+      !dsh_escalation_target_from_string (exec->options.sandbox_permissions, &exec->requested_mode,
                                           error))
     return FALSE;
 
   exec->call_policy = DSH_APPROVAL_POLICY_ASK;
-  if (exec->approval_policy != NULL &&
-      !dsh_approval_policy_from_string (exec->approval_policy, &exec->call_policy, error))
+  if (exec->options.approval_policy != NULL &&
+      !dsh_approval_policy_from_string (exec->options.approval_policy, &exec->call_policy, error))
     return FALSE;
 
-  if (!dsh_cli_check_workspace_without_session (exec->workspace, exec->session_path, error))
+  if (!dsh_cli_check_workspace_without_session (exec->options.workspace,
+                                                exec->options.session_path, error))
     return FALSE;
 
-  if (exec->approver_command != NULL)
+  if (exec->options.approver_command != NULL)
     {
-      if (!dsh_approver_timeout_from_env (&timeout, error))
+      if (!dsh_command_answerer_timeout_from_env (&timeout, error))
         return FALSE;
-      exec->approver = dsh_command_approver_new (exec->approver_command, timeout, error);
+      exec->approver = dsh_command_answerer_new (exec->options.approver_command, timeout, error);
       if (exec->approver == NULL)
         return FALSE;
     }
@@ -147,24 +104,26 @@ resolve_policy (Exec *exec, GError **error)
     return FALSE;
   exec->approval = dsh_cli_new_approval_service (presets);
 
-  if (exec->session_path == NULL)
+  if (exec->options.session_path == NULL)
     {
       /* Sessionless: --mode and --workspace, as before there were sessions. */
       g_autofree char *spelled = NULL;
 
-      exec->policy = dsh_cli_resolve_policy (exec->mode, exec->workspace, &spelled, error);
+      exec->policy = dsh_cli_resolve_policy (exec->options.mode, exec->options.workspace,
+                                             &spelled, error);
       if (exec->policy == NULL ||
           !dsh_cli_join_extra_roots (exec->policy, presets,
-                                     (const char *const *) exec->writable_roots, error))
+                                     (const char *const *) exec->options.writable_roots, error))
         return FALSE;
       /* From here on, the workspace as spelled, the default included. */
-      g_free (exec->workspace);
-      exec->workspace = g_steal_pointer (&spelled);
+      g_free (exec->options.workspace);
+      exec->options.workspace = g_steal_pointer (&spelled);
       return TRUE;
     }
 
-  exec->policy = dsh_cli_resolve_session_policy (presets, exec->session_path, exec->mode,
-                                                 (const char *const *) exec->writable_roots,
+  exec->policy = dsh_cli_resolve_session_policy (presets, exec->options.session_path,
+                                                 exec->options.mode,
+                                                 (const char *const *) exec->options.writable_roots,
                                                  &exec->session, error);
   return exec->policy != NULL;
 }
@@ -174,90 +133,64 @@ static gboolean
 check_approver (Exec *exec, GError **error)
 {
   return exec->approver == NULL ||
-         dsh_command_approver_check_trusted (exec->approver, exec->policy, error);
+         dsh_command_answerer_check_trusted (exec->approver, exec->policy, error);
 }
 
-/* ---- 5. the escalation --------------------------------------------------------------------- */
+/* ---- 3.–6. the call ------------------------------------------------------------------------ */
 
-/* TRUE when the command may run under *mode (the standing one, or the approved wider one). */
-static gboolean
-escalate (Exec *exec, DshSandboxMode *mode, GError **error)
-{
-  g_autoptr (DshApprovalAnswerer) answerer = NULL;
-  DshApprovalOutcome outcome = DSH_APPROVAL_OUTCOME_UNAVAILABLE;
-  gboolean asked = FALSE;
-  gboolean ok;
-
-  *mode = exec->policy->mode;
-  if (exec->sandbox_permissions == NULL)
-    return TRUE;
-
-  exec->run.report.requested_mode = dsh_sandbox_mode_to_string (exec->requested_mode);
-  /* No point opening a terminal for a request that cannot widen, has no session to be asked
-   * for, or will be rejected under "never" before any answerer runs. */
-  if (exec->session != NULL &&
-      dsh_escalation_is_strictly_wider (exec->policy->mode, exec->requested_mode) &&
-      dsh_approval_service_effective_policy (exec->approval, exec->session, exec->call_policy) ==
-        DSH_APPROVAL_POLICY_ASK)
-    answerer = dsh_cli_compose_answerer (exec->approver);
-
-  ok = dsh_cli_escalate (exec->approval, exec->session, exec->call_policy, answerer,
-                         exec->call_id, exec->policy->mode, exec->requested_mode, exec->justification,
-                         (const char *const *) exec->command, exec->policy->workspace_root, mode,
-                         &asked, &outcome, error);
-  if (asked)
-    exec->run.report.approval_outcome = dsh_approval_outcome_to_string (outcome);
-  return ok;
-}
-
-/* ---- 6. the run ---------------------------------------------------------------------------- */
-
-/* After a denial's marker: the hint when a retry with a wider mode could still be approved —
- * never under "never", never without a session or anyone to ask, never when no wider mode
- * exists, and never after the escalated retry itself. */
+/* This exec's one answerer: the approver command when one was configured (already built, so a
+ * malformed --approver is a usage error before anything else), else the terminal prompt when
+ * there is a controlling terminal, else nobody. */
 static void
-print_hint (DshExecRun *run, DshSandboxMode mode, gpointer user_data)
+add_answerer (Exec *exec)
 {
-  Exec *exec = user_data;
-  DshApprovalPolicy policy;
-  gboolean channel;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshTtyApprover) tty = NULL;
 
-  /* This call already was the one sanctioned retry: its denial is final. */
-  if (exec->sandbox_permissions != NULL)
-    return;
-  policy = dsh_approval_service_effective_policy (exec->approval, exec->session,
-                                                  exec->call_policy);
-  channel = exec->approver != NULL || dsh_tty_approver_available ();
-  if (dsh_escalation_could_be_approved (mode, policy, exec->session != NULL, channel))
+  if (exec->approver != NULL)
     {
-      char *hint = dsh_text_escalation_hint ("command");
-
-      fprintf (stderr, "%s\n", hint);
-      g_ptr_array_add (run->report.markers, hint);
+      dsh_execution_set_answerer (exec->execution, DSH_APPROVAL_ANSWERER (exec->approver));
+      return;
     }
+  /* No point opening a terminal for a request nobody will be asked. */
+  if (!dsh_execution_will_ask (exec->execution))
+    return;
+  tty = dsh_tty_approver_new (&error);
+  if (tty == NULL)
+    g_debug ("no terminal to ask: %s", error->message);
+  dsh_execution_set_answerer (exec->execution, (DshApprovalAnswerer *) tty);
+}
+
+static gboolean
+tty_askable (gpointer user_data)
+{
+  return dsh_tty_approver_available ();
 }
 
 static int
 run (Exec *exec)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshSandboxPolicy) effective = NULL;
-  DshSandboxMode mode;
+  DshCliRunOptions options;
   int status;
+
+  exec->execution = dsh_execution_new ((const char *const *) exec->command, exec->policy,
+                                       exec->session, exec->approval);
+  dsh_execution_set_call_policy (exec->execution, exec->call_policy);
+  if (exec->options.sandbox_permissions != NULL)
+    dsh_execution_set_escalation (exec->execution, exec->requested_mode,
+                                  exec->options.justification);
+  dsh_execution_set_askable_func (exec->execution, tty_askable, NULL, NULL);
 
   /* 3. The turn: every exec with a session is one turn, and the audit pair lives inside it.
    * A session log that cannot take the turn cannot take the audit either: nothing runs. */
-  if (exec->session != NULL)
-    {
-      exec->turn_id = dsh_session_log_begin_turn (exec->session, &error);
-      if (exec->turn_id == NULL)
-        return dsh_exec_run_refuse_before_run (&exec->run, exec->report_path, error);
-    }
+  if (!dsh_execution_begin (exec->execution, &error))
+    return dsh_exec_run_refuse_before_run (&exec->run, exec->options.report_path, error);
 
-  /* 4. */
-  if (!dsh_exec_run_open_report (&exec->run, exec->report_path, &error))
+  /* 4. Dropping the execution closes its turn. */
+  if (!dsh_exec_run_open_report (&exec->run, exec->options.report_path, &error))
     {
-      end_turn (exec);
+      g_clear_object (&exec->execution);
       return dsh_cli_fail_error (error);
     }
 
@@ -265,27 +198,24 @@ run (Exec *exec)
   exec->run.report.standing_mode = exec->policy->mode;
   exec->run.report.workspace_root = exec->policy->workspace_root;
   exec->run.report.session_id = exec->policy->session_id;
-  exec->call_id = g_uuid_string_random ();
-  exec->run.report.call_id = exec->call_id;
-  exec->run.spelled_workspace = exec->session != NULL ? dsh_session_log_get_cwd (exec->session)
-                                                      : exec->workspace;
-  exec->run.session_created = exec->session != NULL
-                                ? dsh_session_log_get_created (exec->session)
-                                : NULL;
-  exec->run.after_denial = print_hint;
-  exec->run.on_refusal = end_turn_on_refusal;
-  exec->run.user_data = exec;
+  exec->run.report.call_id = dsh_execution_get_call_id (exec->execution);
+  if (exec->options.sandbox_permissions != NULL)
+    exec->run.report.requested_mode = dsh_sandbox_mode_to_string (exec->requested_mode);
 
-  /* 5. */
-  if (!escalate (exec, &mode, &error))
-    return dsh_exec_run_refuse (&exec->run, DSH_OUTCOME_ESCALATION_REFUSED, error->message);
+  dsh_cli_run_options_init (&options);
+  options.options.spelled_workspace = exec->session != NULL
+                                        ? dsh_session_log_get_cwd (exec->session)
+                                        : exec->options.workspace;
+  options.options.session_created = exec->session != NULL
+                                      ? dsh_session_log_get_created (exec->session)
+                                      : NULL;
+  dsh_execution_set_run_options (exec->execution, &options.options);
+  add_answerer (exec);
 
-  /* 6. The grant covers this call only: the wider mode lives in this policy copy and nowhere
-   * else, so the next command is back under the standing mode. */
-  effective = dsh_sandbox_policy_copy (exec->policy);
-  effective->mode = mode;
-  status = dsh_exec_run_command (&exec->run, (const char *const *) exec->command, effective);
-  end_turn (exec);
+  /* 5. and 6.: the escalation, then the run under the standing or the approved mode (the grant
+   * covers this call only). */
+  status = dsh_exec_run_execution (&exec->run, exec->execution);
+  dsh_cli_run_options_clear (&options);
   return status;
 }
 
@@ -293,41 +223,13 @@ int
 dsh_cmd_exec (int argc, char **argv)
 {
   Exec exec = { 0 };
-  const GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_FILENAME, &exec.mode,
-      "Sandbox mode: read-only (default), workspace-write or danger-full-access; with "
-      "--session, the explicit mode of this call",
-      "MODE" },
-    { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &exec.workspace,
-      "Workspace root without a session (default: the current directory)", "DIR" },
-    { "session", 0, 0, G_OPTION_ARG_FILENAME, &exec.session_path,
-      "The session log: mode, workspace and approval policy come from it; this exec is a turn",
-      "FILE" },
-    { "approval-policy", 0, 0, G_OPTION_ARG_STRING, &exec.approval_policy,
-      "ask (default: the session's) or never; never wins over the session's ask", "POLICY" },
-    { "approver", 0, 0, G_OPTION_ARG_STRING, &exec.approver_command,
-      "Ask CMD (request JSON on stdin, one outcome word on stdout) instead of the terminal",
-      "CMD" },
-    { "sandbox-permissions", 0, 0, G_OPTION_ARG_STRING, &exec.sandbox_permissions,
-      "Escalate this one command to MODE (workspace-write or danger-full-access) once approved",
-      "MODE" },
-    { "justification", 0, 0, G_OPTION_ARG_STRING, &exec.justification,
-      "One sentence: why this command needs the wider mode", "TEXT" },
-    { "report", 0, 0, G_OPTION_ARG_FILENAME, &exec.report_path,
-      "Write a JSON report of the execution to FILE", "FILE" },
-    { "writable-root", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &exec.writable_roots,
-      "One more writable root under workspace-write (repeatable)", "DIR" },
-    { NULL }
-  };
-  g_autoptr (GOptionContext) context = g_option_context_new ("-- ARGV...");
+  g_autofree char *environment = dsh_cli_environment_help ("exec");
   g_autoptr (GError) error = NULL;
   int status;
 
-  dsh_cli_describe_environment (context, "exec");
   dsh_exec_run_init (&exec.run);
   exec.command = dsh_cli_split_command (&argc, argv);
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!dsh_cli_parse_options (context, argc, argv, &error) ||
+  if (!dsh_exec_options_parse (&exec.options, argc, argv, TRUE, environment, &error) ||
       !check_options (&exec, &error) || !resolve_policy (&exec, &error) ||
       !check_approver (&exec, &error))
     status = dsh_exec_run_refuse_before_run (&exec.run, dsh_report_option_find (argc, argv),

@@ -19,7 +19,7 @@ dsh_exec_report_init (DshExecReport *report)
 void
 dsh_exec_report_clear (DshExecReport *report)
 {
-  g_clear_pointer (&report->confined, dsh_confinement_free);
+  g_clear_pointer (&report->result, dsh_run_result_free);
   g_clear_pointer (&report->markers, g_ptr_array_unref);
   g_clear_pointer (&report->detail, g_free);
 }
@@ -28,6 +28,7 @@ char *
 dsh_exec_report_to_text (const DshExecReport *report)
 {
   g_autofree const char **markers = NULL;
+  gboolean confined = report->result != NULL && report->result->backend != NULL;
   DshJsonObject object;
   gboolean policy_known = report->workspace_root != NULL;
 
@@ -56,15 +57,13 @@ dsh_exec_report_to_text (const DshExecReport *report)
   dsh_json_object_add_string (&object, "sessionId", report->session_id);
   dsh_json_object_add_string (&object, "callId", report->call_id);
 
-  dsh_json_object_add_string (&object, "backend",
-                              report->confined != NULL ? report->confined->backend : NULL);
+  dsh_json_object_add_string (&object, "backend", confined ? report->result->backend : NULL);
   dsh_json_object_add_string (&object, "enforcement",
-                              report->confined != NULL
-                                ? dsh_enforcement_to_string (report->confined->enforcement)
-                                : NULL);
+                              confined ? dsh_enforcement_to_string (report->result->enforcement)
+                                       : NULL);
   dsh_json_object_add_strv (&object, "enforcementReasons",
-                            report->confined != NULL
-                              ? (const char *const *) report->confined->reasons
+                            confined
+                              ? (const char *const *) report->result->enforcement_reasons
                               : NULL);
   markers = g_new0 (const char *, report->markers->len + 1);
   for (guint i = 0; i < report->markers->len; i++)

@@ -6,8 +6,6 @@
 
 #include <dsh-sandbox.h>
 
-#include "dsh-confinement-private.h"
-
 G_BEGIN_DECLS
 
 typedef struct {
@@ -29,8 +27,8 @@ typedef struct {
   const char *session_id;
   /* The id of this exec as a tool call (in its approval request and audit pair), or NULL. */
   const char *call_id;
-  /* NULL when nothing was confined (danger-full-access or never ran). */
-  DshConfinement *confined;
+  /* What dsh_run() returned (its backend and enforcement), or NULL before it ran. */
+  DshRunResult *result;
   /* Marker lines printed after the command's own stderr. */
   GPtrArray *markers;
   /* Refused for bad input (an option, a mode, a session...): the outcome is "invalid-argument". */

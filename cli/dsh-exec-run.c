@@ -1,5 +1,5 @@
-/* dsh-exec-run.c — the run step of exec: spawn (through the provider unless danger-full-access),
- * stream, classify runner failure before denial, print the marker, write the report.
+/* dsh-exec-run.c — the run step of exec: dsh_run() does the call; here its marker is printed
+ * after the command's stderr and the report is written.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "dsh-report-destination.h"
-#include "dsh-spawn-private.h"
 
 void
 dsh_exec_run_init (DshExecRun *run)
@@ -79,8 +78,6 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
   g_free (run->report.detail);
   run->report.detail = g_strdup (message);
   write_report (run);
-  if (run->on_refusal != NULL)
-    run->on_refusal (run, run->user_data);
   return dsh_cli_fail ("%s", message);
 }
 
@@ -104,141 +101,31 @@ dsh_exec_run_refuse_before_run (DshExecRun *run, const char *report_path, const 
                               error->message);
 }
 
-extern char **environ;
-
-/* What steers this one call — which backend, where its modules and probe cache are, how long its
- * approver may take — is no part of the command's environment: a dsh-sandbox the command runs
- * is another call, inside this sandbox's view of the host, and selects for that view itself.
- * Nor may it trust the probe cache, which records what passed in the caller's view (bwrap
- * cannot run inside either backend), so it probes. The deployment configuration
- * (DSH_SANDBOX_CONFIG) stays: its policy holds for nested calls too. */
-static const char *const call_only_variables[] = {
-  "DSH_SANDBOX_BACKEND",
-  "DSH_SANDBOX_BACKEND_DIR",
-  "DSH_SANDBOX_PROBE_CACHE",
-  "DSH_SANDBOX_APPROVER_TIMEOUT",
-};
-
-static char nested_probe_cache[] = "DSH_SANDBOX_PROBE_CACHE=off";
-
-static gboolean
-is_call_only (const char *entry)
+int
+dsh_exec_run_finish (DshExecRun *run, DshRunResult *result, const char *hint)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (call_only_variables); i++)
-    {
-      gsize len = strlen (call_only_variables[i]);
-
-      if (strncmp (entry, call_only_variables[i], len) == 0 && entry[len] == '=')
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* Our environment without the call-only variables; the strings stay ours. */
-static GPtrArray *
-confined_environment (void)
-{
-  GPtrArray *envp = g_ptr_array_new ();
-
-  for (char **entry = environ; *entry != NULL; entry++)
-    {
-      if (!is_call_only (*entry))
-        g_ptr_array_add (envp, *entry);
-    }
-  g_ptr_array_add (envp, nested_probe_cache);
-  g_ptr_array_add (envp, NULL);
-  return envp;
-}
-
-/* A confined command gets stdin, stdout and stderr and nothing else the caller held open, and
- * our environment less the call-only variables; a raw one (danger-full-access) inherits what it
- * would have without dsh-sandbox, such as a make jobserver's descriptors. */
-static gboolean
-spawn (DshExecRun *run, const char *const *argv, gboolean confined, GString *captured,
-       GError **error)
-{
-  g_autoptr (GPtrArray) envp = confined ? confined_environment () : NULL;
-  const DshSpawnOptions options = {
-    .forward_signals = TRUE,
-    .close_inherited_fds = confined,
-    .envp = envp != NULL ? (char *const *) envp->pdata : NULL,
-  };
-
-  return dsh_spawn_run (argv, &options, &run->report.exit_code, &run->report.term_signal,
-                        captured, error);
-}
-
-static int
-run_unconfined (DshExecRun *run, const char *const *command)
-{
-  g_autoptr (GString) captured = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
-
-  if (!spawn (run, command, FALSE, captured, &error))
-    {
-      /* Without a runner, dsh-sandbox is the one that failed to start the command. */
-      g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
-
-      return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
-    }
-
-  run->report.command_ran = TRUE;
-  run->report.outcome = DSH_OUTCOME_COMPLETED;
-  write_report (run);
-  return run->report.exit_code;
-}
-
-static int
-run_confined (DshExecRun *run, const char *const *command, const DshSandboxPolicy *policy)
-{
-  g_autoptr (DshBackendSelector) selector = dsh_cli_new_selector_for_policy (policy);
-  g_autoptr (GString) captured = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *detail = NULL;
   DshExecReport *report = &run->report;
-  const char *mode = dsh_sandbox_mode_to_string (policy->mode);
 
-  /* The selector itself, not a provider: the exec path never starts GObject's type system. */
-  report->confined = dsh_backend_selector_confine (selector, command, policy, &error);
-  if (report->confined == NULL)
-    return dsh_exec_run_refuse (run,
-                                g_error_matches (error, DSH_SANDBOX_ERROR,
-                                                 DSH_SANDBOX_ERROR_UNAVAILABLE)
-                                  ? DSH_OUTCOME_UNAVAILABLE
-                                : g_error_matches (error, DSH_SANDBOX_ERROR,
-                                                   DSH_SANDBOX_ERROR_ROOT_REFUSED)
-                                  ? DSH_OUTCOME_ROOT_REFUSED
-                                  : DSH_OUTCOME_RUNNER_FAILURE,
-                                error->message);
-
-  if (!spawn (run, (const char *const *) report->confined->argv, TRUE, captured, &error))
+  g_clear_pointer (&report->result, dsh_run_result_free);
+  report->result = result;
+  report->mode = result->mode;
+  if (!result->command_ran)
+    return dsh_exec_run_refuse (run, result->outcome, result->error->message);
+  report->outcome = result->outcome;
+  report->exit_code = result->exit_code;
+  report->term_signal = result->term_signal;
+  if (result->marker != NULL)
     {
-      g_autofree char *text = dsh_text_runner_failure (mode, error->message);
-
-      return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
-    }
-
-  report->outcome = dsh_confinement_classify (report->confined, report->exit_code, captured->str,
-                                              captured->len, &detail);
-  if (report->outcome == DSH_OUTCOME_RUNNER_FAILURE)
-    {
-      g_autofree char *text = dsh_text_runner_failure (mode, detail);
-
-      /* The runner failed before the command started: it never ran. */
-      return dsh_exec_run_refuse (run, DSH_OUTCOME_RUNNER_FAILURE, text);
-    }
-  if (report->outcome == DSH_OUTCOME_DENIED)
-    {
-      char *marker = dsh_text_denial_marker (policy->mode);
-
       /* After the command's own stderr, which was streamed unchanged. */
-      fprintf (stderr, "%s\n", marker);
-      g_ptr_array_add (report->markers, marker);
-      if (run->after_denial != NULL)
-        run->after_denial (run, policy->mode, run->user_data);
+      fprintf (stderr, "%s\n", result->marker);
+      g_ptr_array_add (report->markers, g_strdup (result->marker));
+      if (hint != NULL)
+        {
+          fprintf (stderr, "%s\n", hint);
+          g_ptr_array_add (report->markers, g_strdup (hint));
+        }
       fflush (stderr);
     }
-
   report->command_ran = TRUE;
   write_report (run);
   return report->exit_code;
@@ -248,16 +135,12 @@ int
 dsh_exec_run_command (DshExecRun *run, const char *const *command,
                       const DshSandboxPolicy *policy)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (DshSandboxPolicy) pinned = dsh_sandbox_policy_copy (policy);
+  DshCliRunOptions options;
+  DshRunResult *result;
 
-  run->report.mode = policy->mode;
-  /* The roots are resolved and checked once, here; the backend and its runner receive exactly
-   * these strings. */
-  if (!dsh_roots_pin (pinned, run->spelled_workspace, run->session_created, &error))
-    return dsh_exec_run_refuse (run, DSH_OUTCOME_ROOT_REFUSED, error->message);
-  /* danger-full-access runs the raw argv and never asks a provider. */
-  if (dsh_sandbox_mode_is_confined (policy->mode))
-    return run_confined (run, command, pinned);
-  return run_unconfined (run, command);
+  dsh_cli_run_options_init (&options);
+  options.options.spelled_workspace = run->spelled_workspace;
+  result = dsh_run (command, policy, &options.options);
+  dsh_cli_run_options_clear (&options);
+  return dsh_exec_run_finish (run, result, NULL);
 }

@@ -1,6 +1,6 @@
-/* dsh-exec-run.h — running one command for exec once its policy is known: confined or raw,
- * streamed, classified, the denial marker, the report, and the one refusal line when it never
- * ran. Shared by the plain exec and the one with sessions and approval.
+/* dsh-exec-run.h — what exec prints and records once the library has run a command: the denial
+ * marker and hint, the report, and the one refusal line when it never ran. Shared by the plain
+ * exec and the one with sessions and approval.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,18 +16,9 @@ typedef struct _DshExecRun DshExecRun;
 struct _DshExecRun {
   DshExecReport report;
   int report_fd;
-  /* The workspace as the caller spelled it (option, session cwd or current directory), checked
-   * for planted symlinks before a workspace-write run. */
+  /* The workspace as the caller spelled it (option or current directory), checked for planted
+   * symlinks before a workspace-write run. */
   const char *spelled_workspace;
-  /* With a session: its creation time, so that a symlink planted on the way to its cwd since
-   * then is refused. */
-  const char *session_created;
-
-  /* Optional: after the denial marker (the escalation hint goes here). */
-  void (*after_denial) (DshExecRun *run, DshSandboxMode mode, gpointer user_data);
-  /* Optional: once a refusal is reported, before its line is printed (ending a turn). */
-  void (*on_refusal) (DshExecRun *run, gpointer user_data);
-  gpointer user_data;
 };
 
 void      dsh_exec_run_init        (DshExecRun             *run);
@@ -53,8 +44,14 @@ int       dsh_exec_run_refuse_before_run (DshExecRun       *run,
                                           const char       *report_path,
                                           const GError     *error);
 
-/* Runs command confined under policy, or raw under danger-full-access (no provider at all);
- * returns the exit status to exit with. */
+/* What a run came to (result, taken): the marker and the hint (nullable) after the command's
+ * stderr, and the report, or the refusal when it never ran; returns the exit status to exit
+ * with. */
+int       dsh_exec_run_finish      (DshExecRun             *run,
+                                    DshRunResult           *result,
+                                    const char             *hint);
+
+/* Runs command under policy with dsh_run() (no session) and finishes. */
 int       dsh_exec_run_command     (DshExecRun             *run,
                                     const char *const      *command,
                                     const DshSandboxPolicy *policy);

@@ -13,43 +13,27 @@
 #include "dsh-cli-config.h"
 #include "dsh-config.h"
 
-/* "exec" with nothing but the options the plain path knows, each with its value, then "--" and
- * a command. Anything else — another option, --help, a missing value — goes to the full
- * command, which gives the one authoritative answer. A deployment config could change defaults
- * or be broken, so its presence also means the full command. */
+/* "exec" with nothing but the options the plain path knows, parsed with exec's own table, then
+ * "--" and a command: *options and *command receive them. Anything else — another option,
+ * --help, a missing value — goes to the full command, which gives the one authoritative
+ * answer. A deployment config could change defaults or be broken, so its presence also means
+ * the full command. */
 static gboolean
-is_plain_exec (int argc, char **argv)
+is_plain_exec (int argc, char **argv, DshExecOptions *options, char ***command)
 {
-  static const char *const plain_options[] = { "--mode", "--workspace", "--report" };
-
   if (argc < 2 || strcmp (argv[1], "exec") != 0 || g_getenv ("DSH_SANDBOX_CONFIG") != NULL)
     return FALSE;
 
+  /* argv stays as it is: the full command, if it comes to that, gets it unchanged. */
   for (int i = 2; i < argc; i++)
     {
-      gboolean known = FALSE;
-
       if (strcmp (argv[i], "--") == 0)
-        return i + 1 < argc;
-      for (guint j = 0; j < G_N_ELEMENTS (plain_options); j++)
         {
-          gsize len = strlen (plain_options[j]);
-
-          if (strcmp (argv[i], plain_options[j]) == 0 && i + 1 < argc &&
-              strcmp (argv[i + 1], "--") != 0)
-            {
-              known = TRUE;
-              i++;
-              break;
-            }
-          if (strncmp (argv[i], plain_options[j], len) == 0 && argv[i][len] == '=')
-            {
-              known = TRUE;
-              break;
-            }
+          *command = argv + i + 1;
+          return i + 1 < argc &&
+                 dsh_exec_options_parse (options, i - 1, argv + 1, FALSE, NULL, NULL) &&
+                 dsh_exec_options_is_plain (options);
         }
-      if (!known)
-        return FALSE;
     }
   return FALSE;
 }
@@ -83,14 +67,22 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *full = NULL;
+  DshExecOptions options = { 0 };
+  char **command = NULL;
+  int status;
 
   dsh_cli_ensure_standard_fds ();
   dsh_cli_install_log_writer ();
 
   /* The plain path takes every argument as raw bytes and has no translated text, so it skips
    * the locale entirely; the full command sets its own. */
-  if (is_plain_exec (argc, argv))
-    return dsh_cmd_exec_plain (argc - 1, argv + 1);
+  if (is_plain_exec (argc, argv, &options, &command))
+    {
+      status = dsh_cmd_exec_plain (&options, command);
+      dsh_exec_options_clear (&options);
+      return status;
+    }
+  dsh_exec_options_clear (&options);
 
   full = full_command_path ();
   execv (full, argv);

@@ -137,12 +137,10 @@ dsh_serve_escalate (const DshServeRequest *request, FILE *in, FILE *out, GError 
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshApprovalService) approval = NULL;
   g_autoptr (DshServeAnswerer) answerer = NULL;
+  g_autoptr (DshExecution) execution = NULL;
   g_autoptr (GError) end_error = NULL;
-  g_autofree char *turn_id = NULL;
-  DshApprovalOutcome outcome = DSH_APPROVAL_OUTCOME_UNAVAILABLE;
   DshSandboxMode requested;
   DshSandboxMode granted;
-  gboolean asked = FALSE;
   gboolean ok;
 
   /* The same order and texts as exec: the arguments first, then the session's policy. */
@@ -167,17 +165,17 @@ dsh_serve_escalate (const DshServeRequest *request, FILE *in, FILE *out, GError 
   approval = dsh_cli_new_approval_service (presets);
 
   /* The audit pair must be turn-enclosed: this escalation is the turn. */
-  turn_id = dsh_session_log_begin_turn (session, error);
-  if (turn_id == NULL)
+  execution = dsh_execution_new ((const char *const *) request->argv, policy, session, approval);
+  if (!dsh_execution_begin (execution, error))
     return NULL;
   answerer = g_object_new (DSH_TYPE_SERVE_ANSWERER, NULL);
   answerer->in = in;
   answerer->out = out;
-  ok = dsh_cli_escalate (approval, session, DSH_APPROVAL_POLICY_ASK,
-                         DSH_APPROVAL_ANSWERER (answerer), request->call_id, policy->mode,
-                         requested, request->justification, (const char *const *) request->argv,
-                         policy->workspace_root, &granted, &asked, &outcome, error);
-  if (!dsh_session_log_end_turn (session, turn_id, &end_error) && ok)
+  dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (answerer));
+  dsh_execution_set_escalation (execution, requested, request->justification);
+  dsh_execution_set_call_id (execution, request->call_id);
+  ok = dsh_execution_escalate (execution, &granted, error);
+  if (!dsh_execution_end (execution, &end_error) && ok)
     {
       /* A grant the log cannot close its turn around is no grant. */
       g_propagate_prefixed_error (error, g_steal_pointer (&end_error),

@@ -88,7 +88,7 @@ READERS = {
     'core/session/dsh-permission-presets.c': SESSIONS,
     'cli/dsh-cli-session.c': SESSIONS,
     'cli/dsh-sandbox-front.c': ['exec'],
-    'cli/dsh-approver-command.c': ['exec'],
+    'core/session/dsh-command-answerer.c': ['exec'],
     'cli/dsh-cmd-serve.c': ['serve'],
     'cli/dsh-cmd-confine.c': ['confine'],
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsh-approver.h"
+#include <dsh-sandbox.h>
 #include "fuzz-target.h"
 #include "fuzz-util.h"
 
@@ -102,7 +102,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *path = g_build_filename (fuzz_scratch_dir (), "answer", NULL);
   g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (DshApprovalRequest) request = NULL;
-  g_autoptr (DshCommandApprover) approver = NULL;
+  g_autoptr (DshCommandAnswerer) approver = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *command = NULL;
   DshApprovalOutcome expected = DSH_APPROVAL_OUTCOME_UNAVAILABLE;
@@ -120,7 +120,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   answers = ending == 0 && expected_outcome ((const char *) data, size, &expected);
 
   command = approver_command (path, ending);
-  approver = dsh_command_approver_new (command, 60, &error);
+  approver = dsh_command_answerer_new (command, 60, &error);
   if (approver == NULL)
     violated ("the approver command was refused", error->message);
   request = dsh_approval_request_new ("approval-1", "exec",

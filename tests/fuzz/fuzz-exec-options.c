@@ -1,7 +1,7 @@
-/* fuzz-exec-options.c — libFuzzer target for exec's option grammar: the front's hand parser that
- * picks the plain exec, the plain exec's GOption parser and the full exec's, run as they are up
- * to the run step, which only records what it was handed (fuzz-exec-stubs.c: nothing is ever
- * spawned, no report file is opened). Properties:
+/* fuzz-exec-options.c — libFuzzer target for exec's option grammar: the front's choice of the
+ * plain exec (with exec's one option table, cli/dsh-exec-options.c) and the full exec's parse,
+ * run as they are up to the run step, which only records what it was handed
+ * (fuzz-exec-stubs.c: nothing is ever spawned, no report file is opened). Properties:
  *   - a refusal never runs anything, and a run always has a command and a canonical root;
  *   - whatever the front hands to the plain exec, the full exec reads the same way: both run, or
  *     both refuse; running, the same mode, workspace root, command and report path.
@@ -76,6 +76,16 @@ asks_for_help (char **args, guint n)
 
 typedef int (*ExecFunc) (int argc, char **argv);
 
+/* What the front parsed for the plain exec, which runs with it as the front would. */
+static DshExecOptions plain_options;
+static char **plain_command;
+
+static int
+run_plain (G_GNUC_UNUSED int argc, G_GNUC_UNUSED char **argv)
+{
+  return dsh_cmd_exec_plain (&plain_options, plain_command);
+}
+
 /* Runs exec with its own copy of the argument pointers (it cuts argv at "--"). */
 static int
 run_exec (ExecFunc func, GPtrArray *args, FuzzExecRecord *out)
@@ -121,12 +131,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   front_argv[1] = (char *) "exec";
   for (guint i = 0; i < args->len; i++)
     front_argv[i + 2] = g_ptr_array_index (args, i);
-  is_plain = is_plain_exec ((int) args->len + 2, front_argv);
+  is_plain = is_plain_exec ((int) args->len + 2, front_argv, &plain_options, &plain_command);
 
   run_exec (dsh_cmd_exec, args, &full);
   if (is_plain)
     {
-      run_exec (dsh_cmd_exec_plain, args, &plain);
+      run_exec (run_plain, args, &plain);
       g_assert_cmpint (plain.ran, ==, full.ran);
       if (plain.ran)
         {
@@ -137,6 +147,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           g_assert_cmpstr (plain.report_path, ==, full.report_path);
         }
     }
+  dsh_exec_options_clear (&plain_options);
+  plain_command = NULL;
   fuzz_exec_record_clear (&full);
   fuzz_exec_record_clear (&plain);
   return 0;

@@ -1,13 +1,13 @@
 /* fuzz-exec-stubs.c — stand-ins for the parts of exec that start processes or write files
- * (cli/dsh-exec-run.c, the escalation's answerers), so that a fuzz target can run exec's option
- * grammar and policy resolution as they are without ever running what it was asked to.
+ * (cli/dsh-exec-run.c and the full exec's run step, cli/dsh-exec-call.c), so that a fuzz target
+ * can run exec's option grammar and policy resolution as they are without ever running what it
+ * was asked to.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "fuzz-exec-stubs.h"
 
-#include "dsh-approver.h"
-#include "dsh-exec-run.h"
+#include "dsh-exec-call.h"
 
 FuzzExecRecord fuzz_exec_record;
 
@@ -48,8 +48,6 @@ dsh_exec_run_refuse (DshExecRun *run, DshOutcome outcome, const char *message)
 {
   g_assert_nonnull (message);
   fuzz_exec_record.refused = TRUE;
-  if (run->on_refusal != NULL)
-    run->on_refusal (run, run->user_data);
   return DSH_EXIT_NOT_RUN;
 }
 
@@ -79,41 +77,24 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command, const DshSand
   return 0;
 }
 
-/* serve links the real escalation instead: its answerer is its own client, no process. */
-#ifndef FUZZ_REAL_ESCALATION
-DshApprovalAnswerer *
-dsh_cli_compose_answerer (DshCommandApprover *approver)
+int
+dsh_exec_run_execution (DshExecRun *run, DshExecution *execution)
 {
-  /* Nobody is asked: an approver command would be a process. */
-  return NULL;
-}
+  DshSandboxMode requested;
+  const char *justification = NULL;
 
-gboolean
-dsh_cli_escalate (DshApprovalService *service,
-                  DshSessionLog *session,
-                  DshApprovalPolicy call_policy,
-                  DshApprovalAnswerer *answerer,
-                  const char *call_id,
-                  DshSandboxMode standing_mode,
-                  DshSandboxMode requested_mode,
-                  const char *justification,
-                  const char *const *command,
-                  const char *workspace_root,
-                  DshSandboxMode *out_mode,
-                  gboolean *out_asked,
-                  DshApprovalOutcome *out_outcome,
-                  GError **error)
-{
-  /* Reached only with both escalation arguments validated. */
-  g_assert_nonnull (justification);
-  g_assert_nonnull (call_id);
-  g_assert_true (requested_mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE ||
-                 requested_mode == DSH_SANDBOX_MODE_DANGER_FULL_ACCESS);
-  fuzz_exec_record.asked = TRUE;
-  *out_asked = FALSE;
-  *out_outcome = DSH_APPROVAL_OUTCOME_UNAVAILABLE;
-  g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ESCALATION_REFUSED,
-                       "nobody is asked in the fuzz target");
-  return FALSE;
+  g_assert_nonnull (dsh_execution_get_call_id (execution));
+  if (dsh_execution_get_escalation (execution, &requested, &justification))
+    {
+      /* Reached only with both escalation arguments validated; nobody is asked here: an
+       * approver command would be a process. */
+      g_assert_nonnull (justification);
+      g_assert_true (requested == DSH_SANDBOX_MODE_WORKSPACE_WRITE ||
+                     requested == DSH_SANDBOX_MODE_DANGER_FULL_ACCESS);
+      fuzz_exec_record.asked = TRUE;
+      return dsh_exec_run_refuse (run, DSH_OUTCOME_ESCALATION_REFUSED,
+                                  "nobody is asked in the fuzz target");
+    }
+  return dsh_exec_run_command (run, dsh_execution_get_argv (execution),
+                               dsh_execution_get_policy (execution));
 }
-#endif

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 typedef struct {
   gboolean ran;          /* dsh_exec_run_command() was reached */
   gboolean refused;      /* dsh_exec_run_refuse() was */
-  gboolean asked;        /* dsh_cli_escalate() was */
+  gboolean asked;        /* an escalation reached the run step */
   DshSandboxMode mode;
   char *workspace_root;
   GStrv command;

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Drives one confined call through the DshSandbox-1 typelib with PyGObject: resolve a policy,
-confine a command, run the confined argv with only descriptors 0-2, classify the result; then,
-in a session, escalate after the denial (a Python answerer approves) and retry once.
+confine a command, run the confined argv with only descriptors 0-2, classify the result, and
+the same whole call through DshSandbox.run(); then, in a session, escalate after the denial (a
+Python answerer approves) and retry once.
 
 A write under read-only must really be denied by the kernel (the file unchanged, EROFS on
 stderr) and classified as a denial with the marker; the retry under the granted mode must
@@ -166,6 +167,14 @@ def main():
         check(detail is None, "a denial carries no runner-failure line")
         marker = DshSandbox.text_denial_marker(policy.mode)
         check(marker == "[sandbox: file access denied under read-only mode]", "the marker")
+
+        # The whole call in one: trust checks, confinement, the spawn with fds 0-2, classification.
+        result = DshSandbox.run(["sh", "-c", f"echo after > '{target}'"], policy, None)
+        with open(target, encoding="utf-8") as f:
+            check(f.read() == "before\n", "through DshSandbox.run() too the file is unchanged")
+        check(result.command_ran and result.outcome == DshSandbox.Outcome.DENIED and
+              result.marker == marker and result.backend in ("bwrap", "landlock"),
+              "DshSandbox.run() returns the denial with its marker and backend")
 
         ok = DshSandbox.LocalProvider.new()
         ok.set_untrusted_roots(writable)

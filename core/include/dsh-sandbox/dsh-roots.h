@@ -30,6 +30,20 @@ char  *dsh_workspace_root  (const char             *session_cwd,
 DSH_API
 GStrv  dsh_writable_roots  (const DshSandboxPolicy *policy);
 
+/* Everything a confined command of policy's workspace may write, whichever confined mode it runs
+ * under, an approved escalation included: dsh_writable_roots() of workspace-write there. Nothing
+ * that runs or decides unconfined may come from beneath these. */
+DSH_API
+GStrv  dsh_writable_roots_widest (const DshSandboxPolicy *policy);
+
+/* The root of dsh_writable_roots_widest() (workspace_root canonical, extra_roots nullable) that
+ * path lies in or whose way passes through one, as the kernel would walk it now: a new string,
+ * or NULL when no confined command could change what path names. */
+DSH_API
+char  *dsh_writable_root_on_way (const char             *path,
+                                 const char             *workspace_root,
+                                 const char *const      *extra_roots);
+
 /* Resolves the writable roots of a workspace-write call exactly once and checks them on those
  * very strings, then records them as granted and pins them into policy, so that the backend,
  * the runner and the fence receive exactly what was checked. spelled_workspace is the workspace

@@ -1,9 +1,10 @@
-/* dsh-approver-command.c — the --approver CMD answerer: the request goes to CMD's stdin as
- * JSON, one outcome word comes back on its stdout, and anything else fails closed.
+/* dsh-command-answerer.c — the approver command as an answerer: the request goes to its stdin
+ * as JSON, one outcome word comes back on its stdout, and anything else fails closed; and the
+ * check that nothing it runs lies where a confined command could rewrite it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-approver.h"
+#include "dsh-command-answerer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsh-cli-session.h"
+#include "dsh-error.h"
 #include "dsh-json-strict-private.h"
+#include "dsh-roots.h"
 
 /* A "#!" line longer than this names no interpreter we would trust anyway. */
 #define SHEBANG_LIMIT 256
@@ -23,39 +25,69 @@
 /* After the approver exits, a straggler still holding its stdout gets this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
-struct _DshCommandApprover {
+struct _DshCommandAnswerer {
   GObject parent_instance;
 
   char **argv;
   guint timeout_seconds;
 };
 
-static void dsh_command_approver_answerer_init (DshApprovalAnswererInterface *iface);
+static void dsh_command_answerer_answerer_init (DshApprovalAnswererInterface *iface);
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (DshCommandApprover, dsh_command_approver, G_TYPE_OBJECT,
+G_DEFINE_FINAL_TYPE_WITH_CODE (DshCommandAnswerer, dsh_command_answerer, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DSH_TYPE_APPROVAL_ANSWERER,
-                                                      dsh_command_approver_answerer_init))
+                                                      dsh_command_answerer_answerer_init))
 
+/**
+ * DshCommandAnswerer:
+ *
+ * An approval answerer that asks a program: the approver command a harness or a person
+ * configured. The request goes to its stdin as one JSON document and one outcome word comes back
+ * on its stdout; anything else (a spawn failure, a crash, a nonzero exit, a timeout, more or
+ * other output) fails the answer, which the approval service turns into `unavailable`.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * dsh_command_answerer_timeout_from_env:
+ * @out_seconds: (out): how long an approver command may take
+ * @error: return location for a #GError
+ *
+ * Reads `DSH_SANDBOX_APPROVER_TIMEOUT` (whole seconds, 1 to 86400), else the default of 300
+ * seconds. A malformed value is an error, not a silent default.
+ *
+ * Returns: %TRUE with *@out_seconds set
+ *
+ * Since: 0.1
+ */
 gboolean
-dsh_approver_timeout_from_env (guint *out_seconds, GError **error)
+dsh_command_answerer_timeout_from_env (guint *out_seconds, GError **error)
 {
-  const char *text = g_getenv (DSH_APPROVER_TIMEOUT_ENV);
+  const char *text = g_getenv (DSH_COMMAND_ANSWERER_TIMEOUT_ENV);
   guint64 value = 0;
 
   if (text == NULL)
     {
-      *out_seconds = DSH_APPROVER_DEFAULT_TIMEOUT;
+      *out_seconds = DSH_COMMAND_ANSWERER_DEFAULT_TIMEOUT;
       return TRUE;
     }
   if (!g_ascii_string_to_unsigned (text, 10, 1, 86400, &value, NULL))
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                    "%s must be a whole number of seconds between 1 and 86400 (not \"%s\")",
-                   DSH_APPROVER_TIMEOUT_ENV, text);
+                   DSH_COMMAND_ANSWERER_TIMEOUT_ENV, text);
       return FALSE;
     }
   *out_seconds = (guint) value;
   return TRUE;
+}
+
+/* A path or word from the command line, safe to put in a one-line error message. */
+static const char *
+printable (const char *text)
+{
+  return g_utf8_validate (text, -1, NULL) ? text : "(not UTF-8)";
 }
 
 /* ---- one run of the approver --------------------------------------------------------------- */
@@ -306,13 +338,13 @@ request_file (DshApprovalRequest *request, GError **error)
 }
 
 static void
-command_approver_answer_async (DshApprovalAnswerer *answerer,
+command_answerer_answer_async (DshApprovalAnswerer *answerer,
                                DshApprovalRequest *request,
                                GCancellable *cancellable,
                                GAsyncReadyCallback callback,
                                gpointer user_data)
 {
-  DshCommandApprover *self = DSH_COMMAND_APPROVER (answerer);
+  DshCommandAnswerer *self = DSH_COMMAND_ANSWERER (answerer);
   g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
   g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GError) error = NULL;
@@ -363,35 +395,47 @@ command_approver_answer_async (DshApprovalAnswerer *answerer,
 }
 
 static void
-dsh_command_approver_answerer_init (DshApprovalAnswererInterface *iface)
+dsh_command_answerer_answerer_init (DshApprovalAnswererInterface *iface)
 {
-  iface->answer_async = command_approver_answer_async;
+  iface->answer_async = command_answerer_answer_async;
 }
 
 static void
-dsh_command_approver_finalize (GObject *object)
+dsh_command_answerer_finalize (GObject *object)
 {
-  DshCommandApprover *self = DSH_COMMAND_APPROVER (object);
+  DshCommandAnswerer *self = DSH_COMMAND_ANSWERER (object);
 
   g_strfreev (self->argv);
-  G_OBJECT_CLASS (dsh_command_approver_parent_class)->finalize (object);
+  G_OBJECT_CLASS (dsh_command_answerer_parent_class)->finalize (object);
 }
 
 static void
-dsh_command_approver_class_init (DshCommandApproverClass *klass)
+dsh_command_answerer_class_init (DshCommandAnswererClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = dsh_command_approver_finalize;
+  G_OBJECT_CLASS (klass)->finalize = dsh_command_answerer_finalize;
 }
 
 static void
-dsh_command_approver_init (DshCommandApprover *self)
+dsh_command_answerer_init (DshCommandAnswerer *self)
 {
 }
 
-DshCommandApprover *
-dsh_command_approver_new (const char *command_line, guint timeout_seconds, GError **error)
+/**
+ * dsh_command_answerer_new:
+ * @command_line: the approver command, split like a shell would (g_shell_parse_argv()), but no
+ *   shell runs
+ * @timeout_seconds: how long it may take before its answer is `unavailable`; 0: the default
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): a new answerer, or %NULL when @command_line does not
+ *   parse
+ *
+ * Since: 0.1
+ */
+DshCommandAnswerer *
+dsh_command_answerer_new (const char *command_line, guint timeout_seconds, GError **error)
 {
-  g_autoptr (DshCommandApprover) self = NULL;
+  g_autoptr (DshCommandAnswerer) self = NULL;
   g_auto (GStrv) argv = NULL;
   g_autoptr (GError) local_error = NULL;
 
@@ -404,9 +448,9 @@ dsh_command_approver_new (const char *command_line, guint timeout_seconds, GErro
       return NULL;
     }
 
-  self = g_object_new (DSH_TYPE_COMMAND_APPROVER, NULL);
+  self = g_object_new (DSH_TYPE_COMMAND_ANSWERER, NULL);
   self->argv = g_steal_pointer (&argv);
-  self->timeout_seconds = timeout_seconds > 0 ? timeout_seconds : DSH_APPROVER_DEFAULT_TIMEOUT;
+  self->timeout_seconds = timeout_seconds > 0 ? timeout_seconds : DSH_COMMAND_ANSWERER_DEFAULT_TIMEOUT;
   return g_steal_pointer (&self);
 }
 
@@ -416,7 +460,7 @@ static gboolean
 check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *policy,
                     GError **error)
 {
-  g_autofree char *root = dsh_cli_writable_root_on_way (
+  g_autofree char *root = dsh_writable_root_on_way (
     path, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
 
   if (root == NULL)
@@ -425,7 +469,7 @@ check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *
                "the approver %s %s lies where confined commands may write (%s): a command "
                "could rewrite it to approve its own escalation; keep the approver and what it "
                "runs outside the workspace, /tmp and the temp directory",
-               what, dsh_cli_printable (path), dsh_cli_printable (root));
+               what, printable (path), printable (root));
   return FALSE;
 }
 
@@ -547,7 +591,7 @@ resolve_program (char **program, GError **error)
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
                    "the approver program \"%s\" is not found on PATH",
-                   dsh_cli_printable (*program));
+                   printable (*program));
       return FALSE;
     }
   g_free (*program);
@@ -564,15 +608,32 @@ names_a_path (const char *arg)
          (strchr (arg, '/') != NULL || g_file_test (arg, G_FILE_TEST_EXISTS));
 }
 
+/**
+ * dsh_command_answerer_check_trusted:
+ * @self: an answerer
+ * @policy: the policy of the call it would answer for
+ * @error: return location for a #GError
+ *
+ * An approver that a confined command of @policy's workspace could rewrite would answer for it:
+ * its program (found on `PATH` now, once, when named bare; through `env NAME` too), the
+ * interpreter of its `#!` line (for `#!/usr/bin/env NAME`, every place `PATH` could find
+ * `NAME`), and every file its arguments name must lie out of reach of every root of
+ * dsh_writable_roots_widest(), the walk to each included.
+ *
+ * Returns: %TRUE when it is out of reach, else %FALSE with %DSH_SANDBOX_ERROR_APPROVAL naming
+ *   the path
+ *
+ * Since: 0.1
+ */
 gboolean
-dsh_command_approver_check_trusted (DshCommandApprover *self,
+dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
                                     const DshSandboxPolicy *policy,
                                     GError **error)
 {
   g_auto (GStrv) shebang = NULL;
   gint operand = -1;
 
-  g_return_val_if_fail (DSH_IS_COMMAND_APPROVER (self), FALSE);
+  g_return_val_if_fail (DSH_IS_COMMAND_ANSWERER (self), FALSE);
   g_return_val_if_fail (policy != NULL && policy->workspace_root != NULL, FALSE);
 
   if (!resolve_program (&self->argv[0], error) ||

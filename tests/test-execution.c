@@ -1,0 +1,350 @@
+/* test-execution.c — one agent call through DshExecution with a fake answerer and the real
+ * backends: a denied write comes back with the marker and the hint, the escalated retry asks
+ * once, writes the audit pair inside the call's turn and runs wider, the grant ends with the
+ * call, and a rejection or "never" runs nothing wider.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include "dsh-test-util.h"
+
+/* ---- a fake answerer ----------------------------------------------------------------------- */
+
+#define TEST_TYPE_ANSWERER (test_answerer_get_type ())
+G_DECLARE_FINAL_TYPE (TestAnswerer, test_answerer, TEST, ANSWERER, GObject)
+
+struct _TestAnswerer {
+  GObject parent_instance;
+  DshApprovalOutcome outcome;
+  guint calls;
+  char *last_call_id;
+  char *last_details;
+};
+
+static void
+test_answerer_answer_async (DshApprovalAnswerer *answerer,
+                            DshApprovalRequest *request,
+                            GCancellable *cancellable,
+                            GAsyncReadyCallback callback,
+                            gpointer user_data)
+{
+  TestAnswerer *self = TEST_ANSWERER (answerer);
+  g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
+  JsonObject *details = dsh_approval_request_get_details (request);
+  g_autoptr (JsonNode) node = json_node_init_object (json_node_alloc (), details);
+
+  self->calls++;
+  g_free (self->last_call_id);
+  self->last_call_id = g_strdup (dsh_approval_request_get_call_id (request));
+  g_free (self->last_details);
+  self->last_details = json_to_string (node, FALSE);
+  dsh_approval_task_return_outcome (task, self->outcome);
+}
+
+static void
+test_answerer_iface_init (DshApprovalAnswererInterface *iface)
+{
+  iface->answer_async = test_answerer_answer_async;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestAnswerer, test_answerer, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (DSH_TYPE_APPROVAL_ANSWERER,
+                                                      test_answerer_iface_init))
+
+static void
+test_answerer_finalize (GObject *object)
+{
+  g_free (TEST_ANSWERER (object)->last_call_id);
+  g_free (TEST_ANSWERER (object)->last_details);
+  G_OBJECT_CLASS (test_answerer_parent_class)->finalize (object);
+}
+
+static void
+test_answerer_class_init (TestAnswererClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_answerer_finalize;
+}
+
+static void
+test_answerer_init (TestAnswerer *self)
+{
+}
+
+/* ---- the fixture --------------------------------------------------------------------------- */
+
+typedef struct {
+  char *ws;
+  char *victim;
+  char *log_dir;
+  DshSessionLog *session;
+  DshApprovalService *service;
+  DshSandboxPolicy *policy;
+  TestAnswerer *answerer;
+  GStrv backend_dirs;
+  GStrv helper_dirs;
+  DshRunOptions options;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  g_autofree char *log_path = NULL;
+  g_autofree char *root = NULL;
+
+  f->ws = dsh_test_scratch_dir ("execution-ws");
+  f->log_dir = dsh_test_scratch_dir ("execution-log");
+  f->victim = g_build_filename (f->ws, "victim", NULL);
+  dsh_test_write_file (f->victim, "original\n");
+  log_path = g_build_filename (f->log_dir, "session.jsonl", NULL);
+  f->session = dsh_test_create_session_log (log_path, f->ws);
+  f->service = dsh_approval_service_new ();
+  root = dsh_workspace_root (dsh_session_log_get_cwd (f->session), NULL);
+  f->policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, root,
+                                      dsh_session_log_get_id (f->session));
+  f->answerer = g_object_new (TEST_TYPE_ANSWERER, NULL);
+  f->answerer->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+  f->backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
+  f->helper_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"), ":", -1);
+  f->options.backend_dirs = (const char *const *) f->backend_dirs;
+  f->options.helper_dirs = (const char *const *) f->helper_dirs;
+  f->options.spelled_workspace = dsh_session_log_get_cwd (f->session);
+  f->options.session_created = dsh_session_log_get_created (f->session);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_clear_object (&f->answerer);
+  g_clear_pointer (&f->policy, dsh_sandbox_policy_free);
+  g_clear_object (&f->service);
+  g_clear_object (&f->session);
+  g_strfreev (f->backend_dirs);
+  g_strfreev (f->helper_dirs);
+  dsh_test_remove_tree (f->ws);
+  dsh_test_remove_tree (f->log_dir);
+  g_free (f->ws);
+  g_free (f->log_dir);
+  g_free (f->victim);
+}
+
+/* The command every call makes: overwrite the victim in the workspace. */
+static DshExecution *
+new_execution (Fixture *f)
+{
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", f->victim, NULL };
+  DshExecution *execution = dsh_execution_new (argv, f->policy, f->session, f->service);
+
+  dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (execution, &f->options);
+  return execution;
+}
+
+/* The types of the events the log holds from index first on, one string "a b c". */
+static char *
+event_types_from (DshSessionLog *session, guint first)
+{
+  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (session);
+  g_autoptr (GString) types = g_string_new (NULL);
+
+  for (guint i = first; i < events->len; i++)
+    {
+      if (types->len > 0)
+        g_string_append_c (types, ' ');
+      g_string_append (types, dsh_session_event_get_type_name (events->pdata[i]));
+    }
+  return g_string_free (g_steal_pointer (&types), FALSE);
+}
+
+static guint
+count_events (DshSessionLog *session)
+{
+  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (session);
+
+  return events->len;
+}
+
+static DshSessionEvent *
+event_at (DshSessionLog *session, guint index)
+{
+  g_autoptr (GPtrArray) events = dsh_session_log_dup_events (session);
+
+  g_assert_cmpuint (index, <, events->len);
+  return dsh_session_event_ref (events->pdata[index]);
+}
+
+/* ---- the agent's flow ---------------------------------------------------------------------- */
+
+static void
+test_denial_hint_then_escalated_retry (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshExecution) denied = new_execution (f);
+  g_autoptr (DshExecution) retry = NULL;
+  g_autoptr (DshExecution) next = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  g_autoptr (DshSessionEvent) asked = NULL;
+  g_autoptr (DshSessionEvent) decided = NULL;
+  g_autofree char *hint = dsh_text_escalation_hint ("command");
+  g_autofree char *types = NULL;
+  DshApprovalOutcome outcome;
+  guint before;
+
+  /* 1. Read-only: the write is denied, with the marker and the hint; nobody was asked. */
+  before = count_events (f->session);
+  result = dsh_execution_run (denied);
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  g_assert_cmpstr (result->marker, ==, "[sandbox: file access denied under read-only mode]");
+  g_assert_cmpstr (dsh_execution_get_hint (denied), ==, hint);
+  g_assert_nonnull (strstr (hint, "sandbox_permissions"));
+  g_assert_false (dsh_execution_get_asked (denied, NULL));
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  types = event_types_from (f->session, before);
+  g_assert_cmpstr (types, ==, "turn/start turn/end");
+  g_clear_pointer (&types, g_free);
+  g_clear_pointer (&result, dsh_run_result_free);
+
+  /* 2. The retry the hint offers: asked once, the audit pair inside the turn, run wider. */
+  retry = new_execution (f);
+  dsh_execution_set_escalation (retry, DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                "the test writes its victim");
+  g_assert_true (dsh_execution_will_ask (retry));
+  before = count_events (f->session);
+  result = dsh_execution_run (retry);
+  g_assert_no_error (result->error);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
+  g_assert_cmpint (result->mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+  dsh_test_assert_file_is (f->victim, "changed\n");
+  g_assert_true (dsh_execution_get_asked (retry, &outcome));
+  g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_ALLOWED_ONCE);
+  g_assert_null (dsh_execution_get_hint (retry));
+  g_assert_cmpuint (f->answerer->calls, ==, 1);
+  g_assert_cmpstr (f->answerer->last_call_id, ==, dsh_execution_get_call_id (retry));
+  g_assert_nonnull (strstr (f->answerer->last_details, "\"requestedMode\":\"workspace-write\""));
+  g_assert_nonnull (strstr (f->answerer->last_details, "\"standingMode\":\"read-only\""));
+  types = event_types_from (f->session, before);
+  g_assert_cmpstr (types, ==, "turn/start approval/asked approval/decided turn/end");
+  asked = event_at (f->session, before + 1);
+  decided = event_at (f->session, before + 2);
+  g_assert_cmpstr (dsh_session_event_get_string (asked, "toolName"), ==, "bash");
+  g_assert_cmpstr (dsh_session_event_get_string (asked, "callId"), ==,
+                   dsh_execution_get_call_id (retry));
+  g_assert_cmpstr (dsh_session_event_get_string (asked, "reason"), ==,
+                   "escalate sandbox to workspace-write: the test writes its victim");
+  g_assert_cmpstr (dsh_session_event_get_string (decided, "id"), ==,
+                   dsh_session_event_get_string (asked, "id"));
+  g_assert_cmpstr (dsh_session_event_get_string (decided, "outcome"), ==, "allowed-once");
+  g_clear_pointer (&result, dsh_run_result_free);
+
+  /* 3. The grant was that call's only: the next command is read-only again. */
+  dsh_test_write_file (f->victim, "original\n");
+  next = new_execution (f);
+  result = dsh_execution_run (next);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  g_assert_cmpint (result->mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_assert_cmpuint (f->answerer->calls, ==, 1);
+}
+
+/* A rejection runs nothing, wider or not, and the audit pair records it. */
+static void
+test_rejected_runs_nothing (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshExecution) execution = new_execution (f);
+  g_autoptr (DshRunResult) result = NULL;
+  g_autoptr (DshSessionEvent) decided = NULL;
+  g_autofree char *types = NULL;
+  DshApprovalOutcome outcome;
+  guint before = count_events (f->session);
+
+  f->answerer->outcome = DSH_APPROVAL_OUTCOME_REJECTED;
+  dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+  result = dsh_execution_run (execution);
+  g_assert_false (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ESCALATION_REFUSED);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ESCALATION_REFUSED);
+  g_assert_null (result->marker);
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_assert_true (dsh_execution_get_asked (execution, &outcome));
+  g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_REJECTED);
+  types = event_types_from (f->session, before);
+  g_assert_cmpstr (types, ==, "turn/start approval/asked approval/decided turn/end");
+  decided = event_at (f->session, before + 2);
+  g_assert_cmpstr (dsh_session_event_get_string (decided, "outcome"), ==, "rejected");
+}
+
+/* Under "never" nobody is asked and a denial offers no retry. */
+static void
+test_never_asks_nobody (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshExecution) escalating = new_execution (f);
+  g_autoptr (DshExecution) denied = new_execution (f);
+  g_autoptr (DshRunResult) result = NULL;
+
+  dsh_execution_set_call_policy (escalating, DSH_APPROVAL_POLICY_NEVER);
+  dsh_execution_set_escalation (escalating, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+  g_assert_false (dsh_execution_will_ask (escalating));
+  result = dsh_execution_run (escalating);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ESCALATION_REFUSED);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_clear_pointer (&result, dsh_run_result_free);
+
+  dsh_execution_set_call_policy (denied, DSH_APPROVAL_POLICY_NEVER);
+  result = dsh_execution_run (denied);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  g_assert_nonnull (result->marker);
+  g_assert_null (dsh_execution_get_hint (denied));
+}
+
+/* Without a session there is nobody to ask for: refused, and no hint after a denial. */
+static void
+test_without_session (Fixture *f, gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", f->victim, NULL };
+  g_autoptr (DshExecution) execution = dsh_execution_new (argv, f->policy, NULL, f->service);
+  g_autoptr (DshExecution) escalating = dsh_execution_new (argv, f->policy, NULL, f->service);
+  g_autoptr (DshRunResult) result = NULL;
+  const char *justification = NULL;
+  DshSandboxMode requested = DSH_SANDBOX_MODE_READ_ONLY;
+
+  /* What the call was made with, as given. */
+  g_assert_true (g_strv_equal (dsh_execution_get_argv (execution), argv));
+  g_assert_cmpint (dsh_execution_get_policy (execution)->mode, ==, f->policy->mode);
+  g_assert_cmpstr (dsh_execution_get_policy (execution)->workspace_root, ==,
+                   f->policy->workspace_root);
+  g_assert_false (dsh_execution_get_escalation (execution, NULL, NULL));
+
+  dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (execution, &f->options);
+  result = dsh_execution_run (execution);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  g_assert_null (dsh_execution_get_hint (execution));
+  g_clear_pointer (&result, dsh_run_result_free);
+
+  dsh_execution_set_answerer (escalating, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_escalation (escalating, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+  g_assert_true (dsh_execution_get_escalation (escalating, &requested, &justification));
+  g_assert_cmpint (requested, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+  g_assert_cmpstr (justification, ==, "please");
+  result = dsh_execution_run (escalating);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ESCALATION_REFUSED);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  dsh_test_assert_file_is (f->victim, "original\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/execution/denial-hint-then-escalated-retry", Fixture, NULL, fixture_set_up,
+              test_denial_hint_then_escalated_retry, fixture_tear_down);
+  g_test_add ("/execution/rejected-runs-nothing", Fixture, NULL, fixture_set_up,
+              test_rejected_runs_nothing, fixture_tear_down);
+  g_test_add ("/execution/never-asks-nobody", Fixture, NULL, fixture_set_up,
+              test_never_asks_nobody, fixture_tear_down);
+  g_test_add ("/execution/without-session", Fixture, NULL, fixture_set_up,
+              test_without_session, fixture_tear_down);
+  return g_test_run ();
+}

@@ -1,0 +1,472 @@
+/* test-run.c — dsh_run() as a C harness calls it, against the real bwrap and the real Landlock
+ * kernel interface: a denied write leaves the file unchanged and comes back denied with the
+ * marker, a permitted one completes (in an extra writable root too), a descriptor the caller
+ * held open never reaches the command, no usable backend or a module beneath the workspace means
+ * nothing runs, with the exact text, and a planted workspace symlink or an extra root of a
+ * system directory is root-refused before anything runs.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dsh-test-util.h"
+
+static const char unavailable_read_only[] =
+  "sandbox mode \"read-only\" is requested but no sandbox backend is usable on this host; "
+  "refusing to run the command unconfined. Install bubblewrap or run a Landlock-enforcing "
+  "kernel (Linux), ensure sandbox-exec is usable (macOS), or ensure the ACL restricted-token "
+  "runner can start (Windows) \u2014 otherwise switch the consumer to danger-full-access.";
+
+typedef struct {
+  const char *backend;
+  /* The denial dialect the command's own stderr shows. */
+  const char *dialect;
+} Backend;
+
+static const Backend backends[] = {
+  { "bwrap", "Read-only file system" },
+  { "landlock", "Permission denied" },
+};
+
+/* The build tree's modules and helpers, as the meson test names them. */
+typedef struct {
+  GStrv backend_dirs;
+  GStrv helper_dirs;
+  DshRunOptions options;
+} BuildTree;
+
+static void
+build_tree_init (BuildTree *tree)
+{
+  tree->backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
+  tree->helper_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"), ":", -1);
+  memset (&tree->options, 0, sizeof (tree->options));
+  tree->options.backend_dirs = (const char *const *) tree->backend_dirs;
+  tree->options.helper_dirs = (const char *const *) tree->helper_dirs;
+}
+
+static void
+build_tree_clear (BuildTree *tree)
+{
+  g_strfreev (tree->backend_dirs);
+  g_strfreev (tree->helper_dirs);
+}
+
+static DshSandboxPolicy *
+policy_for (DshSandboxMode mode, const char *workspace)
+{
+  g_autofree char *root = dsh_workspace_root (workspace, NULL);
+
+  return dsh_sandbox_policy_new (mode, root, NULL);
+}
+
+/* Runs in a subprocess per backend, so that DSH_SANDBOX_BACKEND and the streamed stderr stay
+ * there. */
+static gboolean
+in_backend_subprocess (const Backend *backend, const char *test_path)
+{
+  if (g_test_subprocess ())
+    {
+      g_setenv ("DSH_SANDBOX_BACKEND", backend->backend, TRUE);
+      return TRUE;
+    }
+  g_test_message ("backend: %s", backend->backend);
+  g_test_trap_subprocess (test_path, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  return FALSE;
+}
+
+static void
+check_denied_write (const Backend *backend, const char *test_path)
+{
+  g_autofree char *ws = NULL;
+  g_autofree char *victim = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  BuildTree tree;
+
+  if (!in_backend_subprocess (backend, test_path))
+    {
+      /* The command's own stderr streamed through unchanged, and the marker is the caller's
+       * to print. */
+      g_autofree char *dialect = g_strdup_printf ("*%s*", backend->dialect);
+
+      g_test_trap_assert_stderr_unmatched ("*[sandbox:*");
+      g_test_trap_assert_stderr (dialect);
+      return;
+    }
+
+  ws = dsh_test_scratch_dir ("run");
+  victim = g_build_filename (ws, "victim", NULL);
+  dsh_test_write_file (victim, "original\n");
+  policy = policy_for (DSH_SANDBOX_MODE_READ_ONLY, ws);
+  build_tree_init (&tree);
+  {
+    const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", victim, NULL };
+
+    result = dsh_run (argv, policy, &tree.options);
+  }
+
+  dsh_test_assert_file_is (victim, "original\n");
+  g_assert_no_error (result->error);
+  g_assert_true (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  g_assert_cmpint (result->exit_code, !=, 0);
+  g_assert_cmpint (result->mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
+  g_assert_cmpstr (result->backend, ==, backend->backend);
+  g_assert_nonnull (result->enforcement_reasons);
+  g_assert_cmpstr (result->marker, ==, "[sandbox: file access denied under read-only mode]");
+  build_tree_clear (&tree);
+  dsh_test_remove_tree (ws);
+}
+
+static void
+test_denied_write_bwrap (void)
+{
+  if (dsh_test_require_bwrap ())
+    check_denied_write (&backends[0], "/run/denied-write/bwrap");
+}
+
+static void
+test_denied_write_landlock (void)
+{
+  check_denied_write (&backends[1], "/run/denied-write/landlock");
+}
+
+static void
+check_completed (const Backend *backend, const char *test_path)
+{
+  g_autofree char *ws = NULL;
+  g_autofree char *target = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  BuildTree tree;
+
+  if (!in_backend_subprocess (backend, test_path))
+    return;
+
+  ws = dsh_test_scratch_dir ("run");
+  target = g_build_filename (ws, "made", NULL);
+  policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
+  build_tree_init (&tree);
+  {
+    const char *argv[] = { "sh", "-c", "echo made > \"$1\"; exit 3", "sh", target, NULL };
+
+    result = dsh_run (argv, policy, &tree.options);
+  }
+
+  dsh_test_assert_file_is (target, "made\n");
+  g_assert_no_error (result->error);
+  g_assert_true (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
+  /* The command's own status, passed through. */
+  g_assert_cmpint (result->exit_code, ==, 3);
+  g_assert_cmpint (result->term_signal, ==, 0);
+  g_assert_cmpstr (result->backend, ==, backend->backend);
+  g_assert_null (result->marker);
+  build_tree_clear (&tree);
+  dsh_test_remove_tree (ws);
+}
+
+static void
+test_completed_bwrap (void)
+{
+  if (dsh_test_require_bwrap ())
+    check_completed (&backends[0], "/run/completed/bwrap");
+}
+
+static void
+test_completed_landlock (void)
+{
+  check_completed (&backends[1], "/run/completed/landlock");
+}
+
+/* The caller holds a writable descriptor to a file outside the workspace: the command never
+ * gets it, under either confined mode. */
+static void
+check_inherited_descriptor (const Backend *backend, const char *test_path)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *outside = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  BuildTree tree;
+  int fd;
+
+  if (!in_backend_subprocess (backend, test_path))
+    return;
+
+  dir = dsh_test_scratch_dir ("run");
+  outside = g_build_filename (dir, "outside", NULL);
+  dsh_test_write_file (outside, "original\n");
+  fd = open (outside, O_WRONLY | O_APPEND);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (dup2 (fd, 7), ==, 7);
+  close (fd);
+  build_tree_init (&tree);
+
+  for (DshSandboxMode mode = DSH_SANDBOX_MODE_READ_ONLY; mode <= DSH_SANDBOX_MODE_WORKSPACE_WRITE;
+       mode++)
+    {
+      g_autoptr (DshSandboxPolicy) policy = policy_for (mode, dir);
+      const char *argv[] = { "sh", "-c", "echo escaped >&7 || echo escaped >/proc/self/fd/7",
+                             NULL };
+
+      g_clear_pointer (&result, dsh_run_result_free);
+      result = dsh_run (argv, policy, &tree.options);
+      g_assert_true (result->command_ran);
+      g_assert_cmpint (result->exit_code, !=, 0);
+      dsh_test_assert_file_is (outside, "original\n");
+    }
+  close (7);
+  build_tree_clear (&tree);
+  dsh_test_remove_tree (dir);
+}
+
+static void
+test_inherited_descriptor_bwrap (void)
+{
+  if (dsh_test_require_bwrap ())
+    check_inherited_descriptor (&backends[0], "/run/inherited-descriptor/bwrap");
+}
+
+static void
+test_inherited_descriptor_landlock (void)
+{
+  check_inherited_descriptor (&backends[1], "/run/inherited-descriptor/landlock");
+}
+
+/* The command never ran: no marker file, the text starts with the exact unavailable text. */
+static void
+assert_unavailable (const DshRunResult *result, const char *ran)
+{
+  g_assert_false (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_UNAVAILABLE);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_null (result->marker);
+  g_assert_null (result->backend);
+  g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
+}
+
+/* A writable root was refused: the command never ran, nothing was confined. */
+static void
+assert_root_refused (const DshRunResult *result, const char *ran)
+{
+  g_assert_false (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ROOT_REFUSED);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED);
+  g_assert_null (result->marker);
+  g_assert_null (result->backend);
+  g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_unavailable_without_backend (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *empty = g_build_filename (ws, "no-modules", NULL);
+  g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+  g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_READ_ONLY, ws);
+  g_autoptr (DshRunResult) result = NULL;
+  const char *dirs[] = { empty, NULL };
+  const char *argv[] = { "touch", ran, NULL };
+  DshRunOptions options = { 0 };
+  const char *rest;
+
+  g_assert_cmpint (g_mkdir (empty, 0755), ==, 0);
+  options.backend_dirs = dirs;
+  options.helper_dirs = dirs;
+  g_unsetenv ("DSH_SANDBOX_BACKEND");
+  g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
+  result = dsh_run (argv, policy, &options);
+
+  assert_unavailable (result, ran);
+  g_assert_true (g_str_has_prefix (result->error->message, unavailable_read_only));
+  /* The exact text, optionally followed by why each candidate was unusable. */
+  rest = result->error->message + strlen (unavailable_read_only);
+  g_assert_true (rest[0] == '\0' || g_str_has_prefix (rest, " Cause: "));
+  dsh_test_remove_tree (ws);
+}
+
+/* A module a confined command of this workspace could have written is never loaded, even when
+ * the caller points there: nothing else is usable, so nothing runs. */
+static void
+test_module_beneath_workspace_refused (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *planted = g_build_filename (ws, "modules", NULL);
+  g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+  g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_READ_ONLY, ws);
+  g_autoptr (DshRunResult) result = NULL;
+  g_autofree char *module = dsh_test_module_path ("fake-alpha");
+  g_autofree char *copy = NULL;
+  const char *dirs[] = { planted, NULL };
+  const char *argv[] = { "touch", ran, NULL };
+  DshRunOptions options = { 0 };
+
+  g_assert_cmpint (g_mkdir (planted, 0755), ==, 0);
+  copy = dsh_test_copy_module (module, planted);
+  options.backend_dirs = dirs;
+  options.helper_dirs = dirs;
+  g_unsetenv ("DSH_SANDBOX_BACKEND");
+  result = dsh_run (argv, policy, &options);
+
+  assert_unavailable (result, ran);
+  g_assert_true (g_str_has_prefix (result->error->message, unavailable_read_only));
+  dsh_test_remove_tree (ws);
+}
+
+/* The workspace as the caller spelled it goes through a symlink in /tmp, where any confined
+ * command may write: it could have been planted to move this call's writable root. */
+static void
+test_planted_workspace_symlink_refused (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+  g_autofree char *tmp = dsh_test_make_tmp_dir ();
+  g_autofree char *link = g_build_filename (tmp, "ws-link", NULL);
+  g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
+  g_autoptr (DshRunResult) result = NULL;
+  const char *argv[] = { "touch", ran, NULL };
+  BuildTree tree;
+
+  g_assert_cmpint (symlink (ws, link), ==, 0);
+  build_tree_init (&tree);
+  tree.options.spelled_workspace = link;
+  result = dsh_run (argv, policy, &tree.options);
+
+  assert_root_refused (result, ran);
+  g_assert_nonnull (strstr (result->error->message, link));
+  g_assert_nonnull (strstr (result->error->message, "refusing to run the command"));
+  build_tree_clear (&tree);
+  dsh_test_remove_tree (ws);
+}
+
+/* An extra writable root of the policy is writable, and what lies beside it is not. */
+static void
+check_extra_root (const Backend *backend, const char *test_path)
+{
+  g_autofree char *ws = NULL;
+  g_autofree char *extra = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *made = NULL;
+  g_autofree char *victim = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  BuildTree tree;
+
+  if (!in_backend_subprocess (backend, test_path))
+    return;
+
+  ws = dsh_test_scratch_dir ("run");
+  extra = dsh_test_scratch_dir ("run-extra");
+  other = dsh_test_scratch_dir ("run-other");
+  made = g_build_filename (extra, "made", NULL);
+  victim = g_build_filename (other, "victim", NULL);
+  dsh_test_write_file (victim, "original\n");
+  policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
+  policy->extra_writable_roots = g_new0 (char *, 2);
+  policy->extra_writable_roots[0] = g_strdup (extra);
+  build_tree_init (&tree);
+  {
+    const char *argv[] = { "sh", "-c", "echo made > \"$1\" && echo changed > \"$2\"", "sh",
+                           made, victim, NULL };
+
+    result = dsh_run (argv, policy, &tree.options);
+  }
+
+  dsh_test_assert_file_is (made, "made\n");
+  dsh_test_assert_file_is (victim, "original\n");
+  g_assert_no_error (result->error);
+  g_assert_true (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  g_assert_cmpstr (result->backend, ==, backend->backend);
+  /* The caller's policy is its own: the pinned roots live in dsh_run()'s copy. */
+  g_assert_null (policy->writable_roots);
+  build_tree_clear (&tree);
+  dsh_test_remove_tree (ws);
+  dsh_test_remove_tree (extra);
+  dsh_test_remove_tree (other);
+}
+
+static void
+test_extra_root_bwrap (void)
+{
+  if (dsh_test_require_bwrap ())
+    check_extra_root (&backends[0], "/run/extra-root/bwrap");
+}
+
+static void
+test_extra_root_landlock (void)
+{
+  check_extra_root (&backends[1], "/run/extra-root/landlock");
+}
+
+/* An extra root that would open a system directory to confined commands is refused before
+ * anything runs. */
+static void
+test_extra_root_refused (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+  g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
+  g_autoptr (DshRunResult) result = NULL;
+  const char *argv[] = { "touch", ran, NULL };
+  BuildTree tree;
+
+  policy->extra_writable_roots = g_new0 (char *, 2);
+  policy->extra_writable_roots[0] = g_strdup ("/usr");
+  build_tree_init (&tree);
+  result = dsh_run (argv, policy, &tree.options);
+
+  assert_root_refused (result, ran);
+  g_assert_nonnull (strstr (result->error->message, "/usr"));
+  build_tree_clear (&tree);
+  dsh_test_remove_tree (ws);
+}
+
+/* danger-full-access spawns the raw argv without asking any backend, even with none usable. */
+static void
+test_danger_full_access_raw (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *made = g_build_filename (ws, "made", NULL);
+  g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_DANGER_FULL_ACCESS, ws);
+  g_autoptr (DshRunResult) result = NULL;
+  const char *dirs[] = { ws, NULL };
+  const char *argv[] = { "sh", "-c", "echo raw > \"$1\"", "sh", made, NULL };
+  DshRunOptions options = { .backend_dirs = dirs, .helper_dirs = dirs };
+
+  result = dsh_run (argv, policy, &options);
+  g_assert_no_error (result->error);
+  g_assert_true (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
+  g_assert_null (result->backend);
+  dsh_test_assert_file_is (made, "raw\n");
+  dsh_test_remove_tree (ws);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/run/denied-write/bwrap", test_denied_write_bwrap);
+  g_test_add_func ("/run/denied-write/landlock", test_denied_write_landlock);
+  g_test_add_func ("/run/completed/bwrap", test_completed_bwrap);
+  g_test_add_func ("/run/completed/landlock", test_completed_landlock);
+  g_test_add_func ("/run/inherited-descriptor/bwrap", test_inherited_descriptor_bwrap);
+  g_test_add_func ("/run/inherited-descriptor/landlock", test_inherited_descriptor_landlock);
+  g_test_add_func ("/run/unavailable-without-backend", test_unavailable_without_backend);
+  g_test_add_func ("/run/module-beneath-workspace-refused",
+                   test_module_beneath_workspace_refused);
+  g_test_add_func ("/run/planted-workspace-symlink-refused",
+                   test_planted_workspace_symlink_refused);
+  g_test_add_func ("/run/extra-root/bwrap", test_extra_root_bwrap);
+  g_test_add_func ("/run/extra-root/landlock", test_extra_root_landlock);
+  g_test_add_func ("/run/extra-root-refused", test_extra_root_refused);
+  g_test_add_func ("/run/danger-full-access-raw", test_danger_full_access_raw);
+  return g_test_run ();
+}
