@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-cli-session.h"
-#include "dsh-session-fold-private.h"
+#include "dsh-session-fold-cache-private.h"
 
 #include <string.h>
 #include <sys/stat.h>

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
-#include "dsh-session-fold-private.h"
+#include "dsh-session-fold-cache-private.h"
 
 /* g_test_expect_message() does not see structured log messages in GLib 2.74, so expected
  * warnings are captured by this writer; anything else goes to the default (fatal) writer. */

@@ -5,7 +5,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-session-fold-private.h"
+#include "dsh-session-fold-cache-private.h"
 #include "dsh-session-log-private.h"
 #include "dsh-session-event-private.h"
 

@@ -8,7 +8,7 @@
 #include <dsh-sandbox.h>
 
 #include "dsh-json-strict-private.h"
-#include "dsh-session-fold-private.h"
+#include "dsh-session-fold-cache-private.h"
 #include "fuzz-target.h"
 #include "fuzz-util.h"
 

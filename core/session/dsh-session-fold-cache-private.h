@@ -1,5 +1,5 @@
-/* dsh-session-fold-private.h — a session log loaded through a cache of the fold of a prefix of
- * its file, so that a long session is not re-read and re-parsed on every call.
+/* dsh-session-fold-cache-private.h — a session log loaded through a cache of the fold of a
+ * prefix of its file, so that a long session is not re-read and re-parsed on every call.
  *
  * The file stays the only truth. The cache is keyed by the file's device, inode and size at
  * the prefix, and the prefix's hash (checked unless the file's size and change time are
