@@ -9,7 +9,7 @@
 /* ---- showing untrusted text ---------------------------------------------------------------- */
 
 /* Text from the model (argv, justification) is shown with every control character and every
- * bidirectional override escaped, so it can neither drive the terminal nor reorder what the
+ * bidirectional control escaped, so it can neither drive the terminal nor reorder what the
  * person reads. */
 static void
 append_visible (GString *out, const char *text)
@@ -21,7 +21,7 @@ append_visible (GString *out, const char *text)
       gunichar c = g_utf8_get_char (p);
 
       if (g_unichar_iscntrl (c) || (c >= 0x202A && c <= 0x202E) ||
-          (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F)
+          (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F || c == 0x061C)
         g_string_append_printf (out, "\\u{%04X}", c);
       else
         g_string_append_unichar (out, c);
@@ -40,19 +40,24 @@ shell_word (const char *arg)
   return g_shell_quote (arg);
 }
 
+/* The string node holds, else NULL: the details may hold anything JSON can. */
 static const char *
-detail_string (DshApprovalRequest *request, const char *member)
+string_node (JsonNode *node)
 {
-  JsonObject *details = dsh_approval_request_get_details (request);
-  JsonNode *node;
-
-  if (details == NULL)
-    return NULL;
-  node = json_object_get_member (details, member);
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
       json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (node);
+}
+
+static const char *
+detail_string (DshApprovalRequest *request, const char *member)
+{
+  JsonObject *details = dsh_approval_request_get_details (request);
+
+  if (details == NULL)
+    return NULL;
+  return string_node (json_object_get_member (details, member));
 }
 
 char *
@@ -77,7 +82,7 @@ dsh_tty_format_prompt (DshApprovalRequest *request)
       g_string_append (out, "  command:        ");
       for (guint i = 0; i < json_array_get_length (command); i++)
         {
-          const char *arg = json_array_get_string_element (command, i);
+          const char *arg = string_node (json_array_get_element (command, i));
           g_autofree char *quoted = shell_word (arg != NULL ? arg : "");
 
           if (i > 0)
@@ -121,9 +126,12 @@ dsh_tty_answer_from_line (const char         *line,
                           gboolean            overlong,
                           DshApprovalOutcome *out_outcome)
 {
-  g_autofree char *copy = g_strndup (line, length);
-  g_autofree char *word = g_ascii_strdown (copy, -1);
+  g_autofree char *word = NULL;
 
+  /* A NUL would end the word early: "y<NUL>anything" is not "y". */
+  if (memchr (line, '\0', length) != NULL)
+    return FALSE;
+  word = g_ascii_strdown (line, (gssize) length);
   g_strstrip (word);
   if (!overlong && (g_str_equal (word, "y") || g_str_equal (word, "yes")))
     {

@@ -18,7 +18,7 @@ char     *dsh_tty_format_prompt    (DshApprovalRequest *request);
 
 /* TRUE with *out_outcome when the typed line (length bytes; overlong: more was typed than
  * DSH_TTY_LINE_LIMIT bytes) settles the question: y/yes allows once, n/no rejects, in any
- * letter case with white space around; anything else is neither and asks again. */
+ * letter case with white space around; anything else (a NUL too) is neither and asks again. */
 gboolean  dsh_tty_answer_from_line (const char         *line,
                                     gsize               length,
                                     gboolean            overlong,
