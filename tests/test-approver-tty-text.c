@@ -36,7 +36,7 @@ test_answers (void)
   assert_answer ("n", 1, TRUE, FALSE, 0);
 }
 
-/* A typed NUL used to end the word: "y<NUL>anything" answered yes. */
+/* A typed NUL used to end the word: "y<NUL>anything" answered yes (regression-nul-in-line). */
 static void
 test_nul_is_no_answer (void)
 {
