@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-approver.h"
+#include "dsh-approver-tty-text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +15,6 @@
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
-
-/* A line longer than this is not a y/n answer; keep reading, but as garbage. */
-#define LINE_LIMIT 256
 
 struct _DshTtyApprover {
   GObject parent_instance;
@@ -54,113 +52,6 @@ dsh_tty_approver_available (void)
     return FALSE;
   close (fd);
   return TRUE;
-}
-
-/* ---- showing untrusted text ---------------------------------------------------------------- */
-
-/* Text from the model (argv, justification) is shown with every control character and every
- * bidirectional override escaped, so it can neither drive the terminal nor reorder what the
- * person reads. */
-static void
-append_visible (GString *out, const char *text)
-{
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-
-  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (g_unichar_iscntrl (c) || (c >= 0x202A && c <= 0x202E) ||
-          (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F)
-        g_string_append_printf (out, "\\u{%04X}", c);
-      else
-        g_string_append_unichar (out, c);
-    }
-}
-
-/* An argument as a shell would need it typed: bare when that is unambiguous, else quoted. */
-static char *
-shell_word (const char *arg)
-{
-  static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                             "_@%+=:,./-";
-
-  if (*arg != '\0' && strspn (arg, safe) == strlen (arg))
-    return g_strdup (arg);
-  return g_shell_quote (arg);
-}
-
-static const char *
-detail_string (DshApprovalRequest *request, const char *member)
-{
-  JsonObject *details = dsh_approval_request_get_details (request);
-  JsonNode *node;
-
-  if (details == NULL)
-    return NULL;
-  node = json_object_get_member (details, member);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static char *
-format_prompt (DshApprovalRequest *request)
-{
-  JsonObject *details = dsh_approval_request_get_details (request);
-  JsonArray *command = NULL;
-  const char *requested = detail_string (request, "requestedMode");
-  const char *standing = detail_string (request, "standingMode");
-  const char *justification = detail_string (request, "justification");
-  GString *out = g_string_new (NULL);
-
-  if (details != NULL && json_object_has_member (details, "command") &&
-      JSON_NODE_HOLDS_ARRAY (json_object_get_member (details, "command")))
-    command = json_object_get_array_member (details, "command");
-
-  g_string_append (out, "\ndsh-sandbox: approval requested for ");
-  append_visible (out, dsh_approval_request_get_tool_name (request));
-  g_string_append (out, "\n");
-  if (command != NULL)
-    {
-      g_string_append (out, "  command:        ");
-      for (guint i = 0; i < json_array_get_length (command); i++)
-        {
-          const char *arg = json_array_get_string_element (command, i);
-          g_autofree char *quoted = shell_word (arg != NULL ? arg : "");
-
-          if (i > 0)
-            g_string_append_c (out, ' ');
-          append_visible (out, quoted);
-        }
-      g_string_append (out, "\n");
-    }
-  if (requested != NULL)
-    {
-      g_string_append (out, "  requested mode: ");
-      append_visible (out, requested);
-      if (standing != NULL)
-        {
-          g_string_append (out, " (standing mode: ");
-          append_visible (out, standing);
-          g_string_append (out, ")");
-        }
-      g_string_append (out, "\n");
-    }
-  g_string_append (out, justification != NULL ? "  justification:  " : "  reason:         ");
-  append_visible (out, justification != NULL ? justification
-                                             : dsh_approval_request_get_reason (request));
-  g_string_append (out, "\n");
-  if (requested != NULL)
-    {
-      g_string_append (out, "Run this command once under ");
-      append_visible (out, requested);
-      g_string_append (out, "? [y/n] ");
-    }
-  else
-    g_string_append (out, "Allow this once? [y/n] ");
-  return g_string_free (out, FALSE);
 }
 
 /* ---- one question -------------------------------------------------------------------------- */
@@ -230,20 +121,17 @@ finish_prompt (GTask *task, gboolean answered, DshApprovalOutcome outcome, GErro
 
 /* TRUE when the line settled the question. */
 static gboolean
-take_line (GTask *task, const char *line)
+take_line (GTask *task)
 {
   PromptRun *run = g_task_get_task_data (task);
-  g_autofree char *word = g_ascii_strdown (line, -1);
+  DshApprovalOutcome outcome;
+  gboolean settled = dsh_tty_answer_from_line (run->line->str, run->line->len, run->overlong,
+                                               &outcome);
 
-  g_strstrip (word);
-  if (!run->overlong && (g_str_equal (word, "y") || g_str_equal (word, "yes")))
+  g_string_truncate (run->line, 0);
+  if (settled)
     {
-      finish_prompt (task, TRUE, DSH_APPROVAL_OUTCOME_ALLOWED_ONCE, NULL);
-      return TRUE;
-    }
-  if (!run->overlong && (g_str_equal (word, "n") || g_str_equal (word, "no")))
-    {
-      finish_prompt (task, TRUE, DSH_APPROVAL_OUTCOME_REJECTED, NULL);
+      finish_prompt (task, TRUE, outcome, NULL);
       return TRUE;
     }
   /* Anything else is neither consent nor refusal: ask again. */
@@ -283,15 +171,12 @@ on_tty_readable (int fd, GIOCondition condition, gpointer user_data)
         }
       if (c == '\n' || c == '\r')
         {
-          g_autofree char *line = g_strndup (run->line->str, run->line->len);
-
-          g_string_truncate (run->line, 0);
-          if (take_line (task, line))
+          if (take_line (task))
             return G_SOURCE_REMOVE;
           run->overlong = FALSE;
           continue;
         }
-      if (run->line->len < LINE_LIMIT)
+      if (run->line->len < DSH_TTY_LINE_LIMIT)
         g_string_append_c (run->line, c);
       else
         run->overlong = TRUE;
@@ -333,7 +218,7 @@ tty_approver_answer_async (DshApprovalAnswerer *answerer,
 {
   DshTtyApprover *self = DSH_TTY_APPROVER (answerer);
   g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
-  g_autofree char *prompt = format_prompt (request);
+  g_autofree char *prompt = dsh_tty_format_prompt (request);
   PromptRun *run;
 
   g_task_set_check_cancellable (task, FALSE);

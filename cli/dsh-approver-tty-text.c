@@ -1,0 +1,147 @@
+/* dsh-approver-tty-text.c — the terminal prompt's text and its reading of a typed line.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-approver-tty-text.h"
+
+#include <string.h>
+
+/* ---- showing untrusted text ---------------------------------------------------------------- */
+
+/* Text from the model (argv, justification) is shown with every control character and every
+ * bidirectional control escaped, so it can neither drive the terminal nor reorder what the
+ * person reads. */
+static void
+append_visible (GString *out, const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iscntrl (c) || (c >= 0x202A && c <= 0x202E) ||
+          (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F || c == 0x061C)
+        g_string_append_printf (out, "\\u{%04X}", c);
+      else
+        g_string_append_unichar (out, c);
+    }
+}
+
+/* An argument as a shell would need it typed: bare when that is unambiguous, else quoted. */
+static char *
+shell_word (const char *arg)
+{
+  static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                             "_@%+=:,./-";
+
+  if (*arg != '\0' && strspn (arg, safe) == strlen (arg))
+    return g_strdup (arg);
+  return g_shell_quote (arg);
+}
+
+/* The string node holds, else NULL: the details may hold anything JSON can. */
+static const char *
+string_node (JsonNode *node)
+{
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+static const char *
+detail_string (DshApprovalRequest *request, const char *member)
+{
+  JsonObject *details = dsh_approval_request_get_details (request);
+
+  if (details == NULL)
+    return NULL;
+  return string_node (json_object_get_member (details, member));
+}
+
+char *
+dsh_tty_format_prompt (DshApprovalRequest *request)
+{
+  JsonObject *details = dsh_approval_request_get_details (request);
+  JsonArray *command = NULL;
+  const char *requested = detail_string (request, "requestedMode");
+  const char *standing = detail_string (request, "standingMode");
+  const char *justification = detail_string (request, "justification");
+  GString *out = g_string_new (NULL);
+
+  if (details != NULL && json_object_has_member (details, "command") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (details, "command")))
+    command = json_object_get_array_member (details, "command");
+
+  g_string_append (out, "\ndsh-sandbox: approval requested for ");
+  append_visible (out, dsh_approval_request_get_tool_name (request));
+  g_string_append (out, "\n");
+  if (command != NULL)
+    {
+      g_string_append (out, "  command:        ");
+      for (guint i = 0; i < json_array_get_length (command); i++)
+        {
+          const char *arg = string_node (json_array_get_element (command, i));
+          g_autofree char *quoted = shell_word (arg != NULL ? arg : "");
+
+          if (i > 0)
+            g_string_append_c (out, ' ');
+          append_visible (out, quoted);
+        }
+      g_string_append (out, "\n");
+    }
+  if (requested != NULL)
+    {
+      g_string_append (out, "  requested mode: ");
+      append_visible (out, requested);
+      if (standing != NULL)
+        {
+          g_string_append (out, " (standing mode: ");
+          append_visible (out, standing);
+          g_string_append (out, ")");
+        }
+      g_string_append (out, "\n");
+    }
+  g_string_append (out, justification != NULL ? "  justification:  " : "  reason:         ");
+  append_visible (out, justification != NULL ? justification
+                                             : dsh_approval_request_get_reason (request));
+  g_string_append (out, "\n");
+  if (requested != NULL)
+    {
+      g_string_append (out, "Run this command once under ");
+      append_visible (out, requested);
+      g_string_append (out, "? [y/n] ");
+    }
+  else
+    g_string_append (out, "Allow this once? [y/n] ");
+  return g_string_free (out, FALSE);
+}
+
+/* ---- reading a typed line ------------------------------------------------------------------ */
+
+gboolean
+dsh_tty_answer_from_line (const char         *line,
+                          gsize               length,
+                          gboolean            overlong,
+                          DshApprovalOutcome *out_outcome)
+{
+  g_autofree char *word = NULL;
+
+  /* A NUL would end the word early: "y<NUL>anything" is not "y". */
+  if (memchr (line, '\0', length) != NULL)
+    return FALSE;
+  word = g_ascii_strdown (line, (gssize) length);
+  g_strstrip (word);
+  if (!overlong && (g_str_equal (word, "y") || g_str_equal (word, "yes")))
+    {
+      *out_outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+      return TRUE;
+    }
+  if (!overlong && (g_str_equal (word, "n") || g_str_equal (word, "no")))
+    {
+      *out_outcome = DSH_APPROVAL_OUTCOME_REJECTED;
+      return TRUE;
+    }
+  return FALSE;
+}

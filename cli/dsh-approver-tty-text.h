@@ -1,0 +1,27 @@
+/* dsh-approver-tty-text.h — what the terminal prompt says and how it reads a typed line, apart
+ * from the terminal itself so that both can be tested and fuzzed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <dsh-sandbox.h>
+
+G_BEGIN_DECLS
+
+/* A line longer than this is not a y/n answer; keep reading, but as garbage. */
+#define DSH_TTY_LINE_LIMIT 256
+
+/* The question shown for request: every text from the request is escaped so that no control
+ * character, escape sequence or bidirectional override reaches the terminal. */
+char     *dsh_tty_format_prompt    (DshApprovalRequest *request);
+
+/* TRUE with *out_outcome when the typed line (length bytes; overlong: more was typed than
+ * DSH_TTY_LINE_LIMIT bytes) settles the question: y/yes allows once, n/no rejects, in any
+ * letter case with white space around; anything else (a NUL too) is neither and asks again. */
+gboolean  dsh_tty_answer_from_line (const char         *line,
+                                    gsize               length,
+                                    gboolean            overlong,
+                                    DshApprovalOutcome *out_outcome);
+
+G_END_DECLS
