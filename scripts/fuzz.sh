@@ -8,7 +8,8 @@
 #                                          the inputs that add coverage into it
 set -eu
 cd "$(dirname "$0")/.."
-dir=build-fuzz
+. ./scripts/build-root.sh
+dir=$(dsh_build_root)/build-fuzz
 
 if [ -f "$dir/build.ninja" ]; then
   meson setup --reconfigure "$dir" -Dfuzzing=true >/dev/null

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 # CI may start us with no standard input at all. A closed descriptor 0 would be reused by the
 # next pipe a test opens, and GLib's spawn then hands a child a stdin that closes on exec.
 exec </dev/null
+. ./scripts/build-root.sh
+build=$(dsh_build_root)/build-test
 
 ./scripts/setup-debian.sh
 # In CI the bindings, the API reference and the manual page must be built, never quietly not.
@@ -15,20 +17,20 @@ options=-Dwerror=true
 if [ "${CI:-}" = true ]; then
   options="$options -Dintrospection=enabled -Ddocs=enabled -Dman=enabled"
 fi
-if [ -f build-test/build.ninja ]; then
-  meson setup --reconfigure build-test $options >/dev/null
+if [ -f "$build/build.ninja" ]; then
+  meson setup --reconfigure "$build" $options >/dev/null
 else
-  meson setup build-test $options >/dev/null
+  meson setup "$build" $options >/dev/null
 fi
-meson compile -C build-test
+meson compile -C "$build"
 
 status=0
-meson test -C build-test --print-errorlogs --num-processes 2 || status=$?
+meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
 
 # The fuzz targets, under ASan and UBSan, each for a bounded time; any finding fails.
 ./scripts/fuzz.sh || status=$?
 
-log=build-test/meson-logs/testlog.json
+log=$build/meson-logs/testlog.json
 passed=$(grep -c '"result": "OK"' "$log" || true)
 failed=$(grep -cE '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
 skipped=$(grep -c '"result": "SKIP"' "$log" || true)
