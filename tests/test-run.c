@@ -66,7 +66,7 @@ policy_for (DshSandboxMode mode, const char *workspace)
 /* Runs in a subprocess per backend, so that DSH_SANDBOX_BACKEND and the streamed stderr stay
  * there. */
 static gboolean
-in_backend_subprocess (const Backend *backend, const char *test_path)
+in_backend_subprocess (const Backend *backend)
 {
   if (g_test_subprocess ())
     {
@@ -74,13 +74,13 @@ in_backend_subprocess (const Backend *backend, const char *test_path)
       return TRUE;
     }
   g_test_message ("backend: %s", backend->backend);
-  g_test_trap_subprocess (test_path, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
   return FALSE;
 }
 
 static void
-check_denied_write (const Backend *backend, const char *test_path)
+check_denied_write (const Backend *backend)
 {
   g_autofree char *ws = NULL;
   g_autofree char *victim = NULL;
@@ -88,7 +88,7 @@ check_denied_write (const Backend *backend, const char *test_path)
   g_autoptr (DshRunResult) result = NULL;
   BuildTree tree;
 
-  if (!in_backend_subprocess (backend, test_path))
+  if (!in_backend_subprocess (backend))
     {
       /* The command's own stderr streamed through unchanged, and the marker is the caller's
        * to print. */
@@ -124,20 +124,7 @@ check_denied_write (const Backend *backend, const char *test_path)
 }
 
 static void
-test_denied_write_bwrap (void)
-{
-  if (dsh_test_require_bwrap ())
-    check_denied_write (&backends[0], "/run/denied-write/bwrap");
-}
-
-static void
-test_denied_write_landlock (void)
-{
-  check_denied_write (&backends[1], "/run/denied-write/landlock");
-}
-
-static void
-check_completed (const Backend *backend, const char *test_path)
+check_completed (const Backend *backend)
 {
   g_autofree char *ws = NULL;
   g_autofree char *target = NULL;
@@ -145,7 +132,7 @@ check_completed (const Backend *backend, const char *test_path)
   g_autoptr (DshRunResult) result = NULL;
   BuildTree tree;
 
-  if (!in_backend_subprocess (backend, test_path))
+  if (!in_backend_subprocess (backend))
     return;
 
   ws = dsh_test_scratch_dir ("run");
@@ -171,23 +158,10 @@ check_completed (const Backend *backend, const char *test_path)
   dsh_test_remove_tree (ws);
 }
 
-static void
-test_completed_bwrap (void)
-{
-  if (dsh_test_require_bwrap ())
-    check_completed (&backends[0], "/run/completed/bwrap");
-}
-
-static void
-test_completed_landlock (void)
-{
-  check_completed (&backends[1], "/run/completed/landlock");
-}
-
 /* The caller holds a writable descriptor to a file outside the workspace: the command never
  * gets it, under either confined mode. */
 static void
-check_inherited_descriptor (const Backend *backend, const char *test_path)
+check_inherited_descriptor (const Backend *backend)
 {
   g_autofree char *dir = NULL;
   g_autofree char *outside = NULL;
@@ -195,7 +169,7 @@ check_inherited_descriptor (const Backend *backend, const char *test_path)
   BuildTree tree;
   int fd;
 
-  if (!in_backend_subprocess (backend, test_path))
+  if (!in_backend_subprocess (backend))
     return;
 
   dir = dsh_test_scratch_dir ("run");
@@ -223,19 +197,6 @@ check_inherited_descriptor (const Backend *backend, const char *test_path)
   close (7);
   build_tree_clear (&tree);
   dsh_test_remove_tree (dir);
-}
-
-static void
-test_inherited_descriptor_bwrap (void)
-{
-  if (dsh_test_require_bwrap ())
-    check_inherited_descriptor (&backends[0], "/run/inherited-descriptor/bwrap");
-}
-
-static void
-test_inherited_descriptor_landlock (void)
-{
-  check_inherited_descriptor (&backends[1], "/run/inherited-descriptor/landlock");
 }
 
 /* The command never ran: no marker file, the text starts with the exact unavailable text. */
@@ -346,7 +307,7 @@ test_planted_workspace_symlink_refused (void)
 
 /* An extra writable root of the policy is writable, and what lies beside it is not. */
 static void
-check_extra_root (const Backend *backend, const char *test_path)
+check_extra_root (const Backend *backend)
 {
   g_autofree char *ws = NULL;
   g_autofree char *extra = NULL;
@@ -357,7 +318,7 @@ check_extra_root (const Backend *backend, const char *test_path)
   g_autoptr (DshRunResult) result = NULL;
   BuildTree tree;
 
-  if (!in_backend_subprocess (backend, test_path))
+  if (!in_backend_subprocess (backend))
     return;
 
   ws = dsh_test_scratch_dir ("run");
@@ -389,19 +350,6 @@ check_extra_root (const Backend *backend, const char *test_path)
   dsh_test_remove_tree (ws);
   dsh_test_remove_tree (extra);
   dsh_test_remove_tree (other);
-}
-
-static void
-test_extra_root_bwrap (void)
-{
-  if (dsh_test_require_bwrap ())
-    check_extra_root (&backends[0], "/run/extra-root/bwrap");
-}
-
-static void
-test_extra_root_landlock (void)
-{
-  check_extra_root (&backends[1], "/run/extra-root/landlock");
 }
 
 /* An extra root that would open a system directory to confined commands is refused before
@@ -448,24 +396,52 @@ test_danger_full_access_raw (void)
   dsh_test_remove_tree (ws);
 }
 
+/* A check run once per backend, as PATH/BACKEND; the bwrap one wants bwrap installed. */
+typedef void (*BackendCheck) (const Backend *backend);
+
+typedef struct {
+  const Backend *backend;
+  BackendCheck check;
+} BackendCase;
+
+static void
+run_backend_case (gconstpointer data)
+{
+  const BackendCase *backend_case = data;
+
+  if (g_str_equal (backend_case->backend->backend, "bwrap") && !dsh_test_require_bwrap ())
+    return;
+  backend_case->check (backend_case->backend);
+}
+
+static void
+add_backend_cases (const char *path, BackendCheck check)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *test_path = g_strdup_printf ("%s/%s", path, backends[i].backend);
+      BackendCase *backend_case = g_new (BackendCase, 1);
+
+      backend_case->backend = &backends[i];
+      backend_case->check = check;
+      g_test_add_data_func_full (test_path, backend_case, run_backend_case, g_free);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/run/denied-write/bwrap", test_denied_write_bwrap);
-  g_test_add_func ("/run/denied-write/landlock", test_denied_write_landlock);
-  g_test_add_func ("/run/completed/bwrap", test_completed_bwrap);
-  g_test_add_func ("/run/completed/landlock", test_completed_landlock);
-  g_test_add_func ("/run/inherited-descriptor/bwrap", test_inherited_descriptor_bwrap);
-  g_test_add_func ("/run/inherited-descriptor/landlock", test_inherited_descriptor_landlock);
+  add_backend_cases ("/run/denied-write", check_denied_write);
+  add_backend_cases ("/run/completed", check_completed);
+  add_backend_cases ("/run/inherited-descriptor", check_inherited_descriptor);
   g_test_add_func ("/run/unavailable-without-backend", test_unavailable_without_backend);
   g_test_add_func ("/run/module-beneath-workspace-refused",
                    test_module_beneath_workspace_refused);
   g_test_add_func ("/run/planted-workspace-symlink-refused",
                    test_planted_workspace_symlink_refused);
-  g_test_add_func ("/run/extra-root/bwrap", test_extra_root_bwrap);
-  g_test_add_func ("/run/extra-root/landlock", test_extra_root_landlock);
+  add_backend_cases ("/run/extra-root", check_extra_root);
   g_test_add_func ("/run/extra-root-refused", test_extra_root_refused);
   g_test_add_func ("/run/danger-full-access-raw", test_danger_full_access_raw);
   return g_test_run ();
