@@ -77,6 +77,13 @@ host_add_reason (DshBackendHost *host, const char *reason)
 static const char *const system_program_dirs[] = { "/usr/bin", "/bin", "/usr/sbin", "/sbin",
                                                    "/usr/local/bin", NULL };
 
+/* A directory with the search bit passes the executable test: it is no program. */
+static gboolean
+is_executable_file (const char *path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
+}
+
 char *
 dsh_backend_find_program (const char *name)
 {
@@ -86,8 +93,7 @@ dsh_backend_find_program (const char *name)
         {
           g_autofree char *path = g_build_filename (system_program_dirs[i], name, NULL);
 
-          if (g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) &&
-              !g_file_test (path, G_FILE_TEST_IS_DIR))
+          if (is_executable_file (path))
             return g_steal_pointer (&path);
         }
     }
@@ -117,9 +123,7 @@ host_find_helper (DshBackendHost *host, const char *name)
     {
       g_autofree char *path = g_build_filename (call->helper_dirs[i], name, NULL);
 
-      if (g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) &&
-          !g_file_test (path, G_FILE_TEST_IS_DIR) &&
-          !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
+      if (is_executable_file (path) && !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
         {
           g_ptr_array_add (call->programs, (gpointer) keep_string (call, g_steal_pointer (&path)));
           return call->programs->pdata[call->programs->len - 1];
