@@ -199,25 +199,14 @@ check_inherited_descriptor (const Backend *backend)
   dsh_test_remove_tree (dir);
 }
 
-/* The command never ran: no marker file, the text starts with the exact unavailable text. */
+/* The command never ran (no marker file), nothing was confined, and the error says why: no
+ * usable backend, or a writable root refused. */
 static void
-assert_unavailable (const DshRunResult *result, const char *ran)
+assert_never_ran (const DshRunResult *result, const char *ran, DshOutcome outcome, int code)
 {
   g_assert_false (result->command_ran);
-  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_UNAVAILABLE);
-  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
-  g_assert_null (result->marker);
-  g_assert_null (result->backend);
-  g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
-}
-
-/* A writable root was refused: the command never ran, nothing was confined. */
-static void
-assert_root_refused (const DshRunResult *result, const char *ran)
-{
-  g_assert_false (result->command_ran);
-  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ROOT_REFUSED);
-  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED);
+  g_assert_cmpint (result->outcome, ==, outcome);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, code);
   g_assert_null (result->marker);
   g_assert_null (result->backend);
   g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
@@ -243,7 +232,7 @@ test_unavailable_without_backend (void)
   g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
   result = dsh_run (argv, policy, &options);
 
-  assert_unavailable (result, ran);
+  assert_never_ran (result, ran, DSH_OUTCOME_UNAVAILABLE, DSH_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_true (g_str_has_prefix (result->error->message, unavailable_read_only));
   /* The exact text, optionally followed by why each candidate was unusable. */
   rest = result->error->message + strlen (unavailable_read_only);
@@ -274,7 +263,7 @@ test_module_beneath_workspace_refused (void)
   g_unsetenv ("DSH_SANDBOX_BACKEND");
   result = dsh_run (argv, policy, &options);
 
-  assert_unavailable (result, ran);
+  assert_never_ran (result, ran, DSH_OUTCOME_UNAVAILABLE, DSH_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_true (g_str_has_prefix (result->error->message, unavailable_read_only));
   dsh_test_remove_tree (ws);
 }
@@ -298,7 +287,7 @@ test_planted_workspace_symlink_refused (void)
   tree.options.spelled_workspace = link;
   result = dsh_run (argv, policy, &tree.options);
 
-  assert_root_refused (result, ran);
+  assert_never_ran (result, ran, DSH_OUTCOME_ROOT_REFUSED, DSH_SANDBOX_ERROR_ROOT_REFUSED);
   g_assert_nonnull (strstr (result->error->message, link));
   g_assert_nonnull (strstr (result->error->message, "refusing to run the command"));
   build_tree_clear (&tree);
@@ -369,7 +358,7 @@ test_extra_root_refused (void)
   build_tree_init (&tree);
   result = dsh_run (argv, policy, &tree.options);
 
-  assert_root_refused (result, ran);
+  assert_never_ran (result, ran, DSH_OUTCOME_ROOT_REFUSED, DSH_SANDBOX_ERROR_ROOT_REFUSED);
   g_assert_nonnull (strstr (result->error->message, "/usr"));
   build_tree_clear (&tree);
   dsh_test_remove_tree (ws);
