@@ -1,6 +1,7 @@
 /* test-root-walk.c — the roots walk at any depth: deep paths, components of the longest allowed
- * length, symlinks and ".." far down, planted symlinks refused there too; and the kept record of
- * granted roots, taken again only while its path still names that very private directory.
+ * length, symlinks and ".." far down, planted symlinks refused there too, and the writable root
+ * on a path's way found beyond any whole-path length; and the kept record of granted roots,
+ * taken again only while its path still names that very private directory.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -177,6 +178,73 @@ test_planted_at_depth (void)
   remove_tree (scratch);
 }
 
+/* The directory at path (absolute, of any length), opened one component at a time. */
+static int
+open_deep (const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+  int fd = open ("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  for (gsize i = 0; fd >= 0 && parts[i] != NULL; i++)
+    {
+      int next;
+
+      if (parts[i][0] == '\0')
+        continue;
+      next = openat (fd, parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      close (fd);
+      fd = next;
+    }
+  g_assert_cmpint (fd, >=, 0);
+  return fd;
+}
+
+/* The writable root on a path's way, 2,100 directories down: longer than any path the kernel
+ * takes whole, so only a walk that looks up one name beneath the directory it stands in
+ * (work linear in the depth) can tell where the symlinks there lead; one that hands the kernel
+ * the path so far at each step (quadratic) loses them. */
+static void
+test_reach_beyond_path_max (void)
+{
+  g_autofree char *scratch = dsh_test_scratch_dir ("walk-reach");
+  g_autofree char *workspace = g_build_filename (scratch, "ws", NULL);
+  g_autofree char *deep = make_chain (scratch, "d", 2100);
+  g_autoptr (GString) up = g_string_new (NULL);
+  g_autoptr (GString) climbing = g_string_new (deep);
+  g_autofree char *through_absolute = g_strconcat (deep, "/abs/new-file", NULL);
+  g_autofree char *through_relative = NULL;
+  g_autofree char *plain = g_strconcat (deep, "/plain/new-file", NULL);
+  g_autofree char *root = NULL;
+  int fd;
+
+  g_assert_cmpint (g_mkdir (workspace, 0755), ==, 0);
+  g_assert_cmpuint (strlen (deep), >, 4096);
+  /* "rel" climbs 1,300 of the chain in its target, the path the other 800 back to scratch. */
+  for (guint i = 0; i < 1300; i++)
+    g_string_append (up, i == 0 ? ".." : "/..");
+  fd = open_deep (deep);
+  g_assert_cmpint (symlinkat (workspace, fd, "abs"), ==, 0);
+  g_assert_cmpint (symlinkat (up->str, fd, "rel"), ==, 0);
+  g_assert_cmpint (mkdirat (fd, "plain", 0755), ==, 0);
+  close (fd);
+  g_string_append (climbing, "/rel");
+  for (guint i = 0; i < 2100 - 1300; i++)
+    g_string_append (climbing, "/..");
+  g_string_append (climbing, "/ws/new-file");
+  through_relative = g_string_free (g_steal_pointer (&climbing), FALSE);
+
+  root = dsh_writable_root_on_way (through_absolute, workspace, NULL);
+  g_assert_cmpstr (root, ==, workspace);
+  g_clear_pointer (&root, g_free);
+  root = dsh_writable_root_on_way (through_relative, workspace, NULL);
+  g_assert_cmpstr (root, ==, workspace);
+  g_clear_pointer (&root, g_free);
+  /* Without a symlink the deep path stays where it is, outside every root. */
+  root = dsh_writable_root_on_way (plain, workspace, NULL);
+  g_assert_null (root);
+  remove_tree (scratch);
+}
+
 static gboolean
 entry_exists_in (const char *dir)
 {
@@ -282,6 +350,7 @@ main (int argc, char **argv)
   g_test_add_func ("/root-walk/long-components", test_long_components);
   g_test_add_func ("/root-walk/symlinks-at-depth", test_symlinks_at_depth);
   g_test_add_func ("/root-walk/planted-at-depth", test_planted_at_depth);
+  g_test_add_func ("/root-walk/reach-beyond-path-max", test_reach_beyond_path_max);
   g_test_add_func ("/root-walk/record/replaced", test_record_replaced);
   g_test_add_func ("/root-walk/record/loosened", test_record_loosened);
   g_test_add_func ("/root-walk/record/moved-into-reach", test_record_moved_into_reach);
