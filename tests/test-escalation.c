@@ -6,71 +6,12 @@
  */
 #include <gio/gio.h>
 
+#include "dsh-test-answerer.h"
 #include "dsh-test-util.h"
 
 #define RO DSH_SANDBOX_MODE_READ_ONLY
 #define WW DSH_SANDBOX_MODE_WORKSPACE_WRITE
 #define DFA DSH_SANDBOX_MODE_DANGER_FULL_ACCESS
-
-/* ---- a counting answerer ------------------------------------------------------------------- */
-
-#define TEST_TYPE_COUNTER (test_counter_get_type ())
-G_DECLARE_FINAL_TYPE (TestCounter, test_counter, TEST, COUNTER, GObject)
-
-struct _TestCounter {
-  GObject parent_instance;
-  DshApprovalOutcome outcome;
-  guint calls;
-  char *last_reason;
-  char *last_call_id;
-};
-
-static void
-test_counter_answer_async (DshApprovalAnswerer *answerer,
-                           DshApprovalRequest *request,
-                           GCancellable *cancellable,
-                           GAsyncReadyCallback callback,
-                           gpointer user_data)
-{
-  TestCounter *self = TEST_COUNTER (answerer);
-  g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
-
-  self->calls++;
-  g_free (self->last_reason);
-  self->last_reason = g_strdup (dsh_approval_request_get_reason (request));
-  g_free (self->last_call_id);
-  self->last_call_id = g_strdup (dsh_approval_request_get_call_id (request));
-  dsh_approval_task_return_outcome (task, self->outcome);
-}
-
-static void
-test_counter_iface_init (DshApprovalAnswererInterface *iface)
-{
-  iface->answer_async = test_counter_answer_async;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (TestCounter, test_counter, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (DSH_TYPE_APPROVAL_ANSWERER,
-                                                      test_counter_iface_init))
-
-static void
-test_counter_finalize (GObject *object)
-{
-  g_free (TEST_COUNTER (object)->last_reason);
-  g_free (TEST_COUNTER (object)->last_call_id);
-  G_OBJECT_CLASS (test_counter_parent_class)->finalize (object);
-}
-
-static void
-test_counter_class_init (TestCounterClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = test_counter_finalize;
-}
-
-static void
-test_counter_init (TestCounter *self)
-{
-}
 
 /* ---- the ladder ---------------------------------------------------------------------------- */
 
@@ -250,7 +191,7 @@ typedef struct {
   char *path;
   DshSessionLog *log;
   DshApprovalService *service;
-  TestCounter *counter;
+  DshTestAnswerer *answerer;
   DshEscalationChannel channel;
 } Fixture;
 
@@ -266,8 +207,8 @@ fixture_set_up (Fixture *f, gconstpointer data)
   turn = dsh_session_log_begin_turn (f->log, &error);
   g_assert_no_error (error);
   f->service = dsh_approval_service_new ();
-  f->counter = g_object_new (TEST_TYPE_COUNTER, NULL);
-  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (f->counter), f->log);
+  f->answerer = dsh_test_answerer_new (DSH_APPROVAL_OUTCOME_UNAVAILABLE);
+  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (f->answerer), f->log);
   f->channel.service = f->service;
   f->channel.session = f->log;
   f->channel.call_policy = DSH_APPROVAL_POLICY_ASK;
@@ -279,7 +220,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
 static void
 fixture_tear_down (Fixture *f, gconstpointer data)
 {
-  g_clear_object (&f->counter);
+  g_clear_object (&f->answerer);
   g_clear_object (&f->service);
   g_clear_object (&f->log);
   g_free (f->path);
@@ -338,7 +279,7 @@ test_not_wider_never_asks (Fixture *f, gconstpointer data)
               "current \"read-only\" mode" },
   };
 
-  f->counter->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+  f->answerer->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       gboolean asked = TRUE;
@@ -349,7 +290,7 @@ test_not_wider_never_asks (Fixture *f, gconstpointer data)
       g_assert_false (asked);
     }
   /* Nobody was asked and nothing was logged: the model's mistake stays off the record. */
-  g_assert_cmpuint (f->counter->calls, ==, 0);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_ASKED), ==, 0);
 }
 
@@ -390,7 +331,7 @@ test_no_agent (Fixture *f, gconstpointer data)
   g_assert_cmpstr (message, ==,
                    "sandbox escalation to \"danger-full-access\" requires approval, but the call "
                    "has no agent to route it through");
-  g_assert_cmpuint (f->counter->calls, ==, 0);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
 }
 
 static void
@@ -420,7 +361,7 @@ test_outcomes (Fixture *f, gconstpointer data)
       DshSandboxMode granted = RO;
       g_autofree char *message = NULL;
 
-      f->counter->outcome = cases[i].outcome;
+      f->answerer->outcome = cases[i].outcome;
       f->channel.subject = cases[i].subject;
       message = approve (f, WW, DFA, &granted, &asked, &outcome);
       g_assert_cmpstr (message, ==, cases[i].message);
@@ -429,12 +370,12 @@ test_outcomes (Fixture *f, gconstpointer data)
       if (cases[i].message == NULL)
         g_assert_cmpint (granted, ==, DFA);
       /* The reason names the target: it is part of the grant's identity. */
-      g_assert_cmpstr (f->counter->last_reason, ==,
+      g_assert_cmpstr (f->answerer->last_reason, ==,
                        "escalate sandbox to danger-full-access: the build writes here");
       /* The tool's own call id reaches the answerer. */
-      g_assert_cmpstr (f->counter->last_call_id, ==, "call-7");
+      g_assert_cmpstr (f->answerer->last_call_id, ==, "call-7");
     }
-  g_assert_cmpuint (f->counter->calls, ==, G_N_ELEMENTS (cases));
+  g_assert_cmpuint (f->answerer->calls, ==, G_N_ELEMENTS (cases));
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_DECIDED), ==,
                     G_N_ELEMENTS (cases));
 }
@@ -447,7 +388,7 @@ test_never (Fixture *f, gconstpointer data)
   gboolean asked = FALSE;
   DshApprovalOutcome outcome;
 
-  f->counter->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+  f->answerer->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
   g_assert_true (dsh_approval_service_set_policy (f->service, f->log, DSH_APPROVAL_POLICY_NEVER,
                                                   NULL, &error));
   message = approve (f, RO, WW, NULL, &asked, &outcome);
@@ -455,7 +396,7 @@ test_never (Fixture *f, gconstpointer data)
                    "the user rejected escalating this command to \"workspace-write\"");
   g_assert_true (asked);
   g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_REJECTED);
-  g_assert_cmpuint (f->counter->calls, ==, 0);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
   /* Still on the record. */
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_ASKED), ==, 1);
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_DECIDED), ==, 1);
@@ -476,11 +417,11 @@ test_request_failure_refuses (Fixture *f, gconstpointer data)
         g_assert_true (dsh_session_log_end_turn (
           f->log, dsh_session_event_get_string (events->pdata[i], "id"), &error));
     }
-  f->counter->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+  f->answerer->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
   message = approve (f, RO, WW, NULL, &asked, NULL);
   g_assert_true (g_str_has_prefix (message, "approval.request() outside an open turn"));
   g_assert_false (asked);
-  g_assert_cmpuint (f->counter->calls, ==, 0);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
 }
 
 /* ---- texts --------------------------------------------------------------------------------- */

@@ -7,69 +7,8 @@
  */
 #include <string.h>
 
+#include "dsh-test-answerer.h"
 #include "dsh-test-util.h"
-
-/* ---- a fake answerer ----------------------------------------------------------------------- */
-
-#define TEST_TYPE_ANSWERER (test_answerer_get_type ())
-G_DECLARE_FINAL_TYPE (TestAnswerer, test_answerer, TEST, ANSWERER, GObject)
-
-struct _TestAnswerer {
-  GObject parent_instance;
-  DshApprovalOutcome outcome;
-  guint calls;
-  char *last_call_id;
-  char *last_details;
-};
-
-static void
-test_answerer_answer_async (DshApprovalAnswerer *answerer,
-                            DshApprovalRequest *request,
-                            GCancellable *cancellable,
-                            GAsyncReadyCallback callback,
-                            gpointer user_data)
-{
-  TestAnswerer *self = TEST_ANSWERER (answerer);
-  g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
-  JsonObject *details = dsh_approval_request_get_details (request);
-  g_autoptr (JsonNode) node = json_node_init_object (json_node_alloc (), details);
-
-  self->calls++;
-  g_free (self->last_call_id);
-  self->last_call_id = g_strdup (dsh_approval_request_get_call_id (request));
-  g_free (self->last_details);
-  self->last_details = json_to_string (node, FALSE);
-  dsh_approval_task_return_outcome (task, self->outcome);
-}
-
-static void
-test_answerer_iface_init (DshApprovalAnswererInterface *iface)
-{
-  iface->answer_async = test_answerer_answer_async;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (TestAnswerer, test_answerer, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (DSH_TYPE_APPROVAL_ANSWERER,
-                                                      test_answerer_iface_init))
-
-static void
-test_answerer_finalize (GObject *object)
-{
-  g_free (TEST_ANSWERER (object)->last_call_id);
-  g_free (TEST_ANSWERER (object)->last_details);
-  G_OBJECT_CLASS (test_answerer_parent_class)->finalize (object);
-}
-
-static void
-test_answerer_class_init (TestAnswererClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = test_answerer_finalize;
-}
-
-static void
-test_answerer_init (TestAnswerer *self)
-{
-}
 
 /* ---- the fixture --------------------------------------------------------------------------- */
 
@@ -80,7 +19,7 @@ typedef struct {
   DshSessionLog *session;
   DshApprovalService *service;
   DshSandboxPolicy *policy;
-  TestAnswerer *answerer;
+  DshTestAnswerer *answerer;
   GStrv backend_dirs;
   GStrv helper_dirs;
   DshRunOptions options;
@@ -102,8 +41,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   root = dsh_workspace_root (dsh_session_log_get_cwd (f->session), NULL);
   f->policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, root,
                                       dsh_session_log_get_id (f->session));
-  f->answerer = g_object_new (TEST_TYPE_ANSWERER, NULL);
-  f->answerer->outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+  f->answerer = dsh_test_answerer_new (DSH_APPROVAL_OUTCOME_ALLOWED_ONCE);
   f->backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
   f->helper_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"), ":", -1);
   f->options.backend_dirs = (const char *const *) f->backend_dirs;
