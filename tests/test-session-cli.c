@@ -6,6 +6,7 @@
  */
 #include <glib/gstdio.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -353,12 +354,30 @@ test_confine_refuses_reachable_session (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A fresh directory where a fold cache can be kept: the scratch directory, unless that lies in
+ * /var/tmp (a build from a checkout in /tmp), shared space where no fold cache is ever kept;
+ * then one beneath the user's runtime directory, where the cache lives by default. */
+static char *
+fold_cache_scratch_dir (void)
+{
+  g_autofree char *scratch = dsh_test_scratch_dir ("session-cli");
+  g_autofree char *template = NULL;
+
+  if (!g_str_has_prefix (scratch, "/var/tmp/"))
+    return g_steal_pointer (&scratch);
+  dsh_test_remove_tree (scratch);
+  g_assert_cmpint (g_mkdir_with_parents (g_get_user_runtime_dir (), 0700), ==, 0);
+  template = g_build_filename (g_get_user_runtime_dir (), "dsh-test-session-cli-XXXXXX", NULL);
+  g_assert_nonnull (g_mkdtemp_full (template, 0700));
+  return realpath (template, NULL);
+}
+
 /* A fold cache the session's own commands could write (here inside its workspace) is not
  * believed: a mode forged into it changes nothing. */
 static void
 test_exec_ignores_reachable_fold_cache (void)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
+  g_autofree char *dir = fold_cache_scratch_dir ();
   g_autofree char *ws = g_build_filename (dir, "ws", NULL);
   g_autofree char *logs = g_build_filename (dir, "logs", NULL);
   g_autofree char *folds = g_build_filename (ws, "folds", NULL);

@@ -86,20 +86,33 @@ write_through_proc_fd (const char *path)
   return close (rw);
 }
 
+/* A socket address holds about a hundred bytes, less than a deep scratch path: the socket is
+ * bound by its name from inside its directory, which is where the kernel checks the rules. */
 static int
 bind_socket (const char *path)
 {
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  const char *slash = strrchr (path, '/');
+  const char *name = slash != NULL ? slash + 1 : path;
   int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
   if (fd < 0)
     return -1;
-  if (strlen (path) >= sizeof addr.sun_path)
+  if (slash != NULL)
+    {
+      char *dir = strndup (path, slash == path ? 1 : (size_t) (slash - path));
+      int changed = dir != NULL ? chdir (dir) : -1;
+
+      free (dir);
+      if (changed != 0)
+        return -1;
+    }
+  if (strlen (name) >= sizeof addr.sun_path)
     {
       errno = ENAMETOOLONG;
       return -1;
     }
-  strcpy (addr.sun_path, path);
+  strcpy (addr.sun_path, name);
   return bind (fd, (struct sockaddr *) &addr, sizeof addr);
 }
 
