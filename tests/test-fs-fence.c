@@ -16,6 +16,7 @@
 #include "dsh-fs-fence-private.h"
 #include <sys/stat.h>
 
+#include "dsh-test-swapper.h"
 #include "dsh-test-util.h"
 
 typedef struct {
@@ -59,18 +60,6 @@ ws_path (Fixture *f, const char *rel)
   return g_build_filename (f->ws, rel, NULL);
 }
 
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d) != NULL)
-    n++;
-  return n;
-}
-
 static void
 assert_denied (const GError *error, DshSandboxMode mode)
 {
@@ -101,7 +90,7 @@ assert_write_denied (Fixture *f, const char *path)
   g_test_message ("expect denial: %s", path);
   g_assert_false (try_write (f, path, &error));
   assert_denied (error, f->policy->mode);
-  g_assert_cmpuint (count_entries (f->outside), ==, 0);
+  g_assert_cmpuint (dsh_test_count_entries (f->outside), ==, 0);
 }
 
 static void
@@ -372,7 +361,7 @@ test_mutations (Fixture *f, gconstpointer portable)
   g_assert_false (dsh_fs_fence_rename (f->policy, renamed, esc_file, &error));
   assert_denied (error, f->policy->mode);
   g_clear_error (&error);
-  g_assert_cmpuint (count_entries (f->outside), ==, 0);
+  g_assert_cmpuint (dsh_test_count_entries (f->outside), ==, 0);
 
   /* Pulling (and so deleting) an outside file in is refused too. */
   dsh_test_write_file (outside_victim, "keep");
@@ -402,50 +391,27 @@ test_mutations (Fixture *f, gconstpointer portable)
 
 /* ---- the race ---------------------------------------------------------------------------- */
 
-typedef struct {
-  char *a;
-  char *b;
-  gint stop;
-  guint flips;
-} Flipper;
-
-static gpointer
-flip (gpointer data)
-{
-  Flipper *flipper = data;
-
-  /* Atomically swap a real directory and a symlink out of the root, as fast as possible. */
-  while (!g_atomic_int_get (&flipper->stop))
-    {
-      if (renameat2 (AT_FDCWD, flipper->a, AT_FDCWD, flipper->b, RENAME_EXCHANGE) == 0)
-        flipper->flips++;
-    }
-  return NULL;
-}
-
 static void
 test_race_symlink_swap (Fixture *f, gconstpointer portable)
 {
   const guint iterations = 4000;
-  Flipper flipper = { 0 };
-  GThread *thread;
+  g_autofree char *a = ws_path (f, "d");
+  g_autofree char *b = ws_path (f, "alt");
+  DshTestSwapper *swapper;
+  guint swaps;
   guint opened = 0, denied = 0, other = 0;
-  g_autofree char *probe = NULL;
 
-  flipper.a = ws_path (f, "d");
-  flipper.b = ws_path (f, "alt");
-  g_assert_cmpint (g_mkdir (flipper.a, 0700), ==, 0);
-  g_assert_cmpint (symlink (f->outside, flipper.b), ==, 0);
-  probe = g_strdup (flipper.b);
-  if (renameat2 (AT_FDCWD, flipper.a, AT_FDCWD, probe, RENAME_EXCHANGE) != 0 &&
+  g_assert_cmpint (g_mkdir (a, 0700), ==, 0);
+  g_assert_cmpint (symlink (f->outside, b), ==, 0);
+  if (renameat2 (AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) != 0 &&
       !dsh_test_require (errno != EINVAL && errno != ENOSYS, "renameat2(RENAME_EXCHANGE)"))
     return;
 
-  thread = g_thread_new ("flipper", flip, &flipper);
+  swapper = dsh_test_swapper_start (a, b);
   for (guint i = 0; i < iterations; i++)
     {
-      g_autofree char *file = g_strdup_printf ("%s/f%u", flipper.a, i % 64);
-      g_autofree char *dir = g_strdup_printf ("%s/m%u", flipper.a, i % 64);
+      g_autofree char *file = g_strdup_printf ("%s/f%u", a, i % 64);
+      g_autofree char *dir = g_strdup_printf ("%s/m%u", a, i % 64);
       g_autoptr (GError) error = NULL;
       int fd = dsh_fs_fence_open (f->policy, file, O_WRONLY | O_CREAT | O_TRUNC, 0600, &error);
 
@@ -463,17 +429,12 @@ test_race_symlink_swap (Fixture *f, gconstpointer portable)
       if (dsh_fs_fence_mkdir (f->policy, dir, 0700, &error))
         dsh_fs_fence_unlink (f->policy, dir, TRUE, NULL);
     }
-  g_atomic_int_set (&flipper.stop, 1);
-  g_thread_join (thread);
+  swaps = dsh_test_swapper_stop (swapper);
 
-  g_test_message ("%u flips; %u opened, %u denied, %u other", flipper.flips, opened, denied,
-                  other);
+  g_test_message ("%u swaps; %u opened, %u denied, %u other", swaps, opened, denied, other);
   /* The only assertion that matters: nothing ever landed outside. */
-  g_assert_cmpuint (count_entries (f->outside), ==, 0);
+  g_assert_cmpuint (dsh_test_count_entries (f->outside), ==, 0);
   g_assert_cmpuint (opened + denied + other, ==, iterations);
-  g_assert_cmpuint (flipper.flips, >, 0);
-  g_free (flipper.a);
-  g_free (flipper.b);
 }
 
 int

@@ -5,8 +5,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#define _GNU_SOURCE /* renameat2 */
-
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -14,70 +12,43 @@
 #include <unistd.h>
 
 #include "dsh-fs-fence-private.h"
+#include "dsh-test-swapper.h"
 #include "dsh-test-util.h"
 
 #define RACE_SECONDS 3
-
-typedef struct {
-  char *a;
-  char *b;
-  gint stop;
-  guint swaps;
-} Racer;
-
-/* Exchanges a directory and a symlink to the victim, atomically, over and over. */
-static gpointer
-race (gpointer data)
-{
-  Racer *racer = data;
-
-  while (!g_atomic_int_get (&racer->stop))
-    {
-      if (renameat2 (AT_FDCWD, racer->a, AT_FDCWD, racer->b, RENAME_EXCHANGE) == 0)
-        racer->swaps++;
-    }
-  return NULL;
-}
 
 typedef struct {
   char *dir;
   char *outer;
   char *pkg;
   char *victim;
-  Racer racer;
-  GThread *thread;
+  char *alt;
+  DshTestSwapper *swapper;
 } Race;
 
 static void
 race_setup (Race *r)
 {
-  g_autofree char *alt = NULL;
-
   r->dir = dsh_test_scratch_dir ("races");
   r->outer = g_build_filename (r->dir, "A", NULL);
   r->pkg = g_build_filename (r->outer, "pkg", NULL);
   r->victim = g_build_filename (r->dir, "victim", NULL);
-  alt = g_build_filename (r->outer, "alt", NULL);
+  r->alt = g_build_filename (r->outer, "alt", NULL);
   g_assert_cmpint (g_mkdir_with_parents (r->pkg, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (r->victim, 0755), ==, 0);
-  g_assert_cmpint (symlink (r->victim, alt), ==, 0);
-  r->racer.a = g_strdup (r->pkg);
-  r->racer.b = g_steal_pointer (&alt);
+  g_assert_cmpint (symlink (r->victim, r->alt), ==, 0);
 }
 
 static void
 race_start (Race *r)
 {
-  r->thread = g_thread_new ("racer", race, &r->racer);
+  r->swapper = dsh_test_swapper_start (r->pkg, r->alt);
 }
 
 static void
 race_stop (Race *r)
 {
-  g_atomic_int_set (&r->racer.stop, 1);
-  g_thread_join (r->thread);
-  g_test_message ("the racer swapped %u times", r->racer.swaps);
-  g_assert_cmpuint (r->racer.swaps, >, 0);
+  dsh_test_swapper_stop (g_steal_pointer (&r->swapper));
 }
 
 static void
@@ -88,20 +59,7 @@ race_teardown (Race *r)
   g_free (r->outer);
   g_free (r->pkg);
   g_free (r->victim);
-  g_free (r->racer.a);
-  g_free (r->racer.b);
-}
-
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d) != NULL)
-    n++;
-  return n;
+  g_free (r->alt);
 }
 
 /* A confined command of A swaps A/pkg for a symlink to the victim in a loop while the caller asks
@@ -189,8 +147,8 @@ fence_race (gboolean portable)
   race_stop (&r);
   dsh_fs_fence_set_portable_walk_for_testing (FALSE);
   g_test_message ("%u fence opens tried, %u succeeded, %u files in the victim", tries, opens,
-                  count_entries (r.victim));
-  g_assert_cmpuint (count_entries (r.victim), ==, 0);
+                  dsh_test_count_entries (r.victim));
+  g_assert_cmpuint (dsh_test_count_entries (r.victim), ==, 0);
   race_teardown (&r);
 }
 

@@ -310,6 +310,18 @@ dsh_test_count_lines (const char *path)
   return n;
 }
 
+guint
+dsh_test_count_entries (const char *dir)
+{
+  g_autoptr (GDir) listing = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (listing);
+  while (g_dir_read_name (listing) != NULL)
+    n++;
+  return n;
+}
+
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
 JsonNode *

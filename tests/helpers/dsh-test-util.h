@@ -118,6 +118,8 @@ void      dsh_test_assert_file_is    (const char *path,
                                       const char *expected);
 /* The number of lines (newline characters) in a file that must exist. */
 guint     dsh_test_count_lines       (const char *path);
+/* The number of entries in a directory that must exist: what a race may have left there. */
+guint     dsh_test_count_entries     (const char *dir);
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
