@@ -4,6 +4,8 @@
  *   - canonicalisation never fails, agrees with realpath(3) when that resolves, and a workspace
  *     root is absolute and already normal;
  *   - the planted-symlink checks set an error exactly when they refuse;
+ *   - a path that resolves beneath a writable root is within confined reach, and the root on its
+ *     way is one of those roots;
  *   - what the fence opens (openat2 or the portable walk) really lies beneath a writable root,
  *     and what the stricter portable walk opens, openat2 opens too;
  *   - a directory the fence makes lies beneath a writable root, and is removed again.
@@ -88,6 +90,20 @@ assert_refusal (gboolean ok, const GError *error)
   g_assert_true (error == NULL || g_utf8_validate (error->message, -1, NULL));
 }
 
+/* Whatever the way, it ends where realpath(3) ends: a path resolving beneath a root has one on
+ * its way, and the answer is always one of the widest roots. */
+static void
+check_reach (const char *path, const char *resolved)
+{
+  g_autofree char *reach = dsh_writable_root_on_way (path, workspace, NULL);
+  g_auto (GStrv) widest = dsh_writable_roots_widest (policy);
+
+  if (resolved != NULL && beneath_any (resolved, (const char *const *) widest) && reach == NULL)
+    g_error ("\"%s\" resolves to %s beneath a writable root, yet none is on its way", path,
+             resolved);
+  g_assert_true (reach == NULL || g_strv_contains ((const char *const *) widest, reach));
+}
+
 static void
 check_roots (const char *path, const char *spelled, const char *created)
 {
@@ -117,6 +133,7 @@ check_roots (const char *path, const char *spelled, const char *created)
                  g_error_matches (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED));
   ok = dsh_roots_check_session_cwd (path, created, &cwd_error);
   assert_refusal (ok, cwd_error);
+  check_reach (path, resolved);
 }
 
 /* Opens path through the fence; on success the descriptor must name a file beneath a writable
