@@ -509,8 +509,8 @@ check_path_lookup (const char *what, const char *name, const DshSandboxPolicy *p
                    GError **error)
 {
   const char *path = g_getenv ("PATH");
-  g_auto (GStrv) dirs = g_strsplit (path != NULL ? path : "/usr/bin" G_SEARCHPATH_SEPARATOR_S "/bin",
-                                    G_SEARCHPATH_SEPARATOR_S, -1);
+  const char *fallback = "/usr/bin" G_SEARCHPATH_SEPARATOR_S "/bin";
+  g_auto (GStrv) dirs = g_strsplit (path != NULL ? path : fallback, G_SEARCHPATH_SEPARATOR_S, -1);
 
   for (gsize i = 0; dirs[i] != NULL; i++)
     {
