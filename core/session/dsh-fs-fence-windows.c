@@ -92,17 +92,34 @@ typedef enum {
 
 typedef struct {
   DWORD code;
+  /* Set when the error is better told by GIO's code than by code's own (a directory). */
+  gboolean is_directory;
   const char *why;
 } BeneathWhy;
+
+/* What the fence refuses to open through, or NULL. A name surrogate (symbolic link, junction,
+ * mount point) leads elsewhere; any other reparse point (a cloud placeholder, a deduplicated or
+ * compressed file) is a file system filter's business, which the fence cannot vouch for: it is
+ * refused too rather than opened as something it is not. Unreadable attributes count as a link. */
+static const char *
+reparse_refusal (HANDLE handle)
+{
+  FILE_ATTRIBUTE_TAG_INFO tag;
+
+  if (!GetFileInformationByHandleEx (handle, FileAttributeTagInfo, &tag, sizeof tag))
+    return "its attributes cannot be read, so it may be a link";
+  if ((tag.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) == 0)
+    return NULL;
+  if (IsReparseTagNameSurrogate (tag.ReparseTag))
+    return "a symbolic link, junction or mount point leads elsewhere";
+  return "a reparse point (a cloud placeholder, a deduplicated file...) the fence does not "
+         "open through";
+}
 
 static gboolean
 is_reparse_point (HANDLE handle)
 {
-  FILE_ATTRIBUTE_TAG_INFO tag;
-
-  /* Unreadable attributes count as a link: nothing unverified is walked through. */
-  return !GetFileInformationByHandleEx (handle, FileAttributeTagInfo, &tag, sizeof tag) ||
-         (tag.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0;
+  return reparse_refusal (handle) != NULL;
 }
 
 static gboolean
@@ -196,7 +213,7 @@ open_root (const char *root)
   if (wide == NULL)
     return INVALID_HANDLE_VALUE;
   handle = CreateFileW (wide,
-                        FILE_TRAVERSE | FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                        FILE_TRAVERSE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
                         OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT,
                         NULL);
@@ -235,18 +252,19 @@ walk_directories (HANDLE root, char **names, guint n, HANDLE *out_dir, BeneathWh
           CloseHandle (dir);
           return BENEATH_DENIED;
         }
-      code = open_relative (dir, names[i], FILE_TRAVERSE | FILE_LIST_DIRECTORY |
-                            FILE_READ_ATTRIBUTES, 0, FILE_OPEN, FILE_DIRECTORY_FILE, &next);
+      /* Traversal only, as O_PATH: a directory the user may pass through but not list is
+       * walked as on POSIX. */
+      code = open_relative (dir, names[i], FILE_TRAVERSE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN,
+                            FILE_DIRECTORY_FILE, &next);
       CloseHandle (dir);
       if (code != ERROR_SUCCESS)
         {
           why->code = code;
           return BENEATH_FAILED;
         }
-      if (is_reparse_point (next))
+      if ((why->why = reparse_refusal (next)) != NULL)
         {
           CloseHandle (next);
-          why->why = "a symbolic link, junction or mount point on the way leads elsewhere";
           return BENEATH_DENIED;
         }
       dir = next;
@@ -410,7 +428,7 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
     {
       const Route *r = &g_array_index (routes, Route, i);
       HANDLE root = open_root (r->root);
-      BeneathWhy why = { ERROR_SUCCESS, NULL };
+      BeneathWhy why = { ERROR_SUCCESS, FALSE, NULL };
       BeneathResult result;
 
       /* A missing root matches nothing until it exists. */
@@ -421,6 +439,12 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
 
       if (result == BENEATH_OK)
         return TRUE;
+      if (result == BENEATH_FAILED && why.is_directory)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "cannot %s %s: a directory",
+                       what, printable (path));
+          return FALSE;
+        }
       if (result == BENEATH_FAILED)
         {
           set_win32_error (error, why.code, what, path);
@@ -478,18 +502,22 @@ open_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
-  /* A link at the leaf is refused before anything (a truncation) could touch it. */
+  /* A link at the leaf is refused before anything (a truncation) could touch it, and a
+   * directory is told as one. */
   if (open_relative (parent, leaf, FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, &existing) ==
       ERROR_SUCCESS)
     {
-      gboolean link = is_reparse_point (existing);
+      const char *refusal = reparse_refusal (existing);
+      gboolean directory = refusal == NULL && is_directory (existing);
 
       CloseHandle (existing);
-      if (link)
+      if (refusal != NULL || directory)
         {
           CloseHandle (parent);
-          why->why = "a symbolic link, junction or mount point leads elsewhere";
-          return BENEATH_DENIED;
+          why->why = refusal;
+          why->is_directory = directory;
+          why->code = ERROR_DIRECTORY;
+          return refusal != NULL ? BENEATH_DENIED : BENEATH_FAILED;
         }
     }
   if ((d->flags & O_CREAT) != 0 && (d->mode & 0200) == 0)
@@ -504,11 +532,10 @@ open_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
       return BENEATH_FAILED;
     }
   /* Swapped in since the check above: opened as itself, never followed, and refused. */
-  if (is_reparse_point (d->handle))
+  if ((why->why = reparse_refusal (d->handle)) != NULL)
     {
       CloseHandle (d->handle);
       d->handle = INVALID_HANDLE_VALUE;
-      why->why = "a symbolic link, junction or mount point leads elsewhere";
       return BENEATH_DENIED;
     }
   return BENEATH_OK;
@@ -556,20 +583,43 @@ dsh_fs_fence_open (const DshSandboxPolicy *policy, const char *path, int flags, 
   return descriptor_for (data.handle, flags, path, error);
 }
 
+/* FileDispositionInfoEx and its flags (Windows 10 1809), spelled out: the mingw-w64 headers
+ * declare them only for a _WIN32_WINNT beyond the values it takes. */
+#define DISPOSITION_INFO_EX         ((FILE_INFO_BY_HANDLE_CLASS) 21)
+#define DISPOSITION_DELETE          0x00000001
+#define DISPOSITION_POSIX_SEMANTICS 0x00000002
+#define DISPOSITION_IGNORE_READONLY 0x00000010
+
+typedef struct {
+  DWORD Flags;
+} DispositionInfoEx;
+
 typedef enum {
   ENTRY_MKDIR,
   ENTRY_UNLINK,
   ENTRY_RMDIR,
 } EntryAction;
 
-/* Marks the open entry for deletion; it goes when its last handle closes. */
+/* Deletes the open entry. As unlink(2) does: its name goes at once even while others hold it
+ * open, and a read-only file goes too (Windows 10 1809 and later); older systems get the
+ * classic deletion, when the last handle closes. */
 static DWORD
 delete_entry (HANDLE handle)
 {
-  FILE_DISPOSITION_INFO disposition = { TRUE };
+  DispositionInfoEx posix = { DISPOSITION_DELETE | DISPOSITION_POSIX_SEMANTICS |
+                              DISPOSITION_IGNORE_READONLY };
+  FILE_DISPOSITION_INFO classic = { TRUE };
+  DWORD code;
 
-  return SetFileInformationByHandle (handle, FileDispositionInfo, &disposition,
-                                     sizeof disposition) ? ERROR_SUCCESS : GetLastError ();
+  if (SetFileInformationByHandle (handle, DISPOSITION_INFO_EX, &posix, sizeof posix))
+    return ERROR_SUCCESS;
+  code = GetLastError ();
+  /* Only a system or file system without the extended call falls back. */
+  if (code != ERROR_INVALID_PARAMETER && code != ERROR_NOT_SUPPORTED &&
+      code != ERROR_INVALID_FUNCTION)
+    return code;
+  return SetFileInformationByHandle (handle, FileDispositionInfo, &classic, sizeof classic)
+           ? ERROR_SUCCESS : GetLastError ();
 }
 
 static BeneathResult
@@ -593,16 +643,17 @@ entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
       break;
     case ENTRY_UNLINK:
       /* The entry itself, a link included (never what it points to), as unlink(2). */
-      code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, &entry);
+      code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES | FILE_WRITE_ATTRIBUTES, 0,
+                            FILE_OPEN, 0, &entry);
       if (code == ERROR_SUCCESS && is_directory (entry) && !is_reparse_point (entry))
-        code = ERROR_ACCESS_DENIED; /* What DeleteFileW answers for a directory. */
+        why->is_directory = TRUE;
       else if (code == ERROR_SUCCESS)
         code = delete_entry (entry);
       break;
     case ENTRY_RMDIR:
     default:
-      code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN,
-                            FILE_DIRECTORY_FILE, &entry);
+      code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES | FILE_WRITE_ATTRIBUTES, 0,
+                            FILE_OPEN, FILE_DIRECTORY_FILE, &entry);
       /* rmdir(2) of a link fails too: only a real, empty directory goes. */
       if (code == ERROR_SUCCESS && is_reparse_point (entry))
         code = ERROR_DIRECTORY;
@@ -613,7 +664,7 @@ entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   if (entry != INVALID_HANDLE_VALUE)
     CloseHandle (entry);
   CloseHandle (parent);
-  if (code != ERROR_SUCCESS)
+  if (code != ERROR_SUCCESS || why->is_directory)
     {
       why->code = code;
       return BENEATH_FAILED;

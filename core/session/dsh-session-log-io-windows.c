@@ -352,7 +352,20 @@ dsh_session_file_truncate (DshSessionFile *file, goffset length, const char *wha
 void
 dsh_session_sync_directory_of (const char *path)
 {
-  /* NTFS journals a new name with the directory it is in: there is nothing to flush. */
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree wchar_t *wide = g_utf8_to_utf16 (dir, -1, NULL, NULL, NULL);
+  HANDLE handle;
+
+  if (wide == NULL)
+    return;
+  /* Best effort, as fsync of the directory on POSIX: a directory is flushed through a handle
+   * with write access to it, which a user may lack; the header itself is already flushed. */
+  handle = CreateFileW (wide, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                        NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  if (handle == INVALID_HANDLE_VALUE)
+    return;
+  FlushFileBuffers (handle);
+  CloseHandle (handle);
 }
 
 /* Is sid the user's, or an account that can take ownership of any file anyway? */
