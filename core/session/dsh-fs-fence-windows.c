@@ -7,8 +7,10 @@
  *
  * What the POSIX fence takes from open(2) it takes from the C runtime here: the O_ flags of
  * <fcntl.h> and a descriptor made with _open_osfhandle(), binary unless O_TEXT is asked for.
- * A mode without the owner's write bit makes a read-only file; mkdir's mode has no meaning on
- * Windows (the new directory inherits its parent's ACL).
+ * Mode bits have no meaning on Windows, so what they ask for is done with an ACL: a mode that
+ * gives group and others nothing (0600, 0700) makes the new file or directory the user's alone
+ * (a protected DACL with one entry); any other mode lets it inherit its directory's ACL, as
+ * Windows does; a file mode without the owner's write bit makes it read-only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -26,6 +28,7 @@
 #include <gio/gio.h>
 
 #include "dsh-error.h"
+#include "dsh-owner-only-windows-private.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
 
@@ -132,10 +135,10 @@ is_directory (HANDLE handle)
 }
 
 /* Opens name (one plain name) in the directory dir, never following a reparse point; the NT
- * status turned into a Win32 error code. */
+ * status turned into a Win32 error code. security (nullable) is for a file it creates. */
 static DWORD
 open_relative (HANDLE dir, const char *name, ACCESS_MASK access, ULONG attributes,
-               ULONG disposition, ULONG options, HANDLE *out)
+               ULONG disposition, ULONG options, PSECURITY_DESCRIPTOR security, HANDLE *out)
 {
   g_autofree wchar_t *wide = to_wide (name);
   UNICODE_STRING unicode;
@@ -150,7 +153,7 @@ open_relative (HANDLE dir, const char *name, ACCESS_MASK access, ULONG attribute
   unicode.Buffer = wide;
   unicode.Length = unicode.MaximumLength = (USHORT) (length * sizeof (wchar_t));
   /* Case-insensitive, as CreateFileW opens names. */
-  InitializeObjectAttributes (&object, &unicode, OBJ_CASE_INSENSITIVE, dir, NULL);
+  InitializeObjectAttributes (&object, &unicode, OBJ_CASE_INSENSITIVE, dir, security);
   status = NtCreateFile (out, access | SYNCHRONIZE, &object, &io, NULL, attributes,
                          FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, disposition,
                          options | FILE_OPEN_REPARSE_POINT | FILE_SYNCHRONOUS_IO_NONALERT, NULL,
@@ -255,7 +258,7 @@ walk_directories (HANDLE root, char **names, guint n, HANDLE *out_dir, BeneathWh
       /* Traversal only, as O_PATH: a directory the user may pass through but not list is
        * walked as on POSIX. */
       code = open_relative (dir, names[i], FILE_TRAVERSE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN,
-                            FILE_DIRECTORY_FILE, &next);
+                            FILE_DIRECTORY_FILE, NULL, &next);
       CloseHandle (dir);
       if (code != ERROR_SUCCESS)
         {
@@ -498,13 +501,14 @@ open_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   HANDLE existing;
   DWORD code;
   ULONG attributes = FILE_ATTRIBUTE_NORMAL;
+  PSECURITY_DESCRIPTOR security = NULL;
 
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
   /* A link at the leaf is refused before anything (a truncation) could touch it, and a
    * directory is told as one. */
-  if (open_relative (parent, leaf, FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, &existing) ==
+  if (open_relative (parent, leaf, FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, NULL, &existing) ==
       ERROR_SUCCESS)
     {
       const char *refusal = reparse_refusal (existing);
@@ -522,9 +526,19 @@ open_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
     }
   if ((d->flags & O_CREAT) != 0 && (d->mode & 0200) == 0)
     attributes = FILE_ATTRIBUTE_READONLY;
+  if ((d->flags & O_CREAT) != 0 && (d->mode & 077) == 0 &&
+      (security = dsh_owner_only_descriptor (FALSE)) == NULL)
+    {
+      /* Asked to be private and cannot be made so: not made at all. */
+      why->code = GetLastError ();
+      CloseHandle (parent);
+      return BENEATH_FAILED;
+    }
   /* Write tools write files: a directory at the path is refused. */
   code = open_relative (parent, leaf, access_for (d->flags), attributes,
-                        disposition_for (d->flags), FILE_NON_DIRECTORY_FILE, &d->handle);
+                        disposition_for (d->flags), FILE_NON_DIRECTORY_FILE, security, &d->handle);
+  if (security != NULL)
+    LocalFree (security);
   CloseHandle (parent);
   if (code != ERROR_SUCCESS)
     {
@@ -622,10 +636,16 @@ delete_entry (HANDLE handle)
            ? ERROR_SUCCESS : GetLastError ();
 }
 
+typedef struct {
+  EntryAction action;
+  mode_t mode;
+} EntryData;
+
 static BeneathResult
 entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
 {
-  EntryAction action = *(EntryAction *) data;
+  EntryData *d = data;
+  PSECURITY_DESCRIPTOR security = NULL;
   const char *leaf = NULL;
   BeneathResult result;
   HANDLE parent;
@@ -635,16 +655,24 @@ entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
-  switch (action)
+  switch (d->action)
     {
     case ENTRY_MKDIR:
+      if ((d->mode & 077) == 0 && (security = dsh_owner_only_descriptor (TRUE)) == NULL)
+        {
+          code = GetLastError ();
+          entry = INVALID_HANDLE_VALUE;
+          break;
+        }
       code = open_relative (parent, leaf, FILE_LIST_DIRECTORY, FILE_ATTRIBUTE_NORMAL, FILE_CREATE,
-                            FILE_DIRECTORY_FILE, &entry);
+                            FILE_DIRECTORY_FILE, security, &entry);
+      if (security != NULL)
+        LocalFree (security);
       break;
     case ENTRY_UNLINK:
       /* The entry itself, a link included (never what it points to), as unlink(2). */
       code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES | FILE_WRITE_ATTRIBUTES, 0,
-                            FILE_OPEN, 0, &entry);
+                            FILE_OPEN, 0, NULL, &entry);
       if (code == ERROR_SUCCESS && is_directory (entry) && !is_reparse_point (entry))
         why->is_directory = TRUE;
       else if (code == ERROR_SUCCESS)
@@ -653,7 +681,7 @@ entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
     case ENTRY_RMDIR:
     default:
       code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES | FILE_WRITE_ATTRIBUTES, 0,
-                            FILE_OPEN, FILE_DIRECTORY_FILE, &entry);
+                            FILE_OPEN, FILE_DIRECTORY_FILE, NULL, &entry);
       /* rmdir(2) of a link fails too: only a real, empty directory goes. */
       if (code == ERROR_SUCCESS && is_reparse_point (entry))
         code = ERROR_DIRECTORY;
@@ -676,7 +704,7 @@ gboolean
 dsh_fs_fence_mkdir (const DshSandboxPolicy *policy, const char *path, mode_t mode,
                     GError **error)
 {
-  EntryAction action = ENTRY_MKDIR;
+  EntryData data = { ENTRY_MKDIR, mode };
 
   g_return_val_if_fail (policy != NULL && path != NULL, FALSE);
 
@@ -690,14 +718,14 @@ dsh_fs_fence_mkdir (const DshSandboxPolicy *policy, const char *path, mode_t mod
                        "create directory", path);
       return FALSE;
     }
-  return fenced (policy, path, "create directory", entry_op, &action, error);
+  return fenced (policy, path, "create directory", entry_op, &data, error);
 }
 
 gboolean
 dsh_fs_fence_unlink (const DshSandboxPolicy *policy, const char *path, gboolean remove_dir,
                      GError **error)
 {
-  EntryAction action = remove_dir ? ENTRY_RMDIR : ENTRY_UNLINK;
+  EntryData data = { remove_dir ? ENTRY_RMDIR : ENTRY_UNLINK, 0 };
 
   g_return_val_if_fail (policy != NULL && path != NULL, FALSE);
 
@@ -711,7 +739,7 @@ dsh_fs_fence_unlink (const DshSandboxPolicy *policy, const char *path, gboolean 
                        path);
       return FALSE;
     }
-  return fenced (policy, path, "remove", entry_op, &action, error);
+  return fenced (policy, path, "remove", entry_op, &data, error);
 }
 
 /* rename needs two fenced ends: the source is opened first (the entry itself, a link
@@ -732,7 +760,8 @@ rename_from_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
-  code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, &d->from);
+  code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, NULL,
+                        &d->from);
   CloseHandle (parent);
   if (code != ERROR_SUCCESS)
     {

@@ -2,21 +2,19 @@
  * Windows: the same semantics as on POSIX with the Win32 means for them. Appends hold
  * LockFileEx() on one byte far past any end of file (Windows byte-range locks are mandatory, so
  * locking the data itself would keep readers out) and write through a FILE_APPEND_DATA handle;
- * identity is the volume serial number and file index; a new log gets a protected DACL with one
- * entry, for its owner; and a private file is one whose owner is the user and whose DACL allows
- * nobody else but SYSTEM and the Administrators, who can take any file anyway.
+ * identity is the volume serial number and file index; a new log and the fold cache's files are
+ * for the user alone, and a cache file is read only when it still is (dsh-owner-only-windows.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-session-log-private.h"
 
 #include <windows.h>
-#include <aclapi.h>
-#include <sddl.h>
 
 #include <glib/gstdio.h>
 
 #include "dsh-error.h"
+#include "dsh-owner-only-windows-private.h"
 
 /* The byte every writer locks: past any size a log reaches, so nothing ever reads or writes it. */
 #define APPEND_LOCK_OFFSET G_GUINT64_CONSTANT (0x7FFFFFFFFFFFFFF0)
@@ -63,24 +61,6 @@ split_filetime (gint64 ticks, gint64 *out_sec, guint32 *out_nsec)
     }
   *out_sec = sec;
   *out_nsec = (guint32) rest * 100u;
-}
-
-/* The process's user, freed with g_free(); NULL when the token cannot be read. */
-static TOKEN_USER *
-current_user (void)
-{
-  g_autofree TOKEN_USER *user = NULL;
-  HANDLE token;
-  DWORD size = 0;
-  gboolean ok;
-
-  if (!OpenProcessToken (GetCurrentProcess (), TOKEN_QUERY, &token))
-    return NULL;
-  GetTokenInformation (token, TokenUser, NULL, 0, &size);
-  user = g_malloc0 (size > 0 ? size : 1);
-  ok = size > 0 && GetTokenInformation (token, TokenUser, user, size, &size);
-  CloseHandle (token);
-  return ok ? g_steal_pointer (&user) : NULL;
 }
 
 /* FALSE with GetLastError() set unless handle is an open regular file, then info filled. */
@@ -164,33 +144,6 @@ dsh_session_file_open (const char *path, DshSessionFileAccess access, DshSession
   return file_new (handle, path);
 }
 
-/* A self-relative security descriptor whose protected DACL allows the user alone (inheriting
- * nothing from the directory), freed with LocalFree(); NULL with GetLastError() set. */
-static PSECURITY_DESCRIPTOR
-owner_only_descriptor (void)
-{
-  g_autofree TOKEN_USER *user = current_user ();
-  PSECURITY_DESCRIPTOR descriptor = NULL;
-  LPWSTR sid_text = NULL;
-  g_autofree wchar_t *sddl = NULL;
-
-  if (user == NULL || !ConvertSidToStringSidW (user->User.Sid, &sid_text))
-    return NULL;
-  /* O: the user owns it; D:P: a protected DACL; one entry: all file rights, for the user. */
-  {
-    g_autofree char *sid_utf8 = g_utf16_to_utf8 (sid_text, -1, NULL, NULL, NULL);
-    g_autofree char *text = g_strdup_printf ("O:%sD:P(A;;FA;;;%s)", sid_utf8, sid_utf8);
-
-    sddl = g_utf8_to_utf16 (text, -1, NULL, NULL, NULL);
-  }
-  LocalFree (sid_text);
-  if (sddl == NULL ||
-      !ConvertStringSecurityDescriptorToSecurityDescriptorW (sddl, SDDL_REVISION_1, &descriptor,
-                                                             NULL))
-    return NULL;
-  return descriptor;
-}
-
 /* A new file at path, the user's alone; INVALID_HANDLE_VALUE with GetLastError() set. */
 static HANDLE
 create_private (const char *path, DWORD rights)
@@ -206,7 +159,7 @@ create_private (const char *path, DWORD rights)
       SetLastError (ERROR_INVALID_NAME);
       return INVALID_HANDLE_VALUE;
     }
-  descriptor = owner_only_descriptor ();
+  descriptor = dsh_owner_only_descriptor (FALSE);
   if (descriptor == NULL)
     return INVALID_HANDLE_VALUE;
   attributes.lpSecurityDescriptor = descriptor;
@@ -368,54 +321,6 @@ dsh_session_sync_directory_of (const char *path)
   CloseHandle (handle);
 }
 
-/* Is sid the user's, or an account that can take ownership of any file anyway? */
-static gboolean
-is_trusted_trustee (PSID sid, PSID user)
-{
-  return EqualSid (sid, user) || IsWellKnownSid (sid, WinLocalSystemSid) ||
-         IsWellKnownSid (sid, WinBuiltinAdministratorsSid);
-}
-
-/* Is the open file the user's own, with a DACL that lets nobody else in? Checked on the handle
- * read, so what is checked is what is read. */
-static gboolean
-is_private_handle (HANDLE handle)
-{
-  g_autofree TOKEN_USER *user = current_user ();
-  PSECURITY_DESCRIPTOR descriptor = NULL;
-  PSID owner = NULL;
-  PACL dacl = NULL;
-  gboolean ok;
-
-  if (user == NULL ||
-      GetSecurityInfo (handle, SE_FILE_OBJECT,
-                       OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, &owner, NULL,
-                       &dacl, NULL, &descriptor) != ERROR_SUCCESS)
-    return FALSE;
-  /* A NULL DACL allows everyone everything. */
-  ok = owner != NULL && EqualSid (owner, user->User.Sid) && dacl != NULL;
-  for (DWORD i = 0; ok && i < dacl->AceCount; i++)
-    {
-      ACE_HEADER *header = NULL;
-
-      if (!GetAce (dacl, i, (LPVOID *) &header))
-        ok = FALSE;
-      else if (header->AceType == ACCESS_DENIED_ACE_TYPE)
-        continue;
-      else if (header->AceType != ACCESS_ALLOWED_ACE_TYPE)
-        ok = FALSE; /* Callback, object or conditional entries: not judged, not trusted. */
-      else
-        {
-          ACCESS_ALLOWED_ACE *allowed = (ACCESS_ALLOWED_ACE *) header;
-
-          ok = allowed->Mask == 0 ||
-               is_trusted_trustee ((PSID) &allowed->SidStart, user->User.Sid);
-        }
-    }
-  LocalFree (descriptor);
-  return ok;
-}
-
 char *
 dsh_session_read_private_file (const char *path, gsize limit, gsize *out_length)
 {
@@ -439,7 +344,7 @@ dsh_session_read_private_file (const char *path, gsize limit, gsize *out_length)
       !GetFileInformationByHandle (file.handle, &by_handle) ||
       (by_handle.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0 ||
       (size = ((guint64) by_handle.nFileSizeHigh << 32) | by_handle.nFileSizeLow) >= limit ||
-      !is_private_handle (file.handle))
+      !dsh_owner_only_handle (file.handle))
     {
       CloseHandle (file.handle);
       return NULL;
