@@ -5,14 +5,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-command-answerer.h"
+#include "dsh-command-answerer-private.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dsh-error.h"
 #include "dsh-json-strict-private.h"
@@ -286,55 +281,14 @@ on_cancelled (GCancellable *cancellable, gpointer user_data)
   stop_run (run);
 }
 
-static void
-reset_sigpipe (gpointer user_data)
-{
-  /* The approver gets the default disposition whatever this process uses. */
-  signal (SIGPIPE, SIG_DFL);
-}
-
-/* The request as an unlinked private file: no pipe to write, so an approver that answers
- * without reading its stdin can neither block us nor raise SIGPIPE here. */
-static int
-request_file (DshApprovalRequest *request, GError **error)
+/* The request as the approver reads it: one JSON document and a newline. */
+static char *
+request_text (DshApprovalRequest *request)
 {
   g_autoptr (JsonNode) node = dsh_approval_request_to_json (request);
   g_autofree char *json = dsh_json_strict_to_string (node, FALSE);
-  g_autofree char *path = NULL;
-  g_autofree char *text = g_strconcat (json, "\n", NULL);
-  gsize length = strlen (text);
-  int fd = g_file_open_tmp ("dsh-approval-XXXXXX.json", &path, error);
 
-  if (fd < 0)
-    return -1;
-  g_unlink (path);
-  for (gsize done = 0; done < length;)
-    {
-      gssize n = write (fd, text + done, length - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int saved = errno;
-
-          close (fd);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "cannot write the approval request: %s", g_strerror (saved));
-          return -1;
-        }
-      done += (gsize) n;
-    }
-  if (lseek (fd, 0, SEEK_SET) != 0)
-    {
-      int saved = errno;
-
-      close (fd);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot rewind the approval request: %s", g_strerror (saved));
-      return -1;
-    }
-  return fd;
+  return g_strconcat (json, "\n", NULL);
 }
 
 static void
@@ -348,22 +302,18 @@ command_answerer_answer_async (DshApprovalAnswerer *answerer,
   g_autoptr (GTask) task = g_task_new (self, NULL, callback, user_data);
   g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GError) error = NULL;
+  g_autofree char *text = request_text (request);
   ApproverRun *run;
-  int fd;
 
   /* Cancellation is handled here (kill the approver, then finish), not by GTask. */
   g_task_set_check_cancellable (task, FALSE);
 
-  fd = request_file (request, &error);
-  if (fd < 0)
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  if (!dsh_approver_stdin_prepare (launcher, text, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_subprocess_launcher_take_stdin_fd (launcher, fd);
-  g_subprocess_launcher_set_child_setup (launcher, reset_sigpipe, NULL, NULL);
 
   run = g_new0 (ApproverRun, 1);
   run->answer = g_string_new (NULL);
@@ -381,6 +331,7 @@ command_answerer_answer_async (DshApprovalAnswerer *answerer,
       return;
     }
   run->stdout_stream = g_subprocess_get_stdout_pipe (run->process);
+  dsh_approver_stdin_deliver (run->process, text);
 
   run->timeout_source = g_timeout_source_new_seconds (self->timeout_seconds);
   g_source_set_callback (run->timeout_source, on_timeout, task, NULL);
@@ -482,23 +433,8 @@ shebang_of (const char *path)
   g_autoptr (GStrvBuilder) builder = NULL;
   const char *start;
   gsize length;
-  struct stat st;
-  gssize n;
-  int fd;
+  gssize n = dsh_approver_read_head (path, line, SHEBANG_LIMIT);
 
-  /* Non-blocking: a FIFO planted in place of a script must not hang this check. */
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0)
-    return NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      return NULL;
-    }
-  do
-    n = read (fd, line, SHEBANG_LIMIT);
-  while (n < 0 && errno == EINTR);
-  close (fd);
   if (n < 3 || line[0] != '#' || line[1] != '!')
     return NULL;
   line[n] = '\0';
@@ -554,6 +490,18 @@ env_operand (char **args)
   return -1;
 }
 
+/* Does name say where the file is, rather than leave it to a PATH lookup? On Windows either
+ * slash does, and so does a drive ("C:name" is relative to that drive's current directory). */
+static gboolean
+names_location (const char *name)
+{
+#ifdef G_OS_WIN32
+  return strpbrk (name, "/\\:") != NULL;
+#else
+  return strchr (name, '/') != NULL;
+#endif
+}
+
 /* A bare name run later through a PATH lookup we cannot do for it (env in a "#!" line): every
  * place that lookup could find it, up to the one where it is now, must be out of reach. */
 static gboolean
@@ -561,7 +509,8 @@ check_path_lookup (const char *what, const char *name, const DshSandboxPolicy *p
                    GError **error)
 {
   const char *path = g_getenv ("PATH");
-  g_auto (GStrv) dirs = g_strsplit (path != NULL ? path : "/usr/bin:/bin", ":", -1);
+  const char *fallback = "/usr/bin" G_SEARCHPATH_SEPARATOR_S "/bin";
+  g_auto (GStrv) dirs = g_strsplit (path != NULL ? path : fallback, G_SEARCHPATH_SEPARATOR_S, -1);
 
   for (gsize i = 0; dirs[i] != NULL; i++)
     {
@@ -584,7 +533,7 @@ resolve_program (char **program, GError **error)
 {
   char *found;
 
-  if (strchr (*program, '/') != NULL)
+  if (names_location (*program))
     return TRUE;
   found = g_find_program_in_path (*program);
   if (found == NULL)
@@ -605,7 +554,7 @@ static gboolean
 names_a_path (const char *arg)
 {
   return arg[0] != '\0' &&
-         (strchr (arg, '/') != NULL || g_file_test (arg, G_FILE_TEST_EXISTS));
+         (names_location (arg) || g_file_test (arg, G_FILE_TEST_EXISTS));
 }
 
 /**
@@ -663,7 +612,7 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
           const char *name = run >= 0 ? words[run] : NULL;
 
           if (name != NULL &&
-              !(strchr (name, '/') != NULL
+              !(names_location (name)
                   ? check_out_of_reach ("interpreter", name, policy, error)
                   : check_path_lookup ("interpreter", name, policy, error)))
             return FALSE;

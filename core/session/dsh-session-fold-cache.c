@@ -9,12 +9,7 @@
 #include "dsh-session-log-private.h"
 #include "dsh-session-event-private.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dsh-error.h"
 
@@ -66,16 +61,17 @@ string_or_null (const char *value)
   return value != NULL ? json_node_init_string (node, value) : json_node_init_null (node);
 }
 
-/* The file's identity as the cache records it: device, inode, change and modification time. */
+/* The file's identity as the cache records it: device, inode, change and modification time
+ * (volume serial number and file index on Windows). */
 static void
-set_identity (JsonObject *object, const struct stat *st)
+set_identity (JsonObject *object, const DshSessionFileInfo *info)
 {
-  g_autofree char *dev = g_strdup_printf ("%lu", (gulong) st->st_dev);
-  g_autofree char *ino = g_strdup_printf ("%lu", (gulong) st->st_ino);
-  g_autofree char *ctime_text = g_strdup_printf ("%lld.%09ld", (long long) st->st_ctim.tv_sec,
-                                                 st->st_ctim.tv_nsec);
-  g_autofree char *mtime_text = g_strdup_printf ("%lld.%09ld", (long long) st->st_mtim.tv_sec,
-                                                 st->st_mtim.tv_nsec);
+  g_autofree char *dev = g_strdup_printf ("%" G_GUINT64_FORMAT, info->volume);
+  g_autofree char *ino = g_strdup_printf ("%" G_GUINT64_FORMAT, info->index);
+  g_autofree char *ctime_text = g_strdup_printf ("%" G_GINT64_FORMAT ".%09u", info->change_sec,
+                                                 info->change_nsec);
+  g_autofree char *mtime_text = g_strdup_printf ("%" G_GINT64_FORMAT ".%09u", info->modify_sec,
+                                                 info->modify_nsec);
 
   json_object_set_string_member (object, "dev", dev);
   json_object_set_string_member (object, "ino", ino);
@@ -83,10 +79,10 @@ set_identity (JsonObject *object, const struct stat *st)
   json_object_set_string_member (object, "mtime", mtime_text);
 }
 
-/* The fold of the committed bytes, and (with st) the identity of the file they came from.
+/* The fold of the committed bytes, and (with info) the identity of the file they came from.
  * Caller holds the lock or owns the object. */
 static JsonObject *
-fold_to_object (DshSessionLog *self, const struct stat *st)
+fold_to_object (DshSessionLog *self, const DshSessionFileInfo *info)
 {
   JsonObject *object = json_object_new ();
   JsonArray *turns = json_array_new ();
@@ -94,8 +90,8 @@ fold_to_object (DshSessionLog *self, const struct stat *st)
   g_autofree char *hash = NULL;
 
   json_object_set_int_member (object, "v", FOLD_CACHE_VERSION);
-  if (st != NULL)
-    set_identity (object, st);
+  if (info != NULL)
+    set_identity (object, info);
   json_object_set_int_member (object, "size", self->committed);
   json_object_set_int_member (object, "lines", self->lines);
   json_object_set_int_member (object, "dropped", self->dropped);
@@ -237,56 +233,37 @@ dsh_session_log_parse_continuing (const char *fold, const char *contents, gsize 
 /* A cache that cannot be written only costs the next load a full read. Written whole and
  * renamed into place. */
 void
-dsh_session_log_store_fold_cache (DshSessionLog *self, int fd)
+dsh_session_log_store_fold_cache (DshSessionLog *self, DshSessionFile *file)
 {
   g_autoptr (JsonObject) object = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *temp = NULL;
-  struct stat st;
+  DshSessionFileInfo info;
   gsize length;
-  int out;
 
-  if (fstat (fd, &st) != 0)
+  if (!dsh_session_file_query (file, &info, NULL))
     return;
   /* The identity vouches for the content only when the file is exactly what was folded;
    * otherwise a zero time makes the next load check the prefix's hash. */
-  if (st.st_size != self->committed)
+  if (info.size != self->committed)
     {
-      st.st_ctim.tv_sec = st.st_mtim.tv_sec = 0;
-      st.st_ctim.tv_nsec = st.st_mtim.tv_nsec = 0;
+      info.change_sec = info.modify_sec = 0;
+      info.change_nsec = info.modify_nsec = 0;
     }
-  object = fold_to_object (self, &st);
+  object = fold_to_object (self, &info);
   text = dsh_session_line_from_object (object, &length);
-  temp = g_strdup_printf ("%s.XXXXXX", self->fold_cache);
-  out = g_mkstemp_full (temp, O_WRONLY | O_CLOEXEC, 0600);
-  if (out < 0)
-    return;
-  if (!dsh_session_write_all (out, text, length) || close (out) != 0 ||
-      g_rename (temp, self->fold_cache) != 0)
-    g_unlink (temp);
+  dsh_session_write_private_file (self->fold_cache, text, length);
 }
 
-/* Reads a cache file only if it is a regular file of ours that nobody else can write. */
+/* Reads a cache file only if it is a regular file of ours that nobody else can read or write. */
 static JsonObject *
 read_fold_cache (const char *path)
 {
   g_autoptr (JsonNode) root = NULL;
   g_autofree char *text = NULL;
-  struct stat st;
   gboolean syntax_error;
   gsize length;
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 
-  if (fd < 0)
-    return NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
-      (st.st_mode & 077) != 0 || st.st_size > 1024 * 1024)
-    {
-      close (fd);
-      return NULL;
-    }
-  text = dsh_session_read_to_end (fd, &length, path, NULL);
-  close (fd);
+  text = dsh_session_read_private_file (path, 1024 * 1024 + 1, &length);
   if (text == NULL)
     return NULL;
   root = dsh_json_strict_parse (text, length, &syntax_error, NULL);
@@ -303,24 +280,24 @@ same_string (JsonObject *a, JsonObject *b, const char *member)
 }
 
 static gboolean
-identity_matches (JsonObject *cache, const struct stat *st, gboolean *exact)
+identity_matches (JsonObject *cache, const DshSessionFileInfo *info, gboolean *exact)
 {
   g_autoptr (JsonObject) file = json_object_new ();
   gint64 size;
 
-  set_identity (file, st);
+  set_identity (file, info);
   if (!same_string (cache, file, "dev") || !same_string (cache, file, "ino") ||
-      !get_count (cache, "size", G_MAXINT64, &size) || size > st->st_size)
+      !get_count (cache, "size", G_MAXINT64, &size) || size > info->size)
     return FALSE;
   /* Same size, same change time: nothing was written since (every write moves ctime). */
-  *exact = size == st->st_size && same_string (cache, file, "ctime") &&
+  *exact = size == info->size && same_string (cache, file, "ctime") &&
            same_string (cache, file, "mtime");
   return TRUE;
 }
 
 /* Does the file's prefix [0, length) hash to hash? */
 static gboolean
-prefix_hashes_to (int fd, goffset length, guint64 hash)
+prefix_hashes_to (DshSessionFile *file, goffset length, guint64 hash)
 {
   g_autofree char *chunk = g_malloc (1024 * 1024);
   guint64 h = DSH_SESSION_LOG_HASH_INIT;
@@ -328,10 +305,9 @@ prefix_hashes_to (int fd, goffset length, guint64 hash)
 
   while (done < length)
     {
-      ssize_t n = pread (fd, chunk, (gsize) MIN (length - done, 1024 * 1024), done);
+      gssize n = dsh_session_file_read_at (file, chunk, (gsize) MIN (length - done, 1024 * 1024),
+                                           done);
 
-      if (n < 0 && errno == EINTR)
-        continue;
       if (n <= 0)
         return FALSE;
       h = dsh_session_log_hash_update (h, chunk, (gsize) n);
@@ -342,7 +318,7 @@ prefix_hashes_to (int fd, goffset length, guint64 hash)
 
 /* Is the file's first line exactly the header the cache holds? */
 static gboolean
-header_line_matches (int fd, JsonObject *cached)
+header_line_matches (DshSessionFile *file, JsonObject *cached)
 {
   g_autofree char *head = g_malloc (65536);
   g_autoptr (JsonObject) header = NULL;
@@ -350,12 +326,10 @@ header_line_matches (int fd, JsonObject *cached)
   g_autofree char *file_line = NULL;
   gboolean syntax_error;
   gsize length;
-  ssize_t n;
+  gssize n;
   char *newline;
 
-  do
-    n = pread (fd, head, 65536, 0);
-  while (n < 0 && errno == EINTR);
+  n = dsh_session_file_read_at (file, head, 65536, 0);
   if (n <= 0 || (newline = memchr (head, '\n', (gsize) n)) == NULL)
     return FALSE;
   header = dsh_session_line_parse (head, (gsize) (newline - head), &syntax_error, NULL);
@@ -369,22 +343,22 @@ header_line_matches (int fd, JsonObject *cached)
 /* Restores the cached fold into self when the cache still describes a prefix of this very
  * file; FALSE leaves self untouched for a full read. */
 static gboolean
-restore_fold_cache (DshSessionLog *self, int fd, const struct stat *st)
+restore_fold_cache (DshSessionLog *self, DshSessionFile *file, const DshSessionFileInfo *info)
 {
   g_autoptr (JsonObject) cache = read_fold_cache (self->fold_cache);
   g_autoptr (DshSessionLog) probe = NULL;
   gboolean exact = FALSE;
 
-  if (cache == NULL || !identity_matches (cache, st, &exact))
+  if (cache == NULL || !identity_matches (cache, info, &exact))
     return FALSE;
   probe = g_object_new (DSH_TYPE_SESSION_LOG, NULL);
   if (!fold_from_object (probe, cache, TRUE))
     return FALSE;
-  if (!exact && !prefix_hashes_to (fd, probe->committed, probe->hash))
+  if (!exact && !prefix_hashes_to (file, probe->committed, probe->hash))
     return FALSE;
   /* The header (the session's workspace) always comes from the file itself: the caller
    * judges from it whether this very cache was out of the session's reach. */
-  if (!header_line_matches (fd, probe->header))
+  if (!header_line_matches (file, probe->header))
     return FALSE;
   self->header = g_steal_pointer (&probe->header);
   dsh_session_fold_clear (&self->fold);
@@ -400,39 +374,29 @@ DshSessionLog *
 dsh_session_log_load_cached (const char *path, const char *fold_cache, GError **error)
 {
   g_autoptr (DshSessionLog) self = NULL;
+  g_autoptr (DshSessionFile) file = NULL;
   g_autofree char *contents = NULL;
-  struct stat st;
+  DshSessionFileInfo info;
   gsize length = 0;
   gboolean restored;
-  int fd;
 
   g_return_val_if_fail (path != NULL, NULL);
   if (fold_cache == NULL)
     return dsh_session_log_load (path, error);
 
-  fd = dsh_session_open_regular (path, O_RDONLY, &st, error);
-  if (fd < 0)
+  file = dsh_session_file_open (path, DSH_SESSION_FILE_READ, &info, error);
+  if (file == NULL)
     return NULL;
-  self = dsh_session_log_new_for_file (path, &st);
+  self = dsh_session_log_new_for_file (path, &info);
   self->fold_cache = g_strdup (fold_cache);
 
   /* Only the events after the cached prefix are read; they continue its fold exactly as
    * they would continue a full one. */
-  restored = restore_fold_cache (self, fd, &st);
-  if (lseek (fd, restored ? self->committed : 0, SEEK_SET) < 0)
-    {
-      dsh_session_io_error (error, errno, path, "seek in the session log");
-      close (fd);
-      return NULL;
-    }
-  contents = dsh_session_read_to_end (fd, &length, path, error);
+  restored = restore_fold_cache (self, file, &info);
+  contents = dsh_session_file_read_from (file, restored ? self->committed : 0, &length, error);
   if (contents == NULL || !dsh_session_log_consume_all (self, contents, length, error))
-    {
-      close (fd);
-      return NULL;
-    }
+    return NULL;
   if (!restored || length > 0)
-    dsh_session_log_store_fold_cache (self, fd);
-  close (fd);
+    dsh_session_log_store_fold_cache (self, file);
   return g_steal_pointer (&self);
 }

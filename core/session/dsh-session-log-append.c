@@ -1,4 +1,4 @@
-/* dsh-session-log-append.c — appending to the session log: under an exclusive flock(2), after
+/* dsh-session-log-append.c — appending to the session log: under an exclusive file lock, after
  * folding in what other writers committed and cutting a torn tail, one line validated as a load
  * will read it, synced before the call returns.
  *
@@ -7,11 +7,6 @@
 #include "dsh-session-log-private.h"
 #include "dsh-session-event-private.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
 
@@ -19,34 +14,32 @@
  * torn tail a crashed writer left (every live writer holds this lock while writing, so bytes
  * past the last complete line belong to nobody). */
 static gboolean
-catch_up (DshSessionLog *self, int fd, GError **error)
+catch_up (DshSessionLog *self, DshSessionFile *file, GError **error)
 {
   g_autofree char *tail = NULL;
-  struct stat st;
+  DshSessionFileInfo info;
   gsize length = 0;
   gsize consumed = 0;
 
-  if (fstat (fd, &st) != 0)
-    return dsh_session_io_error (error, errno, self->name, "stat the session log");
-  if (st.st_dev != self->dev || st.st_ino != self->ino)
+  if (!dsh_session_file_query (file, &info, error))
+    return FALSE;
+  if (info.volume != self->volume || info.index != self->index)
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: the session log was replaced since it was loaded", self->name);
       return FALSE;
     }
-  if (st.st_size < self->committed)
+  if (info.size < self->committed)
     {
       /* Someone cut committed events: the log is no longer what we folded. Fail closed. */
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: the session log shrank below its committed length", self->name);
       return FALSE;
     }
-  if (st.st_size == self->committed)
+  if (info.size == self->committed)
     return TRUE;
 
-  if (lseek (fd, self->committed, SEEK_SET) < 0)
-    return dsh_session_io_error (error, errno, self->name, "seek in the session log");
-  tail = dsh_session_read_to_end (fd, &length, self->name, error);
+  tail = dsh_session_file_read_from (file, self->committed, &length, error);
   if (tail == NULL)
     return FALSE;
   if (!dsh_session_log_consume_lines (self, tail, length, &consumed, error))
@@ -55,8 +48,8 @@ catch_up (DshSessionLog *self, int fd, GError **error)
     {
       g_info ("%s: cutting a torn last line (%" G_GSIZE_FORMAT " bytes) before appending",
               self->name, length - consumed);
-      if (ftruncate (fd, self->committed) != 0 || fdatasync (fd) != 0)
-        return dsh_session_io_error (error, errno, self->name, "cut the torn tail");
+      if (!dsh_session_file_truncate (file, self->committed, "cut the torn tail", error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -115,10 +108,10 @@ static DshSessionEvent *
 append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
 {
   g_autoptr (DshSessionEvent) event = NULL;
+  g_autoptr (DshSessionFile) file = NULL;
   g_autofree char *line = NULL;
+  DshSessionFileInfo info;
   gsize length = 0;
-  struct stat st;
-  int fd;
 
   if (self->path == NULL)
     {
@@ -127,37 +120,21 @@ append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
       return NULL;
     }
 
-  fd = dsh_session_open_regular (self->path, O_RDWR | O_APPEND, &st, error);
-  if (fd < 0)
+  file = dsh_session_file_open (self->path, DSH_SESSION_FILE_APPEND, &info, error);
+  if (file == NULL || !dsh_session_file_lock (file, error))
     return NULL;
-  if (flock (fd, LOCK_EX) != 0)
-    {
-      int saved_errno = errno;
-
-      close (fd);
-      dsh_session_io_error (error, saved_errno, self->name, "lock the session log");
-      return NULL;
-    }
 
   /* The time is taken under the lock, so the file's order is the order of its times. */
-  if (!catch_up (self, fd, error) ||
+  if (!catch_up (self, file, error) ||
       (event = stamp_and_render (envelope, &line, &length, error)) == NULL ||
       !check_turn_scope (self, event, error))
-    {
-      close (fd);
-      return NULL;
-    }
+    return NULL;
 
-  if (!dsh_session_write_all (fd, line, length) || fdatasync (fd) != 0)
+  if (!dsh_session_file_append (file, line, length, "append to the session log", error))
     {
-      int saved_errno = errno;
-
       /* The event is not part of the log: cut back whatever reached the file, so no torn or
        * unsynced line outlives the error we report. */
-      if (ftruncate (fd, self->committed) == 0)
-        fdatasync (fd);
-      close (fd);
-      dsh_session_io_error (error, saved_errno, self->name, "append to the session log");
+      dsh_session_file_truncate (file, self->committed, "cut back a failed append", NULL);
       return NULL;
     }
 
@@ -168,8 +145,7 @@ append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
   dsh_session_event_set_line (event, self->lines);
   /* Still under the lock: the cache follows the file in the order writers wrote it. */
   if (self->fold_cache != NULL)
-    dsh_session_log_store_fold_cache (self, fd);
-  close (fd);
+    dsh_session_log_store_fold_cache (self, file);
   return g_steal_pointer (&event);
 }
 

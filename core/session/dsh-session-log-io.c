@@ -1,5 +1,6 @@
-/* dsh-session-log-io.c — the file operations under the session log and its fold cache: open a
- * regular file without hanging on a FIFO, read to the end, write whole, make a new name durable.
+/* dsh-session-log-io.c — the file operations under the session log and its fold cache on POSIX:
+ * open a regular file without hanging on a FIFO, flock(2) for appends, read, append whole and
+ * fdatasync, cut back, make a new name durable, and the cache's private files.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,20 +8,119 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dsh-error.h"
 
-gboolean
-dsh_session_io_error (GError **error, int saved_errno, const char *name, const char *what)
+struct _DshSessionFile {
+  int fd;
+  char *path;
+};
+
+static gboolean
+io_error (GError **error, int saved_errno, const char *path, const char *what)
 {
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG, "%s: cannot %s: %s", name,
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG, "%s: cannot %s: %s", path,
                what, g_strerror (saved_errno));
   return FALSE;
 }
 
-char *
-dsh_session_read_to_end (int fd, gsize *out_length, const char *name, GError **error)
+static void
+info_from_stat (DshSessionFileInfo *info, const struct stat *st)
+{
+  info->volume = (guint64) st->st_dev;
+  info->index = (guint64) st->st_ino;
+  info->size = (goffset) st->st_size;
+  info->change_sec = (gint64) st->st_ctim.tv_sec;
+  info->change_nsec = (guint32) st->st_ctim.tv_nsec;
+  info->modify_sec = (gint64) st->st_mtim.tv_sec;
+  info->modify_nsec = (guint32) st->st_mtim.tv_nsec;
+}
+
+static DshSessionFile *
+file_new (int fd, const char *path)
+{
+  DshSessionFile *file = g_new0 (DshSessionFile, 1);
+
+  file->fd = fd;
+  file->path = g_strdup (path);
+  return file;
+}
+
+void
+dsh_session_file_close (DshSessionFile *file)
+{
+  if (file == NULL)
+    return;
+  close (file->fd);
+  g_free (file->path);
+  g_free (file);
+}
+
+DshSessionFile *
+dsh_session_file_open (const char *path, DshSessionFileAccess access, DshSessionFileInfo *info,
+                       GError **error)
+{
+  int flags = access == DSH_SESSION_FILE_APPEND ? O_RDWR | O_APPEND : O_RDONLY;
+  /* O_NONBLOCK keeps a FIFO planted at the path from hanging us; it is cleared right after. */
+  int fd = open (path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  struct stat st;
+
+  if (fd < 0)
+    {
+      io_error (error, errno, path, "open the session log");
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+                   "%s: the session log is not a regular file", path);
+      close (fd);
+      return NULL;
+    }
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  info_from_stat (info, &st);
+  return file_new (fd, path);
+}
+
+DshSessionFile *
+dsh_session_file_create (const char *path, GError **error)
+{
+  int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+
+  if (fd < 0)
+    {
+      io_error (error, errno, path, "create the session log");
+      return NULL;
+    }
+  return file_new (fd, path);
+}
+
+gboolean
+dsh_session_file_query (DshSessionFile *file, DshSessionFileInfo *info, GError **error)
+{
+  struct stat st;
+
+  if (fstat (file->fd, &st) != 0)
+    return io_error (error, errno, file->path, "stat the session log");
+  info_from_stat (info, &st);
+  return TRUE;
+}
+
+gboolean
+dsh_session_file_lock (DshSessionFile *file, GError **error)
+{
+  while (flock (file->fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return io_error (error, errno, file->path, "lock the session log");
+  return TRUE;
+}
+
+static char *
+read_to_end (int fd, gsize *out_length, const char *path, GError **error)
 {
   g_autoptr (GByteArray) bytes = g_byte_array_new ();
   guint8 chunk[65536];
@@ -33,7 +133,7 @@ dsh_session_read_to_end (int fd, gsize *out_length, const char *name, GError **e
         continue;
       if (n < 0)
         {
-          dsh_session_io_error (error, errno, name, "read the session log");
+          io_error (error, errno, path, "read the session log");
           return NULL;
         }
       if (n == 0)
@@ -45,30 +145,32 @@ dsh_session_read_to_end (int fd, gsize *out_length, const char *name, GError **e
   return (char *) g_byte_array_free (g_steal_pointer (&bytes), FALSE);
 }
 
-int
-dsh_session_open_regular (const char *path, int flags, struct stat *st, GError **error)
+char *
+dsh_session_file_read_from (DshSessionFile *file, goffset offset, gsize *out_length,
+                            GError **error)
 {
-  /* O_NONBLOCK keeps a FIFO planted at the path from hanging us; it is cleared right after. */
-  int fd = open (path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-  if (fd < 0)
+  if (lseek (file->fd, offset, SEEK_SET) < 0)
     {
-      dsh_session_io_error (error, errno, path, "open the session log");
-      return -1;
+      io_error (error, errno, file->path, "seek in the session log");
+      return NULL;
     }
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode))
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-                   "%s: the session log is not a regular file", path);
-      close (fd);
-      return -1;
-    }
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
+  return read_to_end (file->fd, out_length, file->path, error);
 }
 
-gboolean
-dsh_session_write_all (int fd, const char *data, gsize length)
+gssize
+dsh_session_file_read_at (DshSessionFile *file, char *buf, gsize size, goffset offset)
+{
+  ssize_t n;
+
+  do
+    n = pread (file->fd, buf, size, offset);
+  while (n < 0 && errno == EINTR);
+  return n;
+}
+
+/* FALSE with errno set unless every byte was written. */
+static gboolean
+write_all (int fd, const char *data, gsize length)
 {
   while (length > 0)
     {
@@ -89,6 +191,24 @@ dsh_session_write_all (int fd, const char *data, gsize length)
   return TRUE;
 }
 
+gboolean
+dsh_session_file_append (DshSessionFile *file, const char *data, gsize length, const char *what,
+                         GError **error)
+{
+  if (!write_all (file->fd, data, length) || fdatasync (file->fd) != 0)
+    return io_error (error, errno, file->path, what);
+  return TRUE;
+}
+
+gboolean
+dsh_session_file_truncate (DshSessionFile *file, goffset length, const char *what,
+                           GError **error)
+{
+  if (ftruncate (file->fd, length) != 0 || fdatasync (file->fd) != 0)
+    return io_error (error, errno, file->path, what);
+  return TRUE;
+}
+
 void
 dsh_session_sync_directory_of (const char *path)
 {
@@ -101,4 +221,36 @@ dsh_session_sync_directory_of (const char *path)
       fsync (fd);
       close (fd);
     }
+}
+
+char *
+dsh_session_read_private_file (const char *path, gsize limit, gsize *out_length)
+{
+  struct stat st;
+  char *text;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid () ||
+      (st.st_mode & 077) != 0 || (guint64) st.st_size >= limit)
+    {
+      close (fd);
+      return NULL;
+    }
+  text = read_to_end (fd, out_length, path, NULL);
+  close (fd);
+  return text;
+}
+
+void
+dsh_session_write_private_file (const char *path, const char *data, gsize length)
+{
+  g_autofree char *temp = g_strdup_printf ("%s.XXXXXX", path);
+  int out = g_mkstemp_full (temp, O_WRONLY | O_CLOEXEC, 0600);
+
+  if (out < 0)
+    return;
+  if (!write_all (out, data, length) || close (out) != 0 || g_rename (temp, path) != 0)
+    g_unlink (temp);
 }

@@ -6,9 +6,6 @@
  */
 #pragma once
 
-#include <glib/gstdio.h>
-#include <sys/types.h>
-
 #include "dsh-session-log.h"
 
 G_BEGIN_DECLS
@@ -53,8 +50,8 @@ struct _DshSessionLog {
   /* The name used in messages: the path, or the caller's name for a parsed log. */
   char *name;
   /* Identity of the file loaded, so an append never lands in a file that replaced it. */
-  dev_t dev;
-  ino_t ino;
+  guint64 volume;
+  guint64 index;
 
   JsonObject *header;
   GPtrArray *events;
@@ -71,9 +68,12 @@ struct _DshSessionLog {
   char *fold_cache;
 };
 
-/* A log of the file at path, whose identity st holds; nothing consumed yet. */
-DshSessionLog *dsh_session_log_new_for_file   (const char        *path,
-                                               const GStatBuf    *st);
+typedef struct _DshSessionFileInfo DshSessionFileInfo;
+typedef struct _DshSessionFile DshSessionFile;
+
+/* A log of the file at path, whose identity info holds; nothing consumed yet. */
+DshSessionLog *dsh_session_log_new_for_file   (const char                *path,
+                                               const DshSessionFileInfo  *info);
 
 /* Consumes complete lines of buf (the file's bytes from self->committed on) into the log.
  * Transactional: on error nothing changes. *out_consumed is the length of the accepted
@@ -91,9 +91,9 @@ gboolean       dsh_session_log_consume_all    (DshSessionLog     *self,
                                                GError           **error);
 
 /* Best effort: writes the fold of the committed bytes to self->fold_cache. Under the file lock
- * (or right after a load) on fd, the log's open file. */
+ * (or right after a load) on file, the log's open file. */
 void           dsh_session_log_store_fold_cache (DshSessionLog   *self,
-                                                 int              fd);
+                                                 DshSessionFile  *file);
 
 /* FNV-1a over the committed bytes: cheap to extend by each appended line, and enough to tell
  * a cached prefix from a file whose prefix changed. */
@@ -105,30 +105,91 @@ guint64        dsh_session_log_hash_update    (guint64            hash,
 
 /* ---- the file operations ----------------------------------------------------------------- */
 
-/* Sets "NAME: cannot WHAT: strerror" and returns FALSE. */
-gboolean dsh_session_io_error          (GError      **error,
-                                        int           saved_errno,
-                                        const char   *name,
-                                        const char   *what);
+/* The file operations under the log and its fold cache, the one part of the log that differs
+ * between POSIX (dsh-session-log-io.c) and Windows (dsh-session-log-io-windows.c). Errors are
+ * DSH_SANDBOX_ERROR_SESSION_LOG: "PATH: cannot WHAT: REASON". */
+
+/* What the log and its cache know of an open file: what identifies it while it exists (device
+ * and inode; volume serial number and file index), its size, and its change and modification
+ * times, which every write moves. */
+struct _DshSessionFileInfo {
+  guint64 volume;
+  guint64 index;
+  goffset size;
+  gint64  change_sec;
+  guint32 change_nsec;
+  gint64  modify_sec;
+  guint32 modify_nsec;
+};
+
+typedef enum {
+  DSH_SESSION_FILE_READ,
+  /* Reading, and writing at the end only. */
+  DSH_SESSION_FILE_APPEND,
+} DshSessionFileAccess;
 
 /* Opens path, refusing anything but a regular file (a FIFO planted there does not hang us). */
-int      dsh_session_open_regular      (const char   *path,
-                                        int           flags,
-                                        GStatBuf     *st,
-                                        GError      **error);
+DshSessionFile *dsh_session_file_open     (const char            *path,
+                                           DshSessionFileAccess   access,
+                                           DshSessionFileInfo    *info,
+                                           GError               **error);
 
-/* Reads from fd's current position to EOF; the result is NUL-terminated. */
-char    *dsh_session_read_to_end       (int           fd,
-                                        gsize        *out_length,
-                                        const char   *name,
-                                        GError      **error);
+/* Creates path, which must not exist yet, for the user alone to read and write. */
+DshSessionFile *dsh_session_file_create   (const char            *path,
+                                           GError               **error);
 
-/* FALSE with errno set unless every byte was written. */
-gboolean dsh_session_write_all         (int           fd,
-                                        const char   *data,
-                                        gsize         length);
+gboolean        dsh_session_file_query    (DshSessionFile        *file,
+                                           DshSessionFileInfo    *info,
+                                           GError               **error);
+
+/* Waits for the exclusive lock that every writer of the log holds while it appends; it never
+ * keeps a reader out, and closing the file releases it. */
+gboolean        dsh_session_file_lock     (DshSessionFile        *file,
+                                           GError               **error);
+
+/* Reads from offset to the end; the result is NUL-terminated. */
+char           *dsh_session_file_read_from (DshSessionFile       *file,
+                                            goffset               offset,
+                                            gsize                *out_length,
+                                            GError              **error);
+
+/* Reads up to size bytes at offset: how many were read, 0 at the end, -1 on an error. */
+gssize          dsh_session_file_read_at  (DshSessionFile        *file,
+                                           char                  *buf,
+                                           gsize                  size,
+                                           goffset                offset);
+
+/* Writes data whole at the end of the file and makes it durable; what names the operation in
+ * the error. */
+gboolean        dsh_session_file_append   (DshSessionFile        *file,
+                                           const char            *data,
+                                           gsize                  length,
+                                           const char            *what,
+                                           GError               **error);
+
+/* Cuts the file back to length and makes that durable. */
+gboolean        dsh_session_file_truncate (DshSessionFile        *file,
+                                           goffset                length,
+                                           const char            *what,
+                                           GError               **error);
+
+void            dsh_session_file_close    (DshSessionFile        *file);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshSessionFile, dsh_session_file_close)
 
 /* Best effort: makes a new name in path's directory durable. */
-void     dsh_session_sync_directory_of (const char   *path);
+void            dsh_session_sync_directory_of (const char        *path);
+
+/* The fold cache's own files. Reads path whole when it is a regular file (not a link) of the
+ * user's own that nobody else may read or write, shorter than limit; NULL otherwise. */
+char           *dsh_session_read_private_file  (const char       *path,
+                                                gsize             limit,
+                                                gsize            *out_length);
+
+/* Best effort: replaces path with data, written whole under a fresh private name beside it and
+ * renamed into place. */
+void            dsh_session_write_private_file (const char       *path,
+                                                const char       *data,
+                                                gsize             length);
 
 G_END_DECLS

@@ -7,11 +7,8 @@
 #include "dsh-session-event-private.h"
 #include "dsh-roots-private.h"
 
-#include <errno.h>
 #include <glib/gstdio.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dsh-error.h"
 
@@ -19,7 +16,7 @@
  * DshSessionLog:
  *
  * A session's append-only JSON-lines event log. Its state is a fold over its events; appends hold
- * an exclusive flock(2) and are synced before they return. All methods are thread-safe.
+ * an exclusive file lock (flock(2); LockFileEx() on Windows) and are synced before they return. All methods are thread-safe.
  *
  * Since: 0.1
  */
@@ -59,14 +56,14 @@ dsh_session_log_init (DshSessionLog *self)
 }
 
 DshSessionLog *
-dsh_session_log_new_for_file (const char *path, const struct stat *st)
+dsh_session_log_new_for_file (const char *path, const DshSessionFileInfo *info)
 {
   DshSessionLog *self = g_object_new (DSH_TYPE_SESSION_LOG, NULL);
 
   self->path = g_strdup (path);
   self->name = g_strdup (path);
-  self->dev = st->st_dev;
-  self->ino = st->st_ino;
+  self->volume = info->volume;
+  self->index = info->index;
   return self;
 }
 
@@ -259,22 +256,22 @@ DshSessionLog *
 dsh_session_log_load (const char *path, GError **error)
 {
   g_autoptr (DshSessionLog) self = NULL;
+  g_autoptr (DshSessionFile) file = NULL;
   g_autofree char *contents = NULL;
-  struct stat st;
+  DshSessionFileInfo info;
   gsize length = 0;
-  int fd;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  fd = dsh_session_open_regular (path, O_RDONLY, &st, error);
-  if (fd < 0)
+  file = dsh_session_file_open (path, DSH_SESSION_FILE_READ, &info, error);
+  if (file == NULL)
     return NULL;
-  contents = dsh_session_read_to_end (fd, &length, path, error);
-  close (fd);
+  contents = dsh_session_file_read_from (file, 0, &length, error);
+  g_clear_pointer (&file, dsh_session_file_close);
   if (contents == NULL)
     return NULL;
 
-  self = dsh_session_log_new_for_file (path, &st);
+  self = dsh_session_log_new_for_file (path, &info);
   /* Loading never writes: the repair lives in memory until the next append. */
   if (!dsh_session_log_consume_all (self, contents, length, error))
     return NULL;
@@ -327,11 +324,11 @@ dsh_session_log_create_with_roots (const char *path,
   g_autofree char *created = dsh_session_time_now ();
   g_autofree char *id = g_uuid_string_random ();
   g_autofree char *line = NULL;
+  g_autoptr (DshSessionFile) file = NULL;
   GError *local_error = NULL;
   gboolean syntax_error;
   gsize length;
-  struct stat st;
-  int fd;
+  DshSessionFileInfo info;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (cwd != NULL, NULL);
@@ -370,25 +367,20 @@ dsh_session_log_create_with_roots (const char *path,
       return NULL;
     }
 
-  fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-  if (fd < 0)
+  file = dsh_session_file_create (path, error);
+  if (file == NULL)
+    return NULL;
+  if (!dsh_session_file_append (file, line, length, "write the session header", error) ||
+      !dsh_session_file_query (file, &info, error))
     {
-      dsh_session_io_error (error, errno, path, "create the session log");
-      return NULL;
-    }
-  if (!dsh_session_write_all (fd, line, length) || fdatasync (fd) != 0 || fstat (fd, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      close (fd);
+      g_clear_pointer (&file, dsh_session_file_close);
       g_unlink (path);
-      dsh_session_io_error (error, saved_errno, path, "write the session header");
       return NULL;
     }
-  close (fd);
+  g_clear_pointer (&file, dsh_session_file_close);
   dsh_session_sync_directory_of (path);
 
-  self = dsh_session_log_new_for_file (path, &st);
+  self = dsh_session_log_new_for_file (path, &info);
   self->header = g_steal_pointer (&header);
   self->lines = 1;
   self->committed = (goffset) length;

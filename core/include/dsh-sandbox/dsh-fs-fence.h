@@ -5,7 +5,9 @@
  * RESOLVE_NO_MAGICLINKS) from an O_PATH descriptor of the root, so the kernel itself refuses
  * "..", absolute and symlink escapes and /proc magic links, with no window between a check and
  * the use. Kernels without openat2 get a component-by-component walk that refuses every symlink
- * and "..". A refusal is DSH_SANDBOX_ERROR_FS_DENIED whose message starts with the same denial
+ * and "..". On Windows each name is opened from the previous directory's handle (NtCreateFile
+ * with FILE_OPEN_REPARSE_POINT) and every reparse point met is refused; flags and mode are the C
+ * runtime's. A refusal is DSH_SANDBOX_ERROR_FS_DENIED whose message starts with the same denial
  * marker bash reports ("[sandbox: file access denied under <mode> mode]"); other failures
  * (ENOENT, EISDIR, ...) are G_IO_ERROR errors.
  *

@@ -1,0 +1,27 @@
+/* dsh-fs-fence-windows-path-private.h — how the filesystem fence reads a Windows path: below
+ * which writable root it lies, and the names it then opens one at a time from the root's
+ * handle. Pure string logic, built and tested on every host.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The names of path below root, in order, when root contains path; an empty vector when path
+ * is root itself; NULL when it does not contain it. Both must be absolute Windows paths, on a
+ * drive ("C:\dir") or a share ("\\server\share\dir"), with either slash; "." is dropped and
+ * ".." taken back lexically, as Win32 reads a path; names compare without regard to case, as
+ * Windows opens them. Verbatim and device paths ("\\?\", "\\.\") are never below a root. Only
+ * a routing decision: the opens from the root's handle are what contain. */
+GStrv        dsh_fence_windows_names_below  (const char *path,
+                                             const char *root);
+
+/* Why the fence will neither open nor create a file of this name on Windows, or NULL: a stream
+ * (":"), a trailing dot or space (which Win32 drops from the names it is given), a device name
+ * (CON, NUL, COM1, ...), or a character Windows forbids in names. */
+const char  *dsh_fence_windows_name_refusal (const char *name);
+
+G_END_DECLS

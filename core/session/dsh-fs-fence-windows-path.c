@@ -1,0 +1,145 @@
+/* dsh-fs-fence-windows-path.c — the fence's reading of Windows paths: pure string logic, so that
+ * every host tests what the Windows side decides.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "dsh-fs-fence-windows-path-private.h"
+
+#include <string.h>
+
+static gboolean
+is_separator (char c)
+{
+  return c == '\\' || c == '/';
+}
+
+/* Splits an absolute Windows path into what it is on (the drive "C:" or the share
+ * "\\server\share", case folded) and its names, "." dropped and ".." taken back; FALSE for
+ * anything else. */
+static gboolean
+parse_absolute (const char *path, char **out_volume, GPtrArray *names)
+{
+  const char *rest;
+  g_auto (GStrv) parts = NULL;
+
+  if (g_ascii_isalpha (path[0]) && path[1] == ':' && is_separator (path[2]))
+    {
+      *out_volume = g_strdup_printf ("%c:", g_ascii_toupper (path[0]));
+      rest = path + 3;
+    }
+  else if (is_separator (path[0]) && is_separator (path[1]))
+    {
+      const char *server = path + 2;
+      const char *server_end = server + strcspn (server, "\\/");
+      const char *share;
+      const char *share_end;
+
+      /* "\\?\..." and "\\.\..." name no folder a root could hold. */
+      if (server_end == server || *server_end == '\0' ||
+          ((server[0] == '?' || server[0] == '.') && server_end == server + 1))
+        return FALSE;
+      share = server_end + 1;
+      share_end = share + strcspn (share, "\\/");
+      if (share_end == share)
+        return FALSE;
+      {
+        g_autofree char *spelled = g_strdup_printf ("\\\\%.*s\\%.*s", (int) (server_end - server),
+                                                    server, (int) (share_end - share), share);
+
+        *out_volume = g_utf8_casefold (spelled, -1);
+      }
+      rest = share_end;
+    }
+  else
+    return FALSE;
+
+  parts = g_strsplit_set (rest, "\\/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (*parts[i] == '\0' || g_str_equal (parts[i], "."))
+        continue;
+      if (g_str_equal (parts[i], ".."))
+        {
+          /* Win32 stops ".." at the drive or share, as "/.." is "/". */
+          if (names->len > 0)
+            g_ptr_array_remove_index (names, names->len - 1);
+          continue;
+        }
+      g_ptr_array_add (names, g_strdup (parts[i]));
+    }
+  return TRUE;
+}
+
+static gboolean
+same_name (const char *a, const char *b)
+{
+  g_autofree char *fa = g_utf8_casefold (a, -1);
+  g_autofree char *fb = g_utf8_casefold (b, -1);
+
+  return g_str_equal (fa, fb);
+}
+
+GStrv
+dsh_fence_windows_names_below (const char *path, const char *root)
+{
+  g_autoptr (GPtrArray) path_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) root_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GStrvBuilder) below = g_strv_builder_new ();
+  g_autofree char *path_volume = NULL;
+  g_autofree char *root_volume = NULL;
+
+  if (!g_utf8_validate (path, -1, NULL) || !g_utf8_validate (root, -1, NULL) ||
+      !parse_absolute (path, &path_volume, path_names) ||
+      !parse_absolute (root, &root_volume, root_names) ||
+      !g_str_equal (path_volume, root_volume) || path_names->len < root_names->len)
+    return NULL;
+  for (guint i = 0; i < root_names->len; i++)
+    if (!same_name (path_names->pdata[i], root_names->pdata[i]))
+      return NULL;
+  for (guint i = root_names->len; i < path_names->len; i++)
+    g_strv_builder_add (below, path_names->pdata[i]);
+  return g_strv_builder_end (below);
+}
+
+/* CON, PRN, AUX, NUL, COM0-9, LPT0-9 (the superscript digits too) and the console's own names,
+ * with or without an extension: Win32 hands them to the device, whatever directory they are
+ * spelled in. */
+static gboolean
+is_device_name (const char *name)
+{
+  static const char *const plain[] = { "con", "prn", "aux", "nul", "conin$", "conout$", NULL };
+  static const char *const superscripts[] = { "\xc2\xb9", "\xc2\xb2", "\xc2\xb3", NULL };
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+  char *dot = strchr (lower, '.');
+  gsize length;
+
+  if (dot != NULL)
+    *dot = '\0';
+  /* Win32 drops trailing spaces before it compares: "nul .txt" is NUL too. */
+  g_strchomp (lower);
+  if (g_strv_contains (plain, lower))
+    return TRUE;
+  if (!g_str_has_prefix (lower, "com") && !g_str_has_prefix (lower, "lpt"))
+    return FALSE;
+  length = strlen (lower);
+  return (length == 4 && g_ascii_isdigit (lower[3])) || g_strv_contains (superscripts, lower + 3);
+}
+
+const char *
+dsh_fence_windows_name_refusal (const char *name)
+{
+  gsize length = strlen (name);
+
+  if (length == 0 || g_str_equal (name, ".") || g_str_equal (name, ".."))
+    return "is not the name of a file";
+  if (strchr (name, ':') != NULL)
+    return "names an alternate data stream (\":\")";
+  for (const char *p = name; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || strchr ("<>\"|?*", *p) != NULL)
+      return "holds a character Windows does not allow in names";
+  if (name[length - 1] == '.' || name[length - 1] == ' ')
+    return "ends in a dot or a space, which Windows drops from the names it is given";
+  if (is_device_name (name))
+    return "is a device name on Windows";
+  return NULL;
+}

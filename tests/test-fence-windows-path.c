@@ -1,0 +1,125 @@
+/* test-fence-windows-path.c — how the fence reads Windows paths, on any host: which root a path
+ * lies below (drives and shares, either slash, case, "." and ".."), that verbatim, device and
+ * relative paths lie below none, and which names it refuses to open or create.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib.h>
+
+#include "dsh-fs-fence-windows-path-private.h"
+
+/* below is "a|b" for ["a", "b"], "" for [], NULL for NULL. */
+static void
+assert_below (const char *path, const char *root, const char *below)
+{
+  g_auto (GStrv) names = dsh_fence_windows_names_below (path, root);
+  g_autofree char *joined = names != NULL ? g_strjoinv ("|", names) : NULL;
+
+  if (g_strcmp0 (joined, below) != 0)
+    g_error ("below (%s, %s): expected %s, got %s", path, root, below ? below : "NULL",
+             joined ? joined : "NULL");
+}
+
+static void
+test_drive_paths (void)
+{
+  assert_below ("C:\\ws\\a\\b.txt", "C:\\ws", "a|b.txt");
+  assert_below ("C:\\ws", "C:\\ws", "");
+  assert_below ("C:\\ws\\", "C:\\ws", "");
+  assert_below ("C:\\ws\\a", "C:\\ws\\", "a");
+  assert_below ("C:\\a", "C:\\", "a");
+  /* Either slash, doubled or not. */
+  assert_below ("C:/ws//a/b", "C:\\ws", "a|b");
+  assert_below ("C:\\ws\\a", "C:/ws", "a");
+  /* A prefix that is not a whole name is another folder. */
+  assert_below ("C:\\wsx\\a", "C:\\ws", NULL);
+  assert_below ("C:\\ws", "C:\\ws\\a", NULL);
+  assert_below ("D:\\ws\\a", "C:\\ws", NULL);
+}
+
+static void
+test_case (void)
+{
+  /* Windows opens names whatever their case; the spelling below the root is kept. */
+  assert_below ("c:\\WS\\File.TXT", "C:\\ws", "File.TXT");
+  assert_below ("C:\\\xc3\x9cNI\\f", "C:\\\xc3\xbcni", "f");
+}
+
+static void
+test_dots (void)
+{
+  assert_below ("C:\\ws\\.\\a\\.", "C:\\ws", "a");
+  assert_below ("C:\\ws\\sub\\..\\f", "C:\\ws", "f");
+  assert_below ("C:\\ws\\..\\other\\f", "C:\\ws", NULL);
+  assert_below ("C:\\ws\\..", "C:\\ws", NULL);
+  /* ".." stops at the drive, as Win32 reads it. */
+  assert_below ("C:\\..\\..\\ws\\f", "C:\\ws", "f");
+}
+
+static void
+test_shares (void)
+{
+  assert_below ("\\\\Server\\Share\\ws\\f", "\\\\server\\share\\ws", "f");
+  assert_below ("//server/share/ws/f", "\\\\server\\share\\ws", "f");
+  assert_below ("\\\\server\\other\\ws\\f", "\\\\server\\share\\ws", NULL);
+  assert_below ("\\\\server\\share\\..\\..\\other\\ws", "\\\\server\\share\\ws", NULL);
+  assert_below ("\\\\server", "\\\\server\\share", NULL);
+  assert_below ("\\\\server\\share\\ws\\f", "C:\\ws", NULL);
+}
+
+static void
+test_never_below (void)
+{
+  /* Verbatim and device paths bypass Win32's reading of names: never routed. */
+  assert_below ("\\\\?\\C:\\ws\\f", "C:\\ws", NULL);
+  assert_below ("\\\\.\\C:\\ws\\f", "C:\\ws", NULL);
+  assert_below ("\\\\?\\UNC\\server\\share\\ws\\f", "\\\\server\\share\\ws", NULL);
+  /* Not even below a root spelled the same way: Win32 does not read them as it reads paths. */
+  assert_below ("\\\\?\\C:\\ws\\f", "\\\\?\\C:\\ws", NULL);
+  assert_below ("\\\\.\\pipe\\ws\\f", "\\\\.\\pipe\\ws", NULL);
+  /* Relative, drive-relative and root-relative: the caller makes them absolute first. */
+  assert_below ("ws\\f", "C:\\ws", NULL);
+  assert_below ("C:ws\\f", "C:\\ws", NULL);
+  assert_below ("\\ws\\f", "C:\\ws", NULL);
+  assert_below ("", "C:\\ws", NULL);
+  assert_below ("C:\\ws\\f", "", NULL);
+  assert_below ("C:\\ws\\\xff", "C:\\ws", NULL);
+}
+
+static void
+test_name_refusals (void)
+{
+  static const char *const fine[] = { "a.txt", "CONSOLE", "COM10", "com", "lpt", "nul-x",
+                                      ".hidden", "a b", "\xc3\xa9t\xc3\xa9", NULL };
+  static const char *const refused[] = {
+    "", ".", "..",
+    "a:stream", "a::$DATA", "a.txt:$INDEX_ALLOCATION",
+    "a.", "a ", "a. .",
+    "CON", "con.txt", "Nul", "nul .txt", "AUX", "prn.log", "COM1", "com9.x", "LPT1", "lpt0",
+    "CONIN$", "conout$", "COM\xc2\xb9", "lpt\xc2\xb3.txt",
+    "a<b", "a>b", "a|b", "a?", "a*", "a\"b", "a\x01", "\t",
+    NULL,
+  };
+
+  for (guint i = 0; fine[i] != NULL; i++)
+    if (dsh_fence_windows_name_refusal (fine[i]) != NULL)
+      g_error ("\"%s\" refused: %s", fine[i], dsh_fence_windows_name_refusal (fine[i]));
+  for (guint i = 0; refused[i] != NULL; i++)
+    if (dsh_fence_windows_name_refusal (refused[i]) == NULL)
+      g_error ("\"%s\" is not refused", refused[i]);
+  g_assert_cmpstr (dsh_fence_windows_name_refusal ("a:b"), ==,
+                   "names an alternate data stream (\":\")");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fence-windows-path/drive-paths", test_drive_paths);
+  g_test_add_func ("/fence-windows-path/case", test_case);
+  g_test_add_func ("/fence-windows-path/dots", test_dots);
+  g_test_add_func ("/fence-windows-path/shares", test_shares);
+  g_test_add_func ("/fence-windows-path/never-below", test_never_below);
+  g_test_add_func ("/fence-windows-path/name-refusals", test_name_refusals);
+  return g_test_run ();
+}
