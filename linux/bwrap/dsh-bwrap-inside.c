@@ -20,6 +20,18 @@
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
+#include "dsh-execvp.h"
+
+#ifndef STATX_TYPE
+/* A C library without statx (musl before 1.2.5): the kernel's own structure and call. */
+#include <linux/stat.h>
+
+static int
+statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *buffer)
+{
+  return (int) syscall (SYS_statx, dirfd, path, flags, mask, buffer);
+}
+#endif
 
 /* ---- the step inside the sandbox ----------------------------------------------------------- */
 
@@ -359,7 +371,7 @@ run_inside (int data, int self)
       at += strlen (buffer + at) + 1;
     }
   fflush (stderr);
-  execvp (items[0], items);
+  dsh_execvp (items[0], items);
   fprintf (stderr, "dsh-bwrap-exec: cannot execute '%s': %s\n", items[0], strerror (errno));
   return errno == ENOENT ? 127 : 126;
 }

@@ -37,6 +37,7 @@
 #include <linux/seccomp.h>
 
 #include "dsh-child-relay.h"
+#include "dsh-execvp.h"
 #include "dsh-landlock-exec.h"
 
 /* The Landlock uapi, spelled out here: Debian 12's <linux/landlock.h> stops at ABI 2, and the
@@ -296,6 +297,10 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 #define __NR_openat2 437
 #endif
 
+/* The access mode bits of open's flags as the kernel reads them. Not the C library's O_ACCMODE:
+ * musl's also holds O_PATH, and O_TRUNC | 3 would then never match. */
+#define KERNEL_ACCMODE 3
+
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
 #else
@@ -549,9 +554,9 @@ add_call (Filter *f, const Call *call, long abi, const SignalTargets *t)
         break;
       at = begin_block (f, call->nr);
       load_arg (f, call->kind == CALL_OPEN_FLAGS_1 ? 1 : 2);
-      emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, O_TRUNC | O_ACCMODE));
+      emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, O_TRUNC | KERNEL_ACCMODE));
       deny_if_equal (f, O_TRUNC | O_RDONLY);
-      deny_if_equal (f, O_TRUNC | O_ACCMODE);
+      deny_if_equal (f, O_TRUNC | KERNEL_ACCMODE);
       end_block (f, at, EACCES);
       break;
     case CALL_OPAQUE_OPEN:
@@ -727,7 +732,7 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
     child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
                 "landlock_restrict_self failed", strerror (errno));
   close (ruleset_fd);
-  execvp (command[0], command);
+  dsh_execvp (command[0], command);
 
   /* The confinement is in place and the command itself cannot be run: that is the command's
    * failure (as a shell reports it, 127 or 126), not the runner's, so no "fatal:" here. */
