@@ -4,7 +4,7 @@
 set -eu
 
 packages="
-  build-essential pkg-config meson ninja-build
+  build-essential pkg-config meson ninja-build musl-dev
   libglib2.0-dev libglib2.0-bin libjson-glib-dev
   bubblewrap git
   python3 python3-jsonschema

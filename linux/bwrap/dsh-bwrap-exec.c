@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -34,6 +33,7 @@
 #include <linux/openat2.h>
 
 #include "dsh-bwrap-exec.h"
+#include "dsh-child-relay.h"
 
 /* bubblewrap 0.8 refuses more than 9000 arguments, counting the command's and those read with
  * --args alike; past this many the command's argv travels in a memfd instead. */
@@ -198,14 +198,11 @@ forward_signal (int signum, siginfo_t *info, void *context)
     kill (bwrap_pid, signum);
 }
 
-static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
 /* With config names to watch, we stay as bwrap's parent and look after it exits (its PID
  * namespace, and with it every process of the call, is gone by then); else we become bwrap. */
 static int
 run_bwrap (char **argv)
 {
-  struct sigaction action = { 0 };
   int status = 0;
   pid_t child;
 
@@ -217,11 +214,7 @@ run_bwrap (char **argv)
 
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     fatal ("prctl(PR_SET_PDEATHSIG) failed: %s", strerror (errno));
-  action.sa_sigaction = forward_signal;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset (&action.sa_mask);
-  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
-    sigaction (forwarded_signals[i], &action, NULL);
+  dsh_catch_relayed_signals (forward_signal);
 
   child = vfork ();
   if (child < 0)
@@ -231,8 +224,7 @@ run_bwrap (char **argv)
       char line[PATH_MAX + 64];
       int len;
 
-      for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
-        signal (forwarded_signals[i], SIG_DFL);
+      dsh_default_relayed_signals ();
       execv (argv[0], argv);
       len = snprintf (line, sizeof line, FATAL_PREFIX "cannot execute '%s': %s\n", argv[0],
                       strerror (errno));
@@ -247,18 +239,7 @@ run_bwrap (char **argv)
   bwrap_pid = 0;
 
   undo_planted_config ();
-
-  if (WIFSIGNALED (status))
-    {
-      struct rlimit no_core = { 0, 0 };
-      int signum = WTERMSIG (status);
-
-      setrlimit (RLIMIT_CORE, &no_core);
-      signal (signum, SIG_DFL);
-      raise (signum);
-      return 128 + signum;
-    }
-  return WEXITSTATUS (status);
+  return dsh_exit_like_child (status);
 }
 
 int

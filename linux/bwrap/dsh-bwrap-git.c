@@ -55,22 +55,32 @@ join_normalised (const char *base, const char *relative)
   return out;
 }
 
-/* The first line of a small file (a .git file, commondir), without its newline. */
-static char *
-read_first_line (int dirfd, const char *name)
+/* The start of a small file in dirfd, NUL-terminated: whether it had anything to read. */
+static int
+read_small_file (int dirfd, const char *name, char *buffer, size_t size)
 {
-  char buffer[PATH_MAX + 16];
   /* Non-blocking: a FIFO put in its place must not stall the call. */
   int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   ssize_t n;
 
   if (fd < 0)
-    return NULL;
-  n = read (fd, buffer, sizeof buffer - 1);
+    return 0;
+  n = read (fd, buffer, size - 1);
   close (fd);
   if (n <= 0)
-    return NULL;
+    return 0;
   buffer[n] = '\0';
+  return 1;
+}
+
+/* The first line of a small file (a .git file, commondir), without its newline. */
+static char *
+read_first_line (int dirfd, const char *name)
+{
+  char buffer[PATH_MAX + 16];
+
+  if (!read_small_file (dirfd, name, buffer, sizeof buffer))
+    return NULL;
   buffer[strcspn (buffer, "\r\n")] = '\0';
   return format ("%s", buffer);
 }
@@ -169,17 +179,10 @@ static char *
 configured_worktree (int gitdir_fd)
 {
   char buffer[65536];
-  int fd = openat (gitdir_fd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   int in_core = 0;
-  ssize_t n;
 
-  if (fd < 0)
+  if (!read_small_file (gitdir_fd, "config", buffer, sizeof buffer))
     return NULL;
-  n = read (fd, buffer, sizeof buffer - 1);
-  close (fd);
-  if (n <= 0)
-    return NULL;
-  buffer[n] = '\0';
   for (char *line = strtok (buffer, "\n"); line != NULL; line = strtok (NULL, "\n"))
     {
       char *key = line + strspn (line, " \t");

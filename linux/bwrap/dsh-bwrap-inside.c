@@ -20,6 +20,18 @@
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
+#include "dsh-execvp.h"
+
+#ifndef STATX_TYPE
+/* A C library without statx (musl before 1.2.5): the kernel's own structure and call. */
+#include <linux/stat.h>
+
+static int
+statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *buffer)
+{
+  return (int) syscall (SYS_statx, dirfd, path, flags, mask, buffer);
+}
+#endif
 
 /* ---- the step inside the sandbox ----------------------------------------------------------- */
 
@@ -143,14 +155,14 @@ is_expected_writable (Identity id)
   return 0;
 }
 
-static unsigned long
-mount_id_of (int fd, const char *path)
+/* Which mount the file open as `fd` is on, what it is and its identity, in one call. */
+static void
+statx_with_mount (int fd, const char *path, struct statx *stx)
 {
-  struct statx stx;
+  const unsigned int wanted = STATX_MNT_ID | STATX_TYPE | STATX_INO;
 
-  if (statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) != 0 || !(stx.stx_mask & STATX_MNT_ID))
+  if (statx (fd, "", AT_EMPTY_PATH, wanted, stx) != 0 || (stx->stx_mask & wanted) != wanted)
     fatal ("cannot tell which mount '%s' is on: %s", path, strerror (errno));
-  return (unsigned long) stx.stx_mnt_id;
 }
 
 /* Where bwrap mounts fresh filesystems over the host's: /tmp only while it is private (told by
@@ -175,7 +187,7 @@ is_beneath_any (const char *path, const char *const *dirs)
 static void
 check_sandbox_mount (MountLine *mount)
 {
-  struct stat st;
+  struct statx stx;
   int fd;
 
   /* The host's own mounts below /dev, /proc and /tmp come along with the root bind and lie
@@ -191,19 +203,19 @@ check_sandbox_mount (MountLine *mount)
     return;
   if (fd < 0)
     fatal ("cannot check the writable mount at '%s': %s", mount->mount_point, strerror (errno));
-  if (mount_id_of (fd, mount->mount_point) != mount->id)
+  statx_with_mount (fd, mount->mount_point, &stx);
+  close (fd);
+  if (stx.stx_mnt_id != mount->id)
     {
       if (!shadowed)
         fatal ("the writable mount at '%s' is not the one reached by that path",
                mount->mount_point);
-      close (fd);
       return;
     }
-  if (fstat (fd, &st) != 0)
-    fatal ("cannot stat '%s': %s", mount->mount_point, strerror (errno));
-  if (!S_ISCHR (st.st_mode) && !is_expected_writable ((Identity) { st.st_dev, st.st_ino }))
+  if (!S_ISCHR (stx.stx_mode) &&
+      !is_expected_writable ((Identity) { makedev (stx.stx_dev_major, stx.stx_dev_minor),
+                                          stx.stx_ino }))
     fatal ("a writable mount at '%s' is not one this call asked for", mount->mount_point);
-  close (fd);
 }
 
 static void
@@ -359,7 +371,7 @@ run_inside (int data, int self)
       at += strlen (buffer + at) + 1;
     }
   fflush (stderr);
-  execvp (items[0], items);
+  dsh_execvp (items[0], items);
   fprintf (stderr, "dsh-bwrap-exec: cannot execute '%s': %s\n", items[0], strerror (errno));
   return errno == ENOENT ? 127 : 126;
 }

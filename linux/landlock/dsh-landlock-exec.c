@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <dirent.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +36,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "dsh-child-relay.h"
+#include "dsh-execvp.h"
 #include "dsh-landlock-exec.h"
 
 /* The Landlock uapi, spelled out here: Debian 12's <linux/landlock.h> stops at ABI 2, and the
@@ -296,6 +297,10 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 #define __NR_openat2 437
 #endif
 
+/* The access mode bits of open's flags as the kernel reads them. Not the C library's O_ACCMODE:
+ * musl's also holds O_PATH, and O_TRUNC | 3 would then never match. */
+#define KERNEL_ACCMODE 3
+
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
 #else
@@ -549,9 +554,9 @@ add_call (Filter *f, const Call *call, long abi, const SignalTargets *t)
         break;
       at = begin_block (f, call->nr);
       load_arg (f, call->kind == CALL_OPEN_FLAGS_1 ? 1 : 2);
-      emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, O_TRUNC | O_ACCMODE));
+      emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, O_TRUNC | KERNEL_ACCMODE));
       deny_if_equal (f, O_TRUNC | O_RDONLY);
-      deny_if_equal (f, O_TRUNC | O_ACCMODE);
+      deny_if_equal (f, O_TRUNC | KERNEL_ACCMODE);
       end_block (f, at, EACCES);
       break;
     case CALL_OPAQUE_OPEN:
@@ -636,8 +641,6 @@ forward_signal (int signum, siginfo_t *info, void *context)
     kill (command_pid, signum);
 }
 
-static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
 /* Kills every child we have. Orphans of the command are reparented to us (a subreaper), so
  * repeating this until none is left takes down the whole tree the command started. */
 static void
@@ -716,8 +719,7 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
   char what[PATH_MAX + 32];
   int errnum;
 
-  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
-    signal (forwarded_signals[i], SIG_DFL);
+  dsh_default_relayed_signals ();
   sigprocmask (SIG_SETMASK, mask, NULL);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
@@ -730,7 +732,7 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
     child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
                 "landlock_restrict_self failed", strerror (errno));
   close (ruleset_fd);
-  execvp (command[0], command);
+  dsh_execvp (command[0], command);
 
   /* The confinement is in place and the command itself cannot be run: that is the command's
    * failure (as a shell reports it, 127 or 126), not the runner's, so no "fatal:" here. */
@@ -745,7 +747,6 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
 static int
 supervise (int ruleset_fd, char **command)
 {
-  struct sigaction action = { 0 };
   sigset_t forwarded, previous;
   int status = 0;
   pid_t child;
@@ -759,15 +760,9 @@ supervise (int ruleset_fd, char **command)
 
   /* A signal that arrived before the command's pid is known would have nowhere to go: held
    * back until it is, then forwarded. */
-  sigemptyset (&forwarded);
-  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
-    sigaddset (&forwarded, forwarded_signals[i]);
+  dsh_relayed_signal_set (&forwarded);
   sigprocmask (SIG_BLOCK, &forwarded, &previous);
-  action.sa_sigaction = forward_signal;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset (&action.sa_mask);
-  for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
-    sigaction (forwarded_signals[i], &action, NULL);
+  dsh_catch_relayed_signals (forward_signal);
 
   /* vfork: the child borrows our memory (nothing is copied, and we take no copy-on-write faults
    * afterwards) and we wait until it has exec'd; it only makes system calls before that. */
@@ -790,19 +785,7 @@ supervise (int ruleset_fd, char **command)
     }
   command_pid = 0;
   reap_leftovers ();
-
-  if (WIFSIGNALED (status))
-    {
-      struct rlimit no_core = { 0, 0 };
-      int signum = WTERMSIG (status);
-
-      /* Die the same way, so the caller sees the signal, not a made-up status. */
-      setrlimit (RLIMIT_CORE, &no_core);
-      signal (signum, SIG_DFL);
-      raise (signum);
-      return 128 + signum;
-    }
-  return WEXITSTATUS (status);
+  return dsh_exit_like_child (status);
 }
 
 int

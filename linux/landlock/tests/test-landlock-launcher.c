@@ -845,6 +845,35 @@ test_missing_command_not_runner_failure (Fixture *f, gconstpointer data)
   g_assert_null (strstr (run.err, "fatal"));
 }
 
+/* A script without a #! line runs under /bin/sh, named by path or found on PATH, as it would
+ * with the C library's execvp outside the sandbox. */
+static void
+test_script_without_interpreter_line (Fixture *f, gconstpointer data)
+{
+  g_auto (DshTestRun) by_path = { 0 };
+  g_auto (DshTestRun) by_name = { 0 };
+  g_autofree char *script = g_build_filename (f->ws, "plain-script", NULL);
+  g_autofree char *path_env = g_strdup_printf ("PATH=%s:/usr/bin:/bin", f->ws);
+  const char *launcher = dsh_test_getenv_required ("DSH_LANDLOCK_EXEC");
+  const char *path_argv[] = { launcher, "--", script, "one", "two", NULL };
+  const char *name_argv[] = { launcher, "--", "plain-script", "three", NULL };
+  const char *env[] = { path_env, NULL };
+
+  if (!dsh_test_require_landlock ())
+    return;
+
+  dsh_test_write_file (script, "echo \"ran $# $*\"\n");
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+
+  dsh_test_run (&by_path, path_argv, NULL, NULL, NULL);
+  g_assert_cmpint (by_path.exit_code, ==, 0);
+  g_assert_cmpstr (by_path.out, ==, "ran 2 one two\n");
+
+  dsh_test_run (&by_name, name_argv, env, NULL, NULL);
+  g_assert_cmpint (by_name.exit_code, ==, 0);
+  g_assert_cmpstr (by_name.out, ==, "ran 1 three\n");
+}
+
 static void
 test_status_and_stdin_pass_through (Fixture *f, gconstpointer data)
 {
@@ -897,6 +926,7 @@ main (int argc, char **argv)
   ADD ("symlinked-root-refused", test_symlinked_root_refused);
   ADD ("usage-errors", test_usage_errors);
   ADD ("missing-command-not-runner-failure", test_missing_command_not_runner_failure);
+  ADD ("script-without-interpreter-line", test_script_without_interpreter_line);
   ADD ("status-and-stdin-pass-through", test_status_and_stdin_pass_through);
 #undef ADD
 
