@@ -304,6 +304,16 @@ dsh_serve_request_parse (const char *line,
                          DshServeRequest *request,
                          GError **error)
 {
+  return dsh_serve_request_parse_quick (line, length, request) ||
+         dsh_serve_request_parse_tree (line, length, request, error);
+}
+
+gboolean
+dsh_serve_request_parse_tree (const char *line,
+                              gsize length,
+                              DshServeRequest *request,
+                              GError **error)
+{
   static const char *const top_members[] = { "id", "method", "params", NULL };
   g_autoptr (JsonObject) object = NULL;
   g_autoptr (GError) local_error = NULL;
