@@ -178,6 +178,10 @@ typedef struct {
   char *resolved;
   /* A directory the walk came through was moved while it walked. */
   gboolean moved;
+  /* With resolved: where the walk ended, still open (O_PATH), so that what is recorded as
+   * granted is the very directory the walk reached. */
+  gboolean has_fd;
+  int fd;
 } Walk;
 
 static void
@@ -188,6 +192,9 @@ walk_clear (Walk *walk)
   g_clear_pointer (&walk->planted, g_free);
   g_clear_pointer (&walk->granted_dir, g_free);
   g_clear_pointer (&walk->resolved, g_free);
+  if (walk->has_fd)
+    close (walk->fd);
+  walk->has_fd = FALSE;
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Walk, walk_clear)
@@ -399,10 +406,11 @@ lexical_join (const char *path)
 }
 
 /* One kernel lookup of path that refuses every symlink on the way: when it succeeds, path has
- * none, and (without "..") its lexical form is where the walk would end. 1 when it did, 0 when
- * a symlink is on the way (or the lookup is not available), -1 when nothing is there. */
+ * none, and (without "..") its lexical form is where the walk would end. 1 when it did (*out_fd
+ * is what it reached, O_PATH), 0 when a symlink is on the way (or the lookup is not available),
+ * -1 when nothing is there. */
 static int
-resolves_without_symlinks (const char *path)
+resolves_without_symlinks (const char *path, int *out_fd)
 {
 #ifdef __linux__
   struct open_how how = { 0 };
@@ -415,7 +423,7 @@ resolves_without_symlinks (const char *path)
   fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
   if (fd >= 0)
     {
-      close (fd);
+      *out_fd = fd;
       return 1;
     }
   return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? -1 : 0;
@@ -541,6 +549,9 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
     }
 
   walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
+  walk->has_fd = here >= 0;
+  walk->fd = here;
+  here = -1;
 out:
   close_fd (&here);
 }
@@ -551,9 +562,10 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
   walk->links = g_ptr_array_new_with_free_func (g_free);
   walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
   /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
-  switch (resolves_without_symlinks (path))
+  switch (resolves_without_symlinks (path, &walk->fd))
     {
     case 1:
+      walk->has_fd = TRUE;
       walk->resolved = lexical_join (path);
       return;
     case -1:
@@ -884,6 +896,25 @@ check_links_outside (const Walk *walk, const char *spelled, GPtrArray *roots, GE
   return TRUE;
 }
 
+/* The walk of walks or extra_walks that ended at root and still holds what it reached. */
+static const Walk *
+walk_reaching (const Walk *const *walks, guint n_walks, GArray *extra_walks, const char *root)
+{
+  for (guint w = 0; w < n_walks; w++)
+    {
+      if (walks[w]->has_fd && g_strcmp0 (walks[w]->resolved, root) == 0)
+        return walks[w];
+    }
+  for (guint i = 0; i < extra_walks->len; i++)
+    {
+      const Walk *walk = &g_array_index (extra_walks, Walk, i);
+
+      if (walk->has_fd && g_strcmp0 (walk->resolved, root) == 0)
+        return walk;
+    }
+  return NULL;
+}
+
 typedef enum {
   /* Record the roots as granted (a call that hands them out). */
   RESOLVE_RECORD = 1 << 0,
@@ -1013,7 +1044,12 @@ resolve_roots (const char *spelled_workspace,
     return FALSE;
   for (guint r = 0; record && roots->pdata[r] != NULL; r++)
     {
-      if (!dsh_root_grants_record (grants, roots->pdata[r], error))
+      const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
+                                           roots->pdata[r]);
+
+      if (!(reached != NULL
+              ? dsh_root_grants_record_at (grants, roots->pdata[r], reached->fd, error)
+              : dsh_root_grants_record (grants, roots->pdata[r], error)))
         return FALSE;
     }
   *out_roots = (GStrv) g_ptr_array_steal (roots, NULL);
