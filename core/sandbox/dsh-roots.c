@@ -796,17 +796,22 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
   g_ptr_array_add (roots, g_canonicalize_filename (policy->workspace_root, NULL));
   {
     g_autofree char *canonical_tmp = dsh_canonical_path (tmp);
-    g_autofree char *canonical_tmpdir = g_path_is_absolute (tmpdir)
-                                          ? dsh_canonical_path (tmpdir)
-                                          : NULL;
-    g_autofree char *why = canonical_tmpdir != NULL
-                             ? root_refusal (canonical_tmpdir, policy->workspace_root)
-                             : NULL;
+    /* The same spelling resolves once. */
+    g_autofree char *canonical_tmpdir = !g_path_is_absolute (tmpdir) ? NULL
+                                        : g_str_equal (tmpdir, tmp)  ? g_strdup (canonical_tmp)
+                                                                     : dsh_canonical_path (tmpdir);
+    gboolean tmp_added = !g_str_equal (canonical_tmp, "/");
 
-    if (!g_str_equal (canonical_tmp, "/"))
+    if (tmp_added)
       add_unique (roots, canonical_tmp);
-    if (canonical_tmpdir != NULL && why == NULL)
-      add_unique (roots, canonical_tmpdir);
+    /* A temp directory that is /tmp itself, added already, needs no check. */
+    if (canonical_tmpdir != NULL && !(tmp_added && g_str_equal (canonical_tmpdir, canonical_tmp)))
+      {
+        g_autofree char *why = root_refusal (canonical_tmpdir, policy->workspace_root);
+
+        if (why == NULL)
+          add_unique (roots, canonical_tmpdir);
+      }
   }
   for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
        i++)
@@ -843,11 +848,14 @@ add_temp_roots (GPtrArray *roots,
                                                             ? tmpdir_walk->resolved
                                                             : tmpdir,
                                                           NULL);
-  g_autofree char *why = root_refusal (tmpdir_root, workspace_root);
+  g_autofree char *why = NULL;
 
   if (g_str_equal (tmp_root, "/"))
     return refuse_temp_root (error, tmp, tmp_root, "is /");
-  if (!g_str_equal (tmpdir_root, tmp_root) && why != NULL)
+  /* A temp directory that is /tmp itself adds nothing, so nothing needs checking (nor $HOME
+   * resolving). */
+  if (!g_str_equal (tmpdir_root, tmp_root) &&
+      (why = root_refusal (tmpdir_root, workspace_root)) != NULL)
     return refuse_temp_root (error, tmpdir, tmpdir_root, why);
   add_unique (roots, tmp_root);
   add_unique (roots, tmpdir_root);
