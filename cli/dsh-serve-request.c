@@ -6,6 +6,7 @@
  */
 #include "dsh-serve-request.h"
 
+#include <poll.h>
 #include <string.h>
 
 #include "dsh-json-strict-private.h"
@@ -431,4 +432,19 @@ dsh_serve_read_line (FILE *in, GString *line, gboolean *too_long)
         g_string_append_c (line, (char) c);
     }
   return c != EOF || line->len > 0 || *too_long;
+}
+
+gboolean
+dsh_serve_input_pending (FILE *in)
+{
+#ifdef __GLIBC__
+  struct pollfd ready = { .fd = fileno (in), .events = POLLIN };
+
+  /* Already read into the stream's buffer, or waiting in the pipe. */
+  if (in->_IO_read_ptr < in->_IO_read_end)
+    return TRUE;
+  return poll (&ready, 1, 0) == 1 && (ready.revents & POLLIN) != 0;
+#else
+  return FALSE;
+#endif
 }

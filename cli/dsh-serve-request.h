@@ -98,6 +98,9 @@ gboolean     dsh_serve_request_parse_quick (const char      *line,
 gboolean     dsh_serve_read_line        (FILE            *in,
                                          GString         *line,
                                          gboolean        *too_long);
+/* Whether more input can be read from in at once, without waiting (FALSE when that cannot be
+ * told). */
+gboolean     dsh_serve_input_pending    (FILE            *in);
 
 /* The escalate method (dsh-serve-escalate.c): one turn of request->session in which the client
  * is asked on out and answers on in. The grant {"mode", "outcome", "callId"}, or the refusal
