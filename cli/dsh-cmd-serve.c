@@ -97,7 +97,6 @@ response_text (JsonNode *id, JsonNode *result, const GError *error)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
   g_autoptr (JsonNode) response = NULL;
-  g_autofree char *text = NULL;
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "id");
