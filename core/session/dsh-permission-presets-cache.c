@@ -7,19 +7,19 @@
 #include "dsh-permission-presets-cache-private.h"
 
 #include <glib/gstdio.h>
-#include <sys/stat.h>
 
-/* A file changed this recently (microseconds) may change again without its times moving: the
- * kernel stamps them from a clock that advances in ticks, and a network filesystem's clock may
- * be behind ours. */
+/* A file changed this recently (microseconds) may change again without its times moving: they
+ * are read here in whole seconds, the kernel stamps them from a clock that advances in ticks,
+ * and a network filesystem's clock may be behind ours. A file kept only once it is older than
+ * this has times that any later change moves. */
 #define RECENT_CHANGE_US (2 * G_USEC_PER_SEC)
 
 typedef struct {
   guint64 dev;
   guint64 ino;
   gint64 size;
-  gint64 mtime_ns;
-  gint64 ctime_ns;
+  gint64 mtime_s;
+  gint64 ctime_s;
 } FileIdentity;
 
 static GMutex cache_lock;
@@ -39,13 +39,8 @@ identity_of (const char *path, FileIdentity *identity)
   identity->dev = (guint64) st.st_dev;
   identity->ino = (guint64) st.st_ino;
   identity->size = (gint64) st.st_size;
-#ifdef __linux__
-  identity->mtime_ns = (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-  identity->ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-#else
-  identity->mtime_ns = (gint64) st.st_mtime * 1000000000;
-  identity->ctime_ns = (gint64) st.st_ctime * 1000000000;
-#endif
+  identity->mtime_s = (gint64) st.st_mtime;
+  identity->ctime_s = (gint64) st.st_ctime;
   return TRUE;
 }
 
@@ -53,7 +48,7 @@ static gboolean
 identity_equal (const FileIdentity *a, const FileIdentity *b)
 {
   return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-         a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+         a->mtime_s == b->mtime_s && a->ctime_s == b->ctime_s;
 }
 
 /* Is the kept table the one path (with $HOME as it is) would read now? Called locked. */
@@ -99,8 +94,8 @@ dsh_permission_presets_load_cached (const char *path, GError **error)
   presets = dsh_permission_presets_new_from_file (path, error);
   if (presets == NULL || !known_before || !identity_of (path, &after) ||
       !identity_equal (&before, &after) ||
-      before.ctime_ns / 1000 >= started_us - RECENT_CHANGE_US ||
-      before.mtime_ns / 1000 >= started_us - RECENT_CHANGE_US)
+      before.ctime_s * G_USEC_PER_SEC >= started_us - RECENT_CHANGE_US ||
+      before.mtime_s * G_USEC_PER_SEC >= started_us - RECENT_CHANGE_US)
     return presets;
 
   g_mutex_lock (&cache_lock);
