@@ -31,6 +31,9 @@ static const Variable variables[] = {
     "seconds an --approver command may take to answer" },
   { "DSH_SANDBOX_SERVE_PROVIDERS", "serve",
     "how many workspaces' providers are kept (default 64)" },
+  { "DSH_SANDBOX_SERVE_THREADS", "serve",
+    "how many threads answer confines sent faster than one answers them (default 2, 1 on one "
+    "core)" },
   { "TMPDIR", "probe confine exec session policy describe serve",
     "the temp directory: a writable root under workspace-write, refused when it is /, a "
     "system directory, $HOME or an ancestor of $HOME or of the workspace" },

@@ -9,15 +9,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "dsh-roots-private.h"
+#include "dsh-permission-presets-cache-private.h"
 
 DshPermissionPresets *
 dsh_cli_load_presets (GError **error)
 {
   const char *path = g_getenv ("DSH_SANDBOX_CONFIG");
 
-  if (path == NULL || *path == '\0')
-    return dsh_permission_presets_new ();
-  return dsh_permission_presets_new_from_file (path, error);
+  /* Read again only when the file changed: serve asks on every call. */
+  return dsh_permission_presets_load_cached (path != NULL && *path != '\0' ? path : NULL, error);
 }
 
 DshPolicyService *

@@ -16,7 +16,10 @@
  * made once: a confine costs microseconds, not a process. The providers belong to a generation
  * (dsh-serve-generation.c) that a change in a module directory replaces; each keeps at most
  * DSH_SANDBOX_SERVE_PROVIDERS (default 64), the least recently used dropped first, so a
- * long-lived server's memory does not grow with the workspaces it has seen. Schemas:
+ * long-lived server's memory does not grow with the workspaces it has seen. Confines that
+ * arrive faster than one thread answers them go to worker threads (dsh-serve-pipeline.c),
+ * DSH_SANDBOX_SERVE_THREADS of them (default 2), their answers still in request order; every
+ * other method waits for the confines before it and runs alone. Schemas:
  * serve-request, serve-response and one per result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -27,6 +30,7 @@
 #include "dsh-json-strict-private.h"
 #include "dsh-serve-confined.h"
 #include "dsh-serve-generation.h"
+#include "dsh-serve-pipeline.h"
 #include "dsh-serve-request.h"
 
 /* How many workspaces' providers a generation keeps; the least recently used is dropped beyond
@@ -65,13 +69,34 @@ error_code (const GError *error)
   return "FAILED";
 }
 
-/* Writes one response line; takes result (NULL with an error). */
-static void
-respond (JsonNode *id, JsonNode *result, const GError *error)
+/* How many threads answer confines a client sends faster than one answers them: two where
+ * there are two cores, else one (all on the main thread). */
+static gboolean
+read_threads (guint *out_threads, GError **error)
+{
+  const char *text = g_getenv ("DSH_SANDBOX_SERVE_THREADS");
+  guint64 value;
+
+  *out_threads = MIN (g_get_num_processors (), 2);
+  if (text == NULL || *text == '\0')
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, 1, 16, &value, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "DSH_SANDBOX_SERVE_THREADS must be a whole number of threads from 1 to 16 "
+                   "(not \"%s\")", text);
+      return FALSE;
+    }
+  *out_threads = (guint) value;
+  return TRUE;
+}
+
+/* One response line (without its newline); takes result (NULL with an error). */
+static char *
+response_text (JsonNode *id, JsonNode *result, const GError *error)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
   g_autoptr (JsonNode) response = NULL;
-  g_autofree char *text = NULL;
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "id");
@@ -98,7 +123,15 @@ respond (JsonNode *id, JsonNode *result, const GError *error)
     }
   json_builder_end_object (builder);
   response = json_builder_get_root (builder);
-  text = dsh_json_strict_to_string (response, FALSE);
+  return dsh_json_strict_to_string (response, FALSE);
+}
+
+/* Writes one response line; takes result (NULL with an error). */
+static void
+respond (JsonNode *id, JsonNode *result, const GError *error)
+{
+  g_autofree char *text = response_text (id, result, error);
+
   printf ("%s\n", text);
   fflush (stdout);
 }
@@ -140,41 +173,37 @@ session_switch (const char *session, DshCliSessionSwitch kind, const char *value
   return notice_result (notice);
 }
 
+/* On any thread: confines run on the pipeline's workers too. */
 static DshConfinedArgv *
 confine (DshServeGeneration *generation, const DshServeRequest *request, GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshLocalProvider) provider = NULL;
 
   policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
                                    (const char *const *) request->writable_roots, error);
   if (policy == NULL)
     return NULL;
-  return dsh_sandbox_provider_confine (
-    DSH_SANDBOX_PROVIDER (dsh_serve_generation_provider (generation, policy)),
-    (const char *const *) request->argv, policy, error);
+  provider = dsh_serve_generation_dup_provider (generation, policy);
+  return dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
+                                       (const char *const *) request->argv, policy, error);
 }
 
-/* A confine answered without a JSON tree (the most frequent call); FALSE when it must take the
- * general way (an error, or an id of an unusual kind). */
-static gboolean
-respond_confined (DshServeGeneration *generation, const DshServeRequest *request,
-                  GError **error)
+/* The answer to a confine, written without a JSON tree when it can be (the most frequent call:
+ * not an error, an id of the usual kinds). */
+static char *
+confine_answer (DshServeGeneration *generation, const DshServeRequest *request)
 {
-  g_autoptr (DshConfinedArgv) confined = confine (generation, request, error);
-  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshConfinedArgv) confined = confine (generation, request, &error);
+  char *text;
 
   if (confined == NULL)
-    return FALSE;
+    return response_text (request->id, NULL, error);
   text = dsh_serve_confined_response (request->id, confined);
-  if (text == NULL)
-    {
-      respond (request->id, dsh_confined_argv_to_json (confined), NULL);
-      return TRUE;
-    }
-  fputs (text, stdout);
-  fputc ('\n', stdout);
-  fflush (stdout);
-  return TRUE;
+  if (text != NULL)
+    return text;
+  return response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
 }
 
 static JsonNode *
@@ -271,8 +300,9 @@ dsh_cmd_serve (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) line = g_string_new (NULL);
   g_autoptr (DshServeGenerations) generations = NULL;
+  g_autoptr (DshServePipeline) pipeline = NULL;
   gboolean too_long;
-  guint capacity;
+  guint capacity, threads;
 
   dsh_cli_describe_environment (context, "serve");
   g_option_context_set_summary (context, "JSON-lines requests on stdin, responses on stdout "
@@ -282,10 +312,12 @@ dsh_cmd_serve (int argc, char **argv)
                                          "session.setPreset, describe). A change in a module "
                                          "directory starts a new generation of providers.");
   if (!dsh_cli_parse_options (context, argc, argv, &error) ||
-      !read_capacity (&capacity, &error))
+      !read_capacity (&capacity, &error) || !read_threads (&threads, &error))
     return dsh_cli_fail_error (error);
 
   generations = dsh_serve_generations_new (capacity);
+  if (threads > 1)
+    pipeline = dsh_serve_pipeline_new (stdout, threads, confine_answer);
   while (dsh_serve_read_line (stdin, line, &too_long))
     {
       DshServeRequest request;
@@ -296,6 +328,8 @@ dsh_cmd_serve (int argc, char **argv)
         {
           g_set_error (&request_error, DSH_SERVE_ERROR, DSH_SERVE_ERROR_PARSE_ERROR,
                        "the request line is longer than %d bytes", DSH_SERVE_MAX_LINE);
+          if (pipeline != NULL)
+            dsh_serve_pipeline_drain (pipeline);
           respond (NULL, NULL, request_error);
           continue;
         }
@@ -309,15 +343,31 @@ dsh_cmd_serve (int argc, char **argv)
 
           if (request.method == DSH_SERVE_METHOD_CONFINE)
             {
-              if (respond_confined (generation, &request, &request_error))
+              g_autofree char *text = NULL;
+
+              /* More requests already waiting, or answers still being made: to a worker, so
+               * both cores answer. Else here, without a hand-over between threads. */
+              if (pipeline != NULL &&
+                  (!dsh_serve_pipeline_is_idle (pipeline) || dsh_serve_input_pending (stdin)))
                 {
-                  dsh_serve_request_clear (&request);
+                  dsh_serve_pipeline_push (pipeline, generation, &request);
                   continue;
                 }
+              text = confine_answer (generation, &request);
+              fputs (text, stdout);
+              fputc ('\n', stdout);
+              fflush (stdout);
+              dsh_serve_request_clear (&request);
+              continue;
             }
-          else
-            result = handle (generations, generation, &request, &request_error);
+          /* Every other method runs alone, after every confine before it has been answered
+           * (escalate reads stdin itself, reload changes the generation). */
+          if (pipeline != NULL)
+            dsh_serve_pipeline_drain (pipeline);
+          result = handle (generations, generation, &request, &request_error);
         }
+      else if (pipeline != NULL)
+        dsh_serve_pipeline_drain (pipeline);
       respond (request.id, g_steal_pointer (&result), request_error);
       dsh_serve_request_clear (&request);
     }

@@ -5,16 +5,33 @@
  */
 #include "dsh-json-writer.h"
 
+/* Bytes written as they are inside a JSON string. */
+static inline gboolean
+is_plain (unsigned char c)
+{
+  return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f;
+}
+
 void
 dsh_json_append_string (GString *out, const char *value)
 {
   g_autofree char *made_valid = NULL;
+  const unsigned char *p;
 
   if (!g_utf8_validate (value, -1, NULL))
     value = made_valid = g_utf8_make_valid (value, -1);
   g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) value; *p != '\0'; p++)
+  for (p = (const unsigned char *) value; *p != '\0'; p++)
     {
+      const unsigned char *run = p;
+
+      /* Plain runs in one copy: most strings are nothing else. */
+      while (is_plain (*p))
+        p++;
+      if (p > run)
+        g_string_append_len (out, (const char *) run, p - run);
+      if (*p == '\0')
+        break;
       switch (*p)
         {
         case '"':
@@ -33,10 +50,7 @@ dsh_json_append_string (GString *out, const char *value)
           g_string_append (out, "\\t");
           break;
         default:
-          if (*p < 0x20 || *p == 0x7f)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
+          g_string_append_printf (out, "\\u%04x", *p);
         }
     }
   g_string_append_c (out, '"');

@@ -13,7 +13,11 @@
 static void
 append_strv_member (GString *out, const char *name, const char *const *strv, gboolean first)
 {
-  g_string_append_printf (out, "%s\"%s\":[", first ? "" : ",", name);
+  if (!first)
+    g_string_append_c (out, ',');
+  g_string_append_c (out, '"');
+  g_string_append (out, name);
+  g_string_append (out, "\":[");
   for (gsize i = 0; strv != NULL && strv[i] != NULL; i++)
     {
       if (i > 0)

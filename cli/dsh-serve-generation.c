@@ -20,6 +20,8 @@ typedef struct {
 struct _DshServeGeneration {
   gatomicrefcount ref;
   guint number;
+  /* Guards the table and the queue: confines run on more than one thread. */
+  GMutex lock;
   /* workspace root and extra roots ("" for probe) -> KeptProvider */
   GHashTable *providers;
   /* The keys, most recently used first; the links own nothing (the table owns the keys). */
@@ -42,6 +44,7 @@ generation_new (guint number, guint capacity)
   g_atomic_ref_count_init (&self->ref);
   self->number = number;
   self->capacity = capacity;
+  g_mutex_init (&self->lock);
   self->providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) kept_provider_free);
   return self;
@@ -61,11 +64,13 @@ dsh_serve_generation_unref (DshServeGeneration *self)
     return;
   g_queue_clear (&self->recency);
   g_hash_table_unref (self->providers);
+  g_mutex_clear (&self->lock);
   g_free (self);
 }
 
-DshLocalProvider *
-dsh_serve_generation_provider (DshServeGeneration *self, const DshSandboxPolicy *policy)
+/* Called locked. */
+static DshLocalProvider *
+kept_provider (DshServeGeneration *self, const DshSandboxPolicy *policy)
 {
   /* One provider per set of roots a confined command may write (workspace and extra roots): its
    * trust checks depend on them. */
@@ -85,8 +90,8 @@ dsh_serve_generation_provider (DshServeGeneration *self, const DshSandboxPolicy 
       return kept->provider;
     }
 
-  /* Calls answered so far are done with an evicted provider (one call at a time), and results
-   * outlive their provider. */
+  /* A call still using an evicted provider holds its own reference, and results outlive their
+   * provider. */
   while (g_hash_table_size (self->providers) >= self->capacity)
     g_hash_table_remove (self->providers, g_queue_pop_tail (&self->recency));
 
@@ -102,6 +107,28 @@ dsh_serve_generation_provider (DshServeGeneration *self, const DshSandboxPolicy 
   kept->link = self->recency.head;
   g_hash_table_insert (self->providers, g_steal_pointer (&key), kept);
   return kept->provider;
+}
+
+DshLocalProvider *
+dsh_serve_generation_provider (DshServeGeneration *self, const DshSandboxPolicy *policy)
+{
+  DshLocalProvider *provider;
+
+  g_mutex_lock (&self->lock);
+  provider = kept_provider (self, policy);
+  g_mutex_unlock (&self->lock);
+  return provider;
+}
+
+DshLocalProvider *
+dsh_serve_generation_dup_provider (DshServeGeneration *self, const DshSandboxPolicy *policy)
+{
+  DshLocalProvider *provider;
+
+  g_mutex_lock (&self->lock);
+  provider = g_object_ref (kept_provider (self, policy));
+  g_mutex_unlock (&self->lock);
+  return provider;
 }
 
 guint

@@ -16,10 +16,13 @@ DshServeGeneration *dsh_serve_generation_ref      (DshServeGeneration *self);
 /* The last reference closes the generation's providers and, with them, its modules. */
 void                dsh_serve_generation_unref    (DshServeGeneration *self);
 /* The provider this generation keeps for policy's workspace and extra writable roots (NULL: the
- * one probe answers for); borrowed, valid while the caller holds its reference. Call from one
- * thread at a time. */
+ * one probe answers for); borrowed, valid while the caller holds its reference and no other
+ * call can evict it (no confine runs on another thread). */
 DshLocalProvider   *dsh_serve_generation_provider (DshServeGeneration     *self,
                                                    const DshSandboxPolicy *policy);
+/* The same, as a new reference: for confines, which may run on several threads at once. */
+DshLocalProvider   *dsh_serve_generation_dup_provider (DshServeGeneration     *self,
+                                                       const DshSandboxPolicy *policy);
 guint               dsh_serve_generation_number   (DshServeGeneration *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshServeGeneration, dsh_serve_generation_unref)

@@ -6,6 +6,7 @@
  */
 #include "dsh-serve-request.h"
 
+#include <poll.h>
 #include <string.h>
 
 #include "dsh-json-strict-private.h"
@@ -304,6 +305,16 @@ dsh_serve_request_parse (const char *line,
                          DshServeRequest *request,
                          GError **error)
 {
+  return dsh_serve_request_parse_quick (line, length, request) ||
+         dsh_serve_request_parse_tree (line, length, request, error);
+}
+
+gboolean
+dsh_serve_request_parse_tree (const char *line,
+                              gsize length,
+                              DshServeRequest *request,
+                              GError **error)
+{
   static const char *const top_members[] = { "id", "method", "params", NULL };
   g_autoptr (JsonObject) object = NULL;
   g_autoptr (GError) local_error = NULL;
@@ -421,4 +432,19 @@ dsh_serve_read_line (FILE *in, GString *line, gboolean *too_long)
         g_string_append_c (line, (char) c);
     }
   return c != EOF || line->len > 0 || *too_long;
+}
+
+gboolean
+dsh_serve_input_pending (FILE *in)
+{
+#ifdef __GLIBC__
+  struct pollfd ready = { .fd = fileno (in), .events = POLLIN };
+
+  /* Already read into the stream's buffer, or waiting in the pipe. */
+  if (in->_IO_read_ptr < in->_IO_read_end)
+    return TRUE;
+  return poll (&ready, 1, 0) == 1 && (ready.revents & POLLIN) != 0;
+#else
+  return FALSE;
+#endif
 }

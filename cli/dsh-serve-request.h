@@ -80,12 +80,27 @@ gboolean     dsh_serve_request_parse    (const char      *line,
                                          GError         **error);
 void         dsh_serve_request_clear    (DshServeRequest *request);
 
+/* The two ways dsh_serve_request_parse() takes. The general one builds a JSON tree and checks
+ * it member by member; the quick one (dsh-serve-request-quick.c) reads the usual confine request
+ * in one pass, and FALSE from it (the request zeroed) only means "not mine": the general way
+ * then reads the line, so every refusal and its text is the general way's. */
+gboolean     dsh_serve_request_parse_tree  (const char      *line,
+                                            gsize            length,
+                                            DshServeRequest *request,
+                                            GError         **error);
+gboolean     dsh_serve_request_parse_quick (const char      *line,
+                                            gsize            length,
+                                            DshServeRequest *request);
+
 /* Reads one line (without its newline) into line; FALSE at the end of input. A line over
  * DSH_SERVE_MAX_LINE bytes is read to its end but kept empty, with *too_long set. */
 #define DSH_SERVE_MAX_LINE (1024 * 1024)
 gboolean     dsh_serve_read_line        (FILE            *in,
                                          GString         *line,
                                          gboolean        *too_long);
+/* Whether more input can be read from in at once, without waiting (FALSE when that cannot be
+ * told). */
+gboolean     dsh_serve_input_pending    (FILE            *in);
 
 /* The escalate method (dsh-serve-escalate.c): one turn of request->session in which the client
  * is asked on out and answers on in. The grant {"mode", "outcome", "callId"}, or the refusal

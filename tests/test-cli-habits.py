@@ -86,6 +86,7 @@ READERS = {
     'core/sandbox/dsh-root-grants.c': ROOTS,
     'core/session/dsh-session-fold-cache.c': SESSIONS,
     'core/session/dsh-permission-presets.c': SESSIONS,
+    'core/session/dsh-permission-presets-cache.c': SESSIONS,
     'cli/dsh-cli-session.c': SESSIONS,
     'cli/dsh-sandbox-front.c': ['exec'],
     'core/session/dsh-command-answerer.c': ['exec'],

@@ -6,6 +6,14 @@
  */
 #include "dsh-test-util.h"
 
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "dsh-permission-presets-cache-private.h"
+
 /* A new session log in a fresh temporary directory, which is also its cwd. */
 static DshSessionLog *
 new_session (const char *name)
@@ -411,6 +419,83 @@ test_config_file (void)
                    DSH_APPROVAL_POLICY_NEVER);
 }
 
+/* The kept table is handed out again only while the file is the very file it was read from:
+ * rewritten in place (same size, its modification time put back), replaced by a rename or
+ * removed, the next load reads it again and says what it says now. */
+static void
+test_config_cache (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *other = g_build_filename (dir, "other.json", NULL);
+  g_autoptr (DshPermissionPresets) first = NULL;
+  g_autoptr (DshPermissionPresets) again = NULL;
+  g_autoptr (DshPermissionPresets) changed = NULL;
+  g_autoptr (DshPermissionPresets) replaced = NULL;
+  g_autoptr (GError) error = NULL;
+  struct stat st;
+  struct timespec times[2];
+
+  dsh_test_write_file (path, "{\"defaultMode\":\"workspace-write\"}");
+  first = dsh_permission_presets_load_cached (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dsh_permission_presets_get_default_mode (first), ==,
+                   DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+  /* Just written: a second change in the same clock tick would keep its times, so nothing is
+   * kept yet. */
+  g_assert_false (dsh_permission_presets_cache_holds (path));
+
+  /* Once it has stopped changing, it is read once and then kept. */
+  g_usleep (2100 * 1000);
+  g_clear_object (&first);
+  first = dsh_permission_presets_load_cached (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_permission_presets_cache_holds (path));
+  again = dsh_permission_presets_load_cached (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (again == first);
+
+  /* The same size, the modification time put back: the change time still moves. */
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  dsh_test_write_file (path, "{\"defaultMode\":\"read-only\"      }");
+  g_assert_cmpint (strlen ("{\"defaultMode\":\"read-only\"      }"), ==, st.st_size);
+  times[0] = st.st_atim;
+  times[1] = st.st_mtim;
+  g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);
+  g_assert_false (dsh_permission_presets_cache_holds (path));
+  changed = dsh_permission_presets_load_cached (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (changed != first);
+  g_assert_cmpint (dsh_permission_presets_get_default_mode (changed), ==,
+                   DSH_SANDBOX_MODE_READ_ONLY);
+
+  /* Replaced by a rename. */
+  dsh_test_write_file (other, "{\"defaultMode\":\"workspace-write\"}");
+  g_assert_cmpint (g_rename (other, path), ==, 0);
+  replaced = dsh_permission_presets_load_cached (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dsh_permission_presets_get_default_mode (replaced), ==,
+                   DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+
+  /* Gone: the same error as reading it without the cache. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_null (dsh_permission_presets_load_cached (path, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  {
+    g_autoptr (GError) uncached = NULL;
+
+    g_assert_null (dsh_permission_presets_new_from_file (path, &uncached));
+    g_assert_cmpstr (error->message, ==, uncached->message);
+  }
+
+  /* The built-in table needs no file. */
+  g_clear_error (&error);
+  g_clear_object (&again);
+  again = dsh_permission_presets_load_cached (NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (dsh_permission_presets_get_default_mode (again), ==, DSH_SANDBOX_MODE_DEFAULT);
+}
+
 /* A resumed session keeps what it is under at its first use, whatever the defaults do next. */
 static void
 test_pin_resumed_session (void)
@@ -520,6 +605,7 @@ main (int argc, char **argv)
   g_test_add_func ("/permission-presets/config-errors", test_config_errors);
   g_test_add_func ("/permission-presets/config-file", test_config_file);
   g_test_add_func ("/permission-presets/config-extra-roots", test_config_extra_roots);
+  g_test_add_func ("/permission-presets/config-cache", test_config_cache);
 
   return g_test_run ();
 }

@@ -3,6 +3,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <errno.h>
+#include <string.h>
+
 #include <glib/gstdio.h>
 #include <unistd.h>
 
@@ -307,6 +310,53 @@ test_pin_other_modes (void)
                    "ROOT_REFUSED");
 }
 
+/* The roots pinned are recorded as granted by the identity of the directory each walk reached,
+ * and a root that is not a directory is refused, naming it. */
+static void
+test_pin_records_what_was_walked (void)
+{
+  g_autofree char *dir = real_tmp_dir ();
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  /* The test's own record, kept beside its scratch space (out of /tmp's reach). */
+  const char *state = g_getenv ("DSH_SANDBOX_STATE_DIR");
+  g_autofree char *file = g_build_filename (dir, "a-file", NULL);
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (DshSandboxPolicy) refused = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDir) entries = NULL;
+  g_autofree char *expected_line = NULL;
+  const char *extra[] = { file, NULL };
+  const char *name;
+  gboolean found = FALSE;
+
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  dsh_test_write_file (file, "");
+  g_assert_nonnull (state);
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws, NULL);
+  g_assert_true (dsh_roots_pin (policy, ws, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (policy->writable_roots[0], ==, ws);
+
+  expected_line = g_strdup_printf (" %s\n", ws);
+  entries = g_dir_open (state, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (entries)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (state, name, NULL);
+      g_autofree char *text = dsh_test_read_file (path);
+
+      found = found || g_str_has_suffix (text, expected_line);
+    }
+  g_assert_true (found);
+
+  refused = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws, NULL);
+  refused->extra_writable_roots = g_strdupv ((char **) extra);
+  g_assert_false (dsh_roots_pin (refused, ws, NULL, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED);
+  g_assert_nonnull (strstr (error->message, file));
+  g_assert_nonnull (strstr (error->message, g_strerror (ENOTDIR)));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -326,5 +376,6 @@ main (int argc, char **argv)
   g_test_add_func ("/roots/writable/not-resolved-again", test_writable_roots_not_resolved_again);
   g_test_add_func ("/roots/writable/pinned", test_writable_roots_pinned);
   g_test_add_func ("/roots/pin/other-modes", test_pin_other_modes);
+  g_test_add_func ("/roots/pin/records-what-was-walked", test_pin_records_what_was_walked);
   return g_test_run ();
 }

@@ -518,8 +518,10 @@ test_provider_cap_evicts_least_recent (void)
   g_autofree char *beta_copy = dsh_test_copy_module (beta, dir);
   g_autofree char *dir_env = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", dir);
   g_autofree char *log_env = g_strdup_printf ("DSH_FAKE_LOG=%s", log);
+  /* One thread: with two, confines of neighbouring requests may look their providers up in
+   * either order, and the probes counted here follow that order. */
   const char *env[] = { dir_env, log_env, "DSH_SANDBOX_PROBE_CACHE=off", "DSH_SANDBOX_BACKEND",
-                        "DSH_SANDBOX_SERVE_PROVIDERS=2", NULL };
+                        "DSH_SANDBOX_SERVE_PROVIDERS=2", "DSH_SANDBOX_SERVE_THREADS=1", NULL };
   /* Workspaces a, b, a, c (drops b, the least recent), a (kept), b (made again). */
   const char *order = "abacab";
   g_autoptr (GPtrArray) requests = g_ptr_array_new_with_free_func (g_free);
@@ -546,6 +548,68 @@ test_provider_cap_evicts_least_recent (void)
   g_assert_cmpstr (probes, ==, "alpha\nalpha\nalpha\nalpha\n");
   dsh_test_remove_tree (dir);
   dsh_test_remove_tree (ws);
+}
+
+/* Requests sent all at once are answered on two threads, and the answers are what one thread
+ * writes, byte for byte and in request order: confines in three workspaces, with refusals, a
+ * malformed line and other methods (which wait for the confines before them) in between. */
+static void
+test_pipelined_in_order (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("serve-pipelined");
+  const char *argv[] = { dsh_test_cli (), "serve", NULL };
+  const char *one[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                        "DSH_SANDBOX_SERVE_THREADS=1", NULL };
+  const char *two[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                        "DSH_SANDBOX_SERVE_THREADS=2", NULL };
+  g_autoptr (GString) input = g_string_new (NULL);
+  g_auto (DshTestRun) serial = { 0 };
+  g_auto (DshTestRun) parallel = { 0 };
+  g_auto (GStrv) lines = NULL;
+
+  for (int i = 0; i < 300; i++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/%c", ws, 'a' + i % 3);
+
+      g_mkdir_with_parents (dir, 0700);
+      if (i % 50 == 7)
+        g_string_append (input, "{\"id\": \"broken\", \"method\": \n");
+      else if (i % 50 == 21)
+        g_string_append_printf (input, "{\"id\": %d, \"method\": \"probe\"}\n", i);
+      else if (i % 50 == 33)
+        g_string_append_printf (input, "{\"id\": %d, \"method\": \"confine\", \"params\": "
+                                       "{\"argv\": [\"true\"], \"mode\": \"workspace-write\", "
+                                       "\"workspace\": \"/\"}}\n", i);
+      else
+        g_string_append_printf (input, "{\"id\": %d, \"method\": \"confine\", \"params\": "
+                                       "{\"argv\": [\"echo\", \"%d\"], \"mode\": "
+                                       "\"workspace-write\", \"workspace\": \"%s\"}}\n", i, i, dir);
+    }
+  dsh_test_run (&serial, argv, one, ws, input->str);
+  dsh_test_run (&parallel, argv, two, ws, input->str);
+  g_assert_cmpint (serial.exit_code, ==, 0);
+  g_assert_cmpint (parallel.exit_code, ==, 0);
+  g_assert_cmpstr (parallel.err, ==, "");
+  g_assert_cmpstr (parallel.out, ==, serial.out);
+  lines = g_strsplit (parallel.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 301);
+  g_assert_nonnull (strstr (lines[8], "\"id\":8,\"result\""));
+  g_assert_nonnull (strstr (lines[33], "ROOT_REFUSED"));
+  g_assert_nonnull (strstr (lines[7], "PARSE_ERROR"));
+  dsh_test_remove_tree (ws);
+}
+
+/* A thread count outside 1..16 is refused, not guessed. */
+static void
+test_threads_refuses_bad_value (void)
+{
+  const char *argv[] = { dsh_test_cli (), "serve", NULL };
+  const char *env[] = { "DSH_SANDBOX_SERVE_THREADS=0", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  dsh_test_run (&run, argv, env, NULL, "");
+  g_assert_cmpint (run.exit_code, !=, 0);
+  g_assert_nonnull (strstr (run.err, "DSH_SANDBOX_SERVE_THREADS"));
 }
 
 /* A cap that is not a positive number is refused, not guessed. */
@@ -813,6 +877,8 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/provider-cap/evicts-least-recent",
                    test_provider_cap_evicts_least_recent);
   g_test_add_func ("/serve/provider-cap/refuses-bad-value", test_provider_cap_refuses_bad_value);
+  g_test_add_func ("/serve/pipelined/in-order", test_pipelined_in_order);
+  g_test_add_func ("/serve/pipelined/refuses-bad-thread-count", test_threads_refuses_bad_value);
   g_test_add_func ("/serve/policy-methods", test_policy_methods);
   g_test_add_func ("/serve/session-describe-classify", test_session_describe_classify);
   g_test_add_func ("/serve/guards", test_guards);

@@ -53,6 +53,14 @@ gboolean       dsh_root_grants_record           (DshRootGrants         *grants,
                                                  const char            *root,
                                                  GError               **error);
 
+/* The same for root as reached by the caller's own walk, open as root_fd (O_PATH is enough):
+ * what is recorded is the directory that walk resolved, not whatever the path names a moment
+ * later. A root_fd that is not a directory is refused as dsh_root_grants_record() refuses it. */
+gboolean       dsh_root_grants_record_at        (DshRootGrants         *grants,
+                                                 const char            *root,
+                                                 int                    root_fd,
+                                                 GError               **error);
+
 /* The identity of path beneath dir_fd itself, not following a final symlink ("" for dir_fd
  * itself); FALSE when it cannot be read. *out_is_link and *out_changed_us (if given): whether it
  * is a symlink, and when it last changed (ctime, microseconds). */

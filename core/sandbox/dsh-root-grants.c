@@ -27,6 +27,9 @@
 typedef struct {
   int refs;
   int fd;
+  /* Who fd is: an open descriptor's directory never changes. */
+  dev_t dev;
+  ino_t ino;
   /* As the caller named it. */
   char *spelled;
 } RecordDir;
@@ -91,8 +94,11 @@ static char *
 path_of_fd (int fd)
 {
 #ifdef __linux__
-  g_autofree char *link = g_strdup_printf ("/proc/self/fd/%d", fd);
-  g_autofree char *target = g_file_read_link (link, NULL);
+  char link[32];
+  g_autofree char *target = NULL;
+
+  g_snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  target = g_file_read_link (link, NULL);
 
   if (target == NULL || !g_path_is_absolute (target) || g_str_has_suffix (target, " (deleted)"))
     return NULL;
@@ -109,7 +115,7 @@ take_kept (const char *dir)
 {
   RecordDir *record = NULL;
   DshRootGrants *grants;
-  struct stat st, kept_st;
+  struct stat st;
   char *canonical;
 
   g_mutex_lock (&last_lock);
@@ -120,8 +126,7 @@ take_kept (const char *dir)
     return NULL;
   if (fstatat (AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode) ||
       st.st_uid != getuid () || (st.st_mode & 077) != 0 ||
-      fstat (record->fd, &kept_st) != 0 || kept_st.st_dev != st.st_dev ||
-      kept_st.st_ino != st.st_ino ||
+      record->dev != st.st_dev || record->ino != st.st_ino ||
       (canonical = path_of_fd (record->fd)) == NULL)
     {
       record_unref (record);
@@ -188,6 +193,8 @@ dsh_root_grants_open (const char *dir, GError **error)
       refuse (error, dir, "is not a private directory of this user (mode 0700)");
       return NULL;
     }
+  record->dev = st.st_dev;
+  record->ino = st.st_ino;
   grants->dir = dsh_canonical_path (dir);
   keep (record);
   return g_steal_pointer (&grants);
@@ -223,22 +230,49 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
   return TRUE;
 }
 
+/* Appends value in lower-case hexadecimal, without leading zeros. */
 static char *
-entry_name (const DshRootIdentity *identity)
+append_hex (char *out, guint64 value)
 {
-  return g_strdup_printf ("%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER
-                          "x",
-                          identity->dev, identity->ino, (guint64) identity->birth_ns);
+  char digits[16];
+  int n = 0;
+
+  do
+    {
+      digits[n++] = "0123456789abcdef"[value & 0xf];
+      value >>= 4;
+    }
+  while (value != 0);
+  while (n > 0)
+    *out++ = digits[--n];
+  return out;
+}
+
+/* "dev-ino-birth", in hexadecimal: at most 50 bytes with its NUL. */
+#define ENTRY_NAME_SIZE 52
+
+static void
+entry_name (const DshRootIdentity *identity, char name[ENTRY_NAME_SIZE])
+{
+  char *p = name;
+
+  p = append_hex (p, identity->dev);
+  *p++ = '-';
+  p = append_hex (p, identity->ino);
+  *p++ = '-';
+  p = append_hex (p, (guint64) identity->birth_ns);
+  *p = '\0';
 }
 
 gboolean
 dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, gint64 *out_since)
 {
-  g_autofree char *name = entry_name (identity);
+  char name[ENTRY_NAME_SIZE];
   char text[64] = { 0 };
   ssize_t n;
   int fd;
 
+  entry_name (identity, name);
   fd = openat (grants->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     {
@@ -254,36 +288,20 @@ dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, 
   return TRUE;
 }
 
-gboolean
-dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
+static gboolean identity_of_opened (int fd, DshRootIdentity *identity,
+                                                gboolean *out_is_directory);
+
+/* Creates the entry of the directory with this identity unless there is one already. */
+static gboolean
+record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const char *root,
+                 GError **error)
 {
-  g_autofree char *name = NULL;
+  char name[ENTRY_NAME_SIZE];
   g_autofree char *text = NULL;
-  DshRootIdentity identity;
-  gboolean known;
   gsize len;
-  int root_fd = dsh_open_directory_no_symlinks (root, FALSE);
   int fd;
 
-  if (root_fd < 0)
-    {
-      g_autofree char *shown = g_utf8_make_valid (root, -1);
-
-      /* Missing: nothing there to write into until it exists (it is recorded then). */
-      if (errno == ENOENT)
-        return TRUE;
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-                   "the writable root %s cannot be opened without following a symlink (%s): "
-                   "it changed while it was being checked; refusing to run the command",
-                   shown, g_strerror (errno));
-      return FALSE;
-    }
-  known = dsh_root_identity_at (root_fd, "", &identity, NULL, NULL);
-  close (root_fd);
-  if (!known)
-    return refuse (error, grants->dir, "cannot take the identity of a writable root");
-
-  name = entry_name (&identity);
+  entry_name (identity, name);
   fd = openat (grants->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST)
     return TRUE;
@@ -303,6 +321,53 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
     }
   close (fd);
   return TRUE;
+}
+
+static gboolean
+refuse_unopenable (GError **error, const char *root, int errsv)
+{
+  g_autofree char *shown = g_utf8_make_valid (root, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the writable root %s cannot be opened without following a symlink (%s): "
+               "it changed while it was being checked; refusing to run the command",
+               shown, g_strerror (errsv));
+  return FALSE;
+}
+
+gboolean
+dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
+{
+  DshRootIdentity identity;
+  gboolean known;
+  int root_fd = dsh_open_directory_no_symlinks (root, FALSE);
+
+  if (root_fd < 0)
+    {
+      /* Missing: nothing there to write into until it exists (it is recorded then). */
+      if (errno == ENOENT)
+        return TRUE;
+      return refuse_unopenable (error, root, errno);
+    }
+  known = dsh_root_identity_at (root_fd, "", &identity, NULL, NULL);
+  close (root_fd);
+  if (!known)
+    return refuse (error, grants->dir, "cannot take the identity of a writable root");
+  return record_identity (grants, &identity, root, error);
+}
+
+gboolean
+dsh_root_grants_record_at (DshRootGrants *grants, const char *root, int root_fd, GError **error)
+{
+  DshRootIdentity identity;
+  gboolean is_directory;
+
+  if (!identity_of_opened (root_fd, &identity, &is_directory))
+    return refuse (error, grants->dir, "cannot take the identity of a writable root");
+  /* What opening it as a directory would have said. */
+  if (!is_directory)
+    return refuse_unopenable (error, root, ENOTDIR);
+  return record_identity (grants, &identity, root, error);
 }
 
 gboolean
@@ -341,6 +406,34 @@ dsh_root_identity_at (int dir_fd,
     *out_is_link = S_ISLNK (st.st_mode);
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
+#endif
+  return TRUE;
+}
+
+/* The identity of what fd is open on, and whether it is a directory, in one call. */
+static gboolean
+identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
+{
+#ifdef STATX_BTIME
+  struct statx stx;
+
+  if (statx (fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &stx) != 0)
+    return FALSE;
+  identity->dev = ((guint64) stx.stx_dev_major << 32) | stx.stx_dev_minor;
+  identity->ino = stx.stx_ino;
+  identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
+                         ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
+                         : 0;
+  *out_is_directory = S_ISDIR (stx.stx_mode);
+#else
+  struct stat st;
+
+  if (fstat (fd, &st) != 0)
+    return FALSE;
+  identity->dev = st.st_dev;
+  identity->ino = st.st_ino;
+  identity->birth_ns = 0;
+  *out_is_directory = S_ISDIR (st.st_mode);
 #endif
   return TRUE;
 }

@@ -178,6 +178,10 @@ typedef struct {
   char *resolved;
   /* A directory the walk came through was moved while it walked. */
   gboolean moved;
+  /* With resolved: where the walk ended, still open (O_PATH), so that what is recorded as
+   * granted is the very directory the walk reached. */
+  gboolean has_fd;
+  int fd;
 } Walk;
 
 static void
@@ -188,6 +192,9 @@ walk_clear (Walk *walk)
   g_clear_pointer (&walk->planted, g_free);
   g_clear_pointer (&walk->granted_dir, g_free);
   g_clear_pointer (&walk->resolved, g_free);
+  if (walk->has_fd)
+    close (walk->fd);
+  walk->has_fd = FALSE;
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Walk, walk_clear)
@@ -399,10 +406,11 @@ lexical_join (const char *path)
 }
 
 /* One kernel lookup of path that refuses every symlink on the way: when it succeeds, path has
- * none, and (without "..") its lexical form is where the walk would end. 1 when it did, 0 when
- * a symlink is on the way (or the lookup is not available), -1 when nothing is there. */
+ * none, and (without "..") its lexical form is where the walk would end. 1 when it did (*out_fd
+ * is what it reached, O_PATH), 0 when a symlink is on the way (or the lookup is not available),
+ * -1 when nothing is there. */
 static int
-resolves_without_symlinks (const char *path)
+resolves_without_symlinks (const char *path, int *out_fd)
 {
 #ifdef __linux__
   struct open_how how = { 0 };
@@ -415,7 +423,7 @@ resolves_without_symlinks (const char *path)
   fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
   if (fd >= 0)
     {
-      close (fd);
+      *out_fd = fd;
       return 1;
     }
   return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? -1 : 0;
@@ -541,6 +549,9 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
     }
 
   walk->resolved = g_strdup (resolved->len > 0 ? resolved->str : "/");
+  walk->has_fd = here >= 0;
+  walk->fd = here;
+  here = -1;
 out:
   close_fd (&here);
 }
@@ -551,9 +562,10 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
   walk->links = g_ptr_array_new_with_free_func (g_free);
   walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
   /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
-  switch (resolves_without_symlinks (path))
+  switch (resolves_without_symlinks (path, &walk->fd))
     {
     case 1:
+      walk->has_fd = TRUE;
       walk->resolved = lexical_join (path);
       return;
     case -1:
@@ -784,17 +796,22 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
   g_ptr_array_add (roots, g_canonicalize_filename (policy->workspace_root, NULL));
   {
     g_autofree char *canonical_tmp = dsh_canonical_path (tmp);
-    g_autofree char *canonical_tmpdir = g_path_is_absolute (tmpdir)
-                                          ? dsh_canonical_path (tmpdir)
-                                          : NULL;
-    g_autofree char *why = canonical_tmpdir != NULL
-                             ? root_refusal (canonical_tmpdir, policy->workspace_root)
-                             : NULL;
+    /* The same spelling resolves once. */
+    g_autofree char *canonical_tmpdir = !g_path_is_absolute (tmpdir) ? NULL
+                                        : g_str_equal (tmpdir, tmp)  ? g_strdup (canonical_tmp)
+                                                                     : dsh_canonical_path (tmpdir);
+    gboolean tmp_added = !g_str_equal (canonical_tmp, "/");
 
-    if (!g_str_equal (canonical_tmp, "/"))
+    if (tmp_added)
       add_unique (roots, canonical_tmp);
-    if (canonical_tmpdir != NULL && why == NULL)
-      add_unique (roots, canonical_tmpdir);
+    /* A temp directory that is /tmp itself, added already, needs no check. */
+    if (canonical_tmpdir != NULL && !(tmp_added && g_str_equal (canonical_tmpdir, canonical_tmp)))
+      {
+        g_autofree char *why = root_refusal (canonical_tmpdir, policy->workspace_root);
+
+        if (why == NULL)
+          add_unique (roots, canonical_tmpdir);
+      }
   }
   for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
        i++)
@@ -831,11 +848,14 @@ add_temp_roots (GPtrArray *roots,
                                                             ? tmpdir_walk->resolved
                                                             : tmpdir,
                                                           NULL);
-  g_autofree char *why = root_refusal (tmpdir_root, workspace_root);
+  g_autofree char *why = NULL;
 
   if (g_str_equal (tmp_root, "/"))
     return refuse_temp_root (error, tmp, tmp_root, "is /");
-  if (!g_str_equal (tmpdir_root, tmp_root) && why != NULL)
+  /* A temp directory that is /tmp itself adds nothing, so nothing needs checking (nor $HOME
+   * resolving). */
+  if (!g_str_equal (tmpdir_root, tmp_root) &&
+      (why = root_refusal (tmpdir_root, workspace_root)) != NULL)
     return refuse_temp_root (error, tmpdir, tmpdir_root, why);
   add_unique (roots, tmp_root);
   add_unique (roots, tmpdir_root);
@@ -882,6 +902,25 @@ check_links_outside (const Walk *walk, const char *spelled, GPtrArray *roots, GE
         }
     }
   return TRUE;
+}
+
+/* The walk of walks or extra_walks that ended at root and still holds what it reached. */
+static const Walk *
+walk_reaching (const Walk *const *walks, guint n_walks, GArray *extra_walks, const char *root)
+{
+  for (guint w = 0; w < n_walks; w++)
+    {
+      if (walks[w]->has_fd && g_strcmp0 (walks[w]->resolved, root) == 0)
+        return walks[w];
+    }
+  for (guint i = 0; i < extra_walks->len; i++)
+    {
+      const Walk *walk = &g_array_index (extra_walks, Walk, i);
+
+      if (walk->has_fd && g_strcmp0 (walk->resolved, root) == 0)
+        return walk;
+    }
+  return NULL;
 }
 
 typedef enum {
@@ -1013,7 +1052,12 @@ resolve_roots (const char *spelled_workspace,
     return FALSE;
   for (guint r = 0; record && roots->pdata[r] != NULL; r++)
     {
-      if (!dsh_root_grants_record (grants, roots->pdata[r], error))
+      const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
+                                           roots->pdata[r]);
+
+      if (!(reached != NULL
+              ? dsh_root_grants_record_at (grants, roots->pdata[r], reached->fd, error)
+              : dsh_root_grants_record (grants, roots->pdata[r], error)))
         return FALSE;
     }
   *out_roots = (GStrv) g_ptr_array_steal (roots, NULL);

@@ -1,7 +1,7 @@
 /* fuzz-serve-request.c — libFuzzer target for the parser of "dsh-sandbox serve" request lines:
  * any bytes either parse into a request whose fields hold what the protocol promises (a
  * non-empty argv for confine, an id of an allowed type) or are refused with a protocol error,
- * never a crash.
+ * never a crash; and whatever the quick way reads, the general way reads the same.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,11 +9,49 @@
 
 #include "fuzz-target.h"
 
+static void
+assert_same_strv (char **a, char **b)
+{
+  g_assert_true ((a == NULL) == (b == NULL));
+  if (a != NULL)
+    g_assert_true (g_strv_equal ((const char *const *) a, (const char *const *) b));
+}
+
+/* What the quick way read must be exactly what the general way reads. */
+static void
+assert_quick_agrees (const uint8_t *data, size_t size)
+{
+  g_autoptr (GError) error = NULL;
+  DshServeRequest quick, tree;
+
+  if (!dsh_serve_request_parse_quick ((const char *) data, size, &quick))
+    {
+      g_assert_null (quick.id);
+      g_assert_null (quick.argv);
+      return;
+    }
+  if (!dsh_serve_request_parse_tree ((const char *) data, size, &tree, &error))
+    g_error ("the quick way accepted what the general way refuses: %s", error->message);
+  g_assert_cmpint (quick.method, ==, DSH_SERVE_METHOD_CONFINE);
+  g_assert_cmpint (tree.method, ==, quick.method);
+  g_assert_true (json_node_equal (quick.id, tree.id));
+  g_assert_cmpint (json_node_get_value_type (quick.id), ==, json_node_get_value_type (tree.id));
+  assert_same_strv (quick.argv, tree.argv);
+  assert_same_strv (quick.writable_roots, tree.writable_roots);
+  g_assert_cmpstr (quick.mode, ==, tree.mode);
+  g_assert_cmpstr (quick.workspace, ==, tree.workspace);
+  g_assert_cmpstr (quick.session, ==, tree.session);
+  dsh_serve_request_clear (&quick);
+  dsh_serve_request_clear (&tree);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   g_autoptr (GError) error = NULL;
   DshServeRequest request;
+
+  assert_quick_agrees (data, size);
 
   if (dsh_serve_request_parse ((const char *) data, size, &request, &error))
     {
