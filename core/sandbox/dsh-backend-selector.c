@@ -138,7 +138,6 @@ scan_modules (DshBackendSelector *self)
   make_candidates (self, NULL);
 }
 
-
 /* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough.
  * The runner and helper lookups the candidate's check made (when given) answer the module's
  * lookups again: it is confined with what was checked, without a second search. */
@@ -301,7 +300,6 @@ static gboolean
 select_from_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
-
   g_autoptr (GPtrArray) chain = NULL;
 
   if (cache == NULL)
@@ -637,7 +635,11 @@ dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError
   const char *const no_argv[] = { NULL };
 
   g_mutex_lock (&self->lock);
-  scan_modules (self);
+  /* The selected backend's own dialect needs none of the modules it was selected without. */
+  if (self->only_selected_loaded && g_str_equal (self->selected->module->name, name))
+    descriptor = self->selected->module->descriptor;
+  else
+    scan_modules (self);
   for (guint i = 0; i < self->candidates->len && descriptor == NULL; i++)
     {
       const Candidate *c = self->candidates->pdata[i];
