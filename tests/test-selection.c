@@ -1,7 +1,8 @@
 /* test-selection.c — backend selection with test-only fake backends steered by the environment:
  * a sole candidate is taken without a probe, a chain is probed in priority order, the choice is
- * cached per provider (also across threads), overrides narrow the chain, and when nothing is
- * usable confine() fails closed with the exact unavailable text.
+ * cached per provider (also across threads), the probe cache can spare opening the rest of
+ * the chain, overrides narrow the chain, and when nothing is usable confine() fails closed with
+ * the exact unavailable text.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -436,6 +437,192 @@ test_probe_cache_keyed_by_dependencies (Fixture *f, gconstpointer data)
   dsh_test_remove_tree (bin);
 }
 
+/* Is a module named name mapped into this process (its sealed copy, "memfd:dsh-backend-NAME")? */
+static gboolean
+module_is_mapped (const char *name)
+{
+  g_autofree char *maps = dsh_test_read_file ("/proc/self/maps");
+  g_autofree char *needle = g_strdup_printf ("memfd:dsh-backend-%s ", name);
+
+  g_assert_nonnull (maps);
+  return strstr (maps, needle) != NULL;
+}
+
+/* A cache entry whose candidate heads the chain lets the next provider open that module alone;
+ * whatever wants the whole chain (a report, the list of backends) still gets all of it. */
+static void
+test_probe_cache_opens_only_the_cached_head (Fixture *f, gconstpointer data)
+{
+  g_autofree char *log = NULL;
+
+  {
+    g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+    g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+    g_assert_true (module_is_mapped ("fake-beta"));
+  }
+  g_assert_false (module_is_mapped ("fake-alpha"));
+  for (guint call = 0; call < 2; call++)
+    {
+      g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+      g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                    "/", NULL);
+      g_autoptr (DshConfinedArgv) confined = NULL;
+      g_auto (GStrv) names = NULL;
+      const char *argv[] = { "true", NULL };
+
+      confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy,
+                                               NULL);
+      g_assert_nonnull (confined);
+      g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, "fake-alpha");
+      g_assert_true (module_is_mapped ("fake-alpha"));
+      g_assert_false (module_is_mapped ("fake-beta"));
+
+      names = dsh_local_provider_list_backends (provider);
+      g_assert_cmpuint (g_strv_length (names), ==, 2);
+      g_assert_cmpstr (names[0], ==, "fake-alpha");
+      g_assert_cmpstr (names[1], ==, "fake-beta");
+      g_assert_true (module_is_mapped ("fake-beta"));
+      g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "cached");
+      g_assert_cmpstr (candidate_probe (provider, "fake-beta"), ==, "not-run");
+      /* The selection made with one module holds once the chain is complete. */
+      g_clear_object (&confined);
+      confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy,
+                                               NULL);
+      g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, "fake-alpha");
+    }
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "alpha\n");
+}
+
+/* Opened alone from the cache, the head's module: NULL when the whole chain was opened. */
+static const char *
+selected_alone (Fixture *f)
+{
+  g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+  const char *selected = dsh_local_provider_get_selected (provider, NULL);
+
+  return module_is_mapped ("fake-beta") ? NULL : selected;
+}
+
+/* Any change to the chain's files since the entry was written (one touched, one added, one
+ * removed), a failing check of the head or a forged chain opens every module again. */
+static void
+test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *beta = g_build_filename (f->modules_dir, "libdsh-backend-fake-beta.so", NULL);
+  g_autofree char *gamma = g_build_filename (f->modules_dir, "libdsh-backend-fake-gamma.so",
+                                             NULL);
+  g_autofree char *moved = g_build_filename (f->workspace, "libdsh-backend-fake-beta.so", NULL);
+  g_autofree char *entry = NULL;
+  g_autofree char *log = NULL;
+
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  /* A module file of the chain that the head's call never opens, touched: a new probe. */
+  set_times (beta, 3600);
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+  log = runs_logged (f);
+  g_assert_cmpstr (log, ==, "alpha\nalpha\n");
+
+  /* A module file added (even one that cannot load), then one removed. */
+  dsh_test_write_file (gamma, "not an ELF file");
+  g_assert_null (selected_alone (f));
+  g_assert_null (selected_alone (f));
+  g_assert_true (g_remove (gamma) == 0);
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+  g_assert_cmpint (g_rename (beta, moved), ==, 0);
+  {
+    g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+    /* A chain of one now: taken without the cache, as a sole candidate. */
+    g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+    g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "skipped");
+  }
+  /* Back in place, but renamed twice (its ctime moved): probed again, once. */
+  g_assert_cmpint (g_rename (moved, beta), ==, 0);
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  /* The head's check fails: the chain is opened and the next candidate probed. */
+  g_setenv ("DSH_FAKE_ALPHA_MISSING", "1", TRUE);
+  {
+    g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
+
+    g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
+    g_assert_true (module_is_mapped ("fake-beta"));
+  }
+  g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  /* A chain that lists one file twice, or the files in another order than the key: no match. */
+  entry = dsh_test_read_file (cache);
+  g_assert_nonnull (strstr (entry, "chain="));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *alpha = g_build_filename (f->modules_dir, "libdsh-backend-fake-alpha.so",
+                                                 NULL);
+      g_autofree char *key = g_strndup (entry, strstr (entry, "chain=") - entry);
+      g_autofree char *forged = g_strdup_printf ("%schain=%s;%s;\n", key, i == 0 ? alpha : beta,
+                                                 i == 0 ? alpha : alpha);
+
+      g_assert_true (g_file_set_contents (cache, forged, -1, NULL));
+      g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
+      g_assert_null (selected_alone (f));
+    }
+}
+
+/* The runner confine() names is the one the check found (and the probe ran): the provider does
+ * not search for it again, so a runner put earlier on PATH since is not picked up by this
+ * provider, only by a new one. */
+static void
+test_confine_names_the_checked_runner (Fixture *f, gconstpointer data)
+{
+  g_autofree char *first_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *later_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *first = g_build_filename (first_dir, "dsh-fake-runner", NULL);
+  g_autofree char *later = g_build_filename (later_dir, "dsh-fake-runner", NULL);
+  g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+  g_autofree char *path = g_strdup_printf ("%s:%s", first_dir, old_path);
+  g_autofree char *later_path = g_strdup_printf ("%s:%s", later_dir, path);
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autoptr (DshLocalProvider) provider = NULL;
+  const char *argv[] = { "true", NULL };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *runner = i == 0 ? first : later;
+
+      g_assert_true (g_file_set_contents (runner, "#!/bin/sh\n", -1, NULL));
+      g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+    }
+  g_setenv ("PATH", path, TRUE);
+  g_setenv ("DSH_FAKE_ALPHA_RUNNER", "dsh-fake-runner", TRUE);
+  provider = new_provider (f);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+
+  g_setenv ("PATH", later_path, TRUE);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (DshLocalProvider) fresh = new_provider (f);
+      g_autoptr (DshConfinedArgv) confined = dsh_sandbox_provider_confine (
+        DSH_SANDBOX_PROVIDER (i == 0 ? provider : fresh), argv, policy, NULL);
+      const char *const *wrapped = dsh_confined_argv_get_argv (confined);
+
+      g_assert_cmpuint (g_strv_length ((char **) wrapped), >, 3);
+      g_assert_cmpstr (wrapped[3], ==, i == 0 ? first : later);
+    }
+
+  g_setenv ("PATH", old_path, TRUE);
+  dsh_test_remove_tree (first_dir);
+  dsh_test_remove_tree (later_dir);
+}
+
 static void
 test_override_unknown_name (Fixture *f, gconstpointer data)
 {
@@ -722,6 +909,12 @@ main (int argc, char **argv)
        test_probe_cache_keyed_by_dependencies);
   ADD ("/selection/probe-cache/untrusted-root", alpha_beta,
        test_probe_cache_in_untrusted_root_unused);
+  ADD ("/selection/probe-cache/opens-only-cached-head", alpha_beta,
+       test_probe_cache_opens_only_the_cached_head);
+  ADD ("/selection/probe-cache/changed-chain-opens-all", alpha_beta,
+       test_probe_cache_changed_chain_opens_all);
+  ADD ("/selection/confine-names-checked-runner", alpha_beta,
+       test_confine_names_the_checked_runner);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);

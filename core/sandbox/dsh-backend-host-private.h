@@ -14,6 +14,13 @@
 
 G_BEGIN_DECLS
 
+/* What one lookup of a program or a helper found, by the name the module asked for. */
+typedef struct {
+  gboolean helper;
+  char *name;
+  char *path;
+} DshBackendLookup;
+
 typedef struct {
   /* First member: modules receive &call->host. */
   DshBackendHost host;
@@ -30,6 +37,11 @@ typedef struct {
   /* The programs and helpers handed to the module (borrowed from strings): the runner files
    * what it reports depends on. */
   GPtrArray *programs;
+  /* Every lookup that found something in this call (DshBackendLookup), and, when set, the
+   * lookups of an earlier call of the same provider (its check()) that answer again instead of
+   * a second search. */
+  GPtrArray *lookups;
+  const GPtrArray *remembered;
 } DshBackendCall;
 
 void  dsh_backend_call_init   (DshBackendCall     *call,

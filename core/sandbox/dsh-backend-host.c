@@ -100,34 +100,79 @@ dsh_backend_find_program (const char *name)
   return g_find_program_in_path (name);
 }
 
+static void
+lookup_free (DshBackendLookup *lookup)
+{
+  g_free (lookup->name);
+  g_free (lookup->path);
+  g_free (lookup);
+}
+
+/* Hands path (taken) to the module as what the lookup of name found, and records it. */
+static const char *
+found (DshBackendCall *call, gboolean helper, const char *name, char *path)
+{
+  DshBackendLookup *lookup = g_new (DshBackendLookup, 1);
+
+  lookup->helper = helper;
+  lookup->name = g_strdup (name);
+  lookup->path = g_strdup (path);
+  if (call->lookups == NULL)
+    call->lookups = g_ptr_array_new_with_free_func ((GDestroyNotify) lookup_free);
+  g_ptr_array_add (call->lookups, lookup);
+  g_ptr_array_add (call->programs, (gpointer) keep_string (call, path));
+  return path;
+}
+
+/* What an earlier call of this provider found for the same lookup: the runner its check and
+ * probe vouched for, not a second search that could find another. */
+static char *
+remembered (DshBackendCall *call, gboolean helper, const char *name)
+{
+  for (guint i = 0; call->remembered != NULL && i < call->remembered->len; i++)
+    {
+      const DshBackendLookup *lookup = call->remembered->pdata[i];
+
+      if (lookup->helper == helper && g_str_equal (lookup->name, name))
+        return g_strdup (lookup->path);
+    }
+  return NULL;
+}
+
 static const char *
 host_find_program (DshBackendHost *host, const char *name)
 {
   DshBackendCall *call = call_of (host);
-  g_autofree char *path = dsh_backend_find_program (name);
+  char *path = remembered (call, FALSE, name);
 
+  if (path != NULL)
+    return found (call, FALSE, name, path);
+  path = dsh_backend_find_program (name);
   /* A runner a confined command could have written is no runner. */
   if (path == NULL || dsh_backend_path_is_untrusted (path, call->untrusted_roots))
-    return NULL;
-  g_ptr_array_add (call->programs, (gpointer) keep_string (call, g_steal_pointer (&path)));
-  return call->programs->pdata[call->programs->len - 1];
+    {
+      g_free (path);
+      return NULL;
+    }
+  return found (call, FALSE, name, path);
 }
 
 static const char *
 host_find_helper (DshBackendHost *host, const char *name)
 {
   DshBackendCall *call = call_of (host);
+  char *known = remembered (call, TRUE, name);
 
+  if (known != NULL)
+    return found (call, TRUE, name, known);
   /* Helpers come only from the project's own directories, never from PATH. */
   for (gsize i = 0; call->helper_dirs != NULL && call->helper_dirs[i] != NULL; i++)
     {
-      g_autofree char *path = g_build_filename (call->helper_dirs[i], name, NULL);
+      char *path = g_build_filename (call->helper_dirs[i], name, NULL);
 
       if (is_executable_file (path) && !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
-        {
-          g_ptr_array_add (call->programs, (gpointer) keep_string (call, g_steal_pointer (&path)));
-          return call->programs->pdata[call->programs->len - 1];
-        }
+        return found (call, TRUE, name, path);
+      g_free (path);
     }
   return NULL;
 }
@@ -199,6 +244,7 @@ dsh_backend_call_clear (DshBackendCall *call)
   g_clear_pointer (&call->reasons, g_ptr_array_unref);
   g_clear_pointer (&call->strings, g_ptr_array_unref);
   g_clear_pointer (&call->programs, g_ptr_array_unref);
+  g_clear_pointer (&call->lookups, g_ptr_array_unref);
 }
 
 gboolean

@@ -33,6 +33,9 @@ typedef struct {
   char *probe_detail;
   /* The runner files its cheap check found (bwrap, the Landlock launcher), NULL-terminated. */
   GStrv runner_files;
+  /* What its check's lookups found (DshBackendLookup), answered again to its confine() calls
+   * for this selector's lifetime; NULL before the check. */
+  GPtrArray *lookups;
 } Candidate;
 
 typedef struct {
@@ -45,6 +48,9 @@ typedef struct {
 
   GMutex lock;
   gboolean selection_done;
+  /* Selected from the probe cache with only the chain's first module opened: modules and
+   * candidates hold just that one until something wants the whole chain. */
+  gboolean only_selected_loaded;
   GPtrArray *modules;
   GPtrArray *candidates;
   Candidate *selected;
@@ -67,7 +73,8 @@ void                dsh_backend_selector_set_untrusted_roots (DshBackendSelector
 void                dsh_backend_selector_take_untrusted_roots (DshBackendSelector *self,
                                                                GStrv               canonical_roots);
 
-/* Selects once per selector lifetime; call with self->lock held. */
+/* Selects once per selector lifetime, every module of the chain loaded (as a report of the
+ * whole chain needs); call with self->lock held. */
 void                dsh_backend_selector_select_locked     (DshBackendSelector *self);
 /* Selects (thread-safely) and returns the chosen backend's name, or NULL with
  * DSH_SANDBOX_ERROR_UNAVAILABLE (naming mode in its text). */

@@ -19,6 +19,7 @@ candidate_free (Candidate *candidate)
 {
   g_free (candidate->probe_detail);
   g_strfreev (candidate->runner_files);
+  g_clear_pointer (&candidate->lookups, g_ptr_array_unref);
   g_free (candidate);
 }
 
@@ -45,10 +46,85 @@ print_backend_help (DshBackendSelector *self)
     }
 }
 
+/* Candidates for the usable modules of self->modules in priority order; kept (nullable) stands
+ * for its own module. */
+static void
+make_candidates (DshBackendSelector *self, Candidate *kept)
+{
+  self->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      DshBackendModule *module = self->modules->pdata[i];
+      Candidate *candidate;
+
+      if (module->refused_reason != NULL || module->excluded)
+        continue;
+      if (kept != NULL && module == kept->module)
+        candidate = kept;
+      else
+        {
+          candidate = g_new0 (Candidate, 1);
+          candidate->module = module;
+        }
+      g_ptr_array_add (self->candidates, candidate);
+    }
+  g_ptr_array_sort (self->candidates, compare_priority);
+}
+
+/* After a selection from the probe cache that opened only the selected module: the rest of the
+ * chain, for whatever reports or lists it. The selected candidate and its module stay as they
+ * are, whatever the files say now: this selector's lifetime runs on them. */
+static void
+load_rest_of_chain (DshBackendSelector *self)
+{
+  Candidate *kept = self->selected;
+  DshBackendModule *kept_module = kept->module;
+  GPtrArray *all = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                           (const char *const *) self->untrusted_roots, NULL);
+  gboolean placed = FALSE;
+
+  /* Out of the old arrays without freeing: the candidate and its module move over. */
+  g_ptr_array_set_free_func (self->candidates, NULL);
+  g_clear_pointer (&self->candidates, g_ptr_array_unref);
+  for (guint i = 0; i < self->modules->len; i++)
+    {
+      if (self->modules->pdata[i] == kept_module)
+        self->modules->pdata[i] = NULL;
+    }
+  g_clear_pointer (&self->modules, g_ptr_array_unref);
+
+  for (guint i = 0; i < all->len; i++)
+    {
+      DshBackendModule *module = all->pdata[i];
+
+      if (!placed && g_str_equal (module->path, kept_module->path))
+        {
+          dsh_backend_module_free (module);
+          all->pdata[i] = kept_module;
+          placed = TRUE;
+        }
+      else if (module->module != NULL && g_str_equal (module->name, kept_module->name))
+        {
+          /* A file of the same name that appeared since: the selected one stays the one. */
+          module->refused_reason = g_strdup_printf ("a backend named \"%s\" was already "
+                                                    "loaded from another file", module->name);
+          g_clear_pointer (&module->module, g_module_close);
+          module->descriptor = NULL;
+        }
+    }
+  if (!placed)
+    g_ptr_array_add (all, kept_module);
+  self->modules = all;
+  make_candidates (self, kept);
+  self->only_selected_loaded = FALSE;
+}
+
 /* Called with the lock held. */
 static void
 scan_modules (DshBackendSelector *self)
 {
+  if (self->only_selected_loaded)
+    load_rest_of_chain (self);
   if (self->modules != NULL)
     return;
 
@@ -59,32 +135,24 @@ scan_modules (DshBackendSelector *self)
                                          g_strcmp0 (self->backend_override, "help") != 0
                                            ? self->backend_override
                                            : NULL);
-  self->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
-  for (guint i = 0; i < self->modules->len; i++)
-    {
-      DshBackendModule *module = self->modules->pdata[i];
-      Candidate *candidate;
-
-      if (module->refused_reason != NULL || module->excluded)
-        continue;
-      candidate = g_new0 (Candidate, 1);
-      candidate->module = module;
-      g_ptr_array_add (self->candidates, candidate);
-    }
-  g_ptr_array_sort (self->candidates, compare_priority);
+  make_candidates (self, NULL);
 }
 
-/* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough. */
-gboolean
-dsh_backend_selector_call_confine (DshBackendSelector *self,
-                                   DshBackendModule *module,
-                                   const char *const *argv,
-                                   const DshSandboxPolicy *policy,
-                                   DshBackendCall *call,
-                                   GError **error)
+/* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough.
+ * The runner and helper lookups the candidate's check made (when given) answer the module's
+ * lookups again: it is confined with what was checked, without a second search. */
+static gboolean
+call_confine_as_checked (DshBackendSelector *self,
+                         DshBackendModule *module,
+                         const Candidate *checked,
+                         const char *const *argv,
+                         const DshSandboxPolicy *policy,
+                         DshBackendCall *call,
+                         GError **error)
 {
   dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
+  call->remembered = checked != NULL ? checked->lookups : NULL;
   if (!dsh_backend_module_bind_instance (module, call))
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
@@ -93,6 +161,23 @@ dsh_backend_selector_call_confine (DshBackendSelector *self,
       return FALSE;
     }
   return dsh_backend_call_confine (call, module->name, module->descriptor, argv, policy, error);
+}
+
+gboolean
+dsh_backend_selector_call_confine (DshBackendSelector *self,
+                                   DshBackendModule *module,
+                                   const char *const *argv,
+                                   const DshSandboxPolicy *policy,
+                                   DshBackendCall *call,
+                                   GError **error)
+{
+  /* Set once, under the lock, before any caller gets here with the selected module; the
+   * candidate outlives every later change of the candidate list. */
+  const Candidate *selected = self->selected;
+
+  return call_confine_as_checked (self, module,
+                                  selected != NULL && selected->module == module ? selected : NULL,
+                                  argv, policy, call, error);
 }
 
 static gboolean
@@ -112,6 +197,8 @@ run_check (DshBackendSelector *self, Candidate *candidate)
   g_ptr_array_add (call.programs, NULL);
   g_strfreev (candidate->runner_files);
   candidate->runner_files = g_strdupv ((char **) call.programs->pdata);
+  g_clear_pointer (&candidate->lookups, g_ptr_array_unref);
+  candidate->lookups = g_steal_pointer (&call.lookups);
   if (rc != 0 || call.error != NULL)
     {
       candidate->probe = PROBE_FAILED;
@@ -135,7 +222,7 @@ run_functional_probe (DshBackendSelector *self, Candidate *candidate)
   DshBackendCall call;
   int exit_code = -1;
 
-  if (!dsh_backend_selector_call_confine (self, candidate->module, argv, policy, &call, &error) ||
+  if (!call_confine_as_checked (self, candidate->module, candidate, argv, policy, &call, &error) ||
       !dsh_backend_run_probe ((const char *const *) call.argv->pdata, DSH_PROBE_TIMEOUT_MS,
                               &exit_code, &stderr_text, &error))
     {
@@ -158,8 +245,9 @@ run_functional_probe (DshBackendSelector *self, Candidate *candidate)
   dsh_backend_call_clear (&call);
 }
 
+/* chain: the chain's modules (DshBackendModule) in priority order. */
 static char *
-probe_cache_key (DshBackendSelector *self, const Candidate *passed)
+probe_cache_key (GPtrArray *chain, const Candidate *passed)
 {
   GString *key = g_string_new (NULL);
 
@@ -167,16 +255,27 @@ probe_cache_key (DshBackendSelector *self, const Candidate *passed)
    * long as the host, the module set and the passed candidate's runner files are the same. */
   dsh_platform_append_user (key);
   dsh_probe_cache_add_host (key);
-  for (guint i = 0; i < self->candidates->len; i++)
+  for (guint i = 0; i < chain->len; i++)
     {
-      const Candidate *c = self->candidates->pdata[i];
+      const DshBackendModule *module = chain->pdata[i];
 
-      dsh_probe_cache_add_member (key, c->module->name, c->module->path);
+      dsh_probe_cache_add_member (key, module->name, module->path);
     }
   g_string_append_printf (key, "passed=%s;", passed->module->name);
   for (gsize i = 0; passed->runner_files != NULL && passed->runner_files[i] != NULL; i++)
     dsh_probe_cache_add_file (key, passed->runner_files[i]);
   return g_string_free (key, FALSE);
+}
+
+/* The modules of the candidates, in chain order. */
+static GPtrArray *
+chain_modules (DshBackendSelector *self)
+{
+  GPtrArray *chain = g_ptr_array_sized_new (self->candidates->len);
+
+  for (guint i = 0; i < self->candidates->len; i++)
+    g_ptr_array_add (chain, ((Candidate *) self->candidates->pdata[i])->module);
+  return chain;
 }
 
 /* Runs the cheap checks in chain order up to the first that passes (the earlier ones are then
@@ -201,10 +300,12 @@ static gboolean
 select_from_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
+  g_autoptr (GPtrArray) chain = NULL;
 
   if (cache == NULL)
     return FALSE;
-  key = probe_cache_key (self, first_usable);
+  chain = chain_modules (self);
+  key = probe_cache_key (chain, first_usable);
   if (!dsh_probe_cache_lookup (cache, key))
     return FALSE;
   first_usable->probe = PROBE_CACHED;
@@ -216,12 +317,24 @@ static void
 store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
+  g_autoptr (GPtrArray) chain = NULL;
+  g_autoptr (GPtrArray) paths = NULL;
 
   /* Only the outcome that costs nothing to trust is remembered. */
   if (cache == NULL || self->selected != first_usable)
     return;
-  key = probe_cache_key (self, first_usable);
-  dsh_probe_cache_store (cache, key);
+  chain = chain_modules (self);
+  key = probe_cache_key (chain, first_usable);
+  /* The chain's files, when the passed candidate heads it: the next call may then open that
+   * module alone (select_head_of_cached_chain()). */
+  if (first_usable == self->candidates->pdata[0])
+    {
+      paths = g_ptr_array_new ();
+      for (guint i = 0; i < chain->len; i++)
+        g_ptr_array_add (paths, ((DshBackendModule *) chain->pdata[i])->path);
+      g_ptr_array_add (paths, NULL);
+    }
+  dsh_probe_cache_store (cache, key, paths != NULL ? (const char *const *) paths->pdata : NULL);
 }
 
 /* The probe cache, unless a confined command could write it (HOME inside the workspace, say):
@@ -236,17 +349,85 @@ usable_probe_cache (DshBackendSelector *self)
   return self->probe_cache_path;
 }
 
+/* Drops a selection attempt's modules and candidates: the whole chain is scanned next. */
+static void
+forget_modules (DshBackendSelector *self)
+{
+  g_clear_pointer (&self->candidates, g_ptr_array_unref);
+  g_clear_pointer (&self->modules, g_ptr_array_unref);
+}
+
+/* An entry whose candidate heads its chain also lists the chain's module files. When exactly
+ * those files are found now, only the head's is opened (vetted as always) and checked, and the
+ * entry's key, which names every one of those files' identity, the runner files the check found
+ * and the host, must match as it stands: any difference (a file added, removed or changed, a
+ * failed check, another kernel) falls back to opening the whole chain. */
+static gboolean
+select_head_of_cached_chain (DshBackendSelector *self)
+{
+  const char *cache = usable_probe_cache (self);
+  g_autofree char *stored_key = NULL;
+  g_auto (GStrv) chain_paths = NULL;
+  g_autofree char *head_name = NULL;
+  g_autoptr (GPtrArray) chain = NULL;
+  g_autofree char *key = NULL;
+  Candidate *head;
+  guint n;
+
+  if (cache == NULL || self->backend_override != NULL ||
+      !dsh_probe_cache_read (cache, &stored_key, &chain_paths) || chain_paths == NULL ||
+      (n = g_strv_length (chain_paths)) < 2 ||
+      (head_name = dsh_module_loader_name_from_path (chain_paths[0])) == NULL)
+    return FALSE;
+
+  /* Every module file is listed; only the head's name is opened. */
+  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                         (const char *const *) self->untrusted_roots, head_name);
+  chain = g_ptr_array_sized_new (n);
+  for (guint i = 0; i < n && self->modules->len == n; i++)
+    {
+      for (guint j = 0; j < n; j++)
+        {
+          DshBackendModule *module = self->modules->pdata[j];
+
+          /* The head loaded, every other file listed and left closed, each file once. */
+          if (g_str_equal (module->path, chain_paths[i]) &&
+              !g_ptr_array_find (chain, module, NULL) &&
+              (i == 0 ? module->refused_reason == NULL && !module->excluded : module->excluded))
+            {
+              g_ptr_array_add (chain, module);
+              break;
+            }
+        }
+    }
+  if (chain->len != n)
+    {
+      forget_modules (self);
+      return FALSE;
+    }
+
+  make_candidates (self, NULL);
+  head = self->candidates->pdata[0];
+  if (run_check (self, head))
+    key = probe_cache_key (chain, head);
+  if (key == NULL || !g_str_equal (key, stored_key))
+    {
+      forget_modules (self);
+      return FALSE;
+    }
+  head->probe = PROBE_CACHED;
+  self->selected = head;
+  self->only_selected_loaded = TRUE;
+  return TRUE;
+}
+
 /* Called with the lock held; runs once per selector lifetime. */
-void
-dsh_backend_selector_select_locked (DshBackendSelector *self)
+static void
+select_with_whole_chain (DshBackendSelector *self)
 {
   GPtrArray *chain;
   Candidate *first_usable;
   const char *cache;
-
-  if (self->selection_done)
-    return;
-  self->selection_done = TRUE;
 
   scan_modules (self);
   if (g_strcmp0 (self->backend_override, "help") == 0)
@@ -305,6 +486,26 @@ dsh_backend_selector_select_locked (DshBackendSelector *self)
   self->selection_failure = g_strdup ("every backend candidate failed its probe");
 }
 
+/* Called with the lock held; selects once per selector lifetime, opening no more modules than
+ * the selection needs. */
+static void
+select_lean_locked (DshBackendSelector *self)
+{
+  if (self->selection_done)
+    return;
+  self->selection_done = TRUE;
+  if (self->modules == NULL && select_head_of_cached_chain (self))
+    return;
+  select_with_whole_chain (self);
+}
+
+void
+dsh_backend_selector_select_locked (DshBackendSelector *self)
+{
+  select_lean_locked (self);
+  scan_modules (self);
+}
+
 /* Why nothing was selected: the failure, then each module's own reason (a refused file, a
  * failed check or probe). */
 static char *
@@ -349,7 +550,7 @@ ensure_selected (DshBackendSelector *self, const char *mode, GError **error)
   Candidate *selected;
 
   g_mutex_lock (&self->lock);
-  dsh_backend_selector_select_locked (self);
+  select_lean_locked (self);
   selected = self->selected;
   g_mutex_unlock (&self->lock);
 
@@ -434,7 +635,11 @@ dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError
   const char *const no_argv[] = { NULL };
 
   g_mutex_lock (&self->lock);
-  scan_modules (self);
+  /* The selected backend's own dialect needs none of the modules it was selected without. */
+  if (self->only_selected_loaded && g_str_equal (self->selected->module->name, name))
+    descriptor = self->selected->module->descriptor;
+  else
+    scan_modules (self);
   for (guint i = 0; i < self->candidates->len && descriptor == NULL; i++)
     {
       const Candidate *c = self->candidates->pdata[i];

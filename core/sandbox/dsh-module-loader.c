@@ -20,6 +20,7 @@
 #ifdef __linux__
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #endif
 
 #include "dsh-backend-host-private.h"
@@ -95,6 +96,14 @@ name_from_file (const char *basename)
                     strlen (basename) - strlen (MODULE_PREFIX) - strlen (suffix));
 }
 
+char *
+dsh_module_loader_name_from_path (const char *path)
+{
+  g_autofree char *basename = g_path_get_basename (path);
+
+  return name_from_file (basename);
+}
+
 static gboolean
 is_valid_name (const char *name)
 {
@@ -155,23 +164,87 @@ static gboolean
 segments_lie_within (int fd, off_t size)
 {
   ElfW (Ehdr) header;
-  ElfW (Phdr) segment;
+  /* A module has about ten program headers: read them a batch at a time. */
+  ElfW (Phdr) segments[32];
 
   if (pread (fd, &header, sizeof (header), 0) != (ssize_t) sizeof (header) ||
       memcmp (header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_phentsize != sizeof (segment))
+      header.e_phentsize != sizeof (segments[0]))
     return FALSE;
-  for (guint i = 0; i < header.e_phnum; i++)
+  for (guint first = 0; first < header.e_phnum; first += G_N_ELEMENTS (segments))
     {
-      off_t at = (off_t) header.e_phoff + (off_t) i * (off_t) sizeof (segment);
+      guint n = MIN (header.e_phnum - first, G_N_ELEMENTS (segments));
+      off_t at = (off_t) header.e_phoff + (off_t) first * (off_t) sizeof (segments[0]);
+      ssize_t want = (ssize_t) (n * sizeof (segments[0]));
 
-      if (pread (fd, &segment, sizeof (segment), at) != (ssize_t) sizeof (segment))
+      if (pread (fd, segments, (size_t) want, at) != want)
         return FALSE;
-      if (segment.p_type == PT_LOAD &&
-          (segment.p_offset > (guint64) size || segment.p_filesz > (guint64) size - segment.p_offset))
-        return FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          const ElfW (Phdr) *segment = &segments[i];
+
+          if (segment->p_type == PT_LOAD &&
+              (segment->p_offset > (guint64) size ||
+               segment->p_filesz > (guint64) size - segment->p_offset))
+            return FALSE;
+        }
     }
   return TRUE;
+}
+
+/* Copies fd to copy from where both stand, in the kernel (sendfile()), or through a buffer where
+ * it cannot. Returns the bytes copied, or -1 with errno set. */
+static off_t
+copy_bytes (int fd, int copy, gboolean *read_failed)
+{
+  char buffer[16384];
+  off_t copied = 0;
+
+  for (;;)
+    {
+      ssize_t n = sendfile (copy, fd, NULL, 1 << 20);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && copied == 0 && (errno == EINVAL || errno == ENOSYS))
+        break;
+      if (n < 0)
+        {
+          *read_failed = FALSE;
+          return -1;
+        }
+      if (n == 0)
+        return copied;
+      copied += n;
+    }
+  for (;;)
+    {
+      ssize_t n = read (fd, buffer, sizeof (buffer));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          *read_failed = TRUE;
+          return -1;
+        }
+      if (n == 0)
+        return copied;
+      for (ssize_t done = 0; done < n;)
+        {
+          ssize_t w = write (copy, buffer + done, (size_t) (n - done));
+
+          if (w < 0 && errno == EINTR)
+            continue;
+          if (w < 0)
+            {
+              *read_failed = FALSE;
+              return -1;
+            }
+          done += w;
+        }
+      copied += n;
+    }
 }
 
 /* A sealed in-memory copy of the checked file: nobody can write it, and the loader maps these
@@ -180,9 +253,9 @@ static int
 copy_checked_content (int fd, const char *name, char **reason)
 {
   g_autofree char *memfd_name = g_strdup_printf ("dsh-backend-%s", name);
-  char buffer[65536];
   struct stat before, after;
-  off_t copied = 0;
+  gboolean read_failed = FALSE;
+  off_t copied;
   int copy;
 
   if (fstat (fd, &before) != 0)
@@ -201,36 +274,14 @@ copy_checked_content (int fd, const char *name, char **reason)
                                  g_strerror (errno));
       return -1;
     }
-  for (;;)
+  copied = copy_bytes (fd, copy, &read_failed);
+  if (copied < 0)
     {
-      ssize_t n = read (fd, buffer, sizeof (buffer));
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          *reason = g_strdup_printf ("cannot read the module file: %s", g_strerror (errno));
-          close (copy);
-          return -1;
-        }
-      if (n == 0)
-        break;
-      for (ssize_t done = 0; done < n;)
-        {
-          ssize_t w = write (copy, buffer + done, (size_t) (n - done));
-
-          if (w < 0 && errno == EINTR)
-            continue;
-          if (w < 0)
-            {
-              *reason = g_strdup_printf ("cannot make a private copy of the module: %s",
-                                         g_strerror (errno));
-              close (copy);
-              return -1;
-            }
-          done += w;
-        }
-      copied += n;
+      *reason = g_strdup_printf (read_failed ? "cannot read the module file: %s"
+                                             : "cannot make a private copy of the module: %s",
+                                 g_strerror (errno));
+      close (copy);
+      return -1;
     }
   /* Bytes of two versions are no module: one caught mid-rewrite is refused, and the change
    * that is under way starts another scan anyway. */

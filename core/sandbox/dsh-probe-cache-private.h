@@ -2,9 +2,13 @@
  * passed its functional probe, so that a command-line call does not pay that probe every time.
  *
  * Safe by construction: an entry only says that the preferred, already vetted candidate of an
- * exact chain works; it holds no argv and names no other candidate. A stale or forged entry can
- * at worst skip that candidate's probe, whose runner may then fail (a runner failure) — it can
- * neither cause an unconfined run nor steer the choice to a weaker backend.
+ * exact chain works; it holds no argv. A stale entry can at worst skip that candidate's probe,
+ * whose runner may then fail (a runner failure). When that candidate heads its chain the entry
+ * also lists the chain's module files, so that the next call opens only the head's module (still
+ * vetted and checked): an entry forged with its chain in another order could thus pick another
+ * module of the chain as head, never an unconfined run. Only the user's own unconfined
+ * processes can write the file: one beneath the roots confined commands may write is neither
+ * read nor written.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -33,13 +37,22 @@ void      dsh_probe_cache_add_host_values (GString    *key,
                                            const char *kernel_release,
                                            long        landlock_abi);
 
+/* Reads the entry: its key and, when it has one, the chain of module files it was written for
+ * (NULL otherwise; chain may be NULL when not wanted). FALSE when there is no entry the user
+ * could have written. */
+gboolean  dsh_probe_cache_read         (const char  *path,
+                                        char       **key,
+                                        GStrv       *chain);
+
 /* Does the file hold an entry for exactly key? Entries do not age: the key names everything
  * the probe's outcome depends on. */
 gboolean  dsh_probe_cache_lookup       (const char  *path,
                                         const char  *key);
 
-/* Best effort: a cache that cannot be written only costs a probe next time. */
-void      dsh_probe_cache_store        (const char  *path,
-                                        const char  *key);
+/* Best effort: a cache that cannot be written only costs a probe next time. chain (nullable):
+ * the chain's module files in priority order, when the candidate that passed heads it. */
+void      dsh_probe_cache_store        (const char        *path,
+                                        const char        *key,
+                                        const char *const *chain);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* dsh-probe-cache.c — a small per-user key file recording that the first candidate of a chain
  * passed its functional probe, keyed by everything that outcome depends on: the host's kernel,
- * the exact module files of the chain and the runner files the candidate found.
+ * the exact module files of the chain and the runner files the candidate found; when that
+ * candidate heads the chain, the entry also lists the chain's module files in order.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -66,13 +67,15 @@ dsh_probe_cache_add_host (GString *key)
 #define PROBE_CACHE_MAX_SIZE 16384
 
 gboolean
-dsh_probe_cache_lookup (const char *path, const char *key)
+dsh_probe_cache_read (const char *path, char **key, GStrv *chain)
 {
   g_autoptr (GKeyFile) file = NULL;
-  g_autofree char *stored_key = NULL;
   char text[PROBE_CACHE_MAX_SIZE];
   gsize len = 0;
 
+  *key = NULL;
+  if (chain != NULL)
+    *chain = NULL;
   /* Only the user's own, private, regular file is believed, checked on the descriptor that is
    * then read (no FIFO stalls the call); anything larger than an entry this code writes is not
    * one of ours. */
@@ -82,12 +85,24 @@ dsh_probe_cache_lookup (const char *path, const char *key)
   if (!g_key_file_load_from_data (file, text, len, G_KEY_FILE_NONE, NULL))
     return FALSE;
 
-  stored_key = g_key_file_get_string (file, GROUP, "key", NULL);
-  return g_strcmp0 (stored_key, key) == 0;
+  *key = g_key_file_get_string (file, GROUP, "key", NULL);
+  if (*key == NULL)
+    return FALSE;
+  if (chain != NULL)
+    *chain = g_key_file_get_string_list (file, GROUP, "chain", NULL, NULL);
+  return TRUE;
+}
+
+gboolean
+dsh_probe_cache_lookup (const char *path, const char *key)
+{
+  g_autofree char *stored_key = NULL;
+
+  return dsh_probe_cache_read (path, &stored_key, NULL) && g_str_equal (stored_key, key);
 }
 
 void
-dsh_probe_cache_store (const char *path, const char *key)
+dsh_probe_cache_store (const char *path, const char *key, const char *const *chain)
 {
   g_autoptr (GKeyFile) file = g_key_file_new ();
   g_autofree char *text = NULL;
@@ -97,6 +112,8 @@ dsh_probe_cache_store (const char *path, const char *key)
     return;
 
   g_key_file_set_string (file, GROUP, "key", key);
+  if (chain != NULL)
+    g_key_file_set_string_list (file, GROUP, "chain", chain, g_strv_length ((char **) chain));
   text = g_key_file_to_data (file, &len, NULL);
   /* Written whole and renamed into place, so a reader never sees half an entry. */
   if (!g_file_set_contents_full (path, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,

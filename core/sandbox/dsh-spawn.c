@@ -2,8 +2,8 @@
  * through, stderr streams to ours while a copy is kept for classification, and the signals a
  * terminal would send are forwarded; for probes, everything is quiet and time-bounded.
  *
- * This is the hot path of every exec, so it uses posix_spawn (no copy of our address space),
- * one poll loop and no helper thread.
+ * This is the hot path of every exec, so the command starts without a copy of our address
+ * space (dsh-spawn-start.c), and one poll loop with no helper thread watches it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,18 +11,17 @@
 
 #include "dsh-spawn-private.h"
 
+#include "dsh-spawn-start-private.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Classification needs the runner's first lines and any denial text; a command that floods
  * stderr still streams everything, only the copy keeps just its head and its tail. */
@@ -529,8 +528,7 @@ dsh_spawn_run (const char *const *argv,
                GString *captured,
                GError **error)
 {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
+  DshSpawnStart start;
   struct sigaction saved[G_N_ELEMENTS (forwarded_signals)];
   sigset_t defaults;
   StdinPump pump = { 0 };
@@ -564,36 +562,22 @@ dsh_spawn_run (const char *const *argv,
   if (pump.pipe_write >= 0)
     fcntl (pump.pipe_write, F_SETFL, O_NONBLOCK);
 
-  posix_spawn_file_actions_init (&actions);
-  if (pump.pipe_write >= 0)
-    posix_spawn_file_actions_adddup2 (&actions, stdin_pipe[0], STDIN_FILENO);
-  if (stdout_pipe[1] >= 0)
-    posix_spawn_file_actions_adddup2 (&actions, stdout_pipe[1], STDOUT_FILENO);
-  if (options->quiet)
-    {
-      posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-      posix_spawn_file_actions_addopen (&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-  posix_spawn_file_actions_adddup2 (&actions, pipe_fds[1], STDERR_FILENO);
-  if (options->cwd != NULL)
-    posix_spawn_file_actions_addchdir_np (&actions, options->cwd);
-  if (options->close_inherited_fds)
-    posix_spawn_file_actions_addclosefrom_np (&actions, STDERR_FILENO + 1);
-  posix_spawnattr_init (&attr);
+  start.stdin_fd = pump.pipe_write >= 0 ? stdin_pipe[0] : -1;
+  start.stdout_fd = stdout_pipe[1];
+  start.stderr_fd = pipe_fds[1];
+  start.null_stdio = options->quiet;
+  start.cwd = options->cwd;
+  start.close_inherited_fds = options->close_inherited_fds;
   /* The command starts with default dispositions for the signals we forward. */
   sigemptyset (&defaults);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
     sigaddset (&defaults, forwarded_signals[i]);
   sigaddset (&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault (&attr, &defaults);
-  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGDEF);
+  start.defaults = &defaults;
 
   if (options->forward_signals)
     install_forwarding (saved);
-  rc = posix_spawnp (&pid, argv[0], &actions, &attr, (char *const *) argv,
-                     options->envp != NULL ? options->envp : environ);
-  posix_spawn_file_actions_destroy (&actions);
-  posix_spawnattr_destroy (&attr);
+  rc = dsh_spawn_start (&pid, argv, options->envp, &start);
   close (pipe_fds[1]);
   if (pump.pipe_write >= 0)
     close (stdin_pipe[0]);

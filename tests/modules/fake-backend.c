@@ -4,7 +4,8 @@
  * Its "runner" is /bin/sh: it fails like a real runner (exit 71 and one fatal line) when
  * DSH_FAKE_<NAME>_BROKEN=1 at run time, logs every run to $DSH_FAKE_LOG, then executes the
  * command unconfined. Its cheap check fails, as for a runner that is not installed, when
- * DSH_FAKE_<NAME>_MISSING=1, or when DSH_FAKE_<NAME>_RUNNER names no program on PATH. With
+ * DSH_FAKE_<NAME>_MISSING=1, or when DSH_FAKE_<NAME>_RUNNER names no program on PATH; a runner
+ * that is found is also looked up by confine(), which names it as the script's $0. With
  * DSH_FAKE_<NAME>_CONFINE_GATE=FILE, confine() creates FILE.entered and waits (at most a
  * minute) until FILE exists: a call held in flight inside the module's code. It is never
  * installed.
@@ -82,6 +83,8 @@ static int
 fake_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *const *argv)
 {
   const char *gate = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_CONFINE_GATE");
+  const char *runner = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_RUNNER");
+  const char *runner_path = runner != NULL ? host->find_program (host, runner) : NULL;
 
   if (gate != NULL && gate[0] != '\0')
     wait_at_gate (gate);
@@ -100,7 +103,7 @@ fake_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *
   host->push_arg (host, "/bin/sh");
   host->push_arg (host, "-c");
   host->push_arg (host, script);
-  host->push_arg (host, "fake-" FAKE_NAME);
+  host->push_arg (host, runner_path != NULL ? runner_path : "fake-" FAKE_NAME);
   for (size_t i = 0; argv[i] != NULL; i++)
     host->push_arg (host, argv[i]);
 
