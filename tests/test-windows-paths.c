@@ -1,0 +1,331 @@
+/* test-windows-paths.c — the plain logic of the core's Windows side, on any host: how a Windows
+ * path is read (absolute or not, beneath what), which writable roots are refused, which reparse
+ * points count as links, and the command line that hands a program its argv exactly.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include "dsh-windows-command-line-private.h"
+#include "dsh-windows-paths-private.h"
+
+static void
+test_strip_prefix (void)
+{
+  static const struct {
+    const char *path;
+    const char *stripped;
+  } cases[] = {
+    { "\\\\?\\C:\\work", "C:\\work" },
+    { "\\\\.\\C:\\work", "C:\\work" },
+    { "\\\\?\\UNC\\server\\share\\x", "\\\\server\\share\\x" },
+    { "\\\\?\\unc\\server\\share", "\\\\server\\share" },
+    { "//?/C:/work", "C:/work" },
+    { "C:\\work", "C:\\work" },
+    { "\\\\server\\share", "\\\\server\\share" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *stripped = dsh_windows_path_strip_prefix (cases[i].path);
+
+      g_assert_cmpstr (stripped, ==, cases[i].stripped);
+    }
+}
+
+static void
+test_root_length (void)
+{
+  static const struct {
+    const char *path;
+    gsize length;
+  } cases[] = {
+    { "C:\\", 3 },
+    { "c:/work", 3 },
+    { "C:\\work\\x", 3 },
+    { "\\\\server\\share", 14 },
+    { "\\\\server\\share\\x", 14 },
+    { "//server/share/x", 14 },
+    /* Relative to a drive's current directory, or to the current drive: no one directory. */
+    { "C:", 0 },
+    { "C:work", 0 },
+    { "\\work", 0 },
+    { "/work", 0 },
+    { "work", 0 },
+    { "", 0 },
+    /* Incomplete shares and device namespaces. */
+    { "\\\\server", 0 },
+    { "\\\\server\\", 0 },
+    { "\\\\\\share", 0 },
+    { "\\\\?\\C:\\work", 0 },
+    { "\\\\.\\pipe\\x", 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].path);
+      g_assert_cmpuint (dsh_windows_path_root_length (cases[i].path), ==, cases[i].length);
+    }
+}
+
+static void
+test_is_beneath (void)
+{
+  g_assert_true (dsh_windows_path_is_beneath ("C:\\work", "C:\\work"));
+  g_assert_true (dsh_windows_path_is_beneath ("C:\\work\\a\\b", "C:\\work"));
+  g_assert_true (dsh_windows_path_is_beneath ("C:\\work\\a", "C:\\work\\"));
+  g_assert_true (dsh_windows_path_is_beneath ("c:/WORK/a", "C:\\work"));
+  g_assert_true (dsh_windows_path_is_beneath ("C:\\work", "C:\\"));
+  g_assert_true (dsh_windows_path_is_beneath ("\\\\srv\\share\\x", "\\\\SRV\\share"));
+  g_assert_false (dsh_windows_path_is_beneath ("C:\\workshop", "C:\\work"));
+  g_assert_false (dsh_windows_path_is_beneath ("C:\\wor", "C:\\work"));
+  g_assert_false (dsh_windows_path_is_beneath ("D:\\work", "C:\\work"));
+  g_assert_false (dsh_windows_path_is_beneath ("C:work", "C:\\"));
+  g_assert_false (dsh_windows_path_is_beneath ("C:\\work", ""));
+  g_assert_false (dsh_windows_path_is_beneath ("C:\\work", "\\"));
+}
+
+/* NULL when the root is accepted, else a substring of the reason. */
+static void
+assert_refusal (const char *root, const char *workspace, const char *expected)
+{
+  static const char *const trees[] = { "C:\\Windows", "C:\\Program Files", NULL };
+  g_autofree char *why = dsh_windows_root_refusal (root, workspace, "C:\\Users\\me", trees);
+
+  g_test_message ("%s: %s", root, why != NULL ? why : "accepted");
+  if (expected == NULL)
+    g_assert_null (why);
+  else
+    {
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, expected));
+    }
+}
+
+static void
+test_root_refusal (void)
+{
+  const char *ws = "C:\\Users\\me\\src\\project";
+
+  assert_refusal ("C:\\Users\\me\\src\\project", NULL, NULL);
+  assert_refusal ("C:\\Users\\me\\AppData\\Local\\Temp", ws, NULL);
+  assert_refusal ("\\\\?\\D:\\scratch", ws, NULL);
+  assert_refusal ("\\\\server\\share\\build", ws, NULL);
+  assert_refusal ("C:\\", ws, "root of a drive or share");
+  assert_refusal ("c:/", ws, "root of a drive or share");
+  assert_refusal ("\\\\?\\C:\\", ws, "root of a drive or share");
+  assert_refusal ("\\\\server\\share", ws, "root of a drive or share");
+  assert_refusal ("\\\\server\\share\\", ws, "root of a drive or share");
+  assert_refusal ("\\\\?\\UNC\\server\\share", ws, "root of a drive or share");
+  assert_refusal ("C:\\Users\\me", ws, "the user's profile directory");
+  assert_refusal ("c:\\users\\ME\\", ws, "the user's profile directory");
+  assert_refusal ("C:\\Users", ws, "ancestor of the user's profile directory");
+  assert_refusal ("C:\\Windows", ws, "system directory");
+  assert_refusal ("C:\\WINDOWS\\Temp", ws, "system directory");
+  assert_refusal ("C:\\Program Files\\Tool", ws, "system directory");
+  assert_refusal ("C:\\Users\\me\\src", ws, "ancestor of the workspace");
+  assert_refusal ("C:work", ws, "not an absolute path");
+  assert_refusal ("\\work", ws, "not an absolute path");
+  assert_refusal ("work", ws, "not an absolute path");
+  assert_refusal ("C:\\work\\..\\Users", ws, ". or ..");
+  assert_refusal ("C:\\work\\.", ws, ". or ..");
+  assert_refusal ("C:\\work:stream", ws, "stream");
+  assert_refusal ("C:\\work\\CON:", ws, "stream");
+  /* Without a profile or system trees, only the drive and workspace rules stand. */
+  {
+    g_autofree char *why = dsh_windows_root_refusal ("C:\\Users\\me", NULL, NULL, NULL);
+
+    g_assert_null (why);
+  }
+}
+
+static void
+test_reparse_tags (void)
+{
+  /* Symbolic links, junctions and mount points, and any other name surrogate. */
+  g_assert_true (dsh_windows_reparse_tag_redirects (0xA000000Cu));
+  g_assert_true (dsh_windows_reparse_tag_redirects (0xA0000003u));
+  g_assert_true (dsh_windows_reparse_tag_redirects (0xA0000019u)); /* LX_SYMLINK */
+  g_assert_true (dsh_windows_reparse_tag_redirects (0x20000001u));
+  /* Unknown tags and execution aliases are taken for links. */
+  g_assert_true (dsh_windows_reparse_tag_redirects (0x8000001Bu)); /* APPEXECLINK */
+  g_assert_true (dsh_windows_reparse_tag_redirects (0x80000099u));
+  g_assert_true (dsh_windows_reparse_tag_redirects (0u));
+  /* Placeholders that keep the name where it is. */
+  g_assert_false (dsh_windows_reparse_tag_redirects (0x9000001Au)); /* CLOUD */
+  g_assert_false (dsh_windows_reparse_tag_redirects (0x9000F01Au)); /* CLOUD_F */
+  g_assert_false (dsh_windows_reparse_tag_redirects (0x80000013u)); /* DEDUP */
+  g_assert_false (dsh_windows_reparse_tag_redirects (0x80000017u)); /* WOF */
+  g_assert_false (dsh_windows_reparse_tag_redirects (0xC0000004u)); /* HSM */
+}
+
+/* Splits a command line the way the Microsoft C runtime does: the program name up to the next
+ * quote or blank without escapes, then arguments where 2n backslashes before a quote are n and
+ * the quote toggles quoting, 2n+1 are n and a literal quote, and other backslashes are kept. */
+static GStrv
+split_like_msvcrt (const char *line)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  const char *p = line;
+
+  if (*p == '"')
+    {
+      const char *end = strchr (p + 1, '"');
+
+      g_assert_nonnull (end);
+      g_ptr_array_add (args, g_strndup (p + 1, (gsize) (end - p - 1)));
+      p = end + 1;
+    }
+  else
+    {
+      gsize n = strcspn (p, " \t");
+
+      g_ptr_array_add (args, g_strndup (p, n));
+      p += n;
+    }
+  for (;;)
+    {
+      GString *arg;
+      gboolean quoted = FALSE;
+
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '\0')
+        break;
+      arg = g_string_new (NULL);
+      for (;;)
+        {
+          gsize backslashes = 0;
+
+          while (*p == '\\')
+            {
+              backslashes++;
+              p++;
+            }
+          if (*p == '"')
+            {
+              for (gsize i = 0; i < backslashes / 2; i++)
+                g_string_append_c (arg, '\\');
+              if (backslashes % 2 == 1)
+                g_string_append_c (arg, '"');
+              else if (quoted && p[1] == '"')
+                {
+                  g_string_append_c (arg, '"');
+                  p++;
+                }
+              else
+                quoted = !quoted;
+              p++;
+              continue;
+            }
+          for (gsize i = 0; i < backslashes; i++)
+            g_string_append_c (arg, '\\');
+          if (*p == '\0' || (!quoted && (*p == ' ' || *p == '\t')))
+            break;
+          g_string_append_c (arg, *p++);
+        }
+      g_ptr_array_add (args, g_string_free (arg, FALSE));
+    }
+  g_ptr_array_add (args, NULL);
+  return (GStrv) g_ptr_array_steal (args, NULL);
+}
+
+static void
+assert_round_trip (const char *const *argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = dsh_windows_command_line (argv, &error);
+  g_auto (GStrv) split = NULL;
+
+  g_assert_no_error (error);
+  split = split_like_msvcrt (line);
+  if (!g_strv_equal ((const char *const *) split, argv))
+    {
+      g_autofree char *want = g_strjoinv ("|", (char **) argv);
+      g_autofree char *got = g_strjoinv ("|", split);
+
+      g_error ("%s did not round-trip: %s became %s", line, want, got);
+    }
+}
+
+static void
+test_command_line (void)
+{
+  static const char *const tricky[] = {
+    "", " ", "a b", "a\\", "a\\ b\\", "\\\"", "\"\"", "\"", "tab\there", "new\nline",
+    "back\\\\slashes\\\\", "C:\\Program Files\\x\\", "a\"b\"c", "\\\\server\\share", "--x=\"y z\"",
+    "%PATH%", "^&|<>", NULL,
+  };
+  const char *argv[4] = { "C:\\Program Files\\dsh\\dsh-acl-exec.exe", NULL, NULL, NULL };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (13);
+  static const char alphabet[] = { 'a', ' ', '\t', '"', '\\' };
+
+  for (guint i = 0; tricky[i] != NULL; i++)
+    {
+      argv[1] = tricky[i];
+      argv[2] = tricky[(i + 1) % (G_N_ELEMENTS (tricky) - 1)];
+      assert_round_trip (argv);
+    }
+  /* Every short mix of letters, blanks, quotes and backslashes. */
+  for (guint i = 0; i < 5000; i++)
+    {
+      char one[9] = { 0 }, two[9] = { 0 };
+      guint n = (guint) g_rand_int_range (rand, 0, 9), m = (guint) g_rand_int_range (rand, 0, 9);
+
+      for (guint k = 0; k < n; k++)
+        one[k] = alphabet[g_rand_int_range (rand, 0, G_N_ELEMENTS (alphabet))];
+      for (guint k = 0; k < m; k++)
+        two[k] = alphabet[g_rand_int_range (rand, 0, G_N_ELEMENTS (alphabet))];
+      argv[1] = one;
+      argv[2] = two;
+      assert_round_trip (argv);
+    }
+
+  /* Spelled plainly where nothing needs quoting. */
+  {
+    const char *const plain[] = { "prog.exe", "a", "C:\\x\\", NULL };
+    g_autofree char *line = dsh_windows_command_line (plain, NULL);
+
+    g_assert_cmpstr (line, ==, "prog.exe a C:\\x\\");
+  }
+  {
+    const char *const spaced[] = { "C:\\a b\\prog.exe", "C:\\a b\\", "", NULL };
+    g_autofree char *line = dsh_windows_command_line (spaced, NULL);
+
+    g_assert_cmpstr (line, ==, "\"C:\\a b\\prog.exe\" \"C:\\a b\\\\\" \"\"");
+  }
+}
+
+static void
+test_command_line_refused (void)
+{
+  const char *const quoted[] = { "C:\\a\"b.exe", "x", NULL };
+  const char *const unnamed[] = { "", "x", NULL };
+  const char *const empty[] = { NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = dsh_windows_command_line (quoted, &error);
+
+  g_assert_null (line);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "C:\\a\"b.exe"));
+  g_clear_error (&error);
+  g_assert_null (dsh_windows_command_line (unnamed, &error));
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED);
+  g_clear_error (&error);
+  g_assert_null (dsh_windows_command_line (empty, &error));
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/windows-paths/strip-prefix", test_strip_prefix);
+  g_test_add_func ("/windows-paths/root-length", test_root_length);
+  g_test_add_func ("/windows-paths/is-beneath", test_is_beneath);
+  g_test_add_func ("/windows-paths/root-refusal", test_root_refusal);
+  g_test_add_func ("/windows-paths/reparse-tags", test_reparse_tags);
+  g_test_add_func ("/windows-paths/command-line", test_command_line);
+  g_test_add_func ("/windows-paths/command-line-refused", test_command_line_refused);
+  return g_test_run ();
+}
