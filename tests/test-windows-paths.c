@@ -8,6 +8,7 @@
 
 #include "dsh-windows-command-line-private.h"
 #include "dsh-windows-paths-private.h"
+#include "dsh-windows-way-private.h"
 
 static void
 test_strip_prefix (void)
@@ -316,6 +317,181 @@ test_command_line_refused (void)
   g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED);
 }
 
+/* Reparse data as the file system returns it: little-endian, the substitute name first in the
+ * path buffer, then the print name. */
+static GByteArray *
+reparse_data (guint32 tag, guint32 flags, const char *substitute, const char *print)
+{
+  g_autofree gunichar2 *sub = g_utf8_to_utf16 (substitute, -1, NULL, NULL, NULL);
+  g_autofree gunichar2 *shown = g_utf8_to_utf16 (print, -1, NULL, NULL, NULL);
+  gsize sub_len = 0, shown_len = 0;
+  GByteArray *data = g_byte_array_new ();
+  guint8 header[20];
+  gsize header_len = tag == 0xA000000Cu ? 20 : 16;
+
+  while (sub[sub_len] != 0)
+    sub_len++;
+  while (shown[shown_len] != 0)
+    shown_len++;
+#define PUT16(at, v) (header[at] = (guint8) ((v) & 0xff), header[(at) + 1] = (guint8) ((v) >> 8))
+  PUT16 (0, tag & 0xffff);
+  PUT16 (2, tag >> 16);
+  PUT16 (4, header_len - 8 + 2 * (sub_len + shown_len));
+  PUT16 (6, 0);
+  PUT16 (8, 0);
+  PUT16 (10, 2 * sub_len);
+  PUT16 (12, 2 * sub_len);
+  PUT16 (14, 2 * shown_len);
+  PUT16 (16, flags & 0xffff);
+  PUT16 (18, flags >> 16);
+#undef PUT16
+  g_byte_array_append (data, header, (guint) header_len);
+  for (gsize i = 0; i < sub_len; i++)
+    {
+      guint8 unit[2] = { (guint8) (sub[i] & 0xff), (guint8) (sub[i] >> 8) };
+
+      g_byte_array_append (data, unit, 2);
+    }
+  for (gsize i = 0; i < shown_len; i++)
+    {
+      guint8 unit[2] = { (guint8) (shown[i] & 0xff), (guint8) (shown[i] >> 8) };
+
+      g_byte_array_append (data, unit, 2);
+    }
+  return data;
+}
+
+static void
+assert_target (guint32 tag, guint32 flags, const char *substitute, const char *expected)
+{
+  g_autoptr (GByteArray) data = reparse_data (tag, flags, substitute, "shown");
+  g_autofree char *target = dsh_windows_reparse_target (data->data, data->len);
+
+  g_test_message ("%08x %s: %s", tag, substitute, target != NULL ? target : "(none)");
+  g_assert_cmpstr (target, ==, expected);
+  /* Cut short anywhere, the same data names nothing. */
+  for (guint cut = 0; cut < data->len; cut++)
+    {
+      g_autofree char *part = dsh_windows_reparse_target (data->data, cut);
+
+      g_assert_null (part);
+    }
+}
+
+static void
+test_reparse_target (void)
+{
+  const guint32 symlink = 0xA000000Cu, junction = 0xA0000003u;
+
+  assert_target (symlink, 0, "\\??\\C:\\target", "C:\\target");
+  assert_target (symlink, 0, "\\??\\UNC\\srv\\share\\x", "\\\\srv\\share\\x");
+  assert_target (symlink, 1, "..\\other\\x", "..\\other\\x");
+  assert_target (symlink, 1, "sibling", "sibling");
+  assert_target (junction, 0, "\\??\\D:\\data\\", "D:\\data\\");
+  /* Names no walk can follow from here. */
+  assert_target (symlink, 1, "\\rooted", NULL);
+  assert_target (symlink, 1, "C:relative", NULL);
+  assert_target (symlink, 0, "C:\\no-nt-prefix", NULL);
+  assert_target (junction, 0, "\\??\\Volume{2d9c5e3a-0000-0000-0000-100000000000}\\", NULL);
+  assert_target (0x9000001Au, 0, "\\??\\C:\\cloud", NULL);
+  assert_target (0x8000001Bu, 0, "\\??\\C:\\alias", NULL);
+
+  /* A name with a NUL inside names more than its text up to it. */
+  {
+    g_autoptr (GByteArray) data = reparse_data (symlink, 0, "\\??\\C:\\ab", "");
+    g_autofree char *target = NULL;
+
+    data->data[20 + 2 * 8] = 0; /* the low byte of the "b" */
+    target = dsh_windows_reparse_target (data->data, data->len);
+    g_assert_null (target);
+  }
+  /* Lengths that do not fit the data, or split a UTF-16 unit. */
+  {
+    g_autoptr (GByteArray) data = reparse_data (symlink, 0, "\\??\\C:\\x", "");
+    g_autofree char *odd = NULL;
+    g_autofree char *long_name = NULL;
+    g_autofree char *long_data = NULL;
+
+    data->data[10] = 7;
+    odd = dsh_windows_reparse_target (data->data, data->len);
+    g_assert_null (odd);
+    data->data[10] = 200;
+    long_name = dsh_windows_reparse_target (data->data, data->len);
+    g_assert_null (long_name);
+    data->data[10] = 16;
+    data->data[4] = 0xff;
+    long_data = dsh_windows_reparse_target (data->data, data->len);
+    g_assert_null (long_data);
+  }
+}
+
+/* A file system of links: path -> target ("" for one that cannot be read). */
+static DshWindowsName
+look_in_table (const char *path, char **out_target, gpointer data)
+{
+  const char *target = g_hash_table_lookup (data, path);
+
+  *out_target = NULL;
+  if (target == NULL)
+    return DSH_WINDOWS_NAME_PLAIN;
+  if (*target == '\0')
+    return DSH_WINDOWS_NAME_UNREADABLE_LINK;
+  *out_target = g_strdup (target);
+  return DSH_WINDOWS_NAME_LINK;
+}
+
+static void
+assert_on_way (GHashTable *links, const char *path, const char *expected)
+{
+  static const char *const roots[] = { "C:\\ws", "C:\\Temp", "\\\\srv\\share\\build", NULL };
+  g_autofree char *hit = dsh_windows_root_on_way (path, roots, look_in_table, links);
+
+  g_test_message ("%s: %s", path, hit != NULL ? hit : "(none)");
+  g_assert_cmpstr (hit, ==, expected);
+}
+
+static void
+test_root_on_way (void)
+{
+  g_autoptr (GHashTable) links = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_hash_table_insert (links, "C:\\into-ws", "C:\\ws\\sub");
+  g_hash_table_insert (links, "C:\\is-ws", "C:\\ws");
+  g_hash_table_insert (links, "C:\\other\\rel-ws", "..\\ws");
+  g_hash_table_insert (links, "C:\\other\\rel-away", "..\\elsewhere");
+  g_hash_table_insert (links, "C:\\deep\\up", "..\\..\\..\\ws\\x");
+  g_hash_table_insert (links, "C:\\a", "C:\\b");
+  g_hash_table_insert (links, "C:\\b", "C:\\ws");
+  g_hash_table_insert (links, "C:\\loop", "C:\\loop");
+  g_hash_table_insert (links, "C:\\bad", "");
+  g_hash_table_insert (links, "C:\\unc", "\\\\srv\\share\\build\\out");
+  g_hash_table_insert (links, "C:\\away", "D:\\data");
+  /* A link inside a root, on the way to a directory outside: swappable by confined commands. */
+  g_hash_table_insert (links, "C:\\ws\\tools", "C:\\opt\\tools");
+
+  assert_on_way (links, "C:\\ws", "C:\\ws");
+  assert_on_way (links, "C:\\ws\\a\\b", "C:\\ws");
+  assert_on_way (links, "c:\\WS\\a", "C:\\ws");
+  assert_on_way (links, "C:\\wss\\a", NULL);
+  assert_on_way (links, "C:\\other\\a", NULL);
+  assert_on_way (links, "C:\\", NULL);
+  assert_on_way (links, "C:\\nothing\\deeper\\yet", NULL);
+  assert_on_way (links, "C:\\into-ws\\x", "C:\\ws");
+  assert_on_way (links, "C:\\is-ws", "C:\\ws");
+  assert_on_way (links, "C:\\other\\rel-ws\\x", "C:\\ws");
+  assert_on_way (links, "C:\\other\\rel-away\\x", NULL);
+  assert_on_way (links, "C:\\deep\\up", "C:\\ws");
+  assert_on_way (links, "C:\\a\\x", "C:\\ws");
+  assert_on_way (links, "C:\\unc", "\\\\srv\\share\\build");
+  assert_on_way (links, "C:\\away\\x", NULL);
+  assert_on_way (links, "C:\\ws\\tools\\bin\\tool.exe", "C:\\ws");
+  /* What cannot be told answers with the link itself. */
+  assert_on_way (links, "C:\\bad\\x", "C:\\bad");
+  assert_on_way (links, "C:\\loop\\x", "C:\\loop");
+  /* Not absolute: only what it spells is judged. */
+  assert_on_way (links, "relative\\x", NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -325,6 +501,8 @@ main (int argc, char **argv)
   g_test_add_func ("/windows-paths/is-beneath", test_is_beneath);
   g_test_add_func ("/windows-paths/root-refusal", test_root_refusal);
   g_test_add_func ("/windows-paths/reparse-tags", test_reparse_tags);
+  g_test_add_func ("/windows-paths/reparse-target", test_reparse_target);
+  g_test_add_func ("/windows-paths/root-on-way", test_root_on_way);
   g_test_add_func ("/windows-paths/command-line", test_command_line);
   g_test_add_func ("/windows-paths/command-line-refused", test_command_line_refused);
   return g_test_run ();

@@ -40,4 +40,12 @@ char     *dsh_windows_root_refusal         (const char        *root,
  * known not to. */
 gboolean  dsh_windows_reparse_tag_redirects (guint32 tag);
 
+/* The target a symbolic link or junction names, from its reparse data (what
+ * FSCTL_GET_REPARSE_POINT answers, len bytes, little-endian): an absolute drive or share path,
+ * or a path relative to the link's own directory; NULL when the data is of another kind, is
+ * malformed, or names something else (a volume by GUID, a path from the top of the current
+ * drive). A new string. */
+char     *dsh_windows_reparse_target       (const guint8 *data,
+                                            gsize         len);
+
 G_END_DECLS

@@ -154,3 +154,81 @@ dsh_windows_reparse_tag_redirects (guint32 tag)
     return FALSE;
   return tag != TAG_HSM && tag != TAG_HSM2 && tag != TAG_DEDUP && tag != TAG_WOF;
 }
+
+/* The reparse data of a symbolic link or a junction: the tag, two lengths, then where the
+ * names lie in the path buffer that follows (after a flags word for a symbolic link). */
+#define TAG_MOUNT_POINT 0xA0000003u
+#define TAG_SYMLINK 0xA000000Cu
+#define SYMLINK_RELATIVE 0x1u
+#define REPARSE_HEADER_SIZE 8
+
+static guint32
+read_u16 (const guint8 *p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8;
+}
+
+static guint32
+read_u32 (const guint8 *p)
+{
+  return read_u16 (p) | read_u16 (p + 2) << 16;
+}
+
+char *
+dsh_windows_reparse_target (const guint8 *data, gsize len)
+{
+  g_autofree gunichar2 *units = NULL;
+  g_autofree char *target = NULL;
+  guint32 tag, offset, length, flags = 0;
+  gsize buffer;
+
+  if (len < REPARSE_HEADER_SIZE + 8)
+    return NULL;
+  tag = read_u32 (data);
+  if (REPARSE_HEADER_SIZE + (gsize) read_u16 (data + 4) > len)
+    return NULL;
+  offset = read_u16 (data + 8);
+  length = read_u16 (data + 10);
+  if (tag == TAG_SYMLINK)
+    {
+      if (len < REPARSE_HEADER_SIZE + 12)
+        return NULL;
+      flags = read_u32 (data + 16);
+      buffer = REPARSE_HEADER_SIZE + 12;
+    }
+  else if (tag == TAG_MOUNT_POINT)
+    buffer = REPARSE_HEADER_SIZE + 8;
+  else
+    return NULL;
+  if (length == 0 || length % 2 != 0 || buffer + offset + length > len)
+    return NULL;
+  units = g_new0 (gunichar2, length / 2 + 1);
+  for (guint32 i = 0; i < length / 2; i++)
+    {
+      units[i] = (gunichar2) read_u16 (data + buffer + offset + 2 * i);
+      /* The conversion would end the name there, and the link names more. */
+      if (units[i] == 0)
+        return NULL;
+    }
+  target = g_utf16_to_utf8 (units, (glong) (length / 2), NULL, NULL, NULL);
+  if (target == NULL)
+    return NULL;
+  if ((flags & SYMLINK_RELATIVE) != 0)
+    {
+      /* Relative to the link's directory: a leading separator or a drive would not be. */
+      if (is_separator (target[0]) || strchr (target, ':') != NULL)
+        return NULL;
+      return g_steal_pointer (&target);
+    }
+  /* An absolute target is an NT path: \??\C:\x or \??\UNC\server\share\x. */
+  if (!g_str_has_prefix (target, "\\??\\"))
+    return NULL;
+  target[1] = '\\';
+  {
+    g_autofree char *stripped = dsh_windows_path_strip_prefix (target);
+
+    if (dsh_windows_path_root_length (stripped) == 0)
+      return NULL;
+    return g_steal_pointer (&stripped);
+  }
+}
