@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "dsh-windows-acl-private.h"
 #include "dsh-windows-command-line-private.h"
 #include "dsh-windows-paths-private.h"
 #include "dsh-windows-way-private.h"
@@ -492,6 +493,143 @@ test_root_on_way (void)
   assert_on_way (links, "relative\\x", NULL);
 }
 
+#define ME "S-1-5-21-1-2-3-1001"
+#define OTHER "S-1-5-21-1-2-3-1002"
+#define SYSTEM "S-1-5-18"
+#define ADMINS "S-1-5-32-544"
+#define TRUSTED_INSTALLER "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
+#define EVERYONE "S-1-1-0"
+#define USERS "S-1-5-32-545"
+#define AUTHENTICATED "S-1-5-11"
+#define OWNER_RIGHTS "S-1-3-4"
+#define CREATOR_OWNER "S-1-3-0"
+/* winnt.h: FILE_ALL_ACCESS, FILE_GENERIC_READ | FILE_GENERIC_EXECUTE, and single rights. */
+#define FULL 0x001F01FFu
+#define READ_EXECUTE 0x001200A9u
+#define WRITE_DATA 0x00000002u
+#define APPEND_DATA 0x00000004u
+#define WRITE_EA 0x00000010u
+#define DELETE_CHILD 0x00000040u
+#define DELETE 0x00010000u
+#define WRITE_DAC 0x00040000u
+#define WRITE_OWNER 0x00080000u
+#define GENERIC_ALL 0x10000000u
+#define GENERIC_WRITE 0x40000000u
+#define WRITE_ATTRIBUTES 0x00000100u
+
+static char *
+refusal (DshWindowsTrust trust, const char *owner, const DshWindowsAce *aces, gsize n)
+{
+  return dsh_windows_acl_refusal (owner, TRUE, aces, n, ME, ME, trust);
+}
+
+static void
+assert_acl (DshWindowsTrust trust, const char *owner, const DshWindowsAce *aces, gsize n,
+            const char *expected)
+{
+  g_autofree char *why = refusal (trust, owner, aces, n);
+
+  g_test_message ("%s", why != NULL ? why : "trusted");
+  if (expected == NULL)
+    g_assert_null (why);
+  else
+    {
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, expected));
+    }
+}
+
+static void
+test_acl_trust (void)
+{
+  const DshWindowsTrust owner_only = DSH_WINDOWS_TRUST_OWNER_ONLY;
+  const DshWindowsTrust admins = DSH_WINDOWS_TRUST_USER_OR_ADMINS;
+  /* The record's own DACL, and what Program Files gives an installed DLL. */
+  const DshWindowsAce private_dir[] = {
+    { 0, 0x03, FULL, ME }, { 0, 0x03, FULL, SYSTEM },
+  };
+  const DshWindowsAce installed[] = {
+    { 0, 0x10, FULL, TRUSTED_INSTALLER }, { 0, 0x10, FULL, SYSTEM }, { 0, 0x10, FULL, ADMINS },
+    { 0, 0x10, READ_EXECUTE, USERS }, { 0, 0x10, READ_EXECUTE, EVERYONE },
+  };
+  const DshWindowsAce denied_everyone[] = {
+    { 1, 0, FULL, EVERYONE }, { 0, 0, FULL, ME },
+  };
+  const DshWindowsAce inherit_only[] = {
+    { 0, 0x0B, FULL, CREATOR_OWNER }, { 0, 0x0B, FULL, EVERYONE }, { 0, 0x03, FULL, ME },
+  };
+  const DshWindowsAce owner_rights[] = { { 0, 0, FULL, OWNER_RIGHTS } };
+  const DshWindowsAce attributes_only[] = { { 0, 0, WRITE_ATTRIBUTES | READ_EXECUTE, EVERYONE } };
+  const guint32 each_write_right[] = {
+    WRITE_DATA, APPEND_DATA, WRITE_EA, DELETE_CHILD, DELETE, WRITE_DAC, WRITE_OWNER, GENERIC_ALL,
+    GENERIC_WRITE, FULL,
+  };
+
+  assert_acl (owner_only, ME, private_dir, G_N_ELEMENTS (private_dir), NULL);
+  assert_acl (admins, ME, private_dir, G_N_ELEMENTS (private_dir), NULL);
+  assert_acl (admins, TRUSTED_INSTALLER, installed, G_N_ELEMENTS (installed), NULL);
+  assert_acl (admins, ADMINS, installed, G_N_ELEMENTS (installed), NULL);
+  assert_acl (admins, SYSTEM, installed, G_N_ELEMENTS (installed), NULL);
+  /* A record of this user's is this user's alone: TrustedInstaller has no business there. */
+  assert_acl (owner_only, ME, installed, G_N_ELEMENTS (installed), "lets " TRUSTED_INSTALLER);
+  assert_acl (owner_only, ADMINS, private_dir, G_N_ELEMENTS (private_dir), "is owned by " ADMINS);
+  assert_acl (owner_only, OTHER, private_dir, G_N_ELEMENTS (private_dir), "is owned by " OTHER);
+  assert_acl (admins, OTHER, private_dir, G_N_ELEMENTS (private_dir), "is owned by " OTHER);
+  assert_acl (admins, NULL, private_dir, G_N_ELEMENTS (private_dir), "is owned by nobody");
+  /* An elevated process owns what it makes as the administrators. */
+  {
+    g_autofree char *why = dsh_windows_acl_refusal (ADMINS, TRUE, private_dir,
+                                                    G_N_ELEMENTS (private_dir), ME, ADMINS,
+                                                    owner_only);
+
+    g_assert_null (why);
+  }
+  {
+    g_autofree char *why = dsh_windows_acl_refusal (ME, FALSE, NULL, 0, ME, ME, admins);
+
+    g_assert_nonnull (strstr (why, "has no DACL"));
+  }
+  {
+    g_autofree char *why = dsh_windows_acl_refusal (ME, TRUE, private_dir, 2, NULL, NULL, admins);
+
+    g_assert_nonnull (strstr (why, "which user"));
+  }
+  /* Any right to change the object, its DACL or its owner, for anyone else. */
+  for (guint i = 0; i < G_N_ELEMENTS (each_write_right); i++)
+    {
+      const DshWindowsAce everyone[] = { { 0, 0, FULL, ME }, { 0, 0, each_write_right[i], EVERYONE } };
+      const DshWindowsAce other[] = { { 0, 0x03, each_write_right[i], OTHER } };
+      const DshWindowsAce users[] = { { 0, 0x10, each_write_right[i], AUTHENTICATED } };
+
+      assert_acl (admins, ME, everyone, 2, "lets " EVERYONE " write it (entry 1)");
+      assert_acl (owner_only, ME, everyone, 2, "lets " EVERYONE);
+      assert_acl (admins, ME, other, 1, "lets " OTHER);
+      assert_acl (admins, TRUSTED_INSTALLER, users, 1, "lets " AUTHENTICATED);
+    }
+  assert_acl (admins, ME, attributes_only, 1, NULL);
+  assert_acl (admins, ME, denied_everyone, 2, NULL);
+  assert_acl (owner_only, ME, inherit_only, 3, NULL);
+  assert_acl (owner_only, ME, owner_rights, 1, NULL);
+  /* Kinds whose rights are not read here: object and callback grants, compound entries. */
+  {
+    const DshWindowsAce object[] = { { 5, 0, 0, NULL } };
+    const DshWindowsAce callback[] = { { 9, 0, 0, NULL } };
+    const DshWindowsAce compound[] = { { 4, 0, 0, NULL } };
+    const DshWindowsAce denied_object[] = { { 6, 0, 0, NULL }, { 0x0C, 0, 0, NULL } };
+    const DshWindowsAce unreadable_writer[] = { { 0, 0, WRITE_DATA, NULL } };
+    const DshWindowsAce unreadable_reader[] = { { 0, 0, READ_EXECUTE, NULL } };
+    const DshWindowsAce lower_case[] = { { 0, 0, FULL, "s-1-5-18" } };
+
+    assert_acl (admins, ME, object, 1, "kind not checked here (entry 0, type 5)");
+    assert_acl (admins, ME, callback, 1, "type 9");
+    assert_acl (admins, ME, compound, 1, "type 4");
+    assert_acl (admins, ME, denied_object, 2, NULL);
+    assert_acl (admins, ME, unreadable_writer, 1, "unreadable SID");
+    assert_acl (admins, ME, unreadable_reader, 1, NULL);
+    assert_acl (owner_only, ME, lower_case, 1, NULL);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -503,6 +641,7 @@ main (int argc, char **argv)
   g_test_add_func ("/windows-paths/reparse-tags", test_reparse_tags);
   g_test_add_func ("/windows-paths/reparse-target", test_reparse_target);
   g_test_add_func ("/windows-paths/root-on-way", test_root_on_way);
+  g_test_add_func ("/windows-paths/acl-trust", test_acl_trust);
   g_test_add_func ("/windows-paths/command-line", test_command_line);
   g_test_add_func ("/windows-paths/command-line-refused", test_command_line_refused);
   return g_test_run ();

@@ -10,6 +10,7 @@
 #include <windows.h>
 
 #include "dsh-root-grants-private.h"
+#include "dsh-windows-acl-private.h"
 
 G_BEGIN_DECLS
 
@@ -47,17 +48,8 @@ gboolean  dsh_windows_identity         (HANDLE           handle,
                                         gboolean        *out_is_link,
                                         gint64          *out_changed_us);
 
-typedef enum {
-  /* Only this user may own it and write it (SYSTEM aside, which can anyway). */
-  DSH_WINDOWS_TRUST_OWNER_ONLY,
-  /* This user, the administrators, SYSTEM or TrustedInstaller may (the "root or me" of a
-   * module file). */
-  DSH_WINDOWS_TRUST_USER_OR_ADMINS,
-} DshWindowsTrust;
-
 /* Why the object open as handle (opened with READ_CONTROL) is not to be trusted under that
- * rule — its owner, or an entry of its DACL that lets anyone else write, delete, or change its
- * ACL or owner — or NULL when it is. A new string. */
+ * rule (dsh_windows_acl_refusal() of its owner and DACL), or NULL when it is. A new string. */
 char     *dsh_windows_untrusted_reason (HANDLE           handle,
                                         DshWindowsTrust  trust);
 

@@ -252,101 +252,38 @@ dsh_windows_user_sid (void)
   return sid;
 }
 
-/* Besides the user and the token's default owner: SYSTEM and the administrators may do anything
- * anyway; TrustedInstaller owns what Windows installs; OWNER RIGHTS stands for the owner. */
-static const char *const admin_sids[] = {
-  "S-1-5-18", "S-1-5-32-544",
-  "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464", NULL,
-};
-static const char *const owner_only_sids[] = { "S-1-5-18", "S-1-5-32-544", NULL };
-#define OWNER_RIGHTS_SID "S-1-3-4"
+/* The values dsh-windows-acl.c reads an ACE by are Windows' own. */
+G_STATIC_ASSERT (DSH_WINDOWS_ACE_ALLOWED == ACCESS_ALLOWED_ACE_TYPE);
+G_STATIC_ASSERT (DSH_WINDOWS_ACE_DENIED == ACCESS_DENIED_ACE_TYPE);
+G_STATIC_ASSERT (DSH_WINDOWS_ACE_DENIED_OBJECT == ACCESS_DENIED_OBJECT_ACE_TYPE);
+G_STATIC_ASSERT (DSH_WINDOWS_ACE_DENIED_CALLBACK == ACCESS_DENIED_CALLBACK_ACE_TYPE);
+G_STATIC_ASSERT (DSH_WINDOWS_ACE_DENIED_CALLBACK_OBJECT == ACCESS_DENIED_CALLBACK_OBJECT_ACE_TYPE);
+G_STATIC_ASSERT (DSH_WINDOWS_ACE_INHERIT_ONLY == INHERIT_ONLY_ACE);
 
-static gboolean
-sid_is (PSID sid, const char *text)
-{
-  g_autofree wchar_t *wide = dsh_windows_wide (text, NULL);
-  PSID known = NULL;
-  gboolean equal;
-
-  if (wide == NULL || !ConvertStringSidToSidW (wide, &known))
-    return FALSE;
-  equal = EqualSid (sid, known);
-  LocalFree (known);
-  return equal;
-}
-
-static gboolean
-sid_trusted (PSID sid, PSID user, PSID default_owner, const char *const *others)
-{
-  if ((user != NULL && EqualSid (sid, user)) ||
-      (default_owner != NULL && EqualSid (sid, default_owner)))
-    return TRUE;
-  for (gsize i = 0; others[i] != NULL; i++)
-    {
-      if (sid_is (sid, others[i]))
-        return TRUE;
-    }
-  return FALSE;
-}
-
+/* sid as a string, or NULL. */
 static char *
 sid_text (PSID sid)
 {
   wchar_t *text = NULL;
   char *shown = NULL;
 
-  if (ConvertSidToStringSidW (sid, &text))
+  if (sid != NULL && ConvertSidToStringSidW (sid, &text))
     shown = dsh_windows_narrow (text);
   LocalFree (text);
-  return shown != NULL ? shown : g_strdup ("an unreadable SID");
-}
-
-/* Rights that change what the object holds or who may change it. */
-#define WRITE_RIGHTS (FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA | FILE_DELETE_CHILD | \
-                      DELETE | WRITE_DAC | WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL |          \
-                      MAXIMUM_ALLOWED)
-
-static char *
-dacl_refusal (PACL dacl, PSID user, PSID default_owner, const char *const *others)
-{
-  if (dacl == NULL)
-    return g_strdup ("has no DACL, so everyone may write it");
-  for (DWORD i = 0; i < dacl->AceCount; i++)
-    {
-      ACE_HEADER *header;
-      ACCESS_ALLOWED_ACE *ace;
-
-      if (!GetAce (dacl, i, (void **) &header))
-        return g_strdup ("has a DACL that cannot be read");
-      /* Entries only inherited by what it will hold do not apply to it; denials only deny. */
-      if ((header->AceFlags & INHERIT_ONLY_ACE) != 0 || header->AceType == ACCESS_DENIED_ACE_TYPE ||
-          header->AceType == ACCESS_DENIED_OBJECT_ACE_TYPE ||
-          header->AceType == ACCESS_DENIED_CALLBACK_ACE_TYPE ||
-          header->AceType == ACCESS_DENIED_CALLBACK_OBJECT_ACE_TYPE)
-        continue;
-      if (header->AceType != ACCESS_ALLOWED_ACE_TYPE)
-        return g_strdup_printf ("has a DACL entry of a kind not checked here (type %u)",
-                                (guint) header->AceType);
-      ace = (ACCESS_ALLOWED_ACE *) header;
-      if ((ace->Mask & WRITE_RIGHTS) == 0 || sid_is ((PSID) &ace->SidStart, OWNER_RIGHTS_SID) ||
-          sid_trusted ((PSID) &ace->SidStart, user, default_owner, others))
-        continue;
-      {
-        g_autofree char *who = sid_text ((PSID) &ace->SidStart);
-
-        return g_strdup_printf ("may be written by %s (DACL entry %lu)", who, (unsigned long) i);
-      }
-    }
-  return NULL;
+  return shown;
 }
 
 char *
 dsh_windows_untrusted_reason (HANDLE handle, DshWindowsTrust trust)
 {
-  const char *const *others = trust == DSH_WINDOWS_TRUST_OWNER_ONLY ? owner_only_sids : admin_sids;
   PSECURITY_DESCRIPTOR descriptor = NULL;
   PSID owner = NULL, user, default_owner;
   PACL dacl = NULL;
+  g_autoptr (GArray) aces = g_array_new (FALSE, TRUE, sizeof (DshWindowsAce));
+  g_autoptr (GPtrArray) sids = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *owner_sid = NULL;
+  g_autofree char *user_sid = NULL;
+  g_autofree char *default_owner_sid = NULL;
   char *reason = NULL;
   DWORD rc;
 
@@ -359,24 +296,39 @@ dsh_windows_untrusted_reason (HANDLE handle, DshWindowsTrust trust)
 
       return g_strdup_printf ("cannot read its owner and DACL: %s", why);
     }
+  for (DWORD i = 0; dacl != NULL && i < dacl->AceCount; i++)
+    {
+      ACE_HEADER *header;
+      DshWindowsAce ace = { 0 };
+
+      if (!GetAce (dacl, i, (void **) &header))
+        {
+          reason = g_strdup ("has a DACL that cannot be read");
+          break;
+        }
+      ace.type = header->AceType;
+      ace.flags = header->AceFlags;
+      /* Only the plain kinds hold their SID right after the mask; the others are refused
+       * by their type alone. */
+      if (header->AceType == ACCESS_ALLOWED_ACE_TYPE || header->AceType == ACCESS_DENIED_ACE_TYPE)
+        {
+          ACCESS_ALLOWED_ACE *plain = (ACCESS_ALLOWED_ACE *) header;
+          char *sid = sid_text ((PSID) &plain->SidStart);
+
+          ace.mask = plain->Mask;
+          ace.sid = sid;
+          g_ptr_array_add (sids, sid);
+        }
+      g_array_append_val (aces, ace);
+    }
   user = token_sid (TokenUser);
   default_owner = token_sid (TokenOwner);
-  if (user == NULL)
-    reason = g_strdup ("cannot tell which user this process runs as");
-  else if (owner == NULL ||
-           !sid_trusted (owner, user, default_owner,
-                         trust == DSH_WINDOWS_TRUST_OWNER_ONLY ? (const char *const[]) { NULL }
-                                                              : others))
-    {
-      g_autofree char *who = owner != NULL ? sid_text (owner) : g_strdup ("nobody");
-
-      reason = trust == DSH_WINDOWS_TRUST_OWNER_ONLY
-                 ? g_strdup_printf ("is owned by %s, not by this user", who)
-                 : g_strdup_printf ("is owned by %s, neither this user nor the administrators",
-                                    who);
-    }
-  else
-    reason = dacl_refusal (dacl, user, default_owner, others);
+  owner_sid = sid_text (owner);
+  user_sid = sid_text (user);
+  default_owner_sid = sid_text (default_owner);
+  if (reason == NULL)
+    reason = dsh_windows_acl_refusal (owner_sid, dacl != NULL, (const DshWindowsAce *) aces->data,
+                                      aces->len, user_sid, default_owner_sid, trust);
   LocalFree (user);
   LocalFree (default_owner);
   LocalFree (descriptor);
