@@ -6,8 +6,8 @@ windows) or that are named *-unix.c; every dsh_platform_ function has a Windows 
   check-posix-seam.py scan SRCROOT
   check-posix-seam.py cross SRCROOT CC BUILD-INCLUDE FILE... -- CFLAG...
 
-`cross` compiles the files with mingw-w64 (syntax only, against the host's GLib headers, which
-is why only files whose headers stay clear of GIO are listed): the Windows side of the seam and
+`cross` compiles the files with mingw-w64 (syntax only, against the host's GLib headers, whose
+glibconfig.h is this host's: the caller passes what that needs): the Windows side of the seam and
 the portable files that must not trip a Windows build."""
 import os
 import re
