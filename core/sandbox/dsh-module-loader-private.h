@@ -55,6 +55,10 @@ GPtrArray *dsh_module_loader_scan    (const char *const  *dirs,
                                       const char *const  *untrusted_roots,
                                       const char         *only_name);
 
+/* The backend name a module file's name gives ("libdsh-backend-foo.so" -> "foo"), or NULL for
+ * a file that is no backend module. */
+char      *dsh_module_loader_name_from_path (const char *path);
+
 /* The descriptor's denial exclusions, or NULL for a module older than ABI 1.1 (whose padding
  * the field now occupies is not ours to read). */
 const char *const *dsh_backend_descriptor_denial_exclusions (const DshBackendDescriptor *desc);

@@ -86,6 +86,14 @@ name_from_file (const char *basename)
                     strlen (basename) - strlen (MODULE_PREFIX) - strlen (suffix));
 }
 
+char *
+dsh_module_loader_name_from_path (const char *path)
+{
+  g_autofree char *basename = g_path_get_basename (path);
+
+  return name_from_file (basename);
+}
+
 static gboolean
 is_valid_name (const char *name)
 {
