@@ -7,7 +7,7 @@
  */
 #include "dsh-root-grants-private.h"
 
-#include "dsh-windows-files-private.h"
+#include "dsh-files-windows-private.h"
 
 #include <io.h>
 #include <sddl.h>

@@ -7,7 +7,7 @@
  */
 #include "dsh-roots.h"
 
-#include "dsh-windows-files-private.h"
+#include "dsh-files-windows-private.h"
 
 #include <winioctl.h>
 

@@ -19,7 +19,7 @@
 
 #include "dsh-error.h"
 #include "dsh-root-grants-private.h"
-#include "dsh-windows-files-private.h"
+#include "dsh-files-windows-private.h"
 #include "dsh-windows-paths-private.h"
 
 char *

@@ -12,7 +12,7 @@
  */
 #include "dsh-spawn-private.h"
 
-#include "dsh-windows-files-private.h"
+#include "dsh-files-windows-private.h"
 
 #include <string.h>
 

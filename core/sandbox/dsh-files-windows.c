@@ -1,11 +1,11 @@
-/* dsh-windows-files.c — the Win32 calls behind the Windows side of the roots, the record of
+/* dsh-files-windows.c — the Win32 calls behind the Windows side of the roots, the record of
  * granted roots and the module loader: opening a directory one name at a time without being
  * redirected, the path and identity Windows has for an open handle, and the owner and DACL
  * checks that stand in for the owner and mode bits of a POSIX file.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "dsh-windows-files-private.h"
+#include "dsh-files-windows-private.h"
 
 #include <aclapi.h>
 #include <sddl.h>

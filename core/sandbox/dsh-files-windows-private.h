@@ -1,4 +1,4 @@
-/* dsh-windows-files-private.h — the Win32 means the Windows side of the core shares: UTF-8 and
+/* dsh-files-windows-private.h — the Win32 means the Windows side of the core shares: UTF-8 and
  * UTF-16, error texts, opening a directory without being redirected on the way, a file's own
  * canonical path and identity, and who may own and write a file.
  *
