@@ -597,7 +597,9 @@ test_acl_trust (void)
   /* Any right to change the object, its DACL or its owner, for anyone else. */
   for (guint i = 0; i < G_N_ELEMENTS (each_write_right); i++)
     {
-      const DshWindowsAce everyone[] = { { 0, 0, FULL, ME }, { 0, 0, each_write_right[i], EVERYONE } };
+      const DshWindowsAce everyone[] = {
+        { 0, 0, FULL, ME }, { 0, 0, each_write_right[i], EVERYONE },
+      };
       const DshWindowsAce other[] = { { 0, 0x03, each_write_right[i], OTHER } };
       const DshWindowsAce users[] = { { 0, 0x10, each_write_right[i], AUTHENTICATED } };
 

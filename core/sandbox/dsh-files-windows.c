@@ -91,7 +91,8 @@ open_one (const char *path, char **out_redirect, DWORD *out_code)
       *out_code = ERROR_INVALID_NAME;
       return INVALID_HANDLE_VALUE;
     }
-  handle = CreateFileW (wide, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | READ_CONTROL | SYNCHRONIZE,
+  handle = CreateFileW (wide,
+                        FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | READ_CONTROL | SYNCHRONIZE,
                         FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
                         FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
   if (handle == INVALID_HANDLE_VALUE)

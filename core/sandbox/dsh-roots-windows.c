@@ -106,8 +106,9 @@ dsh_canonical_path (const char *path)
   if (wide == NULL)
     return g_strdup (path);
   /* Followed, as realpath follows: this names what the path reaches now. */
-  handle = CreateFileW (wide, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                        NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  handle = CreateFileW (wide, FILE_READ_ATTRIBUTES,
+                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                        FILE_FLAG_BACKUP_SEMANTICS, NULL);
   if (handle == INVALID_HANDLE_VALUE)
     return g_strdup (path);
   canonical = dsh_windows_final_path (handle);

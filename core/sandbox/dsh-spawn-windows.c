@@ -125,7 +125,8 @@ find_program (const char *name, GError **error)
   const char *path = g_getenv ("PATH");
   g_auto (GStrv) dirs = NULL;
 
-  if (dot != NULL && (g_ascii_strcasecmp (dot, ".bat") == 0 || g_ascii_strcasecmp (dot, ".cmd") == 0))
+  if (dot != NULL &&
+      (g_ascii_strcasecmp (dot, ".bat") == 0 || g_ascii_strcasecmp (dot, ".cmd") == 0))
     {
       fail (error, G_SPAWN_ERROR_FAILED, name,
             "batch files are not run directly: cmd.exe would split their arguments by other "
