@@ -6,7 +6,8 @@
  * DLL's own imports are looked up beside it and in System32 only, never in the current
  * directory or PATH.
  *
- * The descriptor checks are the same as on every other host.
+ * What follows the loading (the descriptor's checks, instances, the scan) is dsh-module-loader.c's,
+ * copied so that neither file needs the other's platform: a change to one belongs in both.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -47,15 +48,7 @@ dsh_backend_module_free (DshBackendModule *module)
 static int32_t
 host_backend_os (void)
 {
-#if defined(__linux__)
-  return DSH_BACKEND_OS_LINUX;
-#elif defined(__APPLE__)
-  return DSH_BACKEND_OS_MACOS;
-#elif defined(_WIN32)
   return DSH_BACKEND_OS_WINDOWS;
-#else
-  return 0;
-#endif
 }
 
 static const char *

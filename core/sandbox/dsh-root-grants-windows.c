@@ -160,7 +160,7 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
 {
   for (gsize i = 0; roots != NULL && roots[i] != NULL; i++)
     {
-      if (dsh_windows_path_is_beneath (grants->dir, roots[i]))
+      if (dsh_path_is_beneath (grants->dir, roots[i]))
         {
           g_autofree char *root = g_utf8_make_valid (roots[i], -1);
           g_autofree char *why = g_strdup_printf ("lies inside the writable root %s, where a "
