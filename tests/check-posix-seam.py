@@ -1,19 +1,24 @@
 #!/usr/bin/python3
 """Keeps the core's platform seam: POSIX-only headers and calls appear only in the files that
 core/*/meson.build lists as *_unix_sources (built only where host_machine.system() is not
-windows) or that are named *-unix.c; every dsh_platform_ function has a Windows side.
+windows) or that are named *-unix.c; every dsh_platform_ function has a Windows side. Files
+named *-windows.c use the C runtime's <fcntl.h> and the like as Windows has them, so they are
+not scanned but must be compiled by the core-windows-syntax test instead.
 
   check-posix-seam.py scan SRCROOT
   check-posix-seam.py cross SRCROOT CC BUILD-INCLUDE FILE... -- CFLAG...
 
-`cross` compiles the files with mingw-w64 (syntax only, against the host's GLib headers, whose
-glibconfig.h is this host's: the caller passes what that needs): the Windows side of the seam and
-the portable files that must not trip a Windows build."""
+`cross` compiles the files with mingw-w64 (syntax only) against the host's GLib headers and a
+glibconfig.h made from the host's for a 64-bit Windows target (G_OS_WIN32, LLP64 types, a HANDLE
+for GPid, Windows separators), so that GLib's and GIO's headers declare what they declare on
+Windows: the Windows side of the seam and the portable files that must not trip a Windows
+build."""
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 POSIX_HEADERS = re.compile(
     r'^\s*#\s*include\s*<(unistd\.h|fcntl\.h|poll\.h|spawn\.h|link\.h|dlfcn\.h|pwd\.h|grp\.h|'
@@ -92,6 +97,16 @@ def platform_functions(srcroot):
     return problems
 
 
+def cross_compiled(srcroot):
+    """The core's files that tests/meson.build has core-windows-syntax compile."""
+    text = open(os.path.join(srcroot, 'tests', 'meson.build'), encoding='utf-8').read()
+    m = re.search(r"^test\('core-windows-syntax'.*?^\)", text, re.M | re.S)
+    if m is None:
+        return set()
+    return {os.path.normpath(os.path.join('tests', f))
+            for f in re.findall(r"'(\.\./core/[^']+\.c)'", m.group(0))}
+
+
 def scan(srcroot):
     # The scanner must see what it is there to see.
     sample = '#include <unistd.h>\n/* getuid () */\nstatic int f (void) { return getuid (); }\n'
@@ -102,13 +117,20 @@ def scan(srcroot):
 
     allowed, problems = unix_sources(srcroot)
     problems += platform_functions(srcroot)
-    checked = 0
+    crossed = cross_compiled(srcroot)
+    checked = windows = 0
     for dirpath, _, names in sorted(os.walk(os.path.join(srcroot, 'core'))):
         for name in sorted(names):
             if not name.endswith(('.c', '.h')):
                 continue
             rel = os.path.relpath(os.path.join(dirpath, name), srcroot)
             if rel in allowed or name.endswith('-unix.c'):
+                continue
+            if name.endswith('-windows.c'):
+                windows += 1
+                if rel not in crossed:
+                    problems.append(f'{rel}: a Windows file that core-windows-syntax '
+                                    f'(tests/meson.build) does not compile')
                 continue
             checked += 1
             text = open(os.path.join(srcroot, rel), encoding='utf-8').read()
@@ -121,8 +143,76 @@ def scan(srcroot):
               'behind a function of core/sandbox/dsh-platform-private.h with a Windows side.')
         return 1
     print(f'{checked} portable files of core/ are free of POSIX-only calls and headers; '
-          f'{len(allowed)} unix files hold them')
+          f'{len(allowed)} unix files hold them; {windows} Windows files are cross-compiled')
     return 0
+
+
+# What GLib's own glibconfig.h says for x86_64-w64-mingw32 where the host's (64-bit Linux) differs.
+WINDOWS_GLIBCONFIG = [
+    ('#define GLIB_HAVE_ALLOCA_H\n', ''),
+    ('#define GLIB_USING_SYSTEM_PRINTF\n', ''),
+    ('typedef signed long gint64;', 'typedef signed long long gint64;'),
+    ('typedef unsigned long guint64;', 'typedef unsigned long long guint64;'),
+    ('(val##L)', '(val##LL)'),
+    ('(val##UL)', '(val##ULL)'),
+    ('#define G_GINT64_MODIFIER "l"', '#define G_GINT64_MODIFIER "ll"'),
+    ('#define G_GINT64_FORMAT "li"', '#define G_GINT64_FORMAT "lli"'),
+    ('#define G_GUINT64_FORMAT "lu"', '#define G_GUINT64_FORMAT "llu"'),
+    ('#define GLIB_SIZEOF_LONG   8', '#define GLIB_SIZEOF_LONG   4'),
+    ('typedef signed long gssize;', 'typedef signed long long gssize;'),
+    ('typedef unsigned long gsize;', 'typedef unsigned long long gsize;'),
+    ('#define G_GSIZE_MODIFIER "l"', '#define G_GSIZE_MODIFIER "ll"'),
+    ('#define G_GSSIZE_MODIFIER "l"', '#define G_GSSIZE_MODIFIER "ll"'),
+    ('#define G_GSIZE_FORMAT "lu"', '#define G_GSIZE_FORMAT "llu"'),
+    ('#define G_GSSIZE_FORMAT "li"', '#define G_GSSIZE_FORMAT "lli"'),
+    ('G_MAXSIZE\tG_MAXULONG', 'G_MAXSIZE\tG_MAXUINT64'),
+    ('G_MINSSIZE\tG_MINLONG', 'G_MINSSIZE\tG_MININT64'),
+    ('G_MAXSSIZE\tG_MAXLONG', 'G_MAXSSIZE\tG_MAXINT64'),
+    ('#define G_POLLFD_FORMAT "%d"', '#define G_POLLFD_FORMAT "%#llx"'),
+    ('((gint)  (glong) (p))', '((gint)  (gint64) (p))'),
+    ('((guint) (gulong) (p))', '((guint) (guint64) (p))'),
+    ('((gpointer) (glong) (i))', '((gpointer) (gint64) (i))'),
+    ('((gpointer) (gulong) (u))', '((gpointer) (guint64) (u))'),
+    ('typedef signed long gintptr;', 'typedef signed long long gintptr;'),
+    ('typedef unsigned long guintptr;', 'typedef unsigned long long guintptr;'),
+    ('#define G_GINTPTR_MODIFIER      "l"', '#define G_GINTPTR_MODIFIER      "ll"'),
+    ('#define G_GINTPTR_FORMAT        "li"', '#define G_GINTPTR_FORMAT        "lli"'),
+    ('#define G_GUINTPTR_FORMAT       "lu"', '#define G_GUINTPTR_FORMAT       "llu"'),
+    ('#define G_OS_UNIX\n', '#define G_OS_WIN32\n#define G_PLATFORM_WIN32\n'),
+    ('#define G_THREADS_IMPL_POSIX', '#define G_THREADS_IMPL_WIN32'),
+    ('((glong) GINT64_TO_LE (val))', '((glong) GINT32_TO_LE (val))'),
+    ('((gulong) GUINT64_TO_LE (val))', '((gulong) GUINT32_TO_LE (val))'),
+    ('((glong) GINT64_TO_BE (val))', '((glong) GINT32_TO_BE (val))'),
+    ('((gulong) GUINT64_TO_BE (val))', '((gulong) GUINT32_TO_BE (val))'),
+    ('#define G_MODULE_SUFFIX "so"', '#define G_MODULE_SUFFIX "dll"'),
+    ('typedef int GPid;', 'typedef void * GPid;'),
+    ('#define G_PID_FORMAT "i"', '#define G_PID_FORMAT "p"'),
+    ('#define GLIB_SYSDEF_AF_INET6 10', '#define GLIB_SYSDEF_AF_INET6 23'),
+    ("#define G_DIR_SEPARATOR '/'", "#define G_DIR_SEPARATOR '\\\\'"),
+    ('#define G_DIR_SEPARATOR_S "/"', '#define G_DIR_SEPARATOR_S "\\\\"'),
+    ("#define G_SEARCHPATH_SEPARATOR ':'", "#define G_SEARCHPATH_SEPARATOR ';'"),
+    ('#define G_SEARCHPATH_SEPARATOR_S ":"', '#define G_SEARCHPATH_SEPARATOR_S ";"'),
+]
+
+
+def windows_glibconfig(cflags, outdir):
+    """Writes outdir/glibconfig.h for Windows from the host's; None when the host's is not the
+    64-bit Linux one this knows how to translate (every line must be found exactly once)."""
+    for flag in cflags:
+        host = os.path.join(flag[2:], 'glibconfig.h') if flag.startswith('-I') else ''
+        if host and os.path.exists(host):
+            text = open(host, encoding='utf-8').read()
+            for old, new in WINDOWS_GLIBCONFIG:
+                if text.count(old) != 1:
+                    print(f'{host}: cannot translate for Windows: {old!r} found '
+                          f'{text.count(old)} times')
+                    return None
+                text = text.replace(old, new)
+            with open(os.path.join(outdir, 'glibconfig.h'), 'w', encoding='utf-8') as out:
+                out.write(text)
+            return outdir
+    print('no glibconfig.h among the include directories')
+    return None
 
 
 def cross(srcroot, cc, build_include, files, cflags):
@@ -130,8 +220,16 @@ def cross(srcroot, cc, build_include, files, cflags):
         # scripts/setup-debian.sh installs it; CI counts a skip as a failure.
         print(f'{cc} is not installed (scripts/setup-debian.sh installs gcc-mingw-w64-x86-64)')
         return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        config = windows_glibconfig(cflags, tmp)
+        if config is None:
+            return 1
+        return cross_with(srcroot, cc, [config, build_include], files, cflags)
+
+
+def cross_with(srcroot, cc, first_includes, files, cflags):
     failed = 0
-    includes = [build_include] + [os.path.join(srcroot, d) for d in
+    includes = first_includes + [os.path.join(srcroot, d) for d in
                                   ('core', 'core/include', 'core/include/dsh-sandbox',
                                    'core/sandbox', 'core/session', 'modules')]
     for f in files:
