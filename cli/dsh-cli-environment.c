@@ -39,6 +39,9 @@ static const Variable variables[] = {
     "system directory, $HOME or an ancestor of $HOME or of the workspace" },
   { "HOME", "probe confine exec session policy describe serve",
     "refused as a temp directory; \"~/\" in the deployment configuration" },
+  { "USERPROFILE", "probe confine exec session policy serve",
+    "Windows: the profile directory, refused as a workspace or writable root, with its "
+    "ancestors" },
   { "PWD", "probe confine exec serve",
     "the workspace's spelling when it names the current directory (the default workspace)" },
   { "PATH", "probe confine exec serve",
