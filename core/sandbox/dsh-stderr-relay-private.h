@@ -1,0 +1,28 @@
+/* dsh-stderr-relay-private.h — a command's stderr, moved on to ours as it comes while a copy
+ * is kept for classification.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _DshStderrRelay DshStderrRelay;
+
+/* Sizes the read end of the command's stderr pipe for few wakeups (best effort). */
+void dsh_stderr_relay_prepare_pipe (int read_fd);
+
+/* A relay that passes the bytes on to our stderr when echo is set and appends the copy it
+ * keeps (the head, then the tail of a flood) to captured, which must outlive it. */
+DshStderrRelay *dsh_stderr_relay_new (gboolean echo, GString *captured);
+
+/* Moves what the pipe err_fd holds; call it when poll says err_fd is readable. FALSE once the
+ * pipe is closed or failed. */
+gboolean dsh_stderr_relay_pump (DshStderrRelay *relay, int err_fd);
+
+/* Appends the kept tail to captured and frees the relay. */
+void dsh_stderr_relay_finish (DshStderrRelay *relay);
+
+G_END_DECLS
