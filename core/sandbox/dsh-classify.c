@@ -176,6 +176,24 @@ is_denial_line (const DshConfinement *self, const char *line, gsize len)
   return matched;
 }
 
+gboolean
+dsh_confinement_is_denial_evidence (const DshConfinement *self, const char *line, gsize len)
+{
+  if (!is_denial_line (self, line, len))
+    return FALSE;
+  for (guint i = 0; i < self->runner_failure_rules->len; i++)
+    {
+      const DshRunnerFailureRule *rule = self->runner_failure_rules->pdata[i];
+
+      for (gsize j = 0; rule->fatal_signatures != NULL && rule->fatal_signatures[j]; j++)
+        {
+          if (contains_ignore_case (line, len, rule->fatal_signatures[j]))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 DshOutcome
 dsh_confinement_classify (const DshConfinement *self,
                           int exit_code,

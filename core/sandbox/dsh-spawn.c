@@ -179,7 +179,7 @@ stream_until_exit (pid_t pid,
                            ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
                            : G_MAXINT64;
   int status = 0;
-  DshStderrRelay *relay = dsh_stderr_relay_new (!options->quiet, captured);
+  DshStderrRelay *relay = dsh_stderr_relay_new (!options->quiet, options->confinement, captured);
 
   while (!exited || err_open || *out_fd >= 0)
     {

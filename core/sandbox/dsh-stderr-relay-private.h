@@ -5,7 +5,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include "dsh-confinement-private.h"
 
 G_BEGIN_DECLS
 
@@ -14,9 +14,12 @@ typedef struct _DshStderrRelay DshStderrRelay;
 /* Sizes the read end of the command's stderr pipe for few wakeups (best effort). */
 void dsh_stderr_relay_prepare_pipe (int read_fd);
 
-/* A relay that passes the bytes on to our stderr when echo is set and appends the copy it
- * keeps (the head, then the tail of a flood) to captured, which must outlive it. */
-DshStderrRelay *dsh_stderr_relay_new (gboolean echo, GString *captured);
+/* A relay that passes the bytes on to our stderr when echo is set and appends what it keeps
+ * to captured: the head, then from a flood a line proving a denial in confinement's dialect
+ * (when confinement is not NULL) and the tail. confinement and captured must outlive it. */
+DshStderrRelay *dsh_stderr_relay_new (gboolean              echo,
+                                      const DshConfinement *confinement,
+                                      GString              *captured);
 
 /* Moves what the pipe err_fd holds; call it when poll says err_fd is readable. FALSE once the
  * pipe is closed or failed. */
