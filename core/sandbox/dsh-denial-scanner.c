@@ -1,6 +1,6 @@
 /* dsh-denial-scanner.c — finds, in a flood of stderr, the first line that proves a denial: a
- * prefilter on the first and last byte of each denial signature, 16 positions at a time, points
- * at the few places worth a look; the classifier's own rule then judges the whole line there.
+ * prefilter on two bytes of each denial signature, 64 positions at a time, points at the few
+ * places worth a look; the classifier's own rule then judges the whole line there.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,7 +13,7 @@
 /* A longer line is not kept whole, so it is not judged: scanning errs towards no denial. */
 #define LINE_LIMIT (64 * 1024)
 
-/* Each signature is looked for by its first and last byte at 64 positions at a time: SSE2
+/* Each signature is looked for by its first byte and its byte at the shared anchor: SSE2
  * where the compiler has it (every x86-64), else GCC's and Clang's portable vectors. */
 #if defined(__SSE2__) && !defined(DSH_DENIAL_SCANNER_PORTABLE)
 #include <emmintrin.h>
@@ -27,7 +27,7 @@ typedef struct {
   const char *text;
   gsize len;
   Bytes16 first; /* its first byte, folded, in every lane */
-  Bytes16 last;  /* its last byte, folded, in every lane */
+  Bytes16 last;  /* its byte at the scanner's second anchor, folded, in every lane */
 } Needle;
 
 struct _DshDenialScanner {
@@ -35,6 +35,9 @@ struct _DshDenialScanner {
   Needle *needles;
   guint n_needles;
   gsize max_len;
+  /* Where the second byte compared lies, the same for every signature (so each block is
+   * loaded once): the last byte of the shortest. */
+  gsize anchor;
   GString *carry;           /* the line the last feed left unfinished */
   gboolean carry_too_long;  /* ... which is past LINE_LIMIT: it is skipped to its end */
   GString *evidence;
@@ -61,13 +64,12 @@ candidates_at (const DshDenialScanner *self, const char *p)
     {
       const char *q = p + 16 * u;
       __m128i block = _mm_or_si128 (_mm_loadu_si128 ((const __m128i *) q), fold);
+      __m128i tail = _mm_or_si128 (_mm_loadu_si128 ((const __m128i *) (q + self->anchor)), fold);
       __m128i hits = _mm_setzero_si128 ();
 
       for (guint k = 0; k < self->n_needles; k++)
         {
           const Needle *needle = &self->needles[k];
-          __m128i tail = _mm_or_si128 (
-            _mm_loadu_si128 ((const __m128i *) (q + needle->len - 1)), fold);
 
           hits = _mm_or_si128 (hits, _mm_and_si128 (_mm_cmpeq_epi8 (block, needle->first),
                                                     _mm_cmpeq_epi8 (tail, needle->last)));
@@ -105,6 +107,7 @@ candidates_at (const DshDenialScanner *self, const char *p)
     {
       const char *q = p + 16 * u;
       Bytes16 block = load16 (q) | fold;
+      Bytes16 tail = load16 (q + self->anchor) | fold;
       Mask16 hits = { 0 };
       guint64 halves[2];
       gint8 lanes[16];
@@ -112,7 +115,6 @@ candidates_at (const DshDenialScanner *self, const char *p)
       for (guint k = 0; k < self->n_needles; k++)
         {
           const Needle *needle = &self->needles[k];
-          Bytes16 tail = load16 (q + needle->len - 1) | fold;
 
           hits |= (Mask16) ((block == needle->first) & (tail == needle->last));
         }
@@ -138,6 +140,14 @@ dsh_denial_scanner_new (const DshConfinement *confinement)
 
   self->confinement = confinement;
   self->needles = g_new0 (Needle, MAX (n, 1));
+  self->anchor = G_MAXSIZE;
+  for (guint i = 0; i < n; i++)
+    {
+      gsize len = strlen (confinement->denial_signatures[i]);
+
+      if (len > 0)
+        self->anchor = MIN (self->anchor, len - 1);
+    }
   for (guint i = 0; i < n; i++)
     {
       const char *text = confinement->denial_signatures[i];
@@ -150,7 +160,7 @@ dsh_denial_scanner_new (const DshConfinement *confinement)
       needle->text = text;
       needle->len = len;
       needle->first = splat ((guint8) text[0] | FOLD);
-      needle->last = splat ((guint8) text[len - 1] | FOLD);
+      needle->last = splat ((guint8) text[self->anchor] | FOLD);
       self->max_len = MAX (self->max_len, len);
       self->n_needles++;
     }

@@ -4,6 +4,12 @@
  * the chunk itself on, so the bytes reach our stderr without a copy here while every one of
  * them is read once, from the duplicate, and scanned; to /dev/null nothing is moved at all.
  *
+ * The command never gets our stderr itself, even a regular file we may write: it could then
+ * truncate it or write over what it held before (an append-only log included), and what the
+ * file holds afterwards need not be the command's (another writer, a seek, bytes that were
+ * already there), so reading it back could report a denial or a runner failure that never
+ * happened.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #define _GNU_SOURCE
