@@ -146,7 +146,8 @@ test_agrees_with_classifier (void)
   const char *pieces[] = { "Permission", " denied", "Permission denied", "PERMISSION DENIED",
                            " (publickey", "code ", "EACCES", "Read-only", " file system",
                            "java.nio.file.AccessDeniedException", "dsh-landlock-exec: ", "x",
-                           "\n", "\n", "\r\n", "rEAD-ONLY FILE SYSTEM" };
+                           "\n", "\n", "\r\n", "rEAD-ONLY FILE SYSTEM", "Denied", "Access",
+                           "java.nio.file.", "Exception" };
 
   for (guint round = 0; round < 300; round++)
     {

@@ -82,6 +82,8 @@ struct _DshStderrRelay {
   gboolean echo;
   GString *captured;
   /* NULL for probes and unconfined commands: nothing to look for past the head. */
+  const DshConfinement *confinement;
+  /* Made once the head is full: most commands never get there. */
   DshDenialScanner *scanner;
   RelayWay way;
   gboolean head_full;
@@ -114,7 +116,8 @@ dsh_stderr_relay_new (gboolean echo, const DshConfinement *confinement, GString 
 
   relay->echo = echo;
   relay->captured = captured;
-  relay->scanner = confinement != NULL ? dsh_denial_scanner_new (confinement) : NULL;
+  relay->confinement = confinement;
+  relay->scanner = NULL;
   relay->way = RELAY_COPY;
   relay->head_full = FALSE;
   relay->scan_read = relay->scan_write = -1;
@@ -151,6 +154,8 @@ choose_way (DshStderrRelay *relay)
   gsize line = relay->captured->len;
 
   relay->head_full = TRUE;
+  if (relay->confinement != NULL)
+    relay->scanner = dsh_denial_scanner_new (relay->confinement);
   if (relay->large_buffer == NULL)
     relay->large_buffer = g_malloc (RELAY_CHUNK);
   /* The line the head ends in goes on past it: the scanner must see it whole. */
