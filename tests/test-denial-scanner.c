@@ -170,6 +170,54 @@ test_agrees_with_classifier (void)
     }
 }
 
+static gboolean
+naive_contains (const char *haystack, gsize len, const char *needle)
+{
+  gsize n = strlen (needle);
+
+  for (gsize i = 0; i + n <= len; i++)
+    {
+      gsize j = 0;
+
+      while (j < n && haystack[i + j] != '\0' &&
+             g_ascii_tolower (haystack[i + j]) == g_ascii_tolower (needle[j]))
+        j++;
+      if (j == n)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The classifier's own search (which judges each line the scanner points at) finds a
+ * signature exactly where a byte-by-byte search does, in either case, after a NUL too. */
+static void
+test_classifier_search (void)
+{
+  const char *argv[] = { "true", NULL };
+  const char *signatures[] = { "Read-only file system", NULL };
+  g_autoptr (GPtrArray) rules = g_ptr_array_new ();
+  g_autoptr (DshConfinement) confinement = dsh_confinement_new (
+    argv, "bwrap", DSH_ENFORCEMENT_FULL, NULL, signatures, NULL, rules);
+  const char *pieces[] = { "Read-only", "READ-ONLY", "read-", "R", "r", " file system",
+                           " FILE SYSTEM", " file", "x", "\0", "system" };
+
+  for (guint round = 0; round < 2000; round++)
+    {
+      g_autoptr (GString) text = g_string_new (NULL);
+      guint n = (guint) g_test_rand_int_range (0, 12);
+
+      for (guint i = 0; i < n; i++)
+        {
+          const char *piece = pieces[g_test_rand_int_range (0, G_N_ELEMENTS (pieces))];
+
+          g_string_append_len (text, piece, (gssize) MAX (strlen (piece), 1));
+        }
+      g_assert_cmpint (dsh_confinement_classify (confinement, 1, text->str, text->len, NULL) ==
+                         DSH_OUTCOME_DENIED,
+                       ==, naive_contains (text->str, text->len, signatures[0]));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -178,5 +226,6 @@ main (int argc, char **argv)
   g_test_add_func ("/denial-scanner/first-line-whole", test_first_line_whole);
   g_test_add_func ("/denial-scanner/nothing-to-prove", test_nothing_to_prove);
   g_test_add_func ("/denial-scanner/agrees-with-classifier", test_agrees_with_classifier);
+  g_test_add_func ("/denial-scanner/classifier-search", test_classifier_search);
   return g_test_run ();
 }
