@@ -97,14 +97,17 @@ raw_flood() {
     python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))'
 }
 # The relay floor: the same raw runner with its stderr through a pipe that is only spliced on,
-# what any relay that sees the text pays before it does anything.
+# what any relay pays before it does anything; with --read every byte is read (the floor of a
+# relay that sees the text, as exec's must to find a denial anywhere in it).
 relay_floor="$top/build/bench/bench-relay-floor"
 "$interleave" "$scale_runs" \
   "stderr-raw-bwrap=$(raw_flood bwrap)" \
   "stderr-floor-bwrap=$relay_floor $(raw_flood bwrap)" \
+  "stderr-read-floor-bwrap=$relay_floor --read $(raw_flood bwrap)" \
   "stderr-dsh-bwrap=DSH_SANDBOX_BACKEND=bwrap $cli exec --mode workspace-write -- $flood" \
   "stderr-raw-landlock=$(raw_flood landlock)" \
   "stderr-floor-landlock=$relay_floor $(raw_flood landlock)" \
+  "stderr-read-floor-landlock=$relay_floor --read $(raw_flood landlock)" \
   "stderr-dsh-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $flood" \
   >"$top/bench/interleaved-stderr.json"
 rm -f "$workspace/text"
@@ -178,6 +181,10 @@ scaling = {
         round(med(stderr, "stderr-floor-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
     "ratio_stderr_floor_over_raw_landlock":
         round(med(stderr, "stderr-floor-landlock") / med(stderr, "stderr-raw-landlock"), 3),
+    "ratio_stderr_read_floor_over_raw_bwrap":
+        round(med(stderr, "stderr-read-floor-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
+    "ratio_stderr_read_floor_over_raw_landlock":
+        round(med(stderr, "stderr-read-floor-landlock") / med(stderr, "stderr-raw-landlock"), 3),
     "serve_peak_rss_kib_by_workspaces": {"64": int(sys.argv[5]), "2000": int(sys.argv[6]),
                                          "20000": int(sys.argv[7])},
 }

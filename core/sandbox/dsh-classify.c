@@ -55,17 +55,34 @@ dsh_outcome_to_string (DshOutcome outcome)
     }
 }
 
-/* Case-insensitive substring search on bytes; stderr need not be UTF-8. */
+/* Case-insensitive substring search on bytes; stderr need not be UTF-8. Only where the
+ * needle's first byte stands (found by memchr, in either case) is the rest compared: the
+ * head of a failing command's stderr is a megabyte, and a runner has a dozen signatures. */
 static gboolean
 contains_ignore_case (const char *haystack, gsize haystack_len, const char *needle)
 {
   gsize needle_len = strlen (needle);
+  char lower;
+  char upper;
+  const char *p;
+  const char *end;
 
-  if (needle_len == 0)
+  if (needle_len == 0 || needle_len > haystack_len)
     return FALSE;
-  for (gsize i = 0; i + needle_len <= haystack_len; i++)
+  lower = g_ascii_tolower (needle[0]);
+  upper = g_ascii_toupper (needle[0]);
+  end = haystack + (haystack_len - needle_len) + 1; /* where a match can start, exclusive */
+  for (p = haystack; p < end; p++)
     {
-      if (g_ascii_strncasecmp (haystack + i, needle, needle_len) == 0)
+      const char *at_lower = memchr (p, lower, (gsize) (end - p));
+      const char *at_upper = upper != lower && at_lower != p
+                               ? memchr (p, upper, (gsize) ((at_lower != NULL ? at_lower : end) - p))
+                               : NULL;
+
+      p = at_upper != NULL ? at_upper : at_lower;
+      if (p == NULL)
+        return FALSE;
+      if (g_ascii_strncasecmp (p, needle, needle_len) == 0)
         return TRUE;
     }
   return FALSE;
@@ -174,6 +191,24 @@ is_denial_line (const DshConfinement *self, const char *line, gsize len)
   for (gsize i = 0; matched && self->denial_exclusions[i] != NULL; i++)
     matched = !contains_ignore_case (line, len, self->denial_exclusions[i]);
   return matched;
+}
+
+gboolean
+dsh_confinement_is_denial_evidence (const DshConfinement *self, const char *line, gsize len)
+{
+  if (!is_denial_line (self, line, len))
+    return FALSE;
+  for (guint i = 0; i < self->runner_failure_rules->len; i++)
+    {
+      const DshRunnerFailureRule *rule = self->runner_failure_rules->pdata[i];
+
+      for (gsize j = 0; rule->fatal_signatures != NULL && rule->fatal_signatures[j]; j++)
+        {
+          if (contains_ignore_case (line, len, rule->fatal_signatures[j]))
+            return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 DshOutcome

@@ -41,6 +41,14 @@ DshOutcome       dsh_confinement_classify (const DshConfinement *self,
                                            gsize                 length,
                                            char                **detail);
 
+/* A line that proves a denial to dsh_confinement_classify() wherever it stands, and can never
+ * make it a runner failure: a denial signature no exclusion takes out, and no fatal signature.
+ * (A runner fails before the command writes anything, so such a line deep in a flood is the
+ * command's own.) */
+gboolean         dsh_confinement_is_denial_evidence (const DshConfinement *self,
+                                                     const char           *line,
+                                                     gsize                 len);
+
 /* The public face, taking ownership of self. */
 DshConfinedArgv *dsh_confined_argv_new_take (DshConfinement *self);
 

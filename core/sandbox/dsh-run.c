@@ -205,14 +205,16 @@ confined_environment (void)
  * our environment less the call-only variables; a raw one (danger-full-access) inherits what it
  * would have without a sandbox, such as a make jobserver's descriptors. */
 static gboolean
-spawn (DshRunResult *result, const char *const *argv, gboolean confined,
+spawn (DshRunResult *result, const char *const *argv, const DshConfinement *confinement,
        const DshRunOptions *options, GString *captured, GError **error)
 {
+  gboolean confined = confinement != NULL;
   g_autoptr (GPtrArray) envp = confined ? confined_environment () : NULL;
   const DshSpawnOptions spawn_options = {
     .forward_signals = options->forward_signals,
     .close_inherited_fds = confined,
     .envp = envp != NULL ? (char *const *) envp->pdata : NULL,
+    .confinement = confinement,
   };
 
   return dsh_spawn_run (argv, &spawn_options, &result->exit_code, &result->term_signal,
@@ -245,7 +247,7 @@ run_unconfined (DshRunResult *result, const char *const *argv, const DshRunOptio
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
 
-  if (!spawn (result, argv, FALSE, options, captured, &error))
+  if (!spawn (result, argv, NULL, options, captured, &error))
     {
       /* Without a runner, we are the ones that failed to start the command. */
       g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
@@ -295,7 +297,7 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
     return never_ran (result, outcome_of_refusal (error), error);
 
   take_confinement_facts (result, confinement);
-  if (!spawn (result, (const char *const *) confinement->argv, TRUE, options, captured,
+  if (!spawn (result, (const char *const *) confinement->argv, confinement, options, captured,
               &spawn_error))
     {
       g_autofree char *text = dsh_text_runner_failure (mode, spawn_error->message);

@@ -5,7 +5,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include "dsh-confinement-private.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +24,8 @@ typedef struct {
   gboolean close_inherited_fds;
   /* The command's environment (NULL-terminated "NAME=value"), or NULL for ours. */
   char *const *envp;
+  /* Whose denials to look for in a flood of stderr too large to keep, or NULL. */
+  const DshConfinement *confinement;
 } DshSpawnOptions;
 
 /* Runs argv (looked up on PATH when it has no slash). A copy of its stderr, up to a limit, is

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 
 #include "dsh-spawn-private.h"
+#include "dsh-stderr-relay-private.h"
 
 #include "dsh-spawn-start-private.h"
 
@@ -23,14 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Classification needs the runner's first lines and any denial text; a command that floods
- * stderr still streams everything, only the copy keeps just its head and its tail. */
-#define CAPTURE_LIMIT (1024 * 1024)
-/* Past the limit the last bytes are kept too: a denial usually comes at the end. */
-#define CAPTURE_TAIL (64 * 1024)
-/* One read of the relay, and the stderr pipe's size we ask for. */
-#define RELAY_CHUNK (256 * 1024)
-#define RELAY_PIPE_SIZE (1024 * 1024)
 /* After the command exits, output from a straggler holding stderr open is read this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
@@ -64,195 +57,6 @@ restore_signals (const struct sigaction *saved)
 {
   for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
     sigaction (forwarded_signals[i], &saved[i], NULL);
-}
-
-/* The last CAPTURE_TAIL bytes past the head, in a ring: keeping them costs a copy of each
- * chunk, never a move of what is already kept. */
-typedef struct {
-  guint8 bytes[CAPTURE_TAIL];
-  gsize next;      /* where the next byte goes */
-  gboolean full;   /* has wrapped at least once */
-} TailRing;
-
-static void
-tail_ring_add (TailRing *ring, const guint8 *data, gsize len)
-{
-  gsize first;
-
-  if (len >= CAPTURE_TAIL)
-    {
-      memcpy (ring->bytes, data + len - CAPTURE_TAIL, CAPTURE_TAIL);
-      ring->next = 0;
-      ring->full = TRUE;
-      return;
-    }
-  first = MIN (len, CAPTURE_TAIL - ring->next);
-  memcpy (ring->bytes + ring->next, data, first);
-  memcpy (ring->bytes, data + first, len - first);
-  if (ring->next + len >= CAPTURE_TAIL)
-    ring->full = TRUE;
-  ring->next = (ring->next + len) % CAPTURE_TAIL;
-}
-
-/* Appends the ring's bytes, oldest first. */
-static void
-tail_ring_append_to (const TailRing *ring, GString *out)
-{
-  if (ring->full)
-    g_string_append_len (out, (const char *) ring->bytes + ring->next,
-                         (gssize) (CAPTURE_TAIL - ring->next));
-  g_string_append_len (out, (const char *) ring->bytes, (gssize) ring->next);
-}
-
-static void
-pass_through (const char *data, gsize len, gboolean echo, GString *captured, TailRing *tail)
-{
-  gsize to_head;
-
-  /* Stderr is never rewritten: pass the bytes on as they came. */
-  for (gsize done = 0; echo && done < len;)
-    {
-      ssize_t w = write (STDERR_FILENO, data + done, len - done);
-
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0)
-        break;
-      done += (gsize) w;
-    }
-
-  to_head = captured->len < CAPTURE_LIMIT ? MIN (len, CAPTURE_LIMIT - captured->len) : 0;
-  g_string_append_len (captured, data, (gssize) to_head);
-  if (len > to_head)
-    tail_ring_add (tail, (const guint8 *) data + to_head, len - to_head);
-}
-
-/* Past the head, a flood of stderr is moved without copying it through this process: tee(2)
- * duplicates each chunk into a private pipe that keeps just the last CAPTURE_TAIL bytes
- * (older ones are spliced to /dev/null), and splice(2) moves the chunk itself to our stderr.
- * The bytes kept for classification are exactly those the copying relay keeps. */
-typedef struct {
-  int tail_read;
-  int tail_write;
-  int null_fd;
-  gsize tail_len;
-} SpliceRelay;
-
-static gboolean
-splice_relay_open (SpliceRelay *relay)
-{
-  int fds[2];
-
-  relay->tail_read = relay->tail_write = relay->null_fd = -1;
-  relay->tail_len = 0;
-#if defined(__linux__) && defined(F_SETPIPE_SZ)
-  if (pipe2 (fds, O_CLOEXEC | O_NONBLOCK) != 0)
-    return FALSE;
-  relay->tail_read = fds[0];
-  relay->tail_write = fds[1];
-  relay->null_fd = open ("/dev/null", O_WRONLY | O_CLOEXEC);
-  /* Room for the kept tail and a whole chunk beside it, or no splicing at all. */
-  if (relay->null_fd < 0 ||
-      fcntl (relay->tail_write, F_SETPIPE_SZ, CAPTURE_TAIL + RELAY_CHUNK) < CAPTURE_TAIL + RELAY_CHUNK)
-    return FALSE;
-  return TRUE;
-#else
-  return FALSE;
-#endif
-}
-
-static void
-splice_relay_close (SpliceRelay *relay)
-{
-  if (relay->tail_read >= 0)
-    close (relay->tail_read);
-  if (relay->tail_write >= 0)
-    close (relay->tail_write);
-  if (relay->null_fd >= 0)
-    close (relay->null_fd);
-  relay->tail_read = relay->tail_write = relay->null_fd = -1;
-}
-
-/* Moves exactly length bytes from the pipe in to out; FALSE on an error. */
-static gboolean
-splice_exactly (int in, int out, gsize length)
-{
-#if defined(__linux__) && defined(F_SETPIPE_SZ)
-  while (length > 0)
-    {
-      ssize_t n = splice (in, NULL, out, NULL, length, SPLICE_F_MOVE);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      length -= (gsize) n;
-    }
-  return TRUE;
-#else
-  return FALSE;
-#endif
-}
-
-/* One chunk of the flood: > 0 bytes relayed, 0 at end of stream, -1 when splicing cannot be
- * used here (our stderr is a terminal, say) and nothing was consumed: copy instead. */
-static gssize
-splice_relay_chunk (SpliceRelay *relay, int err_fd)
-{
-#if defined(__linux__) && defined(F_SETPIPE_SZ)
-  ssize_t n;
-
-  do
-    n = tee (err_fd, relay->tail_write, RELAY_CHUNK, SPLICE_F_NONBLOCK);
-  while (n < 0 && errno == EINTR);
-  if (n == 0)
-    {
-      char probe;
-      ssize_t r = read (err_fd, &probe, 0);
-
-      /* Nothing duplicated: the writer closed an empty pipe. */
-      return r == 0 ? 0 : -1;
-    }
-  if (n < 0)
-    return errno == EAGAIN ? 1 : -1;
-  if (!splice_exactly (err_fd, STDERR_FILENO, (gsize) n))
-    {
-      /* The duplicate stays in the tail pipe; the chunk itself is still unread: drop the
-       * duplicate and let the copying relay take the chunk. */
-      splice_exactly (relay->tail_read, relay->null_fd, (gsize) n);
-      return -1;
-    }
-  relay->tail_len += (gsize) n;
-  if (relay->tail_len > CAPTURE_TAIL)
-    {
-      if (!splice_exactly (relay->tail_read, relay->null_fd, relay->tail_len - CAPTURE_TAIL))
-        return -1;
-      relay->tail_len = CAPTURE_TAIL;
-    }
-  return n;
-#else
-  return -1;
-#endif
-}
-
-/* Appends what the tail pipe kept to the ring, after what the ring already holds. */
-static void
-splice_relay_finish (SpliceRelay *relay, TailRing *tail)
-{
-  g_autofree guint8 *chunk = relay->tail_len > 0 ? g_malloc (CAPTURE_TAIL) : NULL;
-
-  while (relay->tail_len > 0)
-    {
-      ssize_t n = read (relay->tail_read, chunk, MIN (CAPTURE_TAIL, relay->tail_len));
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      tail_ring_add (tail, chunk, (gsize) n);
-      relay->tail_len -= (gsize) n;
-    }
-  splice_relay_close (relay);
 }
 
 static int
@@ -374,18 +178,7 @@ stream_until_exit (pid_t pid,
                            ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
                            : G_MAXINT64;
   int status = 0;
-  /* Most commands write little or nothing to stderr: they are read into this, and only one
-   * that fills it gets the large buffer, for large reads from the large pipe (few wakeups). */
-  char small_buffer[16384];
-  g_autofree char *large_buffer = NULL;
-  g_autofree TailRing *tail = g_new (TailRing, 1);
-  /* The tail pipe is made only for a flood, once the head is full. */
-  SpliceRelay relay = { -1, -1, -1, 0 };
-  gboolean may_splice = !options->quiet;
-  gboolean splicing = FALSE;
-
-  tail->next = 0;
-  tail->full = FALSE;
+  DshStderrRelay *relay = dsh_stderr_relay_new (!options->quiet, options->confinement, captured);
 
   while (!exited || err_open || *out_fd >= 0)
     {
@@ -431,41 +224,8 @@ stream_until_exit (pid_t pid,
       if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0)
         pump_stdin (pump);
 
-      if (err_open && may_splice && !splicing && captured->len >= CAPTURE_LIMIT)
-        {
-          splicing = splice_relay_open (&relay);
-          if (!splicing)
-            splice_relay_close (&relay);
-          may_splice = FALSE;
-        }
-      if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && splicing)
-        {
-          gssize moved = splice_relay_chunk (&relay, err_fd);
-
-          if (moved == 0)
-            err_open = FALSE;
-          else if (moved < 0)
-            {
-              /* What the tail pipe kept comes before whatever is copied from now on. */
-              splice_relay_finish (&relay, tail);
-              splicing = FALSE;
-            }
-          if (moved >= 0)
-            continue;
-        }
       if (err_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
-        {
-          char *buffer = large_buffer != NULL ? large_buffer : small_buffer;
-          gsize size = large_buffer != NULL ? RELAY_CHUNK : sizeof (small_buffer);
-          ssize_t r = read (err_fd, buffer, size);
-
-          if (r > 0)
-            pass_through (buffer, (gsize) r, !options->quiet, captured, tail);
-          else if (r == 0 || errno != EINTR)
-            err_open = FALSE;
-          if (r == (ssize_t) size && large_buffer == NULL)
-            large_buffer = g_malloc (RELAY_CHUNK);
-        }
+        err_open = dsh_stderr_relay_pump (relay, err_fd);
 
       if (!exited && (pidfd < 0 || (fds[1].revents & POLLIN) != 0))
         {
@@ -487,13 +247,7 @@ stream_until_exit (pid_t pid,
   if (*out_fd >= 0)
     close (*out_fd);
   *out_fd = -1;
-  splice_relay_finish (&relay, tail);
-  /* Head and tail, on separate lines so that no line is made of both. */
-  if (tail->full || tail->next > 0)
-    {
-      g_string_append_c (captured, '\n');
-      tail_ring_append_to (tail, captured);
-    }
+  dsh_stderr_relay_finish (relay);
   if (pidfd >= 0)
     close (pidfd);
   return status;
@@ -551,11 +305,7 @@ dsh_spawn_run (const char *const *argv,
       return FALSE;
     }
 
-#ifdef F_SETPIPE_SZ
-  /* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
-   * that refuses more only costs speed. */
-  fcntl (pipe_fds[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
-#endif
+  dsh_stderr_relay_prepare_pipe (pipe_fds[0]);
 
   pump.source = STDIN_FILENO;
   pump.pipe_write = stdin_pipe[1];

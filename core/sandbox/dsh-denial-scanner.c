@@ -1,0 +1,326 @@
+/* dsh-denial-scanner.c — finds, in a flood of stderr, the first line that proves a denial: a
+ * prefilter on two bytes of each denial signature, 64 positions at a time, points at the few
+ * places worth a look; the classifier's own rule then judges the whole line there.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include "dsh-denial-scanner-private.h"
+
+#include <string.h>
+
+/* A longer line is not kept whole, so it is not judged: scanning errs towards no denial. */
+#define LINE_LIMIT (64 * 1024)
+
+/* Each signature is looked for by its first byte and its byte at the shared anchor: SSE2
+ * where the compiler has it (every x86-64), else GCC's and Clang's portable vectors. */
+#if defined(__SSE2__) && !defined(DSH_DENIAL_SCANNER_PORTABLE)
+#include <emmintrin.h>
+typedef __m128i Bytes16;
+#else
+typedef guint8 Bytes16 __attribute__ ((vector_size (16)));
+typedef gint8 Mask16 __attribute__ ((vector_size (16)));
+#endif
+
+typedef struct {
+  const char *text;
+  gsize len;
+  Bytes16 first; /* its first byte, folded, in every lane */
+  Bytes16 last;  /* its byte at the scanner's second anchor, folded, in every lane */
+} Needle;
+
+struct _DshDenialScanner {
+  const DshConfinement *confinement;
+  Needle *needles;
+  guint n_needles;
+  gsize max_len;
+  /* Where the second byte compared lies, the same for every signature (so each block is
+   * loaded once): the last byte of the shortest. */
+  gsize anchor;
+  GString *carry;           /* the line the last feed left unfinished */
+  gboolean carry_too_long;  /* ... which is past LINE_LIMIT: it is skipped to its end */
+  GString *evidence;
+};
+
+/* Setting bit 5 folds ASCII case; other bytes may collide, which only costs a closer look. */
+#define FOLD 0x20
+
+#if defined(__SSE2__) && !defined(DSH_DENIAL_SCANNER_PORTABLE)
+static Bytes16
+splat (guint8 byte)
+{
+  return _mm_set1_epi8 ((char) byte);
+}
+
+/* Bit i: some signature's first byte is at p + i and its last where it would end. */
+static guint64
+candidates_at (const DshDenialScanner *self, const char *p)
+{
+  const __m128i fold = _mm_set1_epi8 (FOLD);
+  guint64 mask = 0;
+
+  for (guint u = 0; u < 4; u++)
+    {
+      const char *q = p + 16 * u;
+      __m128i block = _mm_or_si128 (_mm_loadu_si128 ((const __m128i *) q), fold);
+      __m128i tail = _mm_or_si128 (_mm_loadu_si128 ((const __m128i *) (q + self->anchor)), fold);
+      __m128i hits = _mm_setzero_si128 ();
+
+      for (guint k = 0; k < self->n_needles; k++)
+        {
+          const Needle *needle = &self->needles[k];
+
+          hits = _mm_or_si128 (hits, _mm_and_si128 (_mm_cmpeq_epi8 (block, needle->first),
+                                                    _mm_cmpeq_epi8 (tail, needle->last)));
+        }
+      mask |= (guint64) (guint) _mm_movemask_epi8 (hits) << (16 * u);
+    }
+  return mask;
+}
+#else
+static Bytes16
+splat (guint8 byte)
+{
+  Bytes16 v;
+
+  memset (&v, byte, sizeof (v));
+  return v;
+}
+
+static Bytes16
+load16 (const char *p)
+{
+  Bytes16 v;
+
+  memcpy (&v, p, sizeof (v));
+  return v;
+}
+
+static guint64
+candidates_at (const DshDenialScanner *self, const char *p)
+{
+  const Bytes16 fold = splat (FOLD);
+  guint64 mask = 0;
+
+  for (guint u = 0; u < 4; u++)
+    {
+      const char *q = p + 16 * u;
+      Bytes16 block = load16 (q) | fold;
+      Bytes16 tail = load16 (q + self->anchor) | fold;
+      Mask16 hits = { 0 };
+      guint64 halves[2];
+      gint8 lanes[16];
+
+      for (guint k = 0; k < self->n_needles; k++)
+        {
+          const Needle *needle = &self->needles[k];
+
+          hits |= (Mask16) ((block == needle->first) & (tail == needle->last));
+        }
+      memcpy (halves, &hits, sizeof (halves));
+      if ((halves[0] | halves[1]) == 0)
+        continue;
+      memcpy (lanes, &hits, sizeof (lanes));
+      for (guint j = 0; j < 16; j++)
+        if (lanes[j] != 0)
+          mask |= G_GUINT64_CONSTANT (1) << (16 * u + j);
+    }
+  return mask;
+}
+#endif
+
+DshDenialScanner *
+dsh_denial_scanner_new (const DshConfinement *confinement)
+{
+  DshDenialScanner *self = g_new0 (DshDenialScanner, 1);
+  guint n = confinement->denial_signatures != NULL
+              ? g_strv_length (confinement->denial_signatures)
+              : 0;
+
+  self->confinement = confinement;
+  self->needles = g_new0 (Needle, MAX (n, 1));
+  self->anchor = G_MAXSIZE;
+  for (guint i = 0; i < n; i++)
+    {
+      gsize len = strlen (confinement->denial_signatures[i]);
+
+      if (len > 0)
+        self->anchor = MIN (self->anchor, len - 1);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const char *text = confinement->denial_signatures[i];
+      gsize len = strlen (text);
+      Needle *needle = &self->needles[self->n_needles];
+
+      /* An empty signature matches nothing (as in the classifier). */
+      if (len == 0)
+        continue;
+      needle->text = text;
+      needle->len = len;
+      needle->first = splat ((guint8) text[0] | FOLD);
+      needle->last = splat ((guint8) text[self->anchor] | FOLD);
+      self->max_len = MAX (self->max_len, len);
+      self->n_needles++;
+    }
+  self->carry = g_string_new (NULL);
+  self->evidence = g_string_new (NULL);
+  return self;
+}
+
+void
+dsh_denial_scanner_free (DshDenialScanner *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->needles);
+  g_string_free (self->carry, TRUE);
+  g_string_free (self->evidence, TRUE);
+  g_free (self);
+}
+
+const char *
+dsh_denial_scanner_get_evidence (const DshDenialScanner *self, gsize *len)
+{
+  *len = self->evidence->len;
+  return self->evidence->len > 0 ? self->evidence->str : NULL;
+}
+
+static gboolean
+needle_at (const Needle *needle, const char *p, const char *end)
+{
+  return (gsize) (end - p) >= needle->len && ((guint8) *p | FOLD) == ((guint8) *needle->text | FOLD) &&
+         g_ascii_strncasecmp (p, needle->text, needle->len) == 0;
+}
+
+static gboolean
+any_needle_at (const DshDenialScanner *self, const char *p, const char *end)
+{
+  for (guint k = 0; k < self->n_needles; k++)
+    {
+      if (needle_at (&self->needles[k], p, end))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The first place in [p, end) where a signature starts (case-insensitively), or NULL. */
+static const char *
+find_signature (const DshDenialScanner *self, const char *p, const char *end)
+{
+  if (self->n_needles == 0)
+    return NULL;
+  /* Every load stays inside [p, end). */
+  for (; (gsize) (end - p) >= 64 + self->max_len - 1; p += 64)
+    {
+      guint64 mask = candidates_at (self, p);
+
+      while (mask != 0)
+        {
+          guint j = (guint) __builtin_ctzll (mask);
+
+          if (any_needle_at (self, p + j, end))
+            return p + j;
+          mask &= mask - 1;
+        }
+    }
+  for (; p < end; p++)
+    {
+      if (any_needle_at (self, p, end))
+        return p;
+    }
+  return NULL;
+}
+
+static void
+judge_line (DshDenialScanner *self, const char *line, gsize len)
+{
+  if (len <= LINE_LIMIT && dsh_confinement_is_denial_evidence (self->confinement, line, len))
+    {
+      g_string_append_len (self->evidence, line, (gssize) len);
+      g_string_append_c (self->evidence, '\n');
+    }
+}
+
+/* Whole lines: [p, end) ends at the end of a line. */
+static void
+scan_lines (DshDenialScanner *self, const char *p, const char *end)
+{
+  while (p < end && self->evidence->len == 0)
+    {
+      const char *hit = find_signature (self, p, end);
+      const char *start;
+      const char *stop;
+
+      if (hit == NULL)
+        return;
+      for (start = hit; start > p && start[-1] != '\n'; start--)
+        ;
+      stop = memchr (hit, '\n', (gsize) (end - hit));
+      if (stop == NULL)
+        stop = end;
+      judge_line (self, start, (gsize) (stop - start));
+      p = stop + 1;
+    }
+}
+
+static void
+carry_append (DshDenialScanner *self, const char *data, gsize len)
+{
+  if (self->carry_too_long)
+    return;
+  if (self->carry->len + len > LINE_LIMIT)
+    {
+      self->carry_too_long = TRUE;
+      g_string_truncate (self->carry, 0);
+      return;
+    }
+  g_string_append_len (self->carry, data, (gssize) len);
+}
+
+/* Just past the last '\n' in [p, end), or p when there is none. */
+static const char *
+after_last_newline (const char *p, const char *end)
+{
+#ifdef __GLIBC__
+  const char *newline = memrchr (p, '\n', (gsize) (end - p));
+
+  return newline != NULL ? newline + 1 : p;
+#else
+  while (end > p && end[-1] != '\n')
+    end--;
+  return end;
+#endif
+}
+
+void
+dsh_denial_scanner_feed (DshDenialScanner *self, const char *data, gsize len)
+{
+  const char *p = data;
+  const char *end = data + len;
+  const char *rest;
+
+  /* One line proves the denial; the rest of the flood cannot take it back. */
+  if (self->evidence->len > 0 || len == 0)
+    return;
+
+  if (self->carry->len > 0 || self->carry_too_long)
+    {
+      const char *newline = memchr (p, '\n', len);
+
+      carry_append (self, p, (gsize) ((newline != NULL ? newline : end) - p));
+      if (newline == NULL)
+        return;
+      if (!self->carry_too_long)
+        judge_line (self, self->carry->str, self->carry->len);
+      g_string_truncate (self->carry, 0);
+      self->carry_too_long = FALSE;
+      p = newline + 1;
+    }
+
+  rest = after_last_newline (p, end);
+  if (rest > p)
+    scan_lines (self, p, rest - 1);
+  carry_append (self, rest, (gsize) (end - rest));
+}
