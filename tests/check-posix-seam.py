@@ -3,7 +3,8 @@
 core/*/meson.build lists as *_unix_sources (built only where host_machine.system() is not
 windows) or that are named *-unix.c; every dsh_platform_ function has a Windows side. Files
 named *-windows.c use the C runtime's <fcntl.h> and the like as Windows has them, so they are
-not scanned but must be compiled by the core-windows-syntax test instead.
+not scanned but must be in a layer's *_windows_sources, which the core-windows-syntax test
+compiles together with the layer's *_portable_sources (all a Windows build compiles).
 
   check-posix-seam.py scan SRCROOT
   check-posix-seam.py cross SRCROOT CC BUILD-INCLUDE FILE... -- CFLAG...
@@ -97,14 +98,48 @@ def platform_functions(srcroot):
     return problems
 
 
-def cross_compiled(srcroot):
-    """The core's files that tests/meson.build has core-windows-syntax compile."""
-    text = open(os.path.join(srcroot, 'tests', 'meson.build'), encoding='utf-8').read()
-    m = re.search(r"^test\('core-windows-syntax'.*?^\)", text, re.M | re.S)
-    if m is None:
-        return set()
-    return {os.path.normpath(os.path.join('tests', f))
-            for f in re.findall(r"'(\.\./core/[^']+\.c)'", m.group(0))}
+def windows_sources(srcroot):
+    """The files each core meson.build lists as its Windows side, checked to be what a Windows
+    build adds to the layer's portable sources and what core-windows-syntax compiles with them."""
+    listed, problems = set(), []
+    tests = open(os.path.join(srcroot, 'tests', 'meson.build'), encoding='utf-8').read()
+    m = re.search(r"^test\('core-windows-syntax'.*?^\)", tests, re.M | re.S)
+    compiled = set(re.findall(r'\b(\w+_(?:portable|windows)_sources)\b', m.group(0)) if m
+                   else [])
+    for layer in ('sandbox', 'session'):
+        path = os.path.join(srcroot, 'core', layer, 'meson.build')
+        text = open(path, encoding='utf-8').read()
+        windows = re.findall(r"^(\w+_windows_sources) = files\((.*?)\)", text, re.M | re.S)
+        if not windows:
+            problems.append(f'{path}: no *_windows_sources list')
+        for name, body in windows:
+            for f in re.findall(r"'([^']+)'", body):
+                listed.add(os.path.join('core', layer, f))
+            if not re.search(r"^\s+\w+ \+= " + name + r"\b", text, re.M):
+                problems.append(f'{path}: {name} is never added to the layer')
+            sources = name[:-len('_windows_sources')] + '_sources'
+            portable = name[:-len('_windows_sources')] + '_portable_sources'
+            # Taken once the layer has all its portable files: after it, only a platform's own
+            # list may be added (else a Windows build compiles a file the test does not).
+            taken = re.search(r"^" + portable + r" = " + sources + r"\n", text, re.M)
+            if taken is None:
+                problems.append(f'{path}: no "{portable} = {sources}" line')
+                taken_at = len(text)
+            else:
+                taken_at = taken.start()
+            platform = (name[:-len('_windows_sources')] + '_unix_sources', name)
+            for added in re.finditer(r"^\s*" + sources + r" \+= (\w*)", text, re.M):
+                if added.start() > taken_at and added.group(1) not in platform:
+                    problems.append(f'{path}: {sources} grows after {portable} was taken from '
+                                    f'it: add portable files before that line')
+                if taken is not None and added.start() < taken_at and added.group(1) in platform:
+                    problems.append(f'{path}: {portable} is taken after a platform\'s files '
+                                    f'were added to {sources}')
+            for needed in (portable, name):
+                if needed not in compiled:
+                    problems.append(f'tests/meson.build: core-windows-syntax does not compile '
+                                    f'{needed}')
+    return listed, problems
 
 
 def scan(srcroot):
@@ -117,7 +152,8 @@ def scan(srcroot):
 
     allowed, problems = unix_sources(srcroot)
     problems += platform_functions(srcroot)
-    crossed = cross_compiled(srcroot)
+    crossed, crossed_problems = windows_sources(srcroot)
+    problems += crossed_problems
     checked = windows = 0
     for dirpath, _, names in sorted(os.walk(os.path.join(srcroot, 'core'))):
         for name in sorted(names):
@@ -129,8 +165,9 @@ def scan(srcroot):
             if name.endswith('-windows.c'):
                 windows += 1
                 if rel not in crossed:
-                    problems.append(f'{rel}: a Windows file that core-windows-syntax '
-                                    f'(tests/meson.build) does not compile')
+                    problems.append(f'{rel}: a Windows file that no *_windows_sources list of '
+                                    f'core/*/meson.build holds: no Windows build (nor '
+                                    f'core-windows-syntax) compiles it')
                 continue
             checked += 1
             text = open(os.path.join(srcroot, rel), encoding='utf-8').read()

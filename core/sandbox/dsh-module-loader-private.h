@@ -45,6 +45,17 @@ void       dsh_backend_module_free   (DshBackendModule   *module);
 gboolean   dsh_backend_module_bind_instance (DshBackendModule *module,
                                              DshBackendCall   *call);
 
+/* Opens module->path as this platform's loader checks and opens a module file, then has
+ * dsh_backend_module_describe() take its descriptor; module->refused_reason says why not. */
+void       dsh_backend_module_load   (DshBackendModule   *module,
+                                      const char *const  *untrusted_roots);
+
+/* Takes the descriptor of a module opened as handle: finds its entry point, checks what the
+ * descriptor holds and that it names the backend its file is named for, and keeps handle, the
+ * descriptor and its texts in module. Otherwise closes handle and sets module->refused_reason. */
+void       dsh_backend_module_describe (DshBackendModule *module,
+                                        GModule          *handle);
+
 /* Scans each directory for module files in name order and returns every one seen (element type
  * DshBackendModule), loaded or refused with a reason; a name seen twice is refused the second
  * time, and so is a module whose descriptor names another backend than its file name. Modules

@@ -1,13 +1,13 @@
-/* dsh-module-loader-windows.c — finds backend modules on Windows, refuses any the current user
- * could not trust (an owner other than this user or the administrators, a DACL that lets anyone
- * else write the DLL or its directory, a link in the DLL's place), and loads exactly the file it
- * checked: the DLL and its directory are held open, unshared for writing and deletion, from the
- * check until Windows has mapped the image, which then keeps the file from being written. The
- * DLL's own imports are looked up beside it and in System32 only, never in the current
- * directory or PATH.
+/* dsh-module-loader-windows.c — loads a backend module found by the scan on Windows: refuses
+ * any the current user could not trust (an owner other than this user or the administrators, a
+ * DACL that lets anyone else write the DLL or its directory, a link in the DLL's place), and
+ * loads exactly the file it checked: the DLL and its directory are held open, unshared for
+ * writing and deletion, from the check until Windows has mapped the image, which then keeps the
+ * file from being written. The DLL's own imports are looked up beside it and in System32 only,
+ * never in the current directory or PATH.
  *
- * What follows the loading (the descriptor's checks, instances, the scan) is dsh-module-loader.c's,
- * copied so that neither file needs the other's platform: a change to one belongs in both.
+ * The scan (dsh-module-scan.c) and the descriptor's checks (dsh-backend-descriptor.c) are the
+ * same on every platform.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,90 +15,8 @@
 
 #include "dsh-files-windows-private.h"
 
-#include <string.h>
-
 #include "dsh-backend-host-private.h"
-#include "dsh-config.h"
 #include "dsh-windows-paths-private.h"
-
-#define MODULE_PREFIX "libdsh-backend-"
-
-void
-dsh_backend_module_free (DshBackendModule *module)
-{
-  if (module == NULL)
-    return;
-  /* The provider's lifetime ends here: its state goes before the code that owns it. */
-  if (module->instance != NULL)
-    module->descriptor->instance_free (module->instance);
-  /* Modules hold no GTypes, so closing is safe once no descriptor pointer is in use. */
-  if (module->module != NULL)
-    g_module_close (module->module);
-  g_mutex_clear (&module->instance_lock);
-  g_free (module->path);
-  g_free (module->name);
-  g_free (module->description);
-  g_free (module->version);
-  g_free (module->license);
-  g_free (module->origin);
-  g_free (module->refused_reason);
-  g_free (module);
-}
-
-static int32_t
-host_backend_os (void)
-{
-  return DSH_BACKEND_OS_WINDOWS;
-}
-
-static const char *
-backend_os_name (int32_t os)
-{
-  switch (os)
-    {
-    case DSH_BACKEND_OS_LINUX:
-      return "linux";
-    case DSH_BACKEND_OS_MACOS:
-      return "macos";
-    case DSH_BACKEND_OS_WINDOWS:
-      return "windows";
-    default:
-      return "an unknown OS";
-    }
-}
-
-/* "libdsh-backend-foo-bar.so" -> "foo-bar"; NULL for files that are not backend modules. */
-static char *
-name_from_file (const char *basename)
-{
-  g_autofree char *suffix = g_strconcat (".", G_MODULE_SUFFIX, NULL);
-
-  if (!g_str_has_prefix (basename, MODULE_PREFIX) || !g_str_has_suffix (basename, suffix))
-    return NULL;
-  return g_strndup (basename + strlen (MODULE_PREFIX),
-                    strlen (basename) - strlen (MODULE_PREFIX) - strlen (suffix));
-}
-
-char *
-dsh_module_loader_name_from_path (const char *path)
-{
-  g_autofree char *basename = g_path_get_basename (path);
-
-  return name_from_file (basename);
-}
-
-static gboolean
-is_valid_name (const char *name)
-{
-  if (name == NULL || name[0] == '\0' || strlen (name) > 64)
-    return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
-    {
-      if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p) && *p != '-')
-        return FALSE;
-    }
-  return TRUE;
-}
 
 /* Opens path as itself for the trust checks: a link in its place is refused, not followed, and
  * while the handle is open nobody may write, rename or remove it. */
@@ -211,196 +129,11 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots)
   return handle;
 }
 
-const char *const *
-dsh_backend_descriptor_denial_exclusions (const DshBackendDescriptor *desc)
+void
+dsh_backend_module_load (DshBackendModule *module, const char *const *untrusted_roots)
 {
-  return desc->abi_minor >= 1 ? desc->denial_exclusions : NULL;
-}
-
-static char *
-check_descriptor (const DshBackendDescriptor *desc)
-{
-  const char *const *exclusions;
-
-  if (desc == NULL)
-    return g_strdup ("the entry point returned no descriptor");
-  if (desc->abi_major != DSH_BACKEND_ABI_MAJOR)
-    return g_strdup_printf ("backend ABI %u.%u is incompatible with the core's ABI %u.%u "
-                            "(major version differs)",
-                            desc->abi_major, desc->abi_minor,
-                            DSH_BACKEND_ABI_MAJOR, DSH_BACKEND_ABI_MINOR);
-  if (desc->abi_minor > DSH_BACKEND_ABI_MINOR)
-    return g_strdup_printf ("backend ABI %u.%u is newer than the core's ABI %u.%u",
-                            desc->abi_major, desc->abi_minor,
-                            DSH_BACKEND_ABI_MAJOR, DSH_BACKEND_ABI_MINOR);
-  if (!is_valid_name (desc->name))
-    return g_strdup ("the descriptor's name is missing or not made of [a-z0-9-]");
-  if (desc->confine == NULL)
-    return g_strdup ("the descriptor has no confine function");
-  if (desc->denial_signatures == NULL || desc->denial_signatures[0] == NULL)
-    return g_strdup ("the descriptor has no denial signatures");
-  exclusions = dsh_backend_descriptor_denial_exclusions (desc);
-  for (size_t i = 0; exclusions != NULL && exclusions[i] != NULL; i++)
-    {
-      if (exclusions[i][0] == '\0')
-        return g_strdup ("the descriptor has an empty denial exclusion");
-    }
-  if (desc->runner_failure_rules == NULL || desc->n_runner_failure_rules == 0)
-    return g_strdup ("the descriptor has no runner-failure rules");
-  if (DSH_BACKEND_ABI_AT_LEAST (desc, 1) &&
-      (desc->instance_new == NULL) != (desc->instance_free == NULL))
-    return g_strdup ("the descriptor has only one of instance_new and instance_free");
-  for (size_t i = 0; i < desc->n_runner_failure_rules; i++)
-    {
-      const char *const *fatal = desc->runner_failure_rules[i].fatal_signatures;
-
-      if (fatal == NULL || fatal[0] == NULL)
-        return g_strdup_printf ("runner-failure rule %zu has no fatal signatures", i);
-      for (size_t j = 0; fatal[j] != NULL; j++)
-        {
-          if (fatal[j][0] == '\0')
-            return g_strdup_printf ("runner-failure rule %zu has an empty fatal signature", i);
-        }
-    }
-  if (desc->os != host_backend_os ())
-    return g_strdup_printf ("the backend is for %s, not this host", backend_os_name (desc->os));
-  return NULL;
-}
-
-static char *
-optional_text (const char *text)
-{
-  return text != NULL && text[0] != '\0' ? g_utf8_make_valid (text, -1) : NULL;
-}
-
-static void
-load_module (DshBackendModule *module, const char *const *untrusted_roots)
-{
-  g_autofree char *specific = NULL;
-  DshBackendDescribeFunc describe = NULL;
-  const DshBackendDescriptor *desc;
   GModule *handle = open_checked (module, untrusted_roots);
 
-  if (handle == NULL)
-    return;
-
-  /* The scan only keeps files whose name gives a backend name. */
-  specific = g_strdup_printf ("dsh_backend_%s_describe", module->name);
-  g_strdelimit (specific, "-", '_');
-  if (!g_module_symbol (handle, specific, (gpointer *) &describe) &&
-      !g_module_symbol (handle, "dsh_backend_describe", (gpointer *) &describe))
-    describe = NULL;
-  if (describe == NULL)
-    {
-      module->refused_reason = g_strdup_printf ("the module exports neither %s nor "
-                                                "dsh_backend_describe",
-                                                specific);
-      g_module_close (handle);
-      return;
-    }
-
-  desc = describe ();
-  module->refused_reason = check_descriptor (desc);
-  /* DSH_SANDBOX_BACKEND picks modules by file name, before opening them: the names must agree. */
-  if (module->refused_reason == NULL && !g_str_equal (desc->name, module->name))
-    module->refused_reason = g_strdup_printf ("the descriptor names the backend \"%s\", but the "
-                                              "file is named for \"%s\"",
-                                              desc->name, module->name);
-  if (module->refused_reason != NULL)
-    {
-      g_module_close (handle);
-      return;
-    }
-
-  module->description = g_utf8_make_valid (desc->description != NULL ? desc->description : "", -1);
-  if (DSH_BACKEND_ABI_AT_LEAST (desc, 1))
-    {
-      module->version = optional_text (desc->version);
-      module->license = optional_text (desc->license);
-      module->origin = optional_text (desc->origin);
-    }
-  module->priority = desc->priority;
-  module->descriptor = desc;
-  module->module = handle;
-}
-
-gboolean
-dsh_backend_module_bind_instance (DshBackendModule *module, DshBackendCall *call)
-{
-  DshBackendHost *host = &call->host;
-  const DshBackendDescriptor *desc = module->descriptor;
-
-  if (!DSH_BACKEND_ABI_AT_LEAST (desc, 1) || desc->instance_new == NULL)
-    return TRUE;
-  /* Concurrent first calls of one provider must agree on one instance. */
-  g_mutex_lock (&module->instance_lock);
-  if (module->instance == NULL)
-    module->instance = desc->instance_new (host);
-  host->instance = module->instance;
-  g_mutex_unlock (&module->instance_lock);
-  if (host->instance == NULL && call->error == NULL)
-    call->error = g_strdup ("the backend could not create its per-provider state");
-  return host->instance != NULL;
-}
-
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-GPtrArray *
-dsh_module_loader_scan (const char *const *dirs,
-                        const char *const *untrusted_roots,
-                        const char *only_name)
-{
-  GPtrArray *modules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_backend_module_free);
-  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
-    {
-      g_autoptr (GDir) dir = g_dir_open (dirs[d], 0, NULL);
-      g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-      const char *entry;
-
-      if (dir == NULL)
-        continue;
-      while ((entry = g_dir_read_name (dir)) != NULL)
-        g_ptr_array_add (files, g_strdup (entry));
-      g_ptr_array_sort (files, compare_strings);
-
-      for (guint i = 0; i < files->len; i++)
-        {
-          g_autofree char *file_name = name_from_file (files->pdata[i]);
-          DshBackendModule *module;
-
-          if (file_name == NULL)
-            continue;
-          module = g_new0 (DshBackendModule, 1);
-          g_mutex_init (&module->instance_lock);
-          module->content_fd = -1;
-          module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
-          module->name = g_steal_pointer (&file_name);
-          module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);
-          if (module->excluded)
-            {
-              g_ptr_array_add (modules, module);
-              continue;
-            }
-          load_module (module, untrusted_roots);
-
-          if (module->refused_reason == NULL && g_hash_table_contains (names, module->name))
-            {
-              module->refused_reason = g_strdup_printf ("a backend named \"%s\" was already "
-                                                        "loaded from an earlier file",
-                                                        module->name);
-              g_clear_pointer (&module->module, g_module_close);
-              module->descriptor = NULL;
-            }
-          if (module->refused_reason == NULL)
-            g_hash_table_add (names, module->name);
-          g_ptr_array_add (modules, module);
-        }
-    }
-  return modules;
+  if (handle != NULL)
+    dsh_backend_module_describe (module, handle);
 }

@@ -35,6 +35,15 @@ DshRootGrants *dsh_root_grants_open             (const char            *dir,
                                                  GError               **error);
 void           dsh_root_grants_free             (DshRootGrants         *grants);
 
+/* Where the record opened as grants is (for messages and the reach check). */
+const char    *dsh_root_grants_dir              (DshRootGrants         *grants);
+
+/* Sets error to DSH_SANDBOX_ERROR_ROOT_REFUSED for the record at dir, saying why (a phrase
+ * such as "is not an absolute path"); returns FALSE. */
+gboolean       dsh_root_grants_refuse           (GError               **error,
+                                                 const char            *dir,
+                                                 const char            *why);
+
 /* Refuses a record that lies beneath one of roots (canonical): a confined command could erase
  * what it says. */
 gboolean       dsh_root_grants_check_out_of_reach (DshRootGrants       *grants,

@@ -24,36 +24,13 @@ struct _DshRootGrants {
   char *dir;
 };
 
-char *
-dsh_root_grants_default_dir (void)
-{
-  const char *override = g_getenv ("DSH_SANDBOX_STATE_DIR");
-
-  if (override != NULL && *override != '\0')
-    return g_strdup (override);
-  return g_build_filename (g_get_user_state_dir (), "dsh-sandbox", "granted-roots", NULL);
-}
-
-static gboolean
-refuse (GError **error, const char *dir, const char *why)
-{
-  g_autofree char *shown = g_utf8_make_valid (dir, -1);
-
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-               "the record of granted writable roots %s %s: without it a link planted by an "
-               "earlier confined command could not be told apart; refusing to run the command "
-               "(DSH_SANDBOX_STATE_DIR names another private directory)",
-               shown, why);
-  return FALSE;
-}
-
 static gboolean
 refuse_code (GError **error, const char *dir, const char *what, DWORD code)
 {
   g_autofree char *text = dsh_windows_error_text (code);
   g_autofree char *why = g_strdup_printf ("%s (%s)", what, text);
 
-  return refuse (error, dir, why);
+  return dsh_root_grants_refuse (error, dir, why);
 }
 
 /* Makes dir, if missing, with a protected DACL of this user and SYSTEM only: nothing it
@@ -71,9 +48,9 @@ make_private_dir (const char *dir, GError **error)
   DWORD code;
 
   if (user == NULL)
-    return refuse (error, dir, "cannot be made private: the user's SID is unknown");
+    return dsh_root_grants_refuse (error, dir, "cannot be made private: the user's SID is unknown");
   if (g_mkdir_with_parents (parent, 0700) != 0)
-    return refuse (error, dir, "cannot be created (its parent cannot be made)");
+    return dsh_root_grants_refuse (error, dir, "cannot be created (its parent cannot be made)");
   sddl = g_strdup_printf ("D:P(A;OICI;FA;;;%s)(A;OICI;FA;;;SY)", user);
   wide_sddl = dsh_windows_wide (sddl, NULL);
   wide = dsh_windows_wide (dir, NULL);
@@ -81,7 +58,7 @@ make_private_dir (const char *dir, GError **error)
       !ConvertStringSecurityDescriptorToSecurityDescriptorW (wide_sddl, SDDL_REVISION_1,
                                                              &attributes.lpSecurityDescriptor,
                                                              NULL))
-    return refuse (error, dir, "cannot be given a private DACL");
+    return dsh_root_grants_refuse (error, dir, "cannot be given a private DACL");
   made = CreateDirectoryW (wide, &attributes);
   code = GetLastError ();
   LocalFree (attributes.lpSecurityDescriptor);
@@ -101,7 +78,7 @@ dsh_root_grants_open (const char *dir, GError **error)
 
   if (dsh_windows_path_root_length (dir) == 0)
     {
-      refuse (error, dir, "is not an absolute path");
+      dsh_root_grants_refuse (error, dir, "is not an absolute path");
       return NULL;
     }
   if (!make_private_dir (dir, error))
@@ -117,7 +94,7 @@ dsh_root_grants_open (const char *dir, GError **error)
           g_autofree char *why = g_strdup_printf ("is reached through the junction or symbolic "
                                                   "link %s", redirect);
 
-          refuse (error, dir, why);
+          dsh_root_grants_refuse (error, dir, why);
         }
       else
         refuse_code (error, dir, "cannot be opened", full != NULL ? code : ERROR_BAD_PATHNAME);
@@ -130,7 +107,7 @@ dsh_root_grants_open (const char *dir, GError **error)
       g_autofree char *why = g_strdup_printf ("is not a private directory of this user: it %s",
                                               untrusted);
 
-      refuse (error, dir, why);
+      dsh_root_grants_refuse (error, dir, why);
       return NULL;
     }
   grants->dir = dsh_windows_final_path (grants->dir_handle);
@@ -142,6 +119,12 @@ dsh_root_grants_open (const char *dir, GError **error)
   return g_steal_pointer (&grants);
 }
 
+const char *
+dsh_root_grants_dir (DshRootGrants *grants)
+{
+  return grants->dir;
+}
+
 void
 dsh_root_grants_free (DshRootGrants *grants)
 {
@@ -151,26 +134,6 @@ dsh_root_grants_free (DshRootGrants *grants)
     CloseHandle (grants->dir_handle);
   g_free (grants->dir);
   g_free (grants);
-}
-
-gboolean
-dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
-                                    const char *const *roots,
-                                    GError **error)
-{
-  for (gsize i = 0; roots != NULL && roots[i] != NULL; i++)
-    {
-      if (dsh_path_is_beneath (grants->dir, roots[i]))
-        {
-          g_autofree char *root = g_utf8_make_valid (roots[i], -1);
-          g_autofree char *why = g_strdup_printf ("lies inside the writable root %s, where a "
-                                                  "confined command could erase it",
-                                                  root);
-
-          return refuse (error, grants->dir, why);
-        }
-    }
-  return TRUE;
 }
 
 static wchar_t *
@@ -243,11 +206,12 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
   known = dsh_windows_identity (root_handle, &identity, NULL, NULL);
   CloseHandle (root_handle);
   if (!known)
-    return refuse (error, grants->dir, "cannot take the identity of a writable root");
+    return dsh_root_grants_refuse (error, grants->dir,
+                                   "cannot take the identity of a writable root");
 
   path = entry_path (grants, &identity);
   if (path == NULL)
-    return refuse (error, grants->dir, "cannot name an entry");
+    return dsh_root_grants_refuse (error, grants->dir, "cannot name an entry");
   handle = CreateFileW (path, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
   if (handle == INVALID_HANDLE_VALUE && GetLastError () == ERROR_FILE_EXISTS)
     return TRUE;
@@ -259,7 +223,7 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
   if (!WriteFile (handle, text, (DWORD) len, &written, NULL) || written != len)
     {
       CloseHandle (handle);
-      return refuse (error, grants->dir, "cannot be written");
+      return dsh_root_grants_refuse (error, grants->dir, "cannot be written");
     }
   CloseHandle (handle);
   return TRUE;

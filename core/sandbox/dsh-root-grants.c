@@ -42,29 +42,6 @@ struct _DshRootGrants {
   char *dir;
 };
 
-char *
-dsh_root_grants_default_dir (void)
-{
-  const char *override = g_getenv ("DSH_SANDBOX_STATE_DIR");
-
-  if (override != NULL && *override != '\0')
-    return g_strdup (override);
-  return g_build_filename (g_get_user_state_dir (), "dsh-sandbox", "granted-roots", NULL);
-}
-
-static gboolean
-refuse (GError **error, const char *dir, const char *why)
-{
-  g_autofree char *shown = g_utf8_make_valid (dir, -1);
-
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-               "the record of granted writable roots %s %s: without it a symlink planted by an "
-               "earlier confined command could not be told apart; refusing to run the command "
-               "(DSH_SANDBOX_STATE_DIR names another private directory)",
-               shown, why);
-  return FALSE;
-}
-
 /* The record this process opened last, kept open: a later call takes it again after one stat
  * of its path says it is still that very directory, still private to this user. Its canonical
  * path is read again from the descriptor each time, so a move is seen too. */
@@ -160,7 +137,7 @@ dsh_root_grants_open (const char *dir, GError **error)
 
   if (!g_path_is_absolute (dir))
     {
-      refuse (error, dir, "is not an absolute path");
+      dsh_root_grants_refuse (error, dir, "is not an absolute path");
       return NULL;
     }
   grants = take_kept (dir);
@@ -178,19 +155,19 @@ dsh_root_grants_open (const char *dir, GError **error)
     {
       g_autofree char *why = g_strdup_printf ("cannot be created (%s)", g_strerror (errno));
 
-      refuse (error, dir, why);
+      dsh_root_grants_refuse (error, dir, why);
       return NULL;
     }
   /* Only a real directory of our own that nobody else can write is believed. */
   record->fd = grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (grants->dir_fd < 0 || fstat (grants->dir_fd, &st) != 0 || !S_ISDIR (st.st_mode))
     {
-      refuse (error, dir, "is not a directory");
+      dsh_root_grants_refuse (error, dir, "is not a directory");
       return NULL;
     }
   if (st.st_uid != getuid () || (st.st_mode & 077) != 0)
     {
-      refuse (error, dir, "is not a private directory of this user (mode 0700)");
+      dsh_root_grants_refuse (error, dir, "is not a private directory of this user (mode 0700)");
       return NULL;
     }
   record->dev = st.st_dev;
@@ -198,6 +175,12 @@ dsh_root_grants_open (const char *dir, GError **error)
   grants->dir = dsh_canonical_path (dir);
   keep (record);
   return g_steal_pointer (&grants);
+}
+
+const char *
+dsh_root_grants_dir (DshRootGrants *grants)
+{
+  return grants->dir;
 }
 
 void
@@ -208,26 +191,6 @@ dsh_root_grants_free (DshRootGrants *grants)
   record_unref (grants->record);
   g_free (grants->dir);
   g_free (grants);
-}
-
-gboolean
-dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
-                                    const char *const *roots,
-                                    GError **error)
-{
-  for (gsize i = 0; roots != NULL && roots[i] != NULL; i++)
-    {
-      if (dsh_path_is_beneath (grants->dir, roots[i]))
-        {
-          g_autofree char *root = g_utf8_make_valid (roots[i], -1);
-          g_autofree char *why = g_strdup_printf ("lies inside the writable root %s, where a "
-                                                  "confined command could erase it",
-                                                  root);
-
-          return refuse (error, grants->dir, why);
-        }
-    }
-  return TRUE;
 }
 
 /* Appends value in lower-case hexadecimal, without leading zeros. */
@@ -309,7 +272,7 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
     {
       g_autofree char *why = g_strdup_printf ("cannot be written (%s)", g_strerror (errno));
 
-      return refuse (error, grants->dir, why);
+      return dsh_root_grants_refuse (error, grants->dir, why);
     }
   text = g_strdup_printf ("%" G_GINT64_FORMAT " %s\n", g_get_real_time (), root);
   len = strlen (text);
@@ -317,7 +280,7 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
   if (write (fd, text, len) != (ssize_t) len)
     {
       close (fd);
-      return refuse (error, grants->dir, "cannot be written");
+      return dsh_root_grants_refuse (error, grants->dir, "cannot be written");
     }
   close (fd);
   return TRUE;
@@ -352,7 +315,8 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
   known = dsh_root_identity_at (root_fd, "", &identity, NULL, NULL);
   close (root_fd);
   if (!known)
-    return refuse (error, grants->dir, "cannot take the identity of a writable root");
+    return dsh_root_grants_refuse (error, grants->dir,
+                                   "cannot take the identity of a writable root");
   return record_identity (grants, &identity, root, error);
 }
 
@@ -363,7 +327,8 @@ dsh_root_grants_record_at (DshRootGrants *grants, const char *root, int root_fd,
   gboolean is_directory;
 
   if (!identity_of_opened (root_fd, &identity, &is_directory))
-    return refuse (error, grants->dir, "cannot take the identity of a writable root");
+    return dsh_root_grants_refuse (error, grants->dir,
+                                   "cannot take the identity of a writable root");
   /* What opening it as a directory would have said. */
   if (!is_directory)
     return refuse_unopenable (error, root, ENOTDIR);

@@ -1,7 +1,7 @@
-/* dsh-root-reach-windows.c — how far a confined command of a workspace reaches, on Windows:
- * everything it may write under any confined mode, and whether it could change what a path
- * names (the walk Windows makes of the path, one name at a time, through every junction and
- * symbolic link, against those roots; the walk itself is dsh-windows-way.c).
+/* dsh-root-reach-windows.c — whether a confined command of a workspace could change what a path
+ * names, on Windows: the walk Windows makes of the path, one name at a time, through every
+ * junction and symbolic link (the walk itself is dsh-windows-way.c), against everything that
+ * command may write under any confined mode (dsh-roots-widest.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,19 +13,6 @@
 
 #include "dsh-windows-paths-private.h"
 #include "dsh-windows-way-private.h"
-
-GStrv
-dsh_writable_roots_widest (const DshSandboxPolicy *policy)
-{
-  /* A shallow copy: the strings stay the caller's, and nothing is resolved twice. */
-  DshSandboxPolicy widest;
-
-  g_return_val_if_fail (policy != NULL, NULL);
-
-  widest = *policy;
-  widest.mode = DSH_SANDBOX_MODE_WORKSPACE_WRITE;
-  return dsh_writable_roots (&widest);
-}
 
 /* The name at path opened as itself: a link is read, not followed. */
 static DshWindowsName

@@ -1,6 +1,6 @@
-/* dsh-root-reach.c — how far a confined command of a workspace reaches: everything it may write
- * under any confined mode, and whether it could change what a path names (the kernel's own walk
- * of the path, one name at a time, against those roots).
+/* dsh-root-reach.c — whether a confined command of a workspace could change what a path names:
+ * the kernel's own walk of the path, one name at a time, against everything that command may
+ * write under any confined mode (dsh-roots-widest.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,33 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/**
- * dsh_writable_roots_widest:
- * @policy: a policy
- *
- * Everything a confined command of @policy's workspace may write, whichever confined mode it
- * runs under, an approved escalation included: dsh_writable_roots() of `workspace-write` there
- * (exactly the roots dsh_roots_pin() pinned, when @policy has them), extra roots included. What
- * lies beneath these is out of bounds for anything that runs or decides unconfined: backend
- * modules, helpers, runners, approvers, session logs, configuration.
- *
- * Returns: (transfer full) (array zero-terminated=1) (element-type filename): the roots
- *
- * Since: 0.1
- */
-GStrv
-dsh_writable_roots_widest (const DshSandboxPolicy *policy)
-{
-  /* A shallow copy: the strings stay the caller's, and nothing is resolved twice. */
-  DshSandboxPolicy widest;
-
-  g_return_val_if_fail (policy != NULL, NULL);
-
-  widest = *policy;
-  widest.mode = DSH_SANDBOX_MODE_WORKSPACE_WRITE;
-  return dsh_writable_roots (&widest);
-}
 
 /* A root as its components, and how many leading components the walk's directory shares with
  * it: the root is reached when that is all of its own. Each step moves the count by one
