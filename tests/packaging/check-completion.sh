@@ -69,7 +69,7 @@ echo "ok: the zsh completion parses"
 # zsh, for real: what a Tab lists in an interactive shell.
 zsh_expect() {
   local want=$1 line=$2 got word
-  got=$(timeout 30 zsh -f "$(dirname "$0")/complete-zsh.zsh" "$dir" "$line")
+  got=$(timeout 60 zsh -f "$(dirname "$0")/complete-zsh.zsh" "$dir" "$line")
   for word in $want; do
     if ! grep -qx -- "$word" <<<"$got"; then
       echo "FAIL: zsh [$line<Tab>] does not list $word:"

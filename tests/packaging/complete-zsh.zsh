@@ -9,19 +9,22 @@ zpty -w z "PROMPT=''; RPROMPT=''; fpath=($1 \$fpath); autoload -Uz compinit; com
 zpty -w z "dsh-sandbox () { :; }; LISTMAX=0; print READY"
 zpty -r z line '*READY*'
 zpty -w -n z "$2"$'\t'
-# Read until the shell has been quiet for a second (at most ten), however loaded the host is.
-out='' quiet=0
-for i in {1..40}; do
+# Read until the shell has listed more than the echo of LINE and then been quiet for a second
+# (at most 25 s): under load the echo can come a second or more before the listing.
+strip() {
+  local text=${1//$'\e'\[[0-9;?]#[A-Za-z]/ }
+  print -r -- ${text//$'\r'/}
+}
+out='' quiet=0 typed=${#${=2}}
+for i in {1..100}; do
   if zpty -r -t z chunk; then
     out+=$chunk
     quiet=0
   else
-    (( ++quiet >= 4 && ${#out} > 0 )) && break
+    (( ++quiet >= 4 && ${#${=$(strip "$out")}} > typed )) && break
     sleep 0.25
   fi
 done
 zpty -d z
-# Drop terminal escapes and carriage returns; one word per line.
-out=${out//$'\e'\[[0-9;?]#[A-Za-z]/ }
-out=${out//$'\r'/}
-print -rl -- ${=out}
+# Terminal escapes and carriage returns dropped; one word per line.
+print -rl -- ${=$(strip "$out")}
