@@ -1,6 +1,6 @@
 /* dsh-root-grants-place.c — where the record of granted writable roots lives and where it may
- * not (beneath a root a confined command could erase it), and how a record is refused: the
- * same on every platform.
+ * not (beneath a root a confined command could erase it), how a record is refused, and how its
+ * entries are named and what they hold: the same on every platform.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -60,4 +60,50 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
         }
     }
   return TRUE;
+}
+
+/* Appends value in lower-case hexadecimal, without leading zeros. */
+static char *
+append_hex (char *out, guint64 value)
+{
+  char digits[16];
+  int n = 0;
+
+  do
+    {
+      digits[n++] = "0123456789abcdef"[value & 0xf];
+      value >>= 4;
+    }
+  while (value != 0);
+  while (n > 0)
+    *out++ = digits[--n];
+  return out;
+}
+
+void
+dsh_root_grants_entry_name (const DshRootIdentity *identity,
+                            char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+{
+  char *p = name;
+
+  p = append_hex (p, identity->dev);
+  *p++ = '-';
+  p = append_hex (p, identity->ino);
+  *p++ = '-';
+  p = append_hex (p, (guint64) identity->birth_ns);
+  *p = '\0';
+}
+
+char *
+dsh_root_grants_entry_text (const char *root)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT " %s\n", g_get_real_time (), root);
+}
+
+gint64
+dsh_root_grants_entry_since (const char *text, gssize length)
+{
+  gint64 since = length > 0 ? g_ascii_strtoll (text, NULL, 10) : 0;
+
+  return MAX (since, 0);
 }

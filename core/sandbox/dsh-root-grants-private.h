@@ -79,6 +79,20 @@ gboolean       dsh_root_identity_at             (int                    dir_fd,
                                                  gboolean              *out_is_link,
                                                  gint64                *out_changed_us);
 
+/* An entry's name: "dev-ino-birth" in hexadecimal, at most 50 bytes with its NUL. */
+#define DSH_ROOT_GRANTS_ENTRY_NAME_SIZE 52
+
+void           dsh_root_grants_entry_name       (const DshRootIdentity *identity,
+                                                 char                   name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE]);
+
+/* What a new entry for root holds: the time of the grant (Unix time, microseconds) and root. */
+char          *dsh_root_grants_entry_text       (const char            *root);
+
+/* The time of the grant in an entry's first length bytes (text NUL-terminated): 0, since ever,
+ * for an entry torn or unreadable. */
+gint64         dsh_root_grants_entry_since      (const char            *text,
+                                                 gssize                 length);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshRootGrants, dsh_root_grants_free)
 
 G_END_DECLS

@@ -139,12 +139,11 @@ dsh_root_grants_free (DshRootGrants *grants)
 static wchar_t *
 entry_path (DshRootGrants *grants, const DshRootIdentity *identity)
 {
-  g_autofree char *name = g_strdup_printf ("%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x-%"
-                                           G_GINT64_MODIFIER "x",
-                                           identity->dev, identity->ino,
-                                           (guint64) identity->birth_ns);
-  g_autofree char *path = g_build_filename (grants->dir, name, NULL);
+  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  g_autofree char *path = NULL;
 
+  dsh_root_grants_entry_name (identity, name);
+  path = g_build_filename (grants->dir, name, NULL);
   return dsh_windows_wide (path, NULL);
 }
 
@@ -170,9 +169,7 @@ dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, 
     n = 0;
   CloseHandle (handle);
   text[MIN (n, sizeof text - 1)] = '\0';
-  *out_since = n > 0 ? g_ascii_strtoll (text, NULL, 10) : 0;
-  if (*out_since < 0)
-    *out_since = 0;
+  *out_since = dsh_root_grants_entry_since (text, (gssize) n);
   return TRUE;
 }
 
@@ -217,7 +214,7 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
     return TRUE;
   if (handle == INVALID_HANDLE_VALUE)
     return refuse_code (error, grants->dir, "cannot be written", GetLastError ());
-  text = g_strdup_printf ("%" G_GINT64_FORMAT " %s\n", g_get_real_time (), root);
+  text = dsh_root_grants_entry_text (root);
   len = strlen (text);
   /* A torn entry reads as granted since ever: refusing more, never less. */
   if (!WriteFile (handle, text, (DWORD) len, &written, NULL) || written != len)

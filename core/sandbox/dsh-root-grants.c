@@ -193,49 +193,15 @@ dsh_root_grants_free (DshRootGrants *grants)
   g_free (grants);
 }
 
-/* Appends value in lower-case hexadecimal, without leading zeros. */
-static char *
-append_hex (char *out, guint64 value)
-{
-  char digits[16];
-  int n = 0;
-
-  do
-    {
-      digits[n++] = "0123456789abcdef"[value & 0xf];
-      value >>= 4;
-    }
-  while (value != 0);
-  while (n > 0)
-    *out++ = digits[--n];
-  return out;
-}
-
-/* "dev-ino-birth", in hexadecimal: at most 50 bytes with its NUL. */
-#define ENTRY_NAME_SIZE 52
-
-static void
-entry_name (const DshRootIdentity *identity, char name[ENTRY_NAME_SIZE])
-{
-  char *p = name;
-
-  p = append_hex (p, identity->dev);
-  *p++ = '-';
-  p = append_hex (p, identity->ino);
-  *p++ = '-';
-  p = append_hex (p, (guint64) identity->birth_ns);
-  *p = '\0';
-}
-
 gboolean
 dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, gint64 *out_since)
 {
-  char name[ENTRY_NAME_SIZE];
+  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
   char text[64] = { 0 };
   ssize_t n;
   int fd;
 
-  entry_name (identity, name);
+  dsh_root_grants_entry_name (identity, name);
   fd = openat (grants->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     {
@@ -245,9 +211,7 @@ dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, 
     }
   n = read (fd, text, sizeof text - 1);
   close (fd);
-  *out_since = n > 0 ? g_ascii_strtoll (text, NULL, 10) : 0;
-  if (*out_since < 0)
-    *out_since = 0;
+  *out_since = dsh_root_grants_entry_since (text, n);
   return TRUE;
 }
 
@@ -259,12 +223,12 @@ static gboolean
 record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const char *root,
                  GError **error)
 {
-  char name[ENTRY_NAME_SIZE];
+  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
   g_autofree char *text = NULL;
   gsize len;
   int fd;
 
-  entry_name (identity, name);
+  dsh_root_grants_entry_name (identity, name);
   fd = openat (grants->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST)
     return TRUE;
@@ -274,7 +238,7 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
 
       return dsh_root_grants_refuse (error, grants->dir, why);
     }
-  text = g_strdup_printf ("%" G_GINT64_FORMAT " %s\n", g_get_real_time (), root);
+  text = dsh_root_grants_entry_text (root);
   len = strlen (text);
   /* A torn entry reads as granted since ever: refusing more, never less. */
   if (write (fd, text, len) != (ssize_t) len)

@@ -1,10 +1,14 @@
-/* dsh-roots-private.h — path helpers the roots code shares with the rest of the core.
+/* dsh-roots-private.h — path helpers the roots code shares with the rest of the core, and what
+ * each platform's roots code (dsh-roots.c, dsh-roots-windows.c) answers for the portable entry
+ * points of dsh-roots-pin.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
 #include <glib.h>
+
+#include "dsh-policy.h"
 
 G_BEGIN_DECLS
 
@@ -17,5 +21,30 @@ char *dsh_absolute_path_as_spelled (const char *path);
  * with O_NOFOLLOW). -1 with errno set (ELOOP for a symlink on the way). */
 int   dsh_open_directory_no_symlinks (const char *path,
                                       gboolean    portable);
+
+typedef enum {
+  /* Record the roots as granted (a call that hands them out). */
+  DSH_ROOTS_RESOLVE_RECORD = 1 << 0,
+  /* The temp roots too (a call; a new session's cwd has none of its own yet). */
+  DSH_ROOTS_RESOLVE_TEMP_ROOTS = 1 << 1,
+} DshRootsResolveFlags;
+
+/* Resolves the roots of a workspace-write call with workspace_root (canonical, from
+ * spelled_workspace) exactly once, checks them, and records them as granted with
+ * DSH_ROOTS_RESOLVE_RECORD. *out_roots receives them: the workspace first, then the temp roots
+ * (with DSH_ROOTS_RESOLVE_TEMP_ROOTS) and the extra roots, de-duplicated. session_created
+ * (nullable, ISO 8601) dates what a session's cwd may be reached through. */
+gboolean dsh_roots_resolve              (const char            *spelled_workspace,
+                                         const char            *workspace_root,
+                                         const char            *session_created,
+                                         const char *const     *extra,
+                                         DshRootsResolveFlags   flags,
+                                         GStrv                 *out_roots,
+                                         GError               **error);
+
+/* The roots of a workspace-write policy nothing was pinned into: the workspace root as the
+ * policy holds it (never resolved again), then the temp roots and extra roots that would not
+ * widen them. */
+GStrv    dsh_roots_unpinned             (const DshSandboxPolicy *policy);
 
 G_END_DECLS

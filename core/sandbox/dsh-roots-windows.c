@@ -266,18 +266,16 @@ add_unique (GPtrArray *roots, const char *root)
   g_ptr_array_add (roots, g_strdup (root));
 }
 
-typedef enum {
-  PIN_RECORD = 1 << 0,
-  PIN_TEMP_ROOTS = 1 << 1,
-} PinFlags;
-
-static gboolean
-resolve_roots (const char *spelled_workspace,
-               const char *workspace_root,
-               const char *const *extra,
-               PinFlags flags,
-               GStrv *out_roots,
-               GError **error)
+/* No link is allowed on the way to any root, whenever it was made, so a session's creation time
+ * adds nothing to tell apart. */
+gboolean
+dsh_roots_resolve (const char *spelled_workspace,
+                   const char *workspace_root,
+                   const char *session_created,
+                   const char *const *extra,
+                   DshRootsResolveFlags flags,
+                   GStrv *out_roots,
+                   GError **error)
 {
   g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (DshRootGrants) grants = NULL;
@@ -309,7 +307,7 @@ resolve_roots (const char *spelled_workspace,
     }
   g_ptr_array_add (roots, g_strdup (workspace_root));
 
-  if ((flags & PIN_TEMP_ROOTS) != 0)
+  if ((flags & DSH_ROOTS_RESOLVE_TEMP_ROOTS) != 0)
     {
       const char *tmpdir = g_get_tmp_dir ();
       g_autofree char *temp = NULL;
@@ -341,7 +339,7 @@ resolve_roots (const char *spelled_workspace,
 
   if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
     return FALSE;
-  for (guint r = 0; (flags & PIN_RECORD) != 0 && roots->pdata[r] != NULL; r++)
+  for (guint r = 0; (flags & DSH_ROOTS_RESOLVE_RECORD) != 0 && roots->pdata[r] != NULL; r++)
     {
       if (!dsh_root_grants_record (grants, roots->pdata[r], error))
         return FALSE;
@@ -351,19 +349,9 @@ resolve_roots (const char *spelled_workspace,
 }
 
 GStrv
-dsh_writable_roots (const DshSandboxPolicy *policy)
+dsh_roots_unpinned (const DshSandboxPolicy *policy)
 {
   g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
-
-  g_return_val_if_fail (policy != NULL, NULL);
-
-  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
-    {
-      g_ptr_array_add (roots, NULL);
-      return (GStrv) g_ptr_array_steal (roots, NULL);
-    }
-  if (policy->writable_roots != NULL)
-    return g_strdupv (policy->writable_roots);
 
   /* Not pinned: the workspace root is the policy's own canonical string, never resolved again;
    * a temp directory or extra root that would widen the roots is left out. */
@@ -388,65 +376,6 @@ dsh_writable_roots (const DshSandboxPolicy *policy)
     }
   g_ptr_array_add (roots, NULL);
   return (GStrv) g_ptr_array_steal (roots, NULL);
-}
-
-gboolean
-dsh_roots_pin (DshSandboxPolicy *policy,
-               const char *spelled_workspace,
-               const char *session_created,
-               GError **error)
-{
-  GStrv roots = NULL;
-
-  g_return_val_if_fail (policy != NULL, FALSE);
-
-  /* read-only grants nothing, so it never looks at the temp directory. */
-  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
-    return TRUE;
-  if (!resolve_roots (spelled_workspace != NULL ? spelled_workspace : policy->workspace_root,
-                      policy->workspace_root,
-                      (const char *const *) policy->extra_writable_roots,
-                      PIN_RECORD | PIN_TEMP_ROOTS, &roots, error))
-    return FALSE;
-  g_strfreev (policy->writable_roots);
-  policy->writable_roots = roots;
-  return TRUE;
-}
-
-gboolean
-dsh_roots_check (const char *spelled_workspace,
-                 const char *workspace_root,
-                 const char *session_created,
-                 const char *const *extra,
-                 GError **error)
-{
-  g_auto (GStrv) roots = NULL;
-
-  g_return_val_if_fail (spelled_workspace != NULL && workspace_root != NULL, FALSE);
-
-  return resolve_roots (spelled_workspace, workspace_root, extra, PIN_TEMP_ROOTS, &roots,
-                        error);
-}
-
-gboolean
-dsh_roots_check_new_workspace (const char *spelled_workspace,
-                               const char *workspace_root,
-                               const char *const *extra,
-                               GError **error)
-{
-  g_auto (GStrv) roots = NULL;
-
-  g_return_val_if_fail (spelled_workspace != NULL && workspace_root != NULL, FALSE);
-
-  return resolve_roots (spelled_workspace, workspace_root, extra, 0, &roots, error);
-}
-
-gboolean
-dsh_roots_check_unplanted (const char *spelled_workspace,
-                           const char *workspace_root,
-                           GError **error)
-{
-  return dsh_roots_check (spelled_workspace, workspace_root, NULL, NULL, error);
 }
 
 /* No link is allowed on the way to any root, whenever it was made, so a session's creation

@@ -27,10 +27,8 @@
 
 #include <gio/gio.h>
 
-#include "dsh-error.h"
 #include "dsh-owner-only-windows-private.h"
 #include "dsh-roots.h"
-#include "dsh-texts.h"
 
 void
 dsh_fs_fence_set_portable_walk_for_testing (gboolean enabled)
@@ -40,35 +38,13 @@ dsh_fs_fence_set_portable_walk_for_testing (gboolean enabled)
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
-static const char *
-printable (const char *path)
-{
-  return g_utf8_validate (path, -1, NULL) ? path : "(path not UTF-8)";
-}
-
-static void
-set_denied (GError **error, const DshSandboxPolicy *policy, const char *path, const char *why)
-{
-  g_autofree char *marker = dsh_text_denial_marker (policy->mode);
-
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED, "%s %s: %s", marker,
-               printable (path), why);
-}
-
 static void
 set_win32_error (GError **error, DWORD code, const char *what, const char *path)
 {
   g_autofree char *reason = g_win32_error_message ((gint) code);
 
   g_set_error (error, G_IO_ERROR, g_io_error_from_win32_error ((gint) code), "cannot %s %s: %s",
-               what, printable (path), reason);
-}
-
-static void
-set_errno_error (GError **error, int saved_errno, const char *what, const char *path)
-{
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "cannot %s %s: %s", what,
-               printable (path), g_strerror (saved_errno));
+               what, dsh_fs_fence_printable (path), reason);
 }
 
 static wchar_t *
@@ -297,37 +273,11 @@ parent_beneath (HANDLE root, char **names, HANDLE *out_parent, const char **out_
 
 /* ---- choosing the roots ------------------------------------------------------------------ */
 
-typedef struct {
-  const char *root;
-  GStrv names;
-} Route;
-
-static void
-route_clear (gpointer data)
+/* The names of path below root, to open one at a time from the root's handle. */
+static gpointer
+names_below (const char *path, const char *root)
 {
-  g_strfreev (((Route *) data)->names);
-}
-
-static gint
-inner_root_first (gconstpointer a, gconstpointer b)
-{
-  return (gint) strlen (((const Route *) b)->root) - (gint) strlen (((const Route *) a)->root);
-}
-
-static void
-add_routes (GArray *routes, GStrv roots, const char *path)
-{
-  guint first = routes->len;
-
-  for (guint i = 0; roots[i] != NULL; i++)
-    {
-      Route r = { roots[i], dsh_fence_windows_names_below (path, roots[i]) };
-
-      if (r.names != NULL)
-        g_array_append_val (routes, r);
-    }
-  if (routes->len > first + 1)
-    g_array_sort (routes, inner_root_first);
+  return dsh_fence_windows_names_below (path, root);
 }
 
 /* path made absolute as Win32 makes it (lexically, against the current directory of its
@@ -373,26 +323,14 @@ resolved_directory (const char *dir)
 static GArray *
 route (GStrv roots, const char *path)
 {
-  GArray *routes = g_array_new (FALSE, FALSE, sizeof (Route));
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *real = resolved_directory (dir);
+  g_autofree char *resolved = real != NULL ? g_build_filename (real, base, NULL) : NULL;
 
-  g_array_set_clear_func (routes, route_clear);
-  add_routes (routes, roots, path);
-  if (real != NULL)
-    {
-      g_autofree char *resolved = g_build_filename (real, base, NULL);
-
-      if (!same_path (resolved, path))
-        {
-          g_autoptr (GArray) more = g_array_new (FALSE, FALSE, sizeof (Route));
-
-          add_routes (more, roots, resolved);
-          g_array_append_vals (routes, more->data, more->len);
-        }
-    }
-  return routes;
+  return dsh_fs_fence_route (roots, path,
+                             resolved != NULL && !same_path (resolved, path) ? resolved : NULL,
+                             names_below, (GDestroyNotify) g_strfreev);
 }
 
 typedef BeneathResult (*BeneathOp) (HANDLE root, char **names, gpointer data, BeneathWhy *why);
@@ -409,27 +347,27 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
 
   if (policy->mode == DSH_SANDBOX_MODE_READ_ONLY)
     {
-      set_denied (error, policy, path, "no file is writable under read-only mode");
+      dsh_fs_fence_set_denied (error, policy, path, "no file is writable under read-only mode");
       return FALSE;
     }
 
   absolute = full_path (path);
   if (absolute == NULL)
     {
-      set_denied (error, policy, path, "not a path Windows can make absolute");
+      dsh_fs_fence_set_denied (error, policy, path, "not a path Windows can make absolute");
       return FALSE;
     }
   roots = dsh_writable_roots (policy);
   routes = route (roots, absolute);
   if (routes->len == 0)
     {
-      set_denied (error, policy, path, "outside the writable roots");
+      dsh_fs_fence_set_denied (error, policy, path, "outside the writable roots");
       return FALSE;
     }
 
   for (guint i = 0; i < routes->len; i++)
     {
-      const Route *r = &g_array_index (routes, Route, i);
+      const DshFenceRoute *r = &g_array_index (routes, DshFenceRoute, i);
       HANDLE root = open_root (r->root);
       BeneathWhy why = { ERROR_SUCCESS, FALSE, NULL };
       BeneathResult result;
@@ -437,7 +375,7 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
       /* A missing root matches nothing until it exists. */
       if (root == INVALID_HANDLE_VALUE)
         continue;
-      result = op (root, r->names, data, &why);
+      result = op (root, r->below, data, &why);
       CloseHandle (root);
 
       if (result == BENEATH_OK)
@@ -445,7 +383,7 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
       if (result == BENEATH_FAILED && why.is_directory)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "cannot %s %s: a directory",
-                       what, printable (path));
+                       what, dsh_fs_fence_printable (path));
           return FALSE;
         }
       if (result == BENEATH_FAILED)
@@ -455,8 +393,8 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
         }
       last_why = why.why;
     }
-  set_denied (error, policy, path,
-              last_why != NULL ? last_why : "resolves outside the writable roots");
+  dsh_fs_fence_set_denied (error, policy, path,
+                           last_why != NULL ? last_why : "resolves outside the writable roots");
   return FALSE;
 }
 
@@ -569,7 +507,8 @@ descriptor_for (HANDLE handle, int flags, const char *path, GError **error)
     {
       CloseHandle (handle);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES,
-                   "cannot open %s: the C runtime has no descriptor left", printable (path));
+                   "cannot open %s: the C runtime has no descriptor left",
+                   dsh_fs_fence_printable (path));
     }
   return fd;
 }
@@ -589,7 +528,7 @@ dsh_fs_fence_open (const DshSandboxPolicy *policy, const char *path, int flags, 
       int fd = wide != NULL ? _wopen (wide, flags | O_NOINHERIT, mode) : -1;
 
       if (fd < 0)
-        set_errno_error (error, wide != NULL ? errno : EINVAL, "open", path);
+        dsh_fs_fence_set_io_error (error, wide != NULL ? errno : EINVAL, "open", path);
       return fd;
     }
   if (!fenced (policy, path, "open", open_op, &data, error))

@@ -23,10 +23,8 @@
 #include <sys/syscall.h>
 #endif
 
-#include "dsh-error.h"
 #include "dsh-roots.h"
 #include "dsh-roots-private.h"
-#include "dsh-texts.h"
 
 /* Descriptors used only to anchor *at calls: O_PATH needs no read permission on Linux. */
 #ifdef O_PATH
@@ -41,32 +39,6 @@ void
 dsh_fs_fence_set_portable_walk_for_testing (gboolean enabled)
 {
   force_portable_walk = enabled;
-}
-
-/* ---- errors ------------------------------------------------------------------------------ */
-
-static const char *
-printable (const char *path)
-{
-  return g_utf8_validate (path, -1, NULL) ? path : "(path not UTF-8)";
-}
-
-static void
-set_denied (GError **error, const DshSandboxPolicy *policy, const char *path, const char *why)
-{
-  g_autofree char *marker = dsh_text_denial_marker (policy->mode);
-
-  /* The same marker bash reports, so the model recognises a policy denial the same way from
-   * either enforcing family. */
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED, "%s %s: %s", marker,
-               printable (path), why);
-}
-
-static void
-set_io_error (GError **error, int saved_errno, const char *what, const char *path)
-{
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "cannot %s %s: %s", what,
-               printable (path), g_strerror (saved_errno));
 }
 
 /* ---- resolution beneath one root --------------------------------------------------------- */
@@ -214,9 +186,10 @@ open_root (const char *root)
 
 /* ---- choosing the roots ------------------------------------------------------------------ */
 
-/* The part of path below root, or NULL when root does not lexically contain path. Purely a
- * routing decision: containment itself is enforced by the kernel relative to the root fd. */
-static const char *
+/* The part of path below root ("." for root itself), or NULL when root does not lexically
+ * contain path. Purely a routing decision: containment itself is enforced by the kernel
+ * relative to the root fd. */
+static gpointer
 below_root (const char *path, const char *root)
 {
   gsize n = strlen (root);
@@ -228,45 +201,7 @@ below_root (const char *path, const char *root)
   path += n;
   while (*path == '/')
     path++;
-  return path;
-}
-
-typedef struct {
-  const char *root;
-  char *rest;
-} Route;
-
-static void
-route_clear (gpointer data)
-{
-  g_free (((Route *) data)->rest);
-}
-
-static gint
-inner_root_first (gconstpointer a, gconstpointer b)
-{
-  return (gint) strlen (((const Route *) b)->root) - (gint) strlen (((const Route *) a)->root);
-}
-
-static void
-add_routes (GArray *routes, GStrv roots, const char *path)
-{
-  guint first = routes->len;
-
-  for (guint i = 0; roots[i] != NULL; i++)
-    {
-      const char *rest = below_root (path, roots[i]);
-      Route r;
-
-      if (rest == NULL)
-        continue;
-      r.root = roots[i];
-      r.rest = g_strdup (*rest != '\0' ? rest : ".");
-      g_array_append_val (routes, r);
-    }
-  /* Nested roots (a workspace under /tmp): the innermost first. */
-  if (routes->len > first + 1)
-    g_array_sort (routes, inner_root_first);
+  return g_strdup (*path != '\0' ? path : ".");
 }
 
 /* Routes path to the roots that may contain it: first as spelled, then with its parent
@@ -276,26 +211,15 @@ add_routes (GArray *routes, GStrv roots, const char *path)
 static GArray *
 route (GStrv roots, const char *path)
 {
-  GArray *routes = g_array_new (FALSE, FALSE, sizeof (Route));
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *real = realpath (dir, NULL);
+  g_autofree char *canonical = real != NULL ? g_build_filename (real, base, NULL) : NULL;
 
-  g_array_set_clear_func (routes, route_clear);
-  add_routes (routes, roots, path);
-  if (real != NULL)
-    {
-      g_autofree char *canonical = g_build_filename (real, base, NULL);
-
-      if (!g_str_equal (canonical, path))
-        {
-          g_autoptr (GArray) more = g_array_new (FALSE, FALSE, sizeof (Route));
-
-          add_routes (more, roots, canonical);
-          g_array_append_vals (routes, more->data, more->len);
-        }
-    }
-  return routes;
+  return dsh_fs_fence_route (roots, path,
+                             canonical != NULL && !g_str_equal (canonical, path) ? canonical
+                                                                                 : NULL,
+                             below_root, g_free);
 }
 
 typedef BeneathResult (*BeneathOp) (int root_fd, const char *rest, gpointer data);
@@ -311,7 +235,7 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
 
   if (policy->mode == DSH_SANDBOX_MODE_READ_ONLY)
     {
-      set_denied (error, policy, path, "no file is writable under read-only mode");
+      dsh_fs_fence_set_denied (error, policy, path, "no file is writable under read-only mode");
       return FALSE;
     }
 
@@ -320,13 +244,13 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
   routes = route (roots, absolute);
   if (routes->len == 0)
     {
-      set_denied (error, policy, path, "outside the writable roots");
+      dsh_fs_fence_set_denied (error, policy, path, "outside the writable roots");
       return FALSE;
     }
 
   for (guint i = 0; i < routes->len; i++)
     {
-      const Route *r = &g_array_index (routes, Route, i);
+      const DshFenceRoute *r = &g_array_index (routes, DshFenceRoute, i);
       int root_fd = open_root (r->root);
       BeneathResult result;
       int saved_errno;
@@ -334,7 +258,7 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
       /* A missing root matches nothing until it exists. */
       if (root_fd < 0)
         continue;
-      result = op (root_fd, r->rest, data);
+      result = op (root_fd, r->below, data);
       saved_errno = errno;
       close (root_fd);
 
@@ -342,12 +266,13 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
         return TRUE;
       if (result == BENEATH_FAILED)
         {
-          set_io_error (error, saved_errno, what, path);
+          dsh_fs_fence_set_io_error (error, saved_errno, what, path);
           return FALSE;
         }
     }
-  set_denied (error, policy, path,
-              "resolves outside the writable roots (symlink, \"..\" or magic link escape)");
+  dsh_fs_fence_set_denied (error, policy, path,
+                           "resolves outside the writable roots (symlink, \"..\" or magic link "
+                           "escape)");
   return FALSE;
 }
 
@@ -399,7 +324,7 @@ dsh_fs_fence_open (const DshSandboxPolicy *policy, const char *path, int flags, 
       int fd = open (path, flags | O_CLOEXEC, mode);
 
       if (fd < 0)
-        set_io_error (error, errno, "open", path);
+        dsh_fs_fence_set_io_error (error, errno, "open", path);
       return fd;
     }
   if (!fenced (policy, path, "open", open_op, &data, error))
@@ -529,7 +454,7 @@ dsh_fs_fence_mkdir (const DshSandboxPolicy *policy, const char *path, mode_t mod
     {
       if (mkdir (path, mode) == 0)
         return TRUE;
-      set_io_error (error, errno, "create directory", path);
+      dsh_fs_fence_set_io_error (error, errno, "create directory", path);
       return FALSE;
     }
   return fenced (policy, path, "create directory", entry_op, &data, error);
@@ -560,7 +485,7 @@ dsh_fs_fence_unlink (const DshSandboxPolicy *policy, const char *path, gboolean 
     {
       if ((remove_dir ? rmdir (path) : unlink (path)) == 0)
         return TRUE;
-      set_io_error (error, errno, "remove", path);
+      dsh_fs_fence_set_io_error (error, errno, "remove", path);
       return FALSE;
     }
   return fenced (policy, path, "remove", entry_op, &data, error);
@@ -630,7 +555,7 @@ dsh_fs_fence_rename (const DshSandboxPolicy *policy, const char *from, const cha
     {
       if (rename (from, to) == 0)
         return TRUE;
-      set_io_error (error, errno, "rename", from);
+      dsh_fs_fence_set_io_error (error, errno, "rename", from);
       return FALSE;
     }
   if (!fenced (policy, from, "rename", rename_from_op, &data, error))
