@@ -74,11 +74,24 @@ static const DshBackendFailureRule failure_rules[] = {
   },
 };
 
-/* The highest Landlock ABI this kernel enforces, or -1 with errno set. */
+/* The highest Landlock ABI this kernel enforces, or -1 with errno set. The kernel's answer does
+ * not change while the module is loaded: describe() asks once, before anything else runs, and
+ * check() and confine() reuse the answer (and the errno of a failed query). */
+static long kernel_abi = -1;
+static int kernel_abi_errno = ENOSYS;
+
+static void
+ask_kernel_abi (void)
+{
+  kernel_abi = syscall (__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+  kernel_abi_errno = kernel_abi < 0 ? errno : EINVAL;
+}
+
 static long
 query_abi (void)
 {
-  return syscall (__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+  errno = kernel_abi_errno;
+  return kernel_abi;
 }
 
 static int
@@ -206,8 +219,8 @@ static const DshBackendDescriptor descriptor = {
 const DshBackendDescriptor *
 dsh_backend_landlock_describe (void)
 {
-  /* The kernel's ABI does not change while the module is loaded. */
-  if (query_abi () == 1)
+  ask_kernel_abi ();
+  if (kernel_abi == 1)
     denial_signatures[EXDEV_SLOT] = "Invalid cross-device link";
   return &descriptor;
 }
