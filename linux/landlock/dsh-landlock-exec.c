@@ -221,10 +221,14 @@ allow_beneath (int ruleset_fd, const char *path, uint64_t rights)
         fatal_path ("a symlink appeared on the way to", path, errno);
       fatal_path ("cannot open", path, errno);
     }
-  if (fstat (fd, &st) != 0)
-    fatal_path ("cannot stat", path, errno);
-  if (!S_ISDIR (st.st_mode))
-    rights &= LL_FS_FILE_RIGHTS;
+  /* Rights that hold on a file too need no look at what the path is. */
+  if ((rights & ~LL_FS_FILE_RIGHTS) != 0)
+    {
+      if (fstat (fd, &st) != 0)
+        fatal_path ("cannot stat", path, errno);
+      if (!S_ISDIR (st.st_mode))
+        rights &= LL_FS_FILE_RIGHTS;
+    }
 
   attr.allowed_access = rights;
   attr.parent_fd = fd;
@@ -318,6 +322,7 @@ typedef enum {
   CALL_OPEN_FLAGS_1,   /* below ABI 3: argument 1 holds O_TRUNC without write access */
   CALL_OPEN_FLAGS_2,   /* below ABI 3: argument 2 does */
   CALL_OPAQUE_OPEN,    /* below ABI 3: refused (openat2, io_uring_setup) */
+  N_CALL_KINDS
 } CallKind;
 
 typedef struct {
@@ -325,6 +330,9 @@ typedef struct {
   CallKind kind;
 } Call;
 
+/* On x86-64 the x32 calls come under the native arch with X32_BIT set; the filter masks the bit
+ * off before it compares, so they share the native numbers, except the three x32 has of its own
+ * (a native call of that number does not exist). */
 static const Call native_calls[] = {
   { __NR_ioctl, CALL_IOCTL },
   { __NR_prlimit64, CALL_PRLIMIT },
@@ -344,22 +352,9 @@ static const Call native_calls[] = {
   { __NR_openat2, CALL_OPAQUE_OPEN },
   { __NR_io_uring_setup, CALL_OPAQUE_OPEN },
 #ifdef X32_BIT
-  /* x32 shares the arch and marks its calls; two of these have x32 numbers of their own. */
-  { X32_BIT | 514, CALL_IOCTL },
-  { X32_BIT | __NR_prlimit64, CALL_PRLIMIT },
-  { X32_BIT | __NR_kill, CALL_KILL },
-  { X32_BIT | __NR_tkill, CALL_KILL },
-  { X32_BIT | 524, CALL_KILL },
-  { X32_BIT | __NR_tgkill, CALL_TGKILL },
-  { X32_BIT | 536, CALL_TGKILL },
-  { X32_BIT | __NR_pidfd_send_signal, CALL_PIDFD_SIGNAL },
-  { X32_BIT | __NR_fcntl, CALL_FCNTL },
-  { X32_BIT | __NR_truncate, CALL_TRUNCATE },
-  { X32_BIT | __NR_open, CALL_OPEN_FLAGS_1 },
-  { X32_BIT | __NR_openat, CALL_OPEN_FLAGS_2 },
-  { X32_BIT | __NR_open_by_handle_at, CALL_OPEN_FLAGS_2 },
-  { X32_BIT | __NR_openat2, CALL_OPAQUE_OPEN },
-  { X32_BIT | __NR_io_uring_setup, CALL_OPAQUE_OPEN },
+  { 514, CALL_IOCTL },  /* x32 ioctl */
+  { 524, CALL_KILL },   /* x32 rt_sigqueueinfo */
+  { 536, CALL_TGKILL }, /* x32 rt_tgsigqueueinfo */
 #endif
 };
 
@@ -399,13 +394,69 @@ static const Call compat_calls[] = {
 };
 #endif
 
-#define FILTER_MAX 512
-/* Placeholder jump offsets inside a block, patched when the block ends. */
-#define TO_DENY 0xFF
-#define TO_ALLOW 0xFE
+/* What the filter does with a call of a kind on this ABI. */
+typedef enum {
+  ACT_ALLOW,  /* nothing this ABI leaves open: not even compared */
+  ACT_CHECK,  /* its arguments decide (the kind's checks) */
+  ACT_EACCES, /* refused outright */
+  ACT_ENOSYS, /* refused outright, as if the kernel lacked it */
+} Action;
+
+static Action
+action_for (CallKind kind, long abi)
+{
+  int scoped = abi >= 6, truncation_governed = abi >= 3;
+
+  switch (kind)
+    {
+    case CALL_IOCTL:
+    case CALL_PRLIMIT:
+      return ACT_CHECK;
+    case CALL_KILL:
+    case CALL_TGKILL:
+    case CALL_FCNTL:
+      return scoped ? ACT_ALLOW : ACT_CHECK;
+    case CALL_PIDFD_SIGNAL:
+      return scoped ? ACT_ALLOW : ACT_ENOSYS;
+    case CALL_TRUNCATE:
+      return truncation_governed ? ACT_ALLOW : ACT_EACCES;
+    case CALL_OPEN_FLAGS_1:
+    case CALL_OPEN_FLAGS_2:
+      return truncation_governed ? ACT_ALLOW : ACT_CHECK;
+    case CALL_OPAQUE_OPEN:
+      return truncation_governed ? ACT_ALLOW : ACT_ENOSYS;
+    case N_CALL_KINDS:
+      break;
+    }
+  return ACT_CHECK;
+}
+
+/* The program's layout: the arch decides which call table is compared; a call of a kind whose
+ * arguments decide jumps to that kind's checks, shared by both tables; every refusal jumps to
+ * one return per errno at the end. Only forward jumps, so the targets are labels resolved once
+ * the program is complete. */
+typedef enum {
+  LABEL_NATIVE,
+  LABEL_COMPAT,
+  LABEL_ALLOW,
+  LABEL_EPERM,
+  LABEL_EACCES,
+  LABEL_ENOSYS,
+  LABEL_CHECKS, /* + CallKind */
+  N_LABELS = LABEL_CHECKS + N_CALL_KINDS
+} Label;
+
+#define FILTER_MAX 256
+#define NO_LABEL 0xFF
 
 typedef struct {
   struct sock_filter code[FILTER_MAX];
+  /* Per instruction, the labels its true and false branches go to (NO_LABEL: the offset as
+   * emitted). */
+  uint8_t jt_label[FILTER_MAX];
+  uint8_t jf_label[FILTER_MAX];
+  int label_at[N_LABELS];
+  int label_used[N_LABELS];
   unsigned short len;
   int too_long;
 } Filter;
@@ -414,56 +465,32 @@ typedef struct {
 static Filter command_filter;
 
 static void
-emit (Filter *f, struct sock_filter insn)
+emit_jump (Filter *f, struct sock_filter insn, uint8_t jt_label, uint8_t jf_label)
 {
-  if (f->len < FILTER_MAX)
-    f->code[f->len++] = insn;
-  else
-    f->too_long = 1;
-}
-
-/* A block handles one call number: it is skipped for any other, and ends in "allow" unless one
- * of its comparisons jumped to "deny" (errnum). */
-static unsigned short
-begin_block (Filter *f, int nr)
-{
-  unsigned short at = f->len;
-
-  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) nr, 0, 0));
-  return at;
-}
-
-static void
-end_block (Filter *f, unsigned short at, int errnum)
-{
-  unsigned short allow = f->len, deny = (unsigned short) (f->len + 1);
-
-  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
-                                          SECCOMP_RET_ERRNO | ((uint32_t) errnum & 0xffff)));
-  if (f->too_long || f->len - (at + 1) > 255)
+  if (f->len == FILTER_MAX)
     {
       f->too_long = 1;
       return;
     }
-  for (unsigned short i = (unsigned short) (at + 1); i < allow; i++)
-    {
-      struct sock_filter *insn = &f->code[i];
-
-      if (insn->jt == TO_DENY)
-        insn->jt = (uint8_t) (deny - (i + 1));
-      if (insn->jf == TO_ALLOW)
-        insn->jf = (uint8_t) (allow - (i + 1));
-    }
-  f->code[at].jf = (uint8_t) (f->len - (at + 1));
+  f->jt_label[f->len] = jt_label;
+  f->jf_label[f->len] = jf_label;
+  if (jt_label != NO_LABEL)
+    f->label_used[jt_label] = 1;
+  if (jf_label != NO_LABEL)
+    f->label_used[jf_label] = 1;
+  f->code[f->len++] = insn;
 }
 
 static void
-refuse_call (Filter *f, int nr, int errnum)
+emit (Filter *f, struct sock_filter insn)
 {
-  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) nr, 0, 1));
-  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
-                                          SECCOMP_RET_ERRNO | ((uint32_t) errnum & 0xffff)));
+  emit_jump (f, insn, NO_LABEL, NO_LABEL);
+}
+
+static void
+place_label (Filter *f, Label label)
+{
+  f->label_at[label] = f->len;
 }
 
 static void
@@ -472,10 +499,18 @@ load_arg (Filter *f, int n)
   emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (n)));
 }
 
+/* A == value: go to `label`; else on with the next instruction. */
 static void
-deny_if_equal (Filter *f, uint32_t value)
+jump_if_equal (Filter *f, uint32_t value, Label label)
 {
-  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, value, TO_DENY, 0));
+  emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, value, 0, 0), label,
+             NO_LABEL);
+}
+
+static void
+emit_return (Filter *f, uint32_t action)
+{
+  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, action));
 }
 
 /* What the command must not signal: the launcher, its caller, their process groups, "my own
@@ -487,128 +522,177 @@ typedef struct {
 } SignalTargets;
 
 static void
-deny_if_target (Filter *f, int arg, const SignalTargets *t, size_t n)
+refuse_targets (Filter *f, int arg, const SignalTargets *t, size_t n)
 {
   load_arg (f, arg);
   for (size_t i = 0; i < n; i++)
-    deny_if_equal (f, (uint32_t) t->pids[i]);
+    jump_if_equal (f, (uint32_t) t->pids[i], LABEL_EPERM);
 }
 
+/* The checks of a kind whose arguments decide; each ends in "allow". */
 static void
-add_call (Filter *f, const Call *call, long abi, const SignalTargets *t)
+add_checks (Filter *f, CallKind kind, long abi, const SignalTargets *t)
 {
-  int scoped = abi >= 6, truncation_governed = abi >= 3;
-  unsigned short at;
-
-  switch (call->kind)
+  place_label (f, LABEL_CHECKS + kind);
+  switch (kind)
     {
     case CALL_IOCTL:
-      at = begin_block (f, call->nr);
       load_arg (f, 1);
-      deny_if_equal (f, TIOCSTI);
-      deny_if_equal (f, TIOCLINUX);
-      if (!scoped)
+      jump_if_equal (f, TIOCSTI, LABEL_EPERM);
+      jump_if_equal (f, TIOCLINUX, LABEL_EPERM);
+      if (abi < 6)
         {
-          deny_if_equal (f, FIOSETOWN);
-          deny_if_equal (f, SIOCSPGRP);
+          jump_if_equal (f, FIOSETOWN, LABEL_EPERM);
+          jump_if_equal (f, SIOCSPGRP, LABEL_EPERM);
         }
-      end_block (f, at, EPERM);
       break;
     case CALL_PRLIMIT:
       /* The first two targets: the launcher and its caller. */
-      at = begin_block (f, call->nr);
-      deny_if_target (f, 0, t, 2);
-      end_block (f, at, EPERM);
+      refuse_targets (f, 0, t, 2);
       break;
     case CALL_KILL:
-    case CALL_TGKILL:
-      if (scoped)
-        break;
-      at = begin_block (f, call->nr);
-      deny_if_target (f, 0, t, t->n_pids);
-      if (call->kind == CALL_TGKILL)
-        deny_if_target (f, 1, t, t->n_pids);
-      end_block (f, at, EPERM);
+      refuse_targets (f, 0, t, t->n_pids);
       break;
-    case CALL_PIDFD_SIGNAL:
-      if (!scoped)
-        refuse_call (f, call->nr, ENOSYS);
+    case CALL_TGKILL:
+      refuse_targets (f, 0, t, t->n_pids);
+      refuse_targets (f, 1, t, t->n_pids);
       break;
     case CALL_FCNTL:
-      if (scoped)
-        break;
-      at = begin_block (f, call->nr);
       load_arg (f, 1);
-      deny_if_equal (f, F_SETOWN_EX);
-      emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN, 0, TO_ALLOW));
-      deny_if_target (f, 2, t, t->n_owners);
-      end_block (f, at, EPERM);
-      break;
-    case CALL_TRUNCATE:
-      if (!truncation_governed)
-        refuse_call (f, call->nr, EACCES);
+      jump_if_equal (f, F_SETOWN_EX, LABEL_EPERM);
+      emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN, 0, 0),
+                 NO_LABEL, LABEL_ALLOW);
+      refuse_targets (f, 2, t, t->n_owners);
       break;
     case CALL_OPEN_FLAGS_1:
     case CALL_OPEN_FLAGS_2:
-      if (truncation_governed)
-        break;
-      at = begin_block (f, call->nr);
-      load_arg (f, call->kind == CALL_OPEN_FLAGS_1 ? 1 : 2);
+      load_arg (f, kind == CALL_OPEN_FLAGS_1 ? 1 : 2);
       emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, O_TRUNC | KERNEL_ACCMODE));
-      deny_if_equal (f, O_TRUNC | O_RDONLY);
-      deny_if_equal (f, O_TRUNC | KERNEL_ACCMODE);
-      end_block (f, at, EACCES);
+      jump_if_equal (f, O_TRUNC | O_RDONLY, LABEL_EACCES);
+      jump_if_equal (f, O_TRUNC | KERNEL_ACCMODE, LABEL_EACCES);
       break;
+    case CALL_PIDFD_SIGNAL:
+    case CALL_TRUNCATE:
     case CALL_OPAQUE_OPEN:
-      if (!truncation_governed)
-        refuse_call (f, call->nr, ENOSYS);
+    case N_CALL_KINDS:
       break;
+    }
+  emit_return (f, SECCOMP_RET_ALLOW);
+}
+
+/* One arch's table: the call number (A), compared with every call this ABI filters. */
+static void
+add_dispatch (Filter *f, Label at, uint32_t nr_mask, const Call *calls, size_t n, long abi,
+              int *checked)
+{
+  static const Label refusal[] = {
+    [ACT_EACCES] = LABEL_EACCES,
+    [ACT_ENOSYS] = LABEL_ENOSYS,
+  };
+
+  place_label (f, at);
+  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof (struct seccomp_data, nr)));
+  if (nr_mask != UINT32_MAX)
+    emit (f, (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, nr_mask));
+  for (size_t i = 0; i < n; i++)
+    {
+      Action action = action_for (calls[i].kind, abi);
+
+      if (action == ACT_ALLOW)
+        continue;
+      if (action == ACT_CHECK)
+        checked[calls[i].kind] = 1;
+      jump_if_equal (f, (uint32_t) calls[i].nr,
+                     action == ACT_CHECK ? LABEL_CHECKS + calls[i].kind : refusal[action]);
+    }
+  emit_return (f, SECCOMP_RET_ALLOW);
+}
+
+/* One of the returns at the end, if any branch goes there. */
+static void
+add_shared_return (Filter *f, Label label, uint32_t action)
+{
+  if (!f->label_used[label])
+    return;
+  place_label (f, label);
+  emit_return (f, action);
+}
+
+/* Turns every labelled branch into its offset; a branch reaches at most 255 instructions. */
+static void
+resolve_labels (Filter *f)
+{
+  for (unsigned short i = 0; i < f->len; i++)
+    {
+      uint8_t labels[2] = { f->jt_label[i], f->jf_label[i] };
+
+      for (int b = 0; b < 2; b++)
+        {
+          int offset;
+
+          if (labels[b] == NO_LABEL)
+            continue;
+          offset = f->label_at[labels[b]] - (i + 1);
+          if (offset < 0 || offset > 255)
+            {
+              f->too_long = 1;
+              return;
+            }
+          if (b == 0)
+            f->code[i].jt = (uint8_t) offset;
+          else
+            f->code[i].jf = (uint8_t) offset;
+        }
     }
 }
 
-/* One arch's section: entered when the arch matches (A holds it), skipped otherwise. */
+/* Builds command_filter for this ABI; the launcher's pid and group are known before the fork.
+ * The process groups matter only where signals are not scoped (prlimit takes a pid). */
 static void
-add_section (Filter *f, uint32_t arch, const Call *calls, size_t n, long abi,
-             const SignalTargets *t)
-{
-  unsigned short skip;
-
-  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0));
-  skip = f->len;
-  emit (f, (struct sock_filter) BPF_STMT (BPF_JMP | BPF_JA, 0));
-  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
-                                          offsetof (struct seccomp_data, nr)));
-  for (size_t i = 0; i < n; i++)
-    add_call (f, &calls[i], abi, t);
-  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  f->code[skip].k = (uint32_t) (f->len - (skip + 1));
-}
-
-/* Builds command_filter for this ABI; the launcher's pid and group are known before the fork. */
-static void
-build_command_filter (long abi)
+build_command_filter (long abi, pid_t caller)
 {
   Filter *f = &command_filter;
   SignalTargets t = { 0 };
-  pid_t caller = getppid ();
+  int checked[N_CALL_KINDS] = { 0 };
+  uint32_t native_mask = UINT32_MAX;
 
   t.pids[t.n_pids++] = getpid ();
   t.pids[t.n_pids++] = caller;
-  t.pids[t.n_pids++] = -getpgrp ();
-  t.pids[t.n_pids++] = -getpgid (caller);
-  t.n_owners = t.n_pids;
-  t.pids[t.n_pids++] = 0;
-  t.pids[t.n_pids++] = -1;
+  if (abi < 6)
+    {
+      t.pids[t.n_pids++] = -getpgrp ();
+      t.pids[t.n_pids++] = -getpgid (caller);
+      t.n_owners = t.n_pids;
+      t.pids[t.n_pids++] = 0;
+      t.pids[t.n_pids++] = -1;
+    }
+#ifdef X32_BIT
+  native_mask = ~(uint32_t) X32_BIT;
+#endif
 
   emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
                                           offsetof (struct seccomp_data, arch)));
-  add_section (f, NATIVE_ARCH, native_calls, sizeof native_calls / sizeof native_calls[0], abi,
-               &t);
+  jump_if_equal (f, NATIVE_ARCH, LABEL_NATIVE);
 #ifdef COMPAT_ARCH
-  add_section (f, COMPAT_ARCH, compat_calls, sizeof compat_calls / sizeof compat_calls[0], abi,
-               &t);
+  jump_if_equal (f, COMPAT_ARCH, LABEL_COMPAT);
 #endif
-  emit (f, (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  emit_return (f, SECCOMP_RET_ALLOW);
+  add_dispatch (f, LABEL_NATIVE, native_mask, native_calls,
+                sizeof native_calls / sizeof native_calls[0], abi, checked);
+#ifdef COMPAT_ARCH
+  add_dispatch (f, LABEL_COMPAT, UINT32_MAX, compat_calls,
+                sizeof compat_calls / sizeof compat_calls[0], abi, checked);
+#endif
+  for (int kind = 0; kind < N_CALL_KINDS; kind++)
+    if (checked[kind])
+      add_checks (f, (CallKind) kind, abi, &t);
+  add_shared_return (f, LABEL_ALLOW, SECCOMP_RET_ALLOW);
+  add_shared_return (f, LABEL_EPERM, SECCOMP_RET_ERRNO | EPERM);
+  add_shared_return (f, LABEL_EACCES, SECCOMP_RET_ERRNO | EACCES);
+  add_shared_return (f, LABEL_ENOSYS, SECCOMP_RET_ERRNO | ENOSYS);
+  if (!f->too_long)
+    resolve_labels (f);
   if (f->too_long)
     fatal ("the command's seccomp filter does not fit", 0);
 }
@@ -712,14 +796,15 @@ child_exit (int status, const char *prefix, const char *what, const char *detail
 }
 
 /* In the child: confine it (only it — the launcher stays outside the domain it supervises), then
- * run the command. */
+ * run the command. The relayed signals still have the dispositions the launcher was started
+ * with (its handlers are installed only once the child has exec'd), so the command gets them
+ * as it would have without us. */
 static _Noreturn void
 confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
 {
   char what[PATH_MAX + 32];
   int errnum;
 
-  dsh_default_relayed_signals ();
   sigprocmask (SIG_SETMASK, mask, NULL);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
@@ -754,7 +839,6 @@ supervise (int ruleset_fd, char **command)
   if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
     fatal ("prctl(PR_SET_CHILD_SUBREAPER) failed", errno);
   /* If whoever started us dies, the command and its tree go too. */
-  original_parent = getppid ();
   if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
     fatal ("prctl(PR_SET_PDEATHSIG) failed", errno);
 
@@ -762,7 +846,6 @@ supervise (int ruleset_fd, char **command)
    * back until it is, then forwarded. */
   dsh_relayed_signal_set (&forwarded);
   sigprocmask (SIG_BLOCK, &forwarded, &previous);
-  dsh_catch_relayed_signals (forward_signal);
 
   /* vfork: the child borrows our memory (nothing is copied, and we take no copy-on-write faults
    * afterwards) and we wait until it has exec'd; it only makes system calls before that. */
@@ -773,7 +856,9 @@ supervise (int ruleset_fd, char **command)
     confine_and_exec (ruleset_fd, command, &previous);
   close (ruleset_fd);
 
+  /* Still blocked: what arrived since is forwarded as soon as they are unblocked below. */
   command_pid = child;
+  dsh_catch_relayed_signals (forward_signal);
   /* The parent may have died before the death signal was armed. */
   if (getppid () != original_parent)
     kill (child, SIGKILL);
@@ -843,6 +928,7 @@ main (int argc, char **argv)
     allow_beneath (ruleset_fd, sinks[i], handled & LL_FS_WRITE_FILE);
   allow_own_terminals (ruleset_fd, handled & LL_FS_WRITE_FILE);
 
-  build_command_filter (abi);
+  original_parent = getppid ();
+  build_command_filter (abi, original_parent);
   return supervise (ruleset_fd, &argv[cmd_index]);
 }
