@@ -32,6 +32,9 @@ statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *
   return (int) syscall (SYS_statx, dirfd, path, flags, mask, buffer);
 }
 #endif
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
 
 /* ---- the step inside the sandbox ----------------------------------------------------------- */
 
@@ -89,29 +92,35 @@ parse_mount_line (char *line, MountLine *mount)
   return 1;
 }
 
-/* Calls `visit` for each line of /proc/self/mountinfo. */
+static char *read_all (int fd, const char *what, char *buffer, size_t size, size_t *length);
+
+/* Calls `visit` for each line of /proc/self/mountinfo, read whole in one or two reads (closed
+ * again before anything is started, so no O_CLOEXEC, which costs musl an fcntl). */
 static void
 for_each_mount (void (*visit) (MountLine *mount))
 {
-  static char table[1 << 16];
-  FILE *file = fopen ("/proc/self/mountinfo", "re");
-  char *line = NULL;
-  size_t size = 0;
+  static char buffer[1 << 16];
+  int fd = open ("/proc/self/mountinfo", O_RDONLY);
+  size_t len;
+  char *table;
 
-  if (file == NULL)
+  if (fd < 0)
     fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
-  /* The whole table in one or two reads rather than a read per KiB (a /proc file's size). */
-  setvbuf (file, table, _IOFBF, sizeof table);
-  while (getline (&line, &size, file) > 0)
+  table = read_all (fd, "/proc/self/mountinfo", buffer, sizeof buffer, &len);
+  close (fd);
+  for (char *line = table, *end; line < table + len; line = end + 1)
     {
       MountLine mount;
 
-      line[strcspn (line, "\n")] = '\0';
+      end = memchr (line, '\n', (size_t) (table + len - line));
+      if (end == NULL)
+        end = table + len;
+      *end = '\0';
       if (parse_mount_line (line, &mount))
         visit (&mount);
     }
-  free (line);
-  fclose (file);
+  if (table != buffer)
+    free (table);
 }
 
 static int is_host_dev (dev_t dev);
@@ -155,14 +164,19 @@ is_expected_writable (Identity id)
   return 0;
 }
 
-/* Which mount the file open as `fd` is on, what it is and its identity, in one call. */
-static void
-statx_with_mount (int fd, const char *path, struct statx *stx)
+/* What `path` (its last component not followed) is, its identity and which mount it is on, in
+ * one call; -1 with errno set if it cannot be reached. */
+static int
+statx_with_mount (const char *path, struct statx *stx)
 {
   const unsigned int wanted = STATX_MNT_ID | STATX_TYPE | STATX_INO;
 
-  if (statx (fd, "", AT_EMPTY_PATH, wanted, stx) != 0 || (stx->stx_mask & wanted) != wanted)
-    fatal ("cannot tell which mount '%s' is on: %s", path, strerror (errno));
+  if (statx (AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, wanted, stx) != 0)
+    return -1;
+  if ((stx->stx_mask & wanted) != wanted ||
+      (stx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) == 0)
+    fatal ("cannot tell which mount '%s' is on: the kernel does not say", path);
+  return 0;
 }
 
 /* Where bwrap mounts fresh filesystems over the host's: /tmp only while it is private (told by
@@ -188,7 +202,6 @@ static void
 check_sandbox_mount (MountLine *mount)
 {
   struct statx stx;
-  int fd;
 
   /* The host's own mounts below /dev, /proc and /tmp come along with the root bind and lie
    * under the fresh ones bwrap mounts there first, out of reach (their path may not even exist
@@ -198,14 +211,14 @@ check_sandbox_mount (MountLine *mount)
 
   if (!mount->writable || !is_host_dev (mount->dev))
     return;
-  fd = open_beneath_nofollow (AT_FDCWD, mount->mount_point, O_PATH | O_CLOEXEC);
-  if (fd < 0 && shadowed && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
-    return;
-  if (fd < 0)
-    fatal ("cannot check the writable mount at '%s': %s", mount->mount_point, strerror (errno));
-  statx_with_mount (fd, mount->mount_point, &stx);
-  close (fd);
-  if (stx.stx_mnt_id != mount->id)
+  if (statx_with_mount (mount->mount_point, &stx) != 0)
+    {
+      if (shadowed && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+        return;
+      fatal ("cannot check the writable mount at '%s': %s", mount->mount_point, strerror (errno));
+    }
+  /* What is checked must be this mount itself (its root), however the path got there. */
+  if (stx.stx_mnt_id != mount->id || !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
     {
       if (!shadowed)
         fatal ("the writable mount at '%s' is not the one reached by that path",
@@ -293,11 +306,12 @@ add_inside_step (Argv *argv, char **command, int n_command)
   argv_add (argv, format ("%d", self));
 }
 
+/* All of fd, NUL-terminated, in `buffer` (of `size` bytes) while it fits, else on the heap;
+ * `what` names it in the error. */
 static char *
-read_all (int fd, size_t *length)
+read_all (int fd, const char *what, char *buffer, size_t size, size_t *length)
 {
-  size_t len = 0, cap = 1 << 16;
-  char *buffer = checked (malloc (cap));
+  size_t len = 0, cap = size;
   ssize_t n;
 
   while ((n = read (fd, buffer + len, cap - len - 1)) != 0)
@@ -305,10 +319,15 @@ read_all (int fd, size_t *length)
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
-        fatal ("cannot read the checks: %s", strerror (errno));
+        fatal ("cannot read %s: %s", what, strerror (errno));
       len += (size_t) n;
-      if (len + 1 == cap)
-        buffer = checked (realloc (buffer, cap *= 2));
+      if (len + 1 < cap)
+        continue;
+      if (cap == size)
+        buffer = memcpy (checked (malloc (cap * 2)), buffer, len);
+      else
+        buffer = checked (realloc (buffer, cap * 2));
+      cap *= 2;
     }
   buffer[len] = '\0';
   *length = len;
@@ -320,12 +339,13 @@ read_all (int fd, size_t *length)
 int
 run_inside (int data, int self)
 {
+  static char checks[1 << 16];
   size_t len = 0, n_items = 0, at = 0;
   char *buffer;
   char **items;
 
   close (self);
-  buffer = read_all (data, &len);
+  buffer = read_all (data, "the checks", checks, sizeof checks, &len);
   close (data);
 
   /* The header: one check a line, up to an empty line. */
