@@ -42,6 +42,18 @@ statx (int dirfd, const char *path, int flags, unsigned int mask, struct statx *
  * sandbox is a filesystem bwrap made fresh there. */
 static dev_t *host_devs;
 static size_t n_host_devs;
+static size_t cap_host_devs;
+
+static void
+add_host_dev (dev_t dev)
+{
+  if (n_host_devs == cap_host_devs)
+    {
+      cap_host_devs = cap_host_devs < 64 ? 64 : cap_host_devs * 2;
+      host_devs = checked (realloc (host_devs, cap_host_devs * sizeof *host_devs));
+    }
+  host_devs[n_host_devs++] = dev;
+}
 
 typedef struct {
   unsigned long id;
@@ -134,8 +146,7 @@ note_host_mount (MountLine *mount)
 
   if (!is_host_dev (mount->dev))
     {
-      host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
-      host_devs[n_host_devs++] = mount->dev;
+      add_host_dev (mount->dev);
     }
   if (!is_writable (mount->mount_point))
     return;
@@ -365,10 +376,7 @@ run_inside (int data, int self)
       else if (strcmp (line, "T") == 0)
         shadowed_by_bwrap[2] = "/tmp";
       else if (sscanf (line, "H %llu", &dev) == 1)
-        {
-          host_devs = checked (realloc (host_devs, (n_host_devs + 1) * sizeof *host_devs));
-          host_devs[n_host_devs++] = (dev_t) dev;
-        }
+        add_host_dev ((dev_t) dev);
       else if (sscanf (line, "P %llu %llu %n", &dev, &ino, &consumed) == 2 && consumed > 0)
         expect_protected ((Identity) { (dev_t) dev, (ino_t) ino }, line + consumed);
       else
