@@ -225,6 +225,89 @@ test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "selected");
 }
 
+/* The report's entry for the module file at path, which must exist. */
+static JsonObject *
+candidate_at (JsonNode *report, const char *path)
+{
+  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
+                                                        "candidates");
+
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    {
+      JsonObject *candidate = json_array_get_object_element (candidates, i);
+
+      if (g_str_equal (json_object_get_string_member (candidate, "path"), path))
+        return candidate;
+    }
+  g_error ("no candidate for %s in the report", path);
+}
+
+/* A pinned backend is found by its file name in each directory in turn, as a scan of them would
+ * find it: a refused file there does not hide a good one in a later directory, the first that
+ * loads is the one, and one of the same name after it is refused as a second. */
+static void
+test_override_takes_the_first_loadable_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *beta = dsh_test_module_path ("fake-beta");
+  g_autofree char *second_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *third_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *refused = dsh_test_copy_module (beta, f->modules_dir);
+  g_autofree char *good = dsh_test_copy_module (beta, second_dir);
+  g_autofree char *later = dsh_test_copy_module (beta, third_dir);
+  const char *dirs[] = { f->modules_dir, second_dir, third_dir, NULL };
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  JsonObject *entry;
+
+  g_assert_cmpint (g_chmod (refused, 0664), ==, 0);
+  g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
+  provider = dsh_local_provider_new_for_dirs (dirs, NULL);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, &error), ==, "fake-beta");
+  g_assert_no_error (error);
+
+  report = dsh_local_provider_describe (provider);
+  entry = candidate_at (report, good);
+  g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "selected");
+  g_assert_cmpstr (json_object_get_string_member (entry, "probe"), ==, "skipped");
+  entry = candidate_at (report, refused);
+  g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
+  g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"),
+                            "writable by its group"));
+  entry = candidate_at (report, later);
+  g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
+  g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"), "already loaded"));
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
+}
+
+/* A pinned name is a file name, never a path: one with a separator names no module, even where
+ * the path it spells leads to one. */
+static void
+test_override_name_is_no_path (Fixture *f, gconstpointer data)
+{
+  g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
+  g_autofree char *sub = g_build_filename (f->modules_dir, "libdsh-backend-sub", NULL);
+  g_autofree char *copy = NULL;
+  g_autofree char *renamed = NULL;
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  copy = dsh_test_copy_module (alpha, sub);
+  renamed = g_build_filename (sub, "fake-alpha." G_MODULE_SUFFIX, NULL);
+  g_assert_cmpint (g_rename (copy, renamed), ==, 0);
+  g_setenv ("DSH_SANDBOX_BACKEND", "sub/fake-alpha", TRUE);
+  provider = new_provider (f);
+  g_assert_null (dsh_local_provider_get_selected (provider, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message,
+                            "DSH_SANDBOX_BACKEND=sub/fake-alpha names no usable backend module"));
+  /* Nothing was opened, so nothing was refused either. */
+  g_assert_null (strstr (error->message, "refused"));
+  g_assert_cmpint (g_unlink (renamed), ==, 0);
+  g_assert_cmpint (g_rmdir (sub), ==, 0);
+}
+
 /* Since the override goes by file name, a module whose descriptor names another backend is
  * refused: it could otherwise be selected as one name and be pinned as another. */
 static void
@@ -897,6 +980,9 @@ main (int argc, char **argv)
   ADD ("/selection/override/restricts", alpha_beta, test_override_restricts_chain);
   ADD ("/selection/override/opens-only-named", alpha_beta,
        test_override_opens_only_the_named_module);
+  ADD ("/selection/override/first-loadable-file", alpha_beta,
+       test_override_takes_the_first_loadable_file);
+  ADD ("/selection/override/name-is-no-path", alpha_beta, test_override_name_is_no_path);
   ADD ("/selection/descriptor-name-matches-file", alpha_misnamed,
        test_descriptor_name_must_match_file);
   ADD ("/selection/override/unknown", alpha_beta, test_override_unknown_name);

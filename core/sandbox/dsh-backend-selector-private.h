@@ -48,8 +48,9 @@ typedef struct {
 
   GMutex lock;
   gboolean selection_done;
-  /* Selected from the probe cache with only the chain's first module opened: modules and
-   * candidates hold just that one until something wants the whole chain. */
+  /* Selected with only the selected module opened (the head of a cached chain, or the pinned
+   * backend's file): modules and candidates hold just that one until something wants the whole
+   * chain. */
   gboolean only_selected_loaded;
   GPtrArray *modules;
   GPtrArray *candidates;

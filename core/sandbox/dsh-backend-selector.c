@@ -71,8 +71,15 @@ make_candidates (DshBackendSelector *self, Candidate *kept)
   g_ptr_array_sort (self->candidates, compare_priority);
 }
 
-/* After a selection from the probe cache that opened only the selected module: the rest of the
- * chain, for whatever reports or lists it. The selected candidate and its module stay as they
+/* The backend DSH_SANDBOX_BACKEND pins, or NULL ("help" pins none). */
+static const char *
+pinned_backend (DshBackendSelector *self)
+{
+  return g_strcmp0 (self->backend_override, "help") != 0 ? self->backend_override : NULL;
+}
+
+/* After a selection that opened only the selected module (from the probe cache, or the one a
+ * pinned backend names): the rest of the chain, for whatever reports or lists it. The selected candidate and its module stay as they
  * are, whatever the files say now: this selector's lifetime runs on them. */
 static void
 load_rest_of_chain (DshBackendSelector *self)
@@ -80,7 +87,8 @@ load_rest_of_chain (DshBackendSelector *self)
   Candidate *kept = self->selected;
   DshBackendModule *kept_module = kept->module;
   GPtrArray *all = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
-                                           (const char *const *) self->untrusted_roots, NULL);
+                                           (const char *const *) self->untrusted_roots,
+                                           pinned_backend (self));
   gboolean placed = FALSE;
 
   /* Out of the old arrays without freeing: the candidate and its module move over. */
@@ -132,9 +140,7 @@ scan_modules (DshBackendSelector *self)
    * code runs, and the call does not pay for loading them. */
   self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
                                          (const char *const *) self->untrusted_roots,
-                                         g_strcmp0 (self->backend_override, "help") != 0
-                                           ? self->backend_override
-                                           : NULL);
+                                         pinned_backend (self));
   make_candidates (self, NULL);
 }
 
@@ -365,7 +371,7 @@ forget_modules (DshBackendSelector *self)
 static gboolean
 select_head_of_cached_chain (DshBackendSelector *self)
 {
-  const char *cache = usable_probe_cache (self);
+  const char *cache = self->backend_override == NULL ? usable_probe_cache (self) : NULL;
   g_autofree char *stored_key = NULL;
   g_auto (GStrv) chain_paths = NULL;
   g_autofree char *head_name = NULL;
@@ -374,8 +380,7 @@ select_head_of_cached_chain (DshBackendSelector *self)
   Candidate *head;
   guint n;
 
-  if (cache == NULL || self->backend_override != NULL ||
-      !dsh_probe_cache_read (cache, &stored_key, &chain_paths) || chain_paths == NULL ||
+  if (cache == NULL || !dsh_probe_cache_read (cache, &stored_key, &chain_paths) || chain_paths == NULL ||
       (n = g_strv_length (chain_paths)) < 2 ||
       (head_name = dsh_module_loader_name_from_path (chain_paths[0])) == NULL)
     return FALSE;
@@ -417,6 +422,33 @@ select_head_of_cached_chain (DshBackendSelector *self)
     }
   head->probe = PROBE_CACHED;
   self->selected = head;
+  self->only_selected_loaded = TRUE;
+  return TRUE;
+}
+
+/* A pinned backend's selection opens its file alone, found by name: no directory is read. It is
+ * the chain's sole candidate, so it is selected without a probe once its check passes. Anything
+ * else (no such file, a refused one, a failed check) goes the whole way again, for its report. */
+static gboolean
+select_pinned (DshBackendSelector *self)
+{
+  const char *name = pinned_backend (self);
+  Candidate *only;
+
+  if (name == NULL)
+    return FALSE;
+  self->modules = dsh_module_loader_open_named ((const char *const *) self->backend_dirs,
+                                                (const char *const *) self->untrusted_roots,
+                                                name);
+  make_candidates (self, NULL);
+  if (self->candidates->len != 1 || !run_check (self, self->candidates->pdata[0]))
+    {
+      forget_modules (self);
+      return FALSE;
+    }
+  only = self->candidates->pdata[0];
+  only->probe = PROBE_SKIPPED;
+  self->selected = only;
   self->only_selected_loaded = TRUE;
   return TRUE;
 }
@@ -494,7 +526,7 @@ select_lean_locked (DshBackendSelector *self)
   if (self->selection_done)
     return;
   self->selection_done = TRUE;
-  if (self->modules == NULL && select_head_of_cached_chain (self))
+  if (self->modules == NULL && (select_pinned (self) || select_head_of_cached_chain (self)))
     return;
   select_with_whole_chain (self);
 }

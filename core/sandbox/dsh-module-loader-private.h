@@ -66,6 +66,14 @@ GPtrArray *dsh_module_loader_scan    (const char *const  *dirs,
                                       const char *const  *untrusted_roots,
                                       const char         *only_name);
 
+/* What dsh_module_loader_scan() with only_name = name would load, without listing any directory:
+ * the file named for name in each directory in turn, up to the first that loads (refused ones
+ * are kept, with their reason). A file that is not there is not listed; other files are neither
+ * listed nor opened. */
+GPtrArray *dsh_module_loader_open_named (const char *const  *dirs,
+                                         const char *const  *untrusted_roots,
+                                         const char         *name);
+
 /* The backend name a module file's name gives ("libdsh-backend-foo.so" -> "foo"), or NULL for
  * a file that is no backend module. */
 char      *dsh_module_loader_name_from_path (const char *path);
