@@ -642,20 +642,26 @@ test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
   g_assert_null (selected_alone (f));
   g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
 
-  /* A chain that lists one file twice, or the files in another order than the key: no match. */
+  /* A chain that lists one file twice, or the files in another order than the key: no match.
+   * The same entry written with the chain as it is matches again. */
   entry = dsh_test_read_file (cache);
-  g_assert_nonnull (strstr (entry, "chain="));
-  for (guint i = 0; i < 2; i++)
+  g_assert_nonnull (strstr (entry, "\nchain "));
+  for (guint i = 0; i < 3; i++)
     {
       g_autofree char *alpha = g_build_filename (f->modules_dir, "libdsh-backend-fake-alpha.so",
                                                  NULL);
-      g_autofree char *key = g_strndup (entry, strstr (entry, "chain=") - entry);
-      g_autofree char *forged = g_strdup_printf ("%schain=%s;%s;\n", key, i == 0 ? alpha : beta,
-                                                 i == 0 ? alpha : alpha);
+      g_autofree char *key = g_strndup (entry, strstr (entry, "\nchain ") + 1 - entry);
+      const char *first = i == 1 ? beta : alpha;
+      const char *second = i == 2 ? beta : alpha;
+      g_autofree char *forged = g_strdup_printf ("%schain %zu\n%s\nchain %zu\n%s\n", key,
+                                                 strlen (first), first, strlen (second), second);
 
       g_assert_true (g_file_set_contents (cache, forged, -1, NULL));
       g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
-      g_assert_null (selected_alone (f));
+      if (i < 2)
+        g_assert_null (selected_alone (f));
+      else
+        g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
     }
 }
 

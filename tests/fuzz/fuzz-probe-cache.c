@@ -38,11 +38,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_clear_pointer (&read_chain, g_strfreev);
 
   dsh_probe_cache_store (path, key, chain);
-  /* GKeyFile refuses a value that is not UTF-8 and trims white space around one: such a key
-   * misses (a probe next time), never hits. Real keys start with a module name and end with
-   * ';' (dsh_probe_cache_add_member()). */
-  if (g_utf8_validate (key, -1, NULL) && key[0] != '\0' && !g_ascii_isspace (key[0]) &&
-      !g_ascii_isspace (key[strlen (key) - 1]))
+  /* Every key comes back as it was, whatever bytes it holds (white space, newlines, invalid
+   * UTF-8), unless the entry would be too large to be read back: then none is written. */
+  if (strlen (key) < 8192)
     {
       g_assert_true (dsh_probe_cache_lookup (path, key));
       g_assert_true (dsh_probe_cache_read (path, &read_key, &read_chain));
