@@ -9,6 +9,14 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/time.h>
+#ifdef __linux__
+#include <errno.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#endif
 
 #include "dsh-test-util.h"
 
@@ -665,6 +673,120 @@ test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
     }
 }
 
+#ifdef __linux__
+/* From here on, this process cannot read a directory: getdents fails with EPERM. */
+static void
+deny_directory_listing (void)
+{
+  struct sock_filter filter[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, 2, 0),
+#ifdef __NR_getdents
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents, 1, 0),
+#else
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, 1, 0),
+#endif
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+  };
+  struct sock_fprog program = { G_N_ELEMENTS (filter), filter };
+
+  g_assert_cmpint (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), ==, 0);
+  g_assert_cmpint (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program), ==, 0);
+}
+
+/* Module directories left alone since the entry's scan are not read again: their identities
+ * (recorded only for directories whose entries had not changed for a few seconds, so that a
+ * coarse clock cannot hide a change) vouch for the files. The cached call succeeds where no
+ * directory can be listed at all. */
+static void
+test_probe_cache_unchanged_dirs_not_listed (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *entry = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  /* Just changed, the directory's times vouch for nothing yet. */
+  set_times (f->modules_dir, 0);
+  g_assert_null (selected_alone (f));
+  entry = dsh_test_read_file (cache);
+  g_assert_null (strstr (entry, "\ndir "));
+
+  set_times (f->modules_dir, 3600);
+  g_assert_cmpint (g_unlink (cache), ==, 0);
+  g_assert_null (selected_alone (f));
+  g_clear_pointer (&entry, g_free);
+  entry = dsh_test_read_file (cache);
+  g_assert_nonnull (strstr (entry, "\ndir "));
+
+  deny_directory_listing ();
+  {
+    g_autoptr (GDir) dir = g_dir_open (f->modules_dir, 0, NULL);
+
+    /* The filter holds: a listing finds nothing. */
+    g_assert_nonnull (dir);
+    g_assert_null (g_dir_read_name (dir));
+  }
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+}
+
+/* A file added to a directory whose times are then put back is still noticed (its ctime moved),
+ * and an entry whose chain names a module file outside the module directories is never opened
+ * from there, whatever directory identities it carries. */
+static void
+test_probe_cache_dir_identity_holds (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *gamma = g_build_filename (f->modules_dir, "libdsh-backend-fake-gamma.so",
+                                             NULL);
+  g_autofree char *hooked = dsh_test_module_path ("hooked");
+  g_autofree char *outside = dsh_test_copy_module (hooked, f->workspace);
+  g_autofree char *instance_log = g_build_filename (f->workspace, "instances.log", NULL);
+  g_autofree char *beta = g_build_filename (f->modules_dir, "libdsh-backend-fake-beta.so", NULL);
+  g_autofree char *entry = NULL;
+  g_autofree char *forged = NULL;
+  const char *chain_at;
+  const char *dirs_at;
+
+  set_times (f->modules_dir, 3600);
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  dsh_test_write_file (gamma, "not an ELF file");
+  set_times (f->modules_dir, 3600);
+  g_assert_null (selected_alone (f));
+  g_assert_null (selected_alone (f));
+  g_assert_cmpint (g_unlink (gamma), ==, 0);
+  set_times (f->modules_dir, 3600);
+  g_assert_cmpint (g_unlink (cache), ==, 0);
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  /* The same entry with a head from outside the directories: listed, found wanting, and the
+   * whole chain opened from the directories. */
+  entry = dsh_test_read_file (cache);
+  chain_at = strstr (entry, "\nchain ");
+  dirs_at = strstr (entry, "\ndir ");
+  g_assert_nonnull (chain_at);
+  g_assert_nonnull (dirs_at);
+  forged = g_strdup_printf ("%.*schain %zu\n%s\nchain %zu\n%s\n%s", (int) (chain_at + 1 - entry),
+                            entry, strlen (outside), outside, strlen (beta), beta, dirs_at + 1);
+  g_assert_true (g_file_set_contents (cache, forged, -1, NULL));
+  g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
+  /* The outside module would log its instance as soon as its check ran. */
+  g_setenv ("DSH_FAKE_INSTANCE_LOG", instance_log, TRUE);
+  g_assert_null (selected_alone (f));
+  g_unsetenv ("DSH_FAKE_INSTANCE_LOG");
+  g_assert_false (g_file_test (instance_log, G_FILE_TEST_EXISTS));
+}
+#endif
+
 /* The runner confine() names is the one the check found (and the probe ran): the provider does
  * not search for it again, so a runner put earlier on PATH since is not picked up by this
  * provider, only by a new one. */
@@ -1005,6 +1127,12 @@ main (int argc, char **argv)
        test_probe_cache_opens_only_the_cached_head);
   ADD ("/selection/probe-cache/changed-chain-opens-all", alpha_beta,
        test_probe_cache_changed_chain_opens_all);
+#ifdef __linux__
+  ADD ("/selection/probe-cache/unchanged-dirs-not-listed", alpha_beta,
+       test_probe_cache_unchanged_dirs_not_listed);
+  ADD ("/selection/probe-cache/dir-identity-holds", alpha_beta,
+       test_probe_cache_dir_identity_holds);
+#endif
   ADD ("/selection/confine-names-checked-runner", alpha_beta,
        test_confine_names_the_checked_runner);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);

@@ -53,6 +53,8 @@ typedef struct {
    * chain. */
   gboolean only_selected_loaded;
   GPtrArray *modules;
+  /* When the whole chain's directories were last listed (seconds since the epoch), or 0. */
+  gint64 scanned_at;
   GPtrArray *candidates;
   Candidate *selected;
   char *selection_failure;

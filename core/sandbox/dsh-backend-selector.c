@@ -136,6 +136,7 @@ scan_modules (DshBackendSelector *self)
   if (self->modules != NULL)
     return;
 
+  self->scanned_at = g_get_real_time () / G_USEC_PER_SEC;
   /* A backend pinned by DSH_SANDBOX_BACKEND is the only module opened: none of the others'
    * code runs, and the call does not pay for loading them. */
   self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
@@ -319,12 +320,36 @@ select_from_probe_cache (DshBackendSelector *self, const char *cache, Candidate 
   return TRUE;
 }
 
+/* The identities of the module directories, NULL-terminated, when the scan that found the
+ * chain saw nothing else in them and none had changed shortly before: then a later call that
+ * finds the same identities finds the same files without listing the directories. NULL
+ * otherwise. */
+static GStrv
+module_dir_identities (DshBackendSelector *self, GPtrArray *chain)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (self->modules->len != chain->len || self->scanned_at <= 0)
+    return NULL;
+  for (gsize d = 0; self->backend_dirs != NULL && self->backend_dirs[d] != NULL; d++)
+    {
+      g_autofree char *identity = dsh_probe_cache_dir_identity (self->backend_dirs[d],
+                                                                self->scanned_at);
+
+      if (identity == NULL)
+        return NULL;
+      g_strv_builder_add (builder, identity);
+    }
+  return g_strv_builder_end (builder);
+}
+
 static void
 store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
   g_autoptr (GPtrArray) chain = NULL;
   g_autoptr (GPtrArray) paths = NULL;
+  g_auto (GStrv) dirs = NULL;
 
   /* Only the outcome that costs nothing to trust is remembered. */
   if (cache == NULL || self->selected != first_usable)
@@ -339,8 +364,10 @@ store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *fi
       for (guint i = 0; i < chain->len; i++)
         g_ptr_array_add (paths, ((DshBackendModule *) chain->pdata[i])->path);
       g_ptr_array_add (paths, NULL);
+      dirs = module_dir_identities (self, chain);
     }
-  dsh_probe_cache_store (cache, key, paths != NULL ? (const char *const *) paths->pdata : NULL);
+  dsh_probe_cache_store (cache, key, paths != NULL ? (const char *const *) paths->pdata : NULL,
+                         (const char *const *) dirs);
 }
 
 /* The probe cache, unless a confined command could write it (HOME inside the workspace, say):
@@ -363,8 +390,27 @@ forget_modules (DshBackendSelector *self)
   g_clear_pointer (&self->modules, g_ptr_array_unref);
 }
 
+/* Do the module directories have the identities an entry recorded (NULL: none)? */
+static gboolean
+module_dirs_unchanged (DshBackendSelector *self, const char *const *dirs)
+{
+  gsize d = 0;
+
+  if (dirs == NULL || self->backend_dirs == NULL)
+    return FALSE;
+  for (; self->backend_dirs[d] != NULL; d++)
+    {
+      g_autofree char *identity = dsh_probe_cache_dir_identity (self->backend_dirs[d], 0);
+
+      if (dirs[d] == NULL || identity == NULL || !g_str_equal (identity, dirs[d]))
+        return FALSE;
+    }
+  return dirs[d] == NULL;
+}
+
 /* An entry whose candidate heads its chain also lists the chain's module files. When exactly
- * those files are found now, only the head's is opened (vetted as always) and checked, and the
+ * those files are found now (listed, or vouched for by directories unchanged since the entry's
+ * scan saw only them there), only the head's is opened (vetted as always) and checked, and the
  * entry's key, which names every one of those files' identity, the runner files the check found
  * and the host, must match as it stands: any difference (a file added, removed or changed, a
  * failed check, another kernel) falls back to opening the whole chain. */
@@ -374,20 +420,28 @@ select_head_of_cached_chain (DshBackendSelector *self)
   const char *cache = self->backend_override == NULL ? usable_probe_cache (self) : NULL;
   g_autofree char *stored_key = NULL;
   g_auto (GStrv) chain_paths = NULL;
+  g_auto (GStrv) dirs = NULL;
   g_autofree char *head_name = NULL;
   g_autoptr (GPtrArray) chain = NULL;
   g_autofree char *key = NULL;
   Candidate *head;
   guint n;
 
-  if (cache == NULL || !dsh_probe_cache_read (cache, &stored_key, &chain_paths) || chain_paths == NULL ||
-      (n = g_strv_length (chain_paths)) < 2 ||
+  if (cache == NULL || !dsh_probe_cache_read (cache, &stored_key, &chain_paths, &dirs) ||
+      chain_paths == NULL || (n = g_strv_length (chain_paths)) < 2 ||
       (head_name = dsh_module_loader_name_from_path (chain_paths[0])) == NULL)
     return FALSE;
 
-  /* Every module file is listed; only the head's name is opened. */
-  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
-                                         (const char *const *) self->untrusted_roots, head_name);
+  /* Every module file is listed, unless the directories are as they were when the entry's scan
+   * found these files and nothing else there; only the head's name is opened. */
+  if (module_dirs_unchanged (self, (const char *const *) dirs))
+    self->modules = dsh_module_loader_open_listed ((const char *const *) self->backend_dirs,
+                                                   (const char *const *) self->untrusted_roots,
+                                                   (const char *const *) chain_paths, head_name);
+  if (self->modules == NULL)
+    self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                           (const char *const *) self->untrusted_roots,
+                                           head_name);
   chain = g_ptr_array_sized_new (n);
   for (guint i = 0; i < n && self->modules->len == n; i++)
     {

@@ -107,6 +107,60 @@ dsh_module_loader_open_named (const char *const *dirs,
   return modules;
 }
 
+/* Could a scan of dirs list path: a backend module file right inside one of them? */
+static gboolean
+lies_in_dirs (const char *const *dirs, const char *path, const char *base)
+{
+  for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
+    {
+      g_autofree char *rebuilt = g_build_filename (dirs[d], base, NULL);
+
+      if (g_str_equal (rebuilt, path))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+GPtrArray *
+dsh_module_loader_open_listed (const char *const *dirs,
+                               const char *const *untrusted_roots,
+                               const char *const *paths,
+                               const char *only_name)
+{
+  g_autoptr (GPtrArray) modules = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) dsh_backend_module_free);
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (gsize i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *base = g_path_get_basename (paths[i]);
+      char *name = name_from_file (base);
+      DshBackendModule *module;
+
+      /* The list comes from a file, not from the directories: each entry must be one a scan of
+       * them could list, and name a backend no other entry names. */
+      if (name == NULL || !lies_in_dirs (dirs, paths[i], base) ||
+          g_hash_table_contains (names, name))
+        {
+          g_free (name);
+          return NULL;
+        }
+      module = module_new (paths[i], name);
+      g_hash_table_add (names, module->name);
+      module->excluded = !g_str_equal (module->name, only_name);
+      g_ptr_array_add (modules, module);
+    }
+  /* Opened only once the whole list holds. */
+  for (guint i = 0; i < modules->len; i++)
+    {
+      DshBackendModule *module = modules->pdata[i];
+
+      if (!module->excluded)
+        dsh_backend_module_load (module, untrusted_roots);
+    }
+  return g_steal_pointer (&modules);
+}
+
 GPtrArray *
 dsh_module_loader_scan (const char *const *dirs,
                         const char *const *untrusted_roots,

@@ -63,9 +63,11 @@ dsh_probe_cache_add_host (GString *key)
 }
 
 /* The file: this line, then records of "<name> <length>\n<that many bytes>\n": the key, then
- * the chain's files in order. Lengths make any bytes but NUL safe in a value, and reading it is
+ * the chain's files in order, then the identities of the module directories they were found in. Lengths make any bytes but NUL safe in a value, and reading it is
  * a few comparisons, where a key file parser was a tenth of a call's own work. */
 #define MAGIC "dsh-probe-cache 5\n"
+/* Seconds a directory must have been left alone before its times can vouch for its entries. */
+#define DIR_TIME_SLACK 3
 /* An entry is a key of a few hundred bytes per module and runner file. */
 #define PROBE_CACHE_MAX_SIZE 16384
 
@@ -108,17 +110,36 @@ append_record (GString *text, const char *name, const char *value)
   g_string_append_c (text, '\n');
 }
 
+/* The values of the records named name from *at on, NULL-terminated, or NULL when there are
+ * none. */
+static GStrv
+read_records (const char *text, gsize len, gsize *at, const char *name)
+{
+  g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  char *value;
+
+  while (*at < len && (value = read_record (text, len, at, name)) != NULL)
+    g_ptr_array_add (values, value);
+  if (values->len == 0)
+    return NULL;
+  g_ptr_array_add (values, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&values), FALSE);
+}
+
 gboolean
-dsh_probe_cache_read (const char *path, char **key, GStrv *chain)
+dsh_probe_cache_read (const char *path, char **key, GStrv *chain, GStrv *dirs)
 {
   char text[PROBE_CACHE_MAX_SIZE];
-  g_autoptr (GPtrArray) files = NULL;
+  g_auto (GStrv) files = NULL;
+  g_auto (GStrv) dir_identities = NULL;
   gsize len = 0;
   gsize at = strlen (MAGIC);
 
   *key = NULL;
   if (chain != NULL)
     *chain = NULL;
+  if (dirs != NULL)
+    *dirs = NULL;
   /* Only the user's own, private, regular file is believed, checked on the descriptor that is
    * then read (no FIFO stalls the call); anything larger than an entry this code writes is not
    * one of ours. */
@@ -129,26 +150,37 @@ dsh_probe_cache_read (const char *path, char **key, GStrv *chain)
   *key = read_record (text, len, &at, "key");
   if (*key == NULL)
     return FALSE;
-
+  files = read_records (text, len, &at, "chain");
+  dir_identities = read_records (text, len, &at, "dir");
   /* All of it, or no entry: a torn or forged tail is not half believed. */
-  files = g_ptr_array_new_with_free_func (g_free);
-  while (at < len)
+  if (at != len)
     {
-      char *file = read_record (text, len, &at, "chain");
-
-      if (file == NULL)
-        {
-          g_clear_pointer (key, g_free);
-          return FALSE;
-        }
-      g_ptr_array_add (files, file);
+      g_clear_pointer (key, g_free);
+      return FALSE;
     }
-  if (chain != NULL && files->len > 0)
-    {
-      g_ptr_array_add (files, NULL);
-      *chain = (GStrv) g_ptr_array_free (g_steal_pointer (&files), FALSE);
-    }
+  if (chain != NULL)
+    *chain = g_steal_pointer (&files);
+  if (dirs != NULL)
+    *dirs = g_steal_pointer (&dir_identities);
   return TRUE;
+}
+
+char *
+dsh_probe_cache_dir_identity (const char *dir, gint64 unchanged_since)
+{
+  GStatBuf st;
+  GString *identity;
+
+  if (g_stat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
+    return NULL;
+  /* A file system may stamp times coarsely (a clock tick, two seconds): an entry added or
+   * removed just before the scan, or since, could be followed by another that leaves the times
+   * as they are. Mode and owner changes are compared as they are. */
+  if (unchanged_since > 0 && st.st_mtime >= unchanged_since - DIR_TIME_SLACK)
+    return NULL;
+  identity = g_string_new (NULL);
+  dsh_platform_append_file_identity (identity, dir);
+  return g_string_free (identity, FALSE);
 }
 
 gboolean
@@ -156,11 +188,12 @@ dsh_probe_cache_lookup (const char *path, const char *key)
 {
   g_autofree char *stored_key = NULL;
 
-  return dsh_probe_cache_read (path, &stored_key, NULL) && g_str_equal (stored_key, key);
+  return dsh_probe_cache_read (path, &stored_key, NULL, NULL) && g_str_equal (stored_key, key);
 }
 
 void
-dsh_probe_cache_store (const char *path, const char *key, const char *const *chain)
+dsh_probe_cache_store (const char *path, const char *key, const char *const *chain,
+                       const char *const *dirs)
 {
   g_autoptr (GString) text = g_string_new (MAGIC);
 
@@ -170,6 +203,8 @@ dsh_probe_cache_store (const char *path, const char *key, const char *const *cha
   append_record (text, "key", key);
   for (gsize i = 0; chain != NULL && chain[i] != NULL; i++)
     append_record (text, "chain", chain[i]);
+  for (gsize i = 0; chain != NULL && dirs != NULL && dirs[i] != NULL; i++)
+    append_record (text, "dir", dirs[i]);
   /* Too large to be read back: not worth writing. */
   if (text->len >= PROBE_CACHE_MAX_SIZE)
     return;
