@@ -6,10 +6,6 @@
 #include "dsh-backend-host-private.h"
 
 #include <string.h>
-#ifndef G_OS_WIN32
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
 
 #include "dsh-error.h"
 #include "dsh-module-loader-private.h"
@@ -85,16 +81,7 @@ static const char *const system_program_dirs[] = { "/usr/bin", "/bin", "/usr/sbi
 static gboolean
 is_executable_file (const char *path)
 {
-#ifndef G_OS_WIN32
-  struct stat st;
-
-  /* One stat for both questions; an execute bit is wanted because access() grants root X_OK on
-   * any file (what g_file_test() checks with a second stat). */
-  return stat (path, &st) == 0 && !S_ISDIR (st.st_mode) &&
-         (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0 && access (path, X_OK) == 0;
-#else
   return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
-#endif
 }
 
 char *
