@@ -438,10 +438,15 @@ select_head_of_cached_chain (DshBackendSelector *self)
     self->modules = dsh_module_loader_open_listed ((const char *const *) self->backend_dirs,
                                                    (const char *const *) self->untrusted_roots,
                                                    (const char *const *) chain_paths, head_name);
+  else
+    g_clear_pointer (&dirs, g_strfreev);
   if (self->modules == NULL)
-    self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
-                                           (const char *const *) self->untrusted_roots,
-                                           head_name);
+    {
+      self->scanned_at = g_get_real_time () / G_USEC_PER_SEC;
+      self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                             (const char *const *) self->untrusted_roots,
+                                             head_name);
+    }
   chain = g_ptr_array_sized_new (n);
   for (guint i = 0; i < n && self->modules->len == n; i++)
     {
@@ -477,6 +482,17 @@ select_head_of_cached_chain (DshBackendSelector *self)
   head->probe = PROBE_CACHED;
   self->selected = head;
   self->only_selected_loaded = TRUE;
+  /* An entry written while the directories had just changed (a fresh build, an install) holds
+   * no identities for them; once this listing found exactly its files in directories left
+   * alone long enough, the next call need not list them. */
+  if (dirs == NULL)
+    {
+      g_auto (GStrv) identities = module_dir_identities (self, chain);
+
+      if (identities != NULL)
+        dsh_probe_cache_store (cache, stored_key, (const char *const *) chain_paths,
+                               (const char *const *) identities);
+    }
   return TRUE;
 }
 
