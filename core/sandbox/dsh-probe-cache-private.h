@@ -48,8 +48,9 @@ gboolean  dsh_probe_cache_read         (const char  *path,
 /* A module directory's identity (device, inode, mode, owner, size, mtime, ctime): any entry
  * added, removed or renamed in it changes it. unchanged_since (seconds since the epoch, or 0):
  * NULL unless the directory's entries last changed a few seconds before it (its mtime), so that
- * a later change tells apart even where a file system stamps times coarsely. NULL too for no
- * directory. */
+ * a later change tells apart even where a file system stamps times coarsely; with it, NULL too
+ * for no directory (without it, what stands there is named as it is, and matches no directory's
+ * identity). */
 char     *dsh_probe_cache_dir_identity (const char  *dir,
                                         gint64       unchanged_since);
 

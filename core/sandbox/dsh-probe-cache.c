@@ -168,19 +168,20 @@ dsh_probe_cache_read (const char *path, char **key, GStrv *chain, GStrv *dirs)
 char *
 dsh_probe_cache_dir_identity (const char *dir, gint64 unchanged_since)
 {
+  g_autoptr (GString) identity = g_string_new (NULL);
   GStatBuf st;
-  GString *identity;
 
-  if (g_stat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
-    return NULL;
+  dsh_platform_append_file_identity (identity, dir);
+  if (unchanged_since <= 0)
+    return g_string_free (g_steal_pointer (&identity), FALSE);
   /* A file system may stamp times coarsely (a clock tick, two seconds): an entry added or
    * removed just before the scan, or since, could be followed by another that leaves the times
-   * as they are. Mode and owner changes are compared as they are. */
-  if (unchanged_since > 0 && st.st_mtime >= unchanged_since - DIR_TIME_SLACK)
+   * as they are. Checked after the identity was taken, so a change in between is seen here.
+   * Mode and owner changes are compared as they are. */
+  if (g_stat (dir, &st) != 0 || !S_ISDIR (st.st_mode) ||
+      st.st_mtime >= unchanged_since - DIR_TIME_SLACK)
     return NULL;
-  identity = g_string_new (NULL);
-  dsh_platform_append_file_identity (identity, dir);
-  return g_string_free (identity, FALSE);
+  return g_string_free (g_steal_pointer (&identity), FALSE);
 }
 
 gboolean
