@@ -9,6 +9,14 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/time.h>
+#ifdef __linux__
+#include <errno.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#endif
 
 #include "dsh-test-util.h"
 
@@ -223,6 +231,89 @@ test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
   report = dsh_local_provider_describe (provider);
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-gamma", "status"), ==, "refused");
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "selected");
+}
+
+/* The report's entry for the module file at path, which must exist. */
+static JsonObject *
+candidate_at (JsonNode *report, const char *path)
+{
+  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
+                                                        "candidates");
+
+  for (guint i = 0; i < json_array_get_length (candidates); i++)
+    {
+      JsonObject *candidate = json_array_get_object_element (candidates, i);
+
+      if (g_str_equal (json_object_get_string_member (candidate, "path"), path))
+        return candidate;
+    }
+  g_error ("no candidate for %s in the report", path);
+}
+
+/* A pinned backend is found by its file name in each directory in turn, as a scan of them would
+ * find it: a refused file there does not hide a good one in a later directory, the first that
+ * loads is the one, and one of the same name after it is refused as a second. */
+static void
+test_override_takes_the_first_loadable_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *beta = dsh_test_module_path ("fake-beta");
+  g_autofree char *second_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *third_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *refused = dsh_test_copy_module (beta, f->modules_dir);
+  g_autofree char *good = dsh_test_copy_module (beta, second_dir);
+  g_autofree char *later = dsh_test_copy_module (beta, third_dir);
+  const char *dirs[] = { f->modules_dir, second_dir, third_dir, NULL };
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  JsonObject *entry;
+
+  g_assert_cmpint (g_chmod (refused, 0664), ==, 0);
+  g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
+  provider = dsh_local_provider_new_for_dirs (dirs, NULL);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, &error), ==, "fake-beta");
+  g_assert_no_error (error);
+
+  report = dsh_local_provider_describe (provider);
+  entry = candidate_at (report, good);
+  g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "selected");
+  g_assert_cmpstr (json_object_get_string_member (entry, "probe"), ==, "skipped");
+  entry = candidate_at (report, refused);
+  g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
+  g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"),
+                            "writable by its group"));
+  entry = candidate_at (report, later);
+  g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
+  g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"), "already loaded"));
+  g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
+}
+
+/* A pinned name is a file name, never a path: one with a separator names no module, even where
+ * the path it spells leads to one. */
+static void
+test_override_name_is_no_path (Fixture *f, gconstpointer data)
+{
+  g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
+  g_autofree char *sub = g_build_filename (f->modules_dir, "libdsh-backend-sub", NULL);
+  g_autofree char *copy = NULL;
+  g_autofree char *renamed = NULL;
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  copy = dsh_test_copy_module (alpha, sub);
+  renamed = g_build_filename (sub, "fake-alpha." G_MODULE_SUFFIX, NULL);
+  g_assert_cmpint (g_rename (copy, renamed), ==, 0);
+  g_setenv ("DSH_SANDBOX_BACKEND", "sub/fake-alpha", TRUE);
+  provider = new_provider (f);
+  g_assert_null (dsh_local_provider_get_selected (provider, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message,
+                            "DSH_SANDBOX_BACKEND=sub/fake-alpha names no usable backend module"));
+  /* Nothing was opened, so nothing was refused either. */
+  g_assert_null (strstr (error->message, "refused"));
+  g_assert_cmpint (g_unlink (renamed), ==, 0);
+  g_assert_cmpint (g_rmdir (sub), ==, 0);
 }
 
 /* Since the override goes by file name, a module whose descriptor names another backend is
@@ -559,22 +650,148 @@ test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
   g_assert_null (selected_alone (f));
   g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
 
-  /* A chain that lists one file twice, or the files in another order than the key: no match. */
+  /* A chain that lists one file twice, or the files in another order than the key: no match.
+   * The same entry written with the chain as it is matches again. */
   entry = dsh_test_read_file (cache);
-  g_assert_nonnull (strstr (entry, "chain="));
-  for (guint i = 0; i < 2; i++)
+  g_assert_nonnull (strstr (entry, "\nchain "));
+  for (guint i = 0; i < 3; i++)
     {
       g_autofree char *alpha = g_build_filename (f->modules_dir, "libdsh-backend-fake-alpha.so",
                                                  NULL);
-      g_autofree char *key = g_strndup (entry, strstr (entry, "chain=") - entry);
-      g_autofree char *forged = g_strdup_printf ("%schain=%s;%s;\n", key, i == 0 ? alpha : beta,
-                                                 i == 0 ? alpha : alpha);
+      g_autofree char *key = g_strndup (entry, strstr (entry, "\nchain ") + 1 - entry);
+      const char *first = i == 1 ? beta : alpha;
+      const char *second = i == 2 ? beta : alpha;
+      g_autofree char *forged = g_strdup_printf ("%schain %zu\n%s\nchain %zu\n%s\n", key,
+                                                 strlen (first), first, strlen (second), second);
 
       g_assert_true (g_file_set_contents (cache, forged, -1, NULL));
       g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
-      g_assert_null (selected_alone (f));
+      if (i < 2)
+        g_assert_null (selected_alone (f));
+      else
+        g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
     }
 }
+
+#ifdef __linux__
+/* From here on, this process cannot read a directory: getdents fails with EPERM. */
+static void
+deny_directory_listing (void)
+{
+  struct sock_filter filter[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, 2, 0),
+#ifdef __NR_getdents
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents, 1, 0),
+#else
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, 1, 0),
+#endif
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+  };
+  struct sock_fprog program = { G_N_ELEMENTS (filter), filter };
+
+  g_assert_cmpint (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), ==, 0);
+  g_assert_cmpint (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program), ==, 0);
+}
+
+/* Module directories left alone since the entry's scan are not read again: their identities
+ * (recorded only for directories whose entries had not changed for a few seconds, so that a
+ * coarse clock cannot hide a change) vouch for the files. The cached call succeeds where no
+ * directory can be listed at all. */
+static void
+test_probe_cache_unchanged_dirs_not_listed (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *entry = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  /* Just changed, the directory's times vouch for nothing yet. */
+  set_times (f->modules_dir, 0);
+  g_assert_null (selected_alone (f));
+  entry = dsh_test_read_file (cache);
+  g_assert_null (strstr (entry, "\ndir "));
+
+  /* Left alone long enough, a listing that finds the entry's files adds their identities... */
+  set_times (f->modules_dir, 3600);
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+  g_clear_pointer (&entry, g_free);
+  entry = dsh_test_read_file (cache);
+  g_assert_nonnull (strstr (entry, "\ndir "));
+  /* ...as the probe that writes a new entry does. */
+  g_assert_cmpint (g_unlink (cache), ==, 0);
+  g_assert_null (selected_alone (f));
+  g_clear_pointer (&entry, g_free);
+  entry = dsh_test_read_file (cache);
+  g_assert_nonnull (strstr (entry, "\ndir "));
+
+  deny_directory_listing ();
+  {
+    g_autoptr (GDir) dir = g_dir_open (f->modules_dir, 0, NULL);
+
+    /* The filter holds: a listing finds nothing. */
+    g_assert_nonnull (dir);
+    g_assert_null (g_dir_read_name (dir));
+  }
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+}
+
+/* A file added to a directory whose times are then put back is still noticed (its ctime moved),
+ * and an entry whose chain names a module file outside the module directories is never opened
+ * from there, whatever directory identities it carries. */
+static void
+test_probe_cache_dir_identity_holds (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *gamma = g_build_filename (f->modules_dir, "libdsh-backend-fake-gamma.so",
+                                             NULL);
+  g_autofree char *hooked = dsh_test_module_path ("hooked");
+  g_autofree char *outside = dsh_test_copy_module (hooked, f->workspace);
+  g_autofree char *instance_log = g_build_filename (f->workspace, "instances.log", NULL);
+  g_autofree char *beta = g_build_filename (f->modules_dir, "libdsh-backend-fake-beta.so", NULL);
+  g_autofree char *entry = NULL;
+  g_autofree char *forged = NULL;
+  const char *chain_at;
+  const char *dirs_at;
+
+  set_times (f->modules_dir, 3600);
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  dsh_test_write_file (gamma, "not an ELF file");
+  set_times (f->modules_dir, 3600);
+  g_assert_null (selected_alone (f));
+  g_assert_null (selected_alone (f));
+  g_assert_cmpint (g_unlink (gamma), ==, 0);
+  set_times (f->modules_dir, 3600);
+  g_assert_cmpint (g_unlink (cache), ==, 0);
+  g_assert_null (selected_alone (f));
+  g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
+
+  /* The same entry with a head from outside the directories: listed, found wanting, and the
+   * whole chain opened from the directories. */
+  entry = dsh_test_read_file (cache);
+  chain_at = strstr (entry, "\nchain ");
+  dirs_at = strstr (entry, "\ndir ");
+  g_assert_nonnull (chain_at);
+  g_assert_nonnull (dirs_at);
+  forged = g_strdup_printf ("%.*schain %zu\n%s\nchain %zu\n%s\n%s", (int) (chain_at + 1 - entry),
+                            entry, strlen (outside), outside, strlen (beta), beta, dirs_at + 1);
+  g_assert_true (g_file_set_contents (cache, forged, -1, NULL));
+  g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
+  /* The outside module would log its instance as soon as its check ran. */
+  g_setenv ("DSH_FAKE_INSTANCE_LOG", instance_log, TRUE);
+  g_assert_null (selected_alone (f));
+  g_unsetenv ("DSH_FAKE_INSTANCE_LOG");
+  g_assert_false (g_file_test (instance_log, G_FILE_TEST_EXISTS));
+}
+#endif
 
 /* The runner confine() names is the one the check found (and the probe ran): the provider does
  * not search for it again, so a runner put earlier on PATH since is not picked up by this
@@ -897,6 +1114,9 @@ main (int argc, char **argv)
   ADD ("/selection/override/restricts", alpha_beta, test_override_restricts_chain);
   ADD ("/selection/override/opens-only-named", alpha_beta,
        test_override_opens_only_the_named_module);
+  ADD ("/selection/override/first-loadable-file", alpha_beta,
+       test_override_takes_the_first_loadable_file);
+  ADD ("/selection/override/name-is-no-path", alpha_beta, test_override_name_is_no_path);
   ADD ("/selection/descriptor-name-matches-file", alpha_misnamed,
        test_descriptor_name_must_match_file);
   ADD ("/selection/override/unknown", alpha_beta, test_override_unknown_name);
@@ -913,6 +1133,12 @@ main (int argc, char **argv)
        test_probe_cache_opens_only_the_cached_head);
   ADD ("/selection/probe-cache/changed-chain-opens-all", alpha_beta,
        test_probe_cache_changed_chain_opens_all);
+#ifdef __linux__
+  ADD ("/selection/probe-cache/unchanged-dirs-not-listed", alpha_beta,
+       test_probe_cache_unchanged_dirs_not_listed);
+  ADD ("/selection/probe-cache/dir-identity-holds", alpha_beta,
+       test_probe_cache_dir_identity_holds);
+#endif
   ADD ("/selection/confine-names-checked-runner", alpha_beta,
        test_confine_names_the_checked_runner);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);

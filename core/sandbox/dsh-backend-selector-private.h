@@ -48,10 +48,13 @@ typedef struct {
 
   GMutex lock;
   gboolean selection_done;
-  /* Selected from the probe cache with only the chain's first module opened: modules and
-   * candidates hold just that one until something wants the whole chain. */
+  /* Selected with only the selected module opened (the head of a cached chain, or the pinned
+   * backend's file): modules and candidates hold just that one until something wants the whole
+   * chain. */
   gboolean only_selected_loaded;
   GPtrArray *modules;
+  /* When the whole chain's directories were last listed (seconds since the epoch), or 0. */
+  gint64 scanned_at;
   GPtrArray *candidates;
   Candidate *selected;
   char *selection_failure;

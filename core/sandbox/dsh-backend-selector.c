@@ -71,8 +71,15 @@ make_candidates (DshBackendSelector *self, Candidate *kept)
   g_ptr_array_sort (self->candidates, compare_priority);
 }
 
-/* After a selection from the probe cache that opened only the selected module: the rest of the
- * chain, for whatever reports or lists it. The selected candidate and its module stay as they
+/* The backend DSH_SANDBOX_BACKEND pins, or NULL ("help" pins none). */
+static const char *
+pinned_backend (DshBackendSelector *self)
+{
+  return g_strcmp0 (self->backend_override, "help") != 0 ? self->backend_override : NULL;
+}
+
+/* After a selection that opened only the selected module (from the probe cache, or the one a
+ * pinned backend names): the rest of the chain, for whatever reports or lists it. The selected candidate and its module stay as they
  * are, whatever the files say now: this selector's lifetime runs on them. */
 static void
 load_rest_of_chain (DshBackendSelector *self)
@@ -80,7 +87,8 @@ load_rest_of_chain (DshBackendSelector *self)
   Candidate *kept = self->selected;
   DshBackendModule *kept_module = kept->module;
   GPtrArray *all = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
-                                           (const char *const *) self->untrusted_roots, NULL);
+                                           (const char *const *) self->untrusted_roots,
+                                           pinned_backend (self));
   gboolean placed = FALSE;
 
   /* Out of the old arrays without freeing: the candidate and its module move over. */
@@ -128,13 +136,12 @@ scan_modules (DshBackendSelector *self)
   if (self->modules != NULL)
     return;
 
+  self->scanned_at = g_get_real_time () / G_USEC_PER_SEC;
   /* A backend pinned by DSH_SANDBOX_BACKEND is the only module opened: none of the others'
    * code runs, and the call does not pay for loading them. */
   self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
                                          (const char *const *) self->untrusted_roots,
-                                         g_strcmp0 (self->backend_override, "help") != 0
-                                           ? self->backend_override
-                                           : NULL);
+                                         pinned_backend (self));
   make_candidates (self, NULL);
 }
 
@@ -313,12 +320,36 @@ select_from_probe_cache (DshBackendSelector *self, const char *cache, Candidate 
   return TRUE;
 }
 
+/* The identities of the module directories, NULL-terminated, when the scan that found the
+ * chain saw nothing else in them and none had changed shortly before: then a later call that
+ * finds the same identities finds the same files without listing the directories. NULL
+ * otherwise. */
+static GStrv
+module_dir_identities (DshBackendSelector *self, GPtrArray *chain)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (self->modules->len != chain->len || self->scanned_at <= 0)
+    return NULL;
+  for (gsize d = 0; self->backend_dirs != NULL && self->backend_dirs[d] != NULL; d++)
+    {
+      g_autofree char *identity = dsh_probe_cache_dir_identity (self->backend_dirs[d],
+                                                                self->scanned_at);
+
+      if (identity == NULL)
+        return NULL;
+      g_strv_builder_add (builder, identity);
+    }
+  return g_strv_builder_end (builder);
+}
+
 static void
 store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *first_usable)
 {
   g_autofree char *key = NULL;
   g_autoptr (GPtrArray) chain = NULL;
   g_autoptr (GPtrArray) paths = NULL;
+  g_auto (GStrv) dirs = NULL;
 
   /* Only the outcome that costs nothing to trust is remembered. */
   if (cache == NULL || self->selected != first_usable)
@@ -333,8 +364,10 @@ store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *fi
       for (guint i = 0; i < chain->len; i++)
         g_ptr_array_add (paths, ((DshBackendModule *) chain->pdata[i])->path);
       g_ptr_array_add (paths, NULL);
+      dirs = module_dir_identities (self, chain);
     }
-  dsh_probe_cache_store (cache, key, paths != NULL ? (const char *const *) paths->pdata : NULL);
+  dsh_probe_cache_store (cache, key, paths != NULL ? (const char *const *) paths->pdata : NULL,
+                         (const char *const *) dirs);
 }
 
 /* The probe cache, unless a confined command could write it (HOME inside the workspace, say):
@@ -357,32 +390,63 @@ forget_modules (DshBackendSelector *self)
   g_clear_pointer (&self->modules, g_ptr_array_unref);
 }
 
+/* Do the module directories have the identities an entry recorded (NULL: none)? */
+static gboolean
+module_dirs_unchanged (DshBackendSelector *self, const char *const *dirs)
+{
+  gsize d = 0;
+
+  if (dirs == NULL || self->backend_dirs == NULL)
+    return FALSE;
+  for (; self->backend_dirs[d] != NULL; d++)
+    {
+      g_autofree char *identity = dsh_probe_cache_dir_identity (self->backend_dirs[d], 0);
+
+      if (dirs[d] == NULL || identity == NULL || !g_str_equal (identity, dirs[d]))
+        return FALSE;
+    }
+  return dirs[d] == NULL;
+}
+
 /* An entry whose candidate heads its chain also lists the chain's module files. When exactly
- * those files are found now, only the head's is opened (vetted as always) and checked, and the
+ * those files are found now (listed, or vouched for by directories unchanged since the entry's
+ * scan saw only them there), only the head's is opened (vetted as always) and checked, and the
  * entry's key, which names every one of those files' identity, the runner files the check found
  * and the host, must match as it stands: any difference (a file added, removed or changed, a
  * failed check, another kernel) falls back to opening the whole chain. */
 static gboolean
 select_head_of_cached_chain (DshBackendSelector *self)
 {
-  const char *cache = usable_probe_cache (self);
+  const char *cache = self->backend_override == NULL ? usable_probe_cache (self) : NULL;
   g_autofree char *stored_key = NULL;
   g_auto (GStrv) chain_paths = NULL;
+  g_auto (GStrv) dirs = NULL;
   g_autofree char *head_name = NULL;
   g_autoptr (GPtrArray) chain = NULL;
   g_autofree char *key = NULL;
   Candidate *head;
   guint n;
 
-  if (cache == NULL || self->backend_override != NULL ||
-      !dsh_probe_cache_read (cache, &stored_key, &chain_paths) || chain_paths == NULL ||
-      (n = g_strv_length (chain_paths)) < 2 ||
+  if (cache == NULL || !dsh_probe_cache_read (cache, &stored_key, &chain_paths, &dirs) ||
+      chain_paths == NULL || (n = g_strv_length (chain_paths)) < 2 ||
       (head_name = dsh_module_loader_name_from_path (chain_paths[0])) == NULL)
     return FALSE;
 
-  /* Every module file is listed; only the head's name is opened. */
-  self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
-                                         (const char *const *) self->untrusted_roots, head_name);
+  /* Every module file is listed, unless the directories are as they were when the entry's scan
+   * found these files and nothing else there; only the head's name is opened. */
+  if (module_dirs_unchanged (self, (const char *const *) dirs))
+    self->modules = dsh_module_loader_open_listed ((const char *const *) self->backend_dirs,
+                                                   (const char *const *) self->untrusted_roots,
+                                                   (const char *const *) chain_paths, head_name);
+  else
+    g_clear_pointer (&dirs, g_strfreev);
+  if (self->modules == NULL)
+    {
+      self->scanned_at = g_get_real_time () / G_USEC_PER_SEC;
+      self->modules = dsh_module_loader_scan ((const char *const *) self->backend_dirs,
+                                             (const char *const *) self->untrusted_roots,
+                                             head_name);
+    }
   chain = g_ptr_array_sized_new (n);
   for (guint i = 0; i < n && self->modules->len == n; i++)
     {
@@ -417,6 +481,44 @@ select_head_of_cached_chain (DshBackendSelector *self)
     }
   head->probe = PROBE_CACHED;
   self->selected = head;
+  self->only_selected_loaded = TRUE;
+  /* An entry written while the directories had just changed (a fresh build, an install) holds
+   * no identities for them; once this listing found exactly its files in directories left
+   * alone long enough, the next call need not list them. */
+  if (dirs == NULL)
+    {
+      g_auto (GStrv) identities = module_dir_identities (self, chain);
+
+      if (identities != NULL)
+        dsh_probe_cache_store (cache, stored_key, (const char *const *) chain_paths,
+                               (const char *const *) identities);
+    }
+  return TRUE;
+}
+
+/* A pinned backend's selection opens its file alone, found by name: no directory is read. It is
+ * the chain's sole candidate, so it is selected without a probe once its check passes. Anything
+ * else (no such file, a refused one, a failed check) goes the whole way again, for its report. */
+static gboolean
+select_pinned (DshBackendSelector *self)
+{
+  const char *name = pinned_backend (self);
+  Candidate *only;
+
+  if (name == NULL)
+    return FALSE;
+  self->modules = dsh_module_loader_open_named ((const char *const *) self->backend_dirs,
+                                                (const char *const *) self->untrusted_roots,
+                                                name);
+  make_candidates (self, NULL);
+  if (self->candidates->len != 1 || !run_check (self, self->candidates->pdata[0]))
+    {
+      forget_modules (self);
+      return FALSE;
+    }
+  only = self->candidates->pdata[0];
+  only->probe = PROBE_SKIPPED;
+  self->selected = only;
   self->only_selected_loaded = TRUE;
   return TRUE;
 }
@@ -494,7 +596,7 @@ select_lean_locked (DshBackendSelector *self)
   if (self->selection_done)
     return;
   self->selection_done = TRUE;
-  if (self->modules == NULL && select_head_of_cached_chain (self))
+  if (self->modules == NULL && (select_pinned (self) || select_head_of_cached_chain (self)))
     return;
   select_with_whole_chain (self);
 }

@@ -66,6 +66,22 @@ GPtrArray *dsh_module_loader_scan    (const char *const  *dirs,
                                       const char *const  *untrusted_roots,
                                       const char         *only_name);
 
+/* What dsh_module_loader_scan() with only_name = name would load, without listing any directory:
+ * the file named for name in each directory in turn, up to the first that loads (refused ones
+ * are kept, with their reason). A file that is not there is not listed; other files are neither
+ * listed nor opened. */
+GPtrArray *dsh_module_loader_open_named (const char *const  *dirs,
+                                         const char *const  *untrusted_roots,
+                                         const char         *name);
+
+/* What dsh_module_loader_scan() with only_name would give if paths were exactly the module
+ * files in dirs, in that order, without listing any directory; NULL when a path is no module
+ * file right inside one of dirs, or two name the same backend or file. */
+GPtrArray *dsh_module_loader_open_listed (const char *const  *dirs,
+                                          const char *const  *untrusted_roots,
+                                          const char *const  *paths,
+                                          const char         *only_name);
+
 /* The backend name a module file's name gives ("libdsh-backend-foo.so" -> "foo"), or NULL for
  * a file that is no backend module. */
 char      *dsh_module_loader_name_from_path (const char *path);

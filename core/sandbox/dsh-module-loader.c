@@ -27,26 +27,27 @@
 #include "dsh-backend-host-private.h"
 #include "dsh-config.h"
 
-/* The opened file itself (fd), and the directory whoever could swap it for another needs. */
+/* The opened file itself (fd), and the directory whoever could swap it for another needs.
+ * file_st receives the file's status the check saw. */
 static char *
-check_trusted (const char *path, int fd)
+check_trusted (const char *path, int fd, struct stat *file_st)
 {
 #ifndef G_OS_WIN32
   g_autofree char *dir = g_path_get_dirname (path);
-  struct stat file_st, dir_st;
+  struct stat dir_st;
   uid_t me = getuid ();
 
-  if (fstat (fd, &file_st) != 0)
+  if (fstat (fd, file_st) != 0)
     return g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
-  if (!S_ISREG (file_st.st_mode))
+  if (!S_ISREG (file_st->st_mode))
     return g_strdup ("the module is not a regular file");
-  if (file_st.st_uid != 0 && file_st.st_uid != me)
+  if (file_st->st_uid != 0 && file_st->st_uid != me)
     return g_strdup_printf ("the module file is owned by uid %u, neither root nor the current "
-                            "user", (guint) file_st.st_uid);
-  if ((file_st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+                            "user", (guint) file_st->st_uid);
+  if ((file_st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
     return g_strdup_printf ("the module file is writable by %s (mode %04o)",
-                            (file_st.st_mode & S_IWOTH) ? "others" : "its group",
-                            (guint) (file_st.st_mode & 07777));
+                            (file_st->st_mode & S_IWOTH) ? "others" : "its group",
+                            (guint) (file_st->st_mode & 07777));
   if (stat (dir, &dir_st) != 0)
     return g_strdup_printf ("cannot stat the module directory: %s", g_strerror (errno));
   if (dir_st.st_uid != 0 && dir_st.st_uid != me)
@@ -59,6 +60,7 @@ check_trusted (const char *path, int fd)
   return NULL;
 #else
   /* Ownership and ACLs are not checked on Windows yet: refuse rather than trust blindly. */
+  memset (file_st, 0, sizeof (*file_st));
   return g_strdup ("module trust checks (owner, ACL) are not implemented on Windows yet");
 #endif
 }
@@ -158,21 +160,16 @@ copy_bytes (int fd, int copy, gboolean *read_failed)
 }
 
 /* A sealed in-memory copy of the checked file: nobody can write it, and the loader maps these
- * bytes, not the file's. Returns the copy's descriptor, or -1 with *reason set. */
+ * bytes, not the file's. before: the file as its trust check just saw it on fd. Returns the
+ * copy's descriptor, or -1 with *reason set. */
 static int
-copy_checked_content (int fd, const char *name, char **reason)
+copy_checked_content (int fd, const struct stat *before, const char *name, char **reason)
 {
   g_autofree char *memfd_name = g_strdup_printf ("dsh-backend-%s", name);
-  struct stat before, after;
+  struct stat after;
   gboolean read_failed = FALSE;
   off_t copied;
   int copy;
-
-  if (fstat (fd, &before) != 0)
-    {
-      *reason = g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
-      return -1;
-    }
 
   copy = memfd_create (memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
   /* Kernels before 6.3 know no MFD_EXEC; their memfds are executable anyway. */
@@ -195,9 +192,9 @@ copy_checked_content (int fd, const char *name, char **reason)
     }
   /* Bytes of two versions are no module: one caught mid-rewrite is refused, and the change
    * that is under way starts another scan anyway. */
-  if (fstat (fd, &after) != 0 || after.st_size != before.st_size || copied != before.st_size ||
-      after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
-      after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || !segments_lie_within (copy, copied))
+  if (fstat (fd, &after) != 0 || after.st_size != before->st_size || copied != before->st_size ||
+      after.st_mtim.tv_sec != before->st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != before->st_mtim.tv_nsec || !segments_lie_within (copy, copied))
     {
       *reason = g_strdup ("the module file changed while it was read, or is incomplete");
       close (copy);
@@ -219,6 +216,7 @@ copy_checked_content (int fd, const char *name, char **reason)
 static char *
 open_checked (DshBackendModule *module, const char *const *untrusted_roots, int *out_fd)
 {
+  struct stat file_st;
   int fd;
 
   *out_fd = -1;
@@ -242,7 +240,7 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots, int 
                                                 g_strerror (errno));
       return NULL;
     }
-  module->refused_reason = check_trusted (module->path, fd);
+  module->refused_reason = check_trusted (module->path, fd, &file_st);
   if (module->refused_reason != NULL)
     {
       close (fd);
@@ -250,7 +248,7 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots, int 
     }
 #ifdef __linux__
   {
-    int copy = copy_checked_content (fd, module->name, &module->refused_reason);
+    int copy = copy_checked_content (fd, &file_st, module->name, &module->refused_reason);
 
     close (fd);
     if (copy < 0)

@@ -63,6 +63,104 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+static DshBackendModule *
+module_new (const char *path, char *name)
+{
+  DshBackendModule *module = g_new0 (DshBackendModule, 1);
+
+  g_mutex_init (&module->instance_lock);
+  module->content_fd = -1;
+  module->path = g_strdup (path);
+  module->name = name;
+  return module;
+}
+
+GPtrArray *
+dsh_module_loader_open_named (const char *const *dirs,
+                              const char *const *untrusted_roots,
+                              const char *name)
+{
+  GPtrArray *modules = g_ptr_array_new_with_free_func ((GDestroyNotify) dsh_backend_module_free);
+  g_autofree char *file_name = NULL;
+
+  /* A directory entry never holds a separator: such a name names no file a scan would list. */
+  if (name[0] == '\0' || strchr (name, '/') != NULL || strchr (name, G_DIR_SEPARATOR) != NULL)
+    return modules;
+  file_name = g_strconcat (MODULE_PREFIX, name, ".", G_MODULE_SUFFIX, NULL);
+
+  for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
+    {
+      g_autofree char *path = g_build_filename (dirs[d], file_name, NULL);
+      DshBackendModule *module;
+      GStatBuf st;
+
+      /* No entry of that name: a listing of the directory would not have shown one either. */
+      if (g_lstat (path, &st) != 0)
+        continue;
+      module = module_new (path, g_strdup (name));
+      dsh_backend_module_load (module, untrusted_roots);
+      g_ptr_array_add (modules, module);
+      /* A later file of the same name would only be refused as a second one. */
+      if (module->refused_reason == NULL)
+        break;
+    }
+  return modules;
+}
+
+/* Could a scan of dirs list path: a backend module file right inside one of them? */
+static gboolean
+lies_in_dirs (const char *const *dirs, const char *path, const char *base)
+{
+  for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
+    {
+      g_autofree char *rebuilt = g_build_filename (dirs[d], base, NULL);
+
+      if (g_str_equal (rebuilt, path))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+GPtrArray *
+dsh_module_loader_open_listed (const char *const *dirs,
+                               const char *const *untrusted_roots,
+                               const char *const *paths,
+                               const char *only_name)
+{
+  g_autoptr (GPtrArray) modules = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) dsh_backend_module_free);
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (gsize i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *base = g_path_get_basename (paths[i]);
+      char *name = name_from_file (base);
+      DshBackendModule *module;
+
+      /* The list comes from a file, not from the directories: each entry must be one a scan of
+       * them could list, and name a backend no other entry names. */
+      if (name == NULL || !lies_in_dirs (dirs, paths[i], base) ||
+          g_hash_table_contains (names, name))
+        {
+          g_free (name);
+          return NULL;
+        }
+      module = module_new (paths[i], name);
+      g_hash_table_add (names, module->name);
+      module->excluded = !g_str_equal (module->name, only_name);
+      g_ptr_array_add (modules, module);
+    }
+  /* Opened only once the whole list holds. */
+  for (guint i = 0; i < modules->len; i++)
+    {
+      DshBackendModule *module = modules->pdata[i];
+
+      if (!module->excluded)
+        dsh_backend_module_load (module, untrusted_roots);
+    }
+  return g_steal_pointer (&modules);
+}
+
 GPtrArray *
 dsh_module_loader_scan (const char *const *dirs,
                         const char *const *untrusted_roots,
@@ -86,15 +184,13 @@ dsh_module_loader_scan (const char *const *dirs,
       for (guint i = 0; i < files->len; i++)
         {
           g_autofree char *file_name = name_from_file (files->pdata[i]);
+          g_autofree char *path = NULL;
           DshBackendModule *module;
 
           if (file_name == NULL)
             continue;
-          module = g_new0 (DshBackendModule, 1);
-          g_mutex_init (&module->instance_lock);
-          module->content_fd = -1;
-          module->path = g_build_filename (dirs[d], files->pdata[i], NULL);
-          module->name = g_steal_pointer (&file_name);
+          path = g_build_filename (dirs[d], files->pdata[i], NULL);
+          module = module_new (path, g_steal_pointer (&file_name));
           module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);
           if (module->excluded)
             {

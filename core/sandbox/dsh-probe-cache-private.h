@@ -37,12 +37,22 @@ void      dsh_probe_cache_add_host_values (GString    *key,
                                            const char *kernel_release,
                                            long        landlock_abi);
 
-/* Reads the entry: its key and, when it has one, the chain of module files it was written for
- * (NULL otherwise; chain may be NULL when not wanted). FALSE when there is no entry the user
- * could have written. */
+/* Reads the entry: its key and, when it has them, the chain of module files it was written for
+ * and the identities of the module directories then (each NULL otherwise; chain and dirs may be
+ * NULL when not wanted). FALSE when there is no entry the user could have written. */
 gboolean  dsh_probe_cache_read         (const char  *path,
                                         char       **key,
-                                        GStrv       *chain);
+                                        GStrv       *chain,
+                                        GStrv       *dirs);
+
+/* A module directory's identity (device, inode, mode, owner, size, mtime, ctime): any entry
+ * added, removed or renamed in it changes it. unchanged_since (seconds since the epoch, or 0):
+ * NULL unless the directory's entries last changed a few seconds before it (its mtime), so that
+ * a later change tells apart even where a file system stamps times coarsely; with it, NULL too
+ * for no directory (without it, what stands there is named as it is, and matches no directory's
+ * identity). */
+char     *dsh_probe_cache_dir_identity (const char  *dir,
+                                        gint64       unchanged_since);
 
 /* Does the file hold an entry for exactly key? Entries do not age: the key names everything
  * the probe's outcome depends on. */
@@ -50,9 +60,12 @@ gboolean  dsh_probe_cache_lookup       (const char  *path,
                                         const char  *key);
 
 /* Best effort: a cache that cannot be written only costs a probe next time. chain (nullable):
- * the chain's module files in priority order, when the candidate that passed heads it. */
+ * the chain's module files in priority order, when the candidate that passed heads it; dirs
+ * (nullable, only with chain): the identities of the module directories, when those files were
+ * all the module files in them. */
 void      dsh_probe_cache_store        (const char        *path,
                                         const char        *key,
-                                        const char *const *chain);
+                                        const char *const *chain,
+                                        const char *const *dirs);
 
 G_END_DECLS

@@ -30,7 +30,7 @@ dsh_probe_cache_default_path (void)
   if (!dsh_platform_is_private_dir (dir) &&
       (g_mkdir_with_parents (dir, 0700) != 0 || !dsh_platform_is_private_dir (dir)))
     return NULL;
-  return g_build_filename (dir, "probe-cache-v4.ini", NULL);
+  return g_build_filename (dir, "probe-cache-v5", NULL);
 }
 
 void
@@ -62,35 +62,126 @@ dsh_probe_cache_add_host (GString *key)
   dsh_probe_cache_add_host_values (key, release, dsh_platform_landlock_abi ());
 }
 
-#define GROUP "probe-cache"
+/* The file: this line, then records of "<name> <length>\n<that many bytes>\n": the key, then
+ * the chain's files in order, then the identities of the module directories they were found in. Lengths make any bytes but NUL safe in a value, and reading it is
+ * a few comparisons, where a key file parser was a tenth of a call's own work. */
+#define MAGIC "dsh-probe-cache 5\n"
+/* Seconds a directory must have been left alone before its times can vouch for its entries. */
+#define DIR_TIME_SLACK 3
 /* An entry is a key of a few hundred bytes per module and runner file. */
 #define PROBE_CACHE_MAX_SIZE 16384
 
-gboolean
-dsh_probe_cache_read (const char *path, char **key, GStrv *chain)
+/* The value of a record named name at *at, advancing *at past it; NULL when the bytes there are
+ * no such record. */
+static char *
+read_record (const char *text, gsize len, gsize *at, const char *name)
 {
-  g_autoptr (GKeyFile) file = NULL;
+  gsize name_len = strlen (name);
+  gsize p = *at;
+  gsize n = 0;
+  char *value;
+
+  if (len - p < name_len + 1 || memcmp (text + p, name, name_len) != 0 ||
+      text[p + name_len] != ' ')
+    return NULL;
+  p += name_len + 1;
+  if (p >= len || !g_ascii_isdigit (text[p]))
+    return NULL;
+  while (p < len && g_ascii_isdigit (text[p]))
+    {
+      n = n * 10 + (gsize) (text[p++] - '0');
+      /* Bounded by the text itself, so it never wraps. */
+      if (n > len)
+        return NULL;
+    }
+  if (p >= len || text[p++] != '\n' || len - p < n + 1 || text[p + n] != '\n' ||
+      memchr (text + p, '\0', n) != NULL)
+    return NULL;
+  value = g_strndup (text + p, n);
+  *at = p + n + 1;
+  return value;
+}
+
+static void
+append_record (GString *text, const char *name, const char *value)
+{
+  g_string_append_printf (text, "%s %" G_GSIZE_FORMAT "\n", name, strlen (value));
+  g_string_append (text, value);
+  g_string_append_c (text, '\n');
+}
+
+/* The values of the records named name from *at on, NULL-terminated, or NULL when there are
+ * none. */
+static GStrv
+read_records (const char *text, gsize len, gsize *at, const char *name)
+{
+  g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  char *value;
+
+  while (*at < len && (value = read_record (text, len, at, name)) != NULL)
+    g_ptr_array_add (values, value);
+  if (values->len == 0)
+    return NULL;
+  g_ptr_array_add (values, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&values), FALSE);
+}
+
+gboolean
+dsh_probe_cache_read (const char *path, char **key, GStrv *chain, GStrv *dirs)
+{
   char text[PROBE_CACHE_MAX_SIZE];
+  g_auto (GStrv) files = NULL;
+  g_auto (GStrv) dir_identities = NULL;
   gsize len = 0;
+  gsize at = strlen (MAGIC);
 
   *key = NULL;
   if (chain != NULL)
     *chain = NULL;
+  if (dirs != NULL)
+    *dirs = NULL;
   /* Only the user's own, private, regular file is believed, checked on the descriptor that is
    * then read (no FIFO stalls the call); anything larger than an entry this code writes is not
    * one of ours. */
   if (path == NULL || !dsh_platform_read_private_file (path, text, sizeof (text), &len))
     return FALSE;
-  file = g_key_file_new ();
-  if (!g_key_file_load_from_data (file, text, len, G_KEY_FILE_NONE, NULL))
+  if (len < at || memcmp (text, MAGIC, at) != 0)
     return FALSE;
-
-  *key = g_key_file_get_string (file, GROUP, "key", NULL);
+  *key = read_record (text, len, &at, "key");
   if (*key == NULL)
     return FALSE;
+  files = read_records (text, len, &at, "chain");
+  dir_identities = read_records (text, len, &at, "dir");
+  /* All of it, or no entry: a torn or forged tail is not half believed. */
+  if (at != len)
+    {
+      g_clear_pointer (key, g_free);
+      return FALSE;
+    }
   if (chain != NULL)
-    *chain = g_key_file_get_string_list (file, GROUP, "chain", NULL, NULL);
+    *chain = g_steal_pointer (&files);
+  if (dirs != NULL)
+    *dirs = g_steal_pointer (&dir_identities);
   return TRUE;
+}
+
+char *
+dsh_probe_cache_dir_identity (const char *dir, gint64 unchanged_since)
+{
+  g_autoptr (GString) identity = g_string_new (NULL);
+  GStatBuf st;
+
+  dsh_platform_append_file_identity (identity, dir);
+  if (unchanged_since <= 0)
+    return g_string_free (g_steal_pointer (&identity), FALSE);
+  /* A file system may stamp times coarsely (a clock tick, two seconds): an entry added or
+   * removed just before the scan, or since, could be followed by another that leaves the times
+   * as they are. Checked after the identity was taken, so a change in between is seen here.
+   * Mode and owner changes are compared as they are. */
+  if (g_stat (dir, &st) != 0 || !S_ISDIR (st.st_mode) ||
+      st.st_mtime >= unchanged_since - DIR_TIME_SLACK)
+    return NULL;
+  return g_string_free (g_steal_pointer (&identity), FALSE);
 }
 
 gboolean
@@ -98,25 +189,28 @@ dsh_probe_cache_lookup (const char *path, const char *key)
 {
   g_autofree char *stored_key = NULL;
 
-  return dsh_probe_cache_read (path, &stored_key, NULL) && g_str_equal (stored_key, key);
+  return dsh_probe_cache_read (path, &stored_key, NULL, NULL) && g_str_equal (stored_key, key);
 }
 
 void
-dsh_probe_cache_store (const char *path, const char *key, const char *const *chain)
+dsh_probe_cache_store (const char *path, const char *key, const char *const *chain,
+                       const char *const *dirs)
 {
-  g_autoptr (GKeyFile) file = g_key_file_new ();
-  g_autofree char *text = NULL;
-  gsize len = 0;
+  g_autoptr (GString) text = g_string_new (MAGIC);
 
   if (path == NULL)
     return;
 
-  g_key_file_set_string (file, GROUP, "key", key);
-  if (chain != NULL)
-    g_key_file_set_string_list (file, GROUP, "chain", chain, g_strv_length ((char **) chain));
-  text = g_key_file_to_data (file, &len, NULL);
+  append_record (text, "key", key);
+  for (gsize i = 0; chain != NULL && chain[i] != NULL; i++)
+    append_record (text, "chain", chain[i]);
+  for (gsize i = 0; chain != NULL && dirs != NULL && dirs[i] != NULL; i++)
+    append_record (text, "dir", dirs[i]);
+  /* Too large to be read back: not worth writing. */
+  if (text->len >= PROBE_CACHE_MAX_SIZE)
+    return;
   /* Written whole and renamed into place, so a reader never sees half an entry. */
-  if (!g_file_set_contents_full (path, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-                                 NULL))
+  if (!g_file_set_contents_full (path, text->str, (gssize) text->len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL))
     g_debug ("cannot write the probe cache %s", path);
 }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "dsh-test-linux.h"
@@ -279,12 +280,61 @@ test_cache_never_remembers_a_fallback (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A helper is a file someone may execute: neither a directory of its name nor a file without
+ * an execute bit is taken for the Landlock launcher, even by root, whom access() grants X_OK on
+ * any file; the real launcher in a later helper directory is. */
+static void
+test_helper_must_be_executable (void)
+{
+  g_autofree char *base = dsh_test_scratch_dir ("selection-helpers");
+  g_autofree char *as_dir = g_build_filename (base, "as-dir", NULL);
+  g_autofree char *as_file = g_build_filename (base, "as-file", NULL);
+  g_autofree char *dir_decoy = g_build_filename (as_dir, "dsh-landlock-exec", NULL);
+  g_autofree char *file_decoy = g_build_filename (as_file, "dsh-landlock-exec", NULL);
+  g_auto (GStrv) backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"),
+                                            ":", -1);
+  g_auto (GStrv) build_helpers = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"),
+                                             ":", -1);
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto (GStrv) helper_dirs = NULL;
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+  const char *launcher;
+
+  if (!dsh_test_require_landlock ())
+    return;
+  g_assert_cmpint (g_mkdir (as_dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (as_file, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (dir_decoy, 0755), ==, 0);
+  dsh_test_write_file (file_decoy, "#!/bin/sh\nexec \"$@\"\n");
+  g_assert_cmpint (g_chmod (file_decoy, 0644), ==, 0);
+  g_strv_builder_add_many (builder, as_dir, as_file, NULL);
+  g_strv_builder_addv (builder, (const char **) build_helpers);
+  helper_dirs = g_strv_builder_end (builder);
+
+  g_setenv ("DSH_SANDBOX_BACKEND", "landlock", TRUE);
+  provider = dsh_local_provider_new_for_dirs ((const char *const *) backend_dirs,
+                                              (const char *const *) helper_dirs);
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_unsetenv ("DSH_SANDBOX_BACKEND");
+  g_assert_no_error (error);
+  launcher = dsh_confined_argv_get_argv (confined)[0];
+  g_assert_true (g_str_has_suffix (launcher, "/dsh-landlock-exec"));
+  g_assert_false (g_str_has_prefix (launcher, base));
+  dsh_test_remove_tree (base);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/linux-selection/prefers-bwrap", test_prefers_bwrap);
+  g_test_add_func ("/linux-selection/helper-must-be-executable", test_helper_must_be_executable);
   g_test_add_func ("/linux-selection/falls-back-to-landlock", test_falls_back_to_landlock);
   g_test_add_func ("/linux-selection/forced-landlock", test_forced_landlock);
   g_test_add_func ("/linux-selection/no-landlock-is-unavailable", test_no_landlock_is_unavailable);

@@ -1,7 +1,7 @@
 /* fuzz-probe-cache.c — libFuzzer target for the probe-cache file: whatever a cache file holds
  * (a torn write, a forged entry, garbage, invalid UTF-8), lookup answers yes or no and read
  * gives an entry or none, never crashing; and an entry just stored is found again for its key,
- * and only for its key, with the chain it was stored with.
+ * and only for its key, with the chain and directories it was stored with.
  *
  * Layout: the key, a NUL, then the cache file's contents.
  *
@@ -24,8 +24,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *other_key = g_strconcat (key, "|other", NULL);
   const char *const chain[] = { "/lib/dsh/libdsh-backend-a.so", "/lib/dsh/libdsh-backend-b.so",
                                 NULL };
+  const char *const dirs[] = { "/lib/dsh|1|2|40755|0|4096|1.0|1.0;", NULL };
   g_autofree char *read_key = NULL;
   g_auto (GStrv) read_chain = NULL;
+  g_auto (GStrv) read_dirs = NULL;
 
   if (path == NULL)
     path = g_build_filename (fuzz_scratch_dir (), "probe-cache.ini", NULL);
@@ -33,21 +35,22 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   /* Any answer is fine here; only a crash, a hang or a leak is a finding. */
   (void) dsh_probe_cache_lookup (path, key);
-  (void) dsh_probe_cache_read (path, &read_key, &read_chain);
+  (void) dsh_probe_cache_read (path, &read_key, &read_chain, &read_dirs);
   g_clear_pointer (&read_key, g_free);
   g_clear_pointer (&read_chain, g_strfreev);
+  g_clear_pointer (&read_dirs, g_strfreev);
 
-  dsh_probe_cache_store (path, key, chain);
-  /* GKeyFile refuses a value that is not UTF-8 and trims white space around one: such a key
-   * misses (a probe next time), never hits. Real keys start with a module name and end with
-   * ';' (dsh_probe_cache_add_member()). */
-  if (g_utf8_validate (key, -1, NULL) && key[0] != '\0' && !g_ascii_isspace (key[0]) &&
-      !g_ascii_isspace (key[strlen (key) - 1]))
+  dsh_probe_cache_store (path, key, chain, dirs);
+  /* Every key comes back as it was, whatever bytes it holds (white space, newlines, invalid
+   * UTF-8), unless the entry would be too large to be read back: then none is written. */
+  if (strlen (key) < 8192)
     {
       g_assert_true (dsh_probe_cache_lookup (path, key));
-      g_assert_true (dsh_probe_cache_read (path, &read_key, &read_chain));
+      g_assert_true (dsh_probe_cache_read (path, &read_key, &read_chain, &read_dirs));
       g_assert_nonnull (read_chain);
       g_assert_true (g_strv_equal ((const char *const *) read_chain, chain));
+      g_assert_nonnull (read_dirs);
+      g_assert_true (g_strv_equal ((const char *const *) read_dirs, dirs));
     }
   g_assert_false (dsh_probe_cache_lookup (path, other_key));
   g_assert_false (dsh_probe_cache_lookup (NULL, key));
