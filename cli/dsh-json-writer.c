@@ -5,6 +5,8 @@
  */
 #include "dsh-json-writer.h"
 
+#include <string.h>
+
 /* Bytes written as they are inside a JSON string. */
 static inline gboolean
 is_plain (unsigned char c)
@@ -12,11 +14,33 @@ is_plain (unsigned char c)
   return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f;
 }
 
+/* Printable ASCII but for a quote or a backslash: written as it is, and valid UTF-8. */
+static inline gboolean
+is_plain_ascii (unsigned char c)
+{
+  return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 void
 dsh_json_append_string (GString *out, const char *value)
 {
   g_autofree char *made_valid = NULL;
   const unsigned char *p;
+  gsize len, at;
+
+  /* Most strings are nothing else: one scan and one copy. */
+  for (p = (const unsigned char *) value; is_plain_ascii (*p); p++)
+    ;
+  if (*p == '\0')
+    {
+      len = (gsize) (p - (const unsigned char *) value);
+      at = out->len;
+      g_string_set_size (out, at + len + 2);
+      out->str[at] = '"';
+      memcpy (out->str + at + 1, value, len);
+      out->str[at + len + 1] = '"';
+      return;
+    }
 
   if (!g_utf8_validate (value, -1, NULL))
     value = made_valid = g_utf8_make_valid (value, -1);
