@@ -167,7 +167,7 @@ typedef enum {
 
 typedef struct {
   /* Every symlink followed and the (resolved) directory holding it, for the check against the
-   * call's own roots once they are known. */
+   * call's own roots once they are known (NULL when the walk met none). */
   GPtrArray *links;
   GPtrArray *link_dirs;
   /* The first symlink refused by the rules, and for a grant the directory granted. */
@@ -559,9 +559,8 @@ out:
 static void
 walk_path (const char *path, const WalkRules *rules, Walk *walk)
 {
-  walk->links = g_ptr_array_new_with_free_func (g_free);
-  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
-  /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
+  /* No symlink on the way: nothing to hold against the rules (and no symlink to list), and
+   * one lookup says so. */
   switch (resolves_without_symlinks (path, &walk->fd))
     {
     case 1:
@@ -571,6 +570,8 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
     case -1:
       return;
     default:
+      walk->links = g_ptr_array_new_with_free_func (g_free);
+      walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
       walk_components (path, rules, walk);
     }
 }
