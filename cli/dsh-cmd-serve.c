@@ -17,9 +17,9 @@
  * (dsh-serve-generation.c) that a change in a module directory replaces; each keeps at most
  * DSH_SANDBOX_SERVE_PROVIDERS (default 64), the least recently used dropped first, so a
  * long-lived server's memory does not grow with the workspaces it has seen. Confines that
- * arrive faster than one thread answers them go to worker threads (dsh-serve-pipeline.c),
- * DSH_SANDBOX_SERVE_THREADS of them (default 2), their answers still in request order; every
- * other method waits for the confines before it and runs alone. Schemas:
+ * arrive faster than one thread answers them are answered on DSH_SANDBOX_SERVE_THREADS threads
+ * (default 2, the reading thread one of them; dsh-serve-pipeline.c), their answers still in
+ * request order; every other method waits for the confines before it and runs alone. Schemas:
  * serve-request, serve-response and one per result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -2,12 +2,13 @@
  * them faster than one core answers, the answers still written in the order of the requests.
  *
  * The thread that reads the requests is one of the threads answering them: it hands a request
- * to a worker while a worker has room for it, and answers it itself otherwise, so that as many
- * threads run as there are cores meant to answer, none of them only waiting to hand over. Each
- * request is queued in order before it is answered; whichever thread finishes the oldest one
- * writes every finished answer at the head of the queue, and the answers reach the client once
- * no request is left unanswered (its own buffer full, at the latest). A call's roots are
- * resolved on its own thread as on any other: nothing of one call is shared with another.
+ * to a worker while the workers have room for it, and answers it itself otherwise, so that as
+ * many threads run as there are cores meant to answer, none of them only waiting to hand over.
+ * Each request is queued in order before it is answered; whichever thread finishes the oldest
+ * one writes every finished answer at the head of the queue, and the answers reach the client
+ * once no request is left unanswered (its own buffer full, at the latest). One lock guards it
+ * all, and a thread is woken only when it waits. A call's roots are resolved on its own thread
+ * as on any other: nothing of one call is shared with another.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -21,9 +22,9 @@
 #define MAX_QUEUED 64
 #define RESUME_QUEUED (MAX_QUEUED / 2)
 
-/* Requests handed to each worker and not answered yet, at most: one being answered and the
- * next, so that a worker finishing one finds another without waiting for the reader. */
-#define PER_WORKER 16
+/* Requests handed to each worker and not answered yet, at most: enough that a worker does not
+ * run dry while the reading thread answers one itself or is descheduled. */
+#define PER_WORKER 24
 
 typedef struct {
   DshServeRequest request;
@@ -33,14 +34,24 @@ typedef struct {
 
 struct _DshServePipeline {
   GMutex lock;
-  /* The queue shrank to RESUME_QUEUED, or emptied. */
+  /* For the reading thread: the queue shrank to RESUME_QUEUED, or emptied with nothing left
+   * being written. */
   GCond changed;
+  gboolean reader_waits;
+  /* For the workers: a job was handed to them, or they are to end. */
+  GCond work;
+  guint workers_waiting;
+  gboolean ending;
   /* Jobs in the order of their requests; the head is the oldest unwritten one. */
   GQueue jobs;
+  /* The jobs handed to the workers that none has started, oldest first. */
+  GQueue handed;
   /* Jobs handed to the workers and not answered yet. */
   guint on_workers;
-  guint workers;
-  GThreadPool *pool;
+  /* A thread is writing answers it took from the head (outside the lock, so that a write that
+   * waits for the client holds up no other thread); no other thread writes meanwhile. */
+  gboolean writing;
+  GPtrArray *threads;
   FILE *out;
   DshServeAnswerFunc answer;
 };
@@ -54,54 +65,98 @@ job_free (Job *job)
   g_free (job);
 }
 
-/* Writes the finished answers at the head of the queue. Called locked. */
+/* Nothing queued and nothing being written. Called locked. */
+static gboolean
+is_idle (DshServePipeline *self)
+{
+  return g_queue_is_empty (&self->jobs) && !self->writing;
+}
+
+static void
+wake_reader (DshServePipeline *self)
+{
+  if (self->reader_waits)
+    g_cond_signal (&self->changed);
+}
+
+/* Called locked, a job's answer just set: unless another thread is writing already, writes
+ * every finished answer at the head of the queue, in order, and returns locked. */
 static void
 write_finished (DshServePipeline *self)
 {
-  guint before = self->jobs.length;
-  Job *job;
-
-  while ((job = g_queue_peek_head (&self->jobs)) != NULL && job->answer != NULL)
+  if (self->writing)
+    return; /* that thread finds this answer when it looks again */
+  self->writing = TRUE;
+  for (;;)
     {
-      fputs (job->answer, self->out);
-      fputc ('\n', self->out);
-      g_queue_pop_head (&self->jobs);
-      job_free (job);
+      GQueue finished = G_QUEUE_INIT;
+      guint before = self->jobs.length;
+      gboolean emptied;
+      Job *job;
+
+      while ((job = g_queue_peek_head (&self->jobs)) != NULL && job->answer != NULL)
+        g_queue_push_tail (&finished, g_queue_pop_head (&self->jobs));
+      if (g_queue_is_empty (&finished))
+        break;
+      emptied = g_queue_is_empty (&self->jobs);
+      if (before > RESUME_QUEUED && self->jobs.length <= RESUME_QUEUED)
+        wake_reader (self);
+      g_mutex_unlock (&self->lock);
+
+      while ((job = g_queue_pop_head (&finished)) != NULL)
+        {
+          fputs (job->answer, self->out);
+          fputc ('\n', self->out);
+          job_free (job);
+        }
+      /* Every answer still buffered is followed by one still being made, whose thread writes
+       * again; the last one sends them all. */
+      if (emptied)
+        fflush (self->out);
+      g_mutex_lock (&self->lock);
     }
-  if (self->jobs.length == before)
-    return;
-  /* Every answer still buffered is followed by one still being made, whose thread writes
-   * again; the last one sends them all. */
+  self->writing = FALSE;
   if (g_queue_is_empty (&self->jobs))
-    fflush (self->out);
-  if (g_queue_is_empty (&self->jobs) ||
-      (before > RESUME_QUEUED && self->jobs.length <= RESUME_QUEUED))
-    g_cond_broadcast (&self->changed);
+    wake_reader (self);
 }
 
+/* Called locked; unlocks while the answer is made. */
 static void
-finish (DshServePipeline *self, Job *job)
+answer_job (DshServePipeline *self, Job *job)
 {
-  char *answer = self->answer (job->generation, &job->request);
+  char *answer;
 
+  g_mutex_unlock (&self->lock);
+  answer = self->answer (job->generation, &job->request);
   g_mutex_lock (&self->lock);
   job->answer = answer;
   write_finished (self);
-  g_mutex_unlock (&self->lock);
 }
 
-static void
-run_job (gpointer data, gpointer user_data)
+static gpointer
+work (gpointer data)
 {
-  DshServePipeline *self = user_data;
-  Job *job = data;
-  char *answer = self->answer (job->generation, &job->request);
+  DshServePipeline *self = data;
 
   g_mutex_lock (&self->lock);
-  job->answer = answer;
-  self->on_workers--;
-  write_finished (self);
+  for (;;)
+    {
+      Job *job = g_queue_pop_head (&self->handed);
+
+      if (job == NULL)
+        {
+          if (self->ending)
+            break;
+          self->workers_waiting++;
+          g_cond_wait (&self->work, &self->lock);
+          self->workers_waiting--;
+          continue;
+        }
+      answer_job (self, job);
+      self->on_workers--;
+    }
   g_mutex_unlock (&self->lock);
+  return NULL;
 }
 
 DshServePipeline *
@@ -113,12 +168,15 @@ dsh_serve_pipeline_new (FILE *out, guint threads, DshServeAnswerFunc answer)
 
   g_mutex_init (&self->lock);
   g_cond_init (&self->changed);
+  g_cond_init (&self->work);
   g_queue_init (&self->jobs);
+  g_queue_init (&self->handed);
   self->out = out;
   self->answer = answer;
   /* The reading thread answers too. */
-  self->workers = threads - 1;
-  self->pool = g_thread_pool_new (run_job, self, (int) self->workers, FALSE, NULL);
+  self->threads = g_ptr_array_new ();
+  for (guint i = 0; i + 1 < threads; i++)
+    g_ptr_array_add (self->threads, g_thread_new ("dsh-serve-worker", work, self));
   return self;
 }
 
@@ -128,7 +186,7 @@ dsh_serve_pipeline_is_idle (DshServePipeline *self)
   gboolean idle;
 
   g_mutex_lock (&self->lock);
-  idle = g_queue_is_empty (&self->jobs);
+  idle = is_idle (self);
   g_mutex_unlock (&self->lock);
   return idle;
 }
@@ -139,7 +197,6 @@ dsh_serve_pipeline_push (DshServePipeline *self,
                          DshServeRequest *request)
 {
   Job *job = g_new0 (Job, 1);
-  gboolean to_worker;
 
   job->request = *request;
   memset (request, 0, sizeof (*request));
@@ -148,26 +205,32 @@ dsh_serve_pipeline_push (DshServePipeline *self,
   g_mutex_lock (&self->lock);
   if (self->jobs.length >= MAX_QUEUED)
     {
+      self->reader_waits = TRUE;
       while (self->jobs.length > RESUME_QUEUED)
         g_cond_wait (&self->changed, &self->lock);
+      self->reader_waits = FALSE;
     }
   g_queue_push_tail (&self->jobs, job);
-  to_worker = self->on_workers < self->workers * PER_WORKER;
-  if (to_worker)
-    self->on_workers++;
-  g_mutex_unlock (&self->lock);
-  if (to_worker)
-    g_thread_pool_push (self->pool, job, NULL);
+  if (self->on_workers < self->threads->len * PER_WORKER)
+    {
+      self->on_workers++;
+      g_queue_push_tail (&self->handed, job);
+      if (self->workers_waiting > 0)
+        g_cond_signal (&self->work);
+    }
   else
-    finish (self, job);
+    answer_job (self, job);
+  g_mutex_unlock (&self->lock);
 }
 
 void
 dsh_serve_pipeline_drain (DshServePipeline *self)
 {
   g_mutex_lock (&self->lock);
-  while (!g_queue_is_empty (&self->jobs))
+  self->reader_waits = TRUE;
+  while (!is_idle (self))
     g_cond_wait (&self->changed, &self->lock);
+  self->reader_waits = FALSE;
   g_mutex_unlock (&self->lock);
 }
 
@@ -177,8 +240,15 @@ dsh_serve_pipeline_free (DshServePipeline *self)
   if (self == NULL)
     return;
   dsh_serve_pipeline_drain (self);
-  g_thread_pool_free (self->pool, FALSE, TRUE);
+  g_mutex_lock (&self->lock);
+  self->ending = TRUE;
+  g_cond_broadcast (&self->work);
+  g_mutex_unlock (&self->lock);
+  for (guint i = 0; i < self->threads->len; i++)
+    g_thread_join (self->threads->pdata[i]);
+  g_ptr_array_unref (self->threads);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->changed);
+  g_cond_clear (&self->work);
   g_free (self);
 }
