@@ -206,6 +206,33 @@ confine_answer (DshServeGeneration *generation, const DshServeRequest *request)
   return response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
 }
 
+/* confine_answer() written on the reading thread from a buffer it keeps: no answer-sized
+ * allocation per confine (glibc sweeps its small free chunks before each large one). */
+static void
+write_confine_answer (DshServeGeneration *generation, const DshServeRequest *request,
+                      GString *buffer)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshConfinedArgv) confined = confine (generation, request, &error);
+  g_autofree char *text = NULL;
+
+  g_string_truncate (buffer, 0);
+  if (confined != NULL && dsh_serve_confined_append (buffer, request->id, confined))
+    {
+      g_string_append_c (buffer, '\n');
+      fwrite (buffer->str, 1, buffer->len, stdout);
+    }
+  else
+    {
+      text = confined == NULL
+               ? response_text (request->id, NULL, error)
+               : response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
+      fputs (text, stdout);
+      fputc ('\n', stdout);
+    }
+  fflush (stdout);
+}
+
 static JsonNode *
 handle (DshServeGenerations *generations, DshServeGeneration *generation,
         const DshServeRequest *request, GError **error)
@@ -299,6 +326,7 @@ dsh_cmd_serve (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (GString) answer = g_string_sized_new (4096);
   g_autoptr (DshServeGenerations) generations = NULL;
   g_autoptr (DshServePipeline) pipeline = NULL;
   gboolean too_long;
@@ -343,20 +371,15 @@ dsh_cmd_serve (int argc, char **argv)
 
           if (request.method == DSH_SERVE_METHOD_CONFINE)
             {
-              g_autofree char *text = NULL;
-
-              /* More requests already waiting, or answers still being made: to a worker, so
-               * both cores answer. Else here, without a hand-over between threads. */
+              /* More requests already waiting, or answers still being made: to the pipeline,
+               * so both cores answer. Else here, without a hand-over between threads. */
               if (pipeline != NULL &&
                   (!dsh_serve_pipeline_is_idle (pipeline) || dsh_serve_input_pending (stdin)))
                 {
                   dsh_serve_pipeline_push (pipeline, generation, &request);
                   continue;
                 }
-              text = confine_answer (generation, &request);
-              fputs (text, stdout);
-              fputc ('\n', stdout);
-              fflush (stdout);
+              write_confine_answer (generation, &request, answer);
               dsh_serve_request_clear (&request);
               continue;
             }
