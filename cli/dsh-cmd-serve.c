@@ -189,47 +189,35 @@ confine (DshServeGeneration *generation, const DshServeRequest *request, GError 
                                        (const char *const *) request->argv, policy, error);
 }
 
-/* The answer to a confine, written without a JSON tree when it can be (the most frequent call:
- * not an error, an id of the usual kinds). */
-static char *
-confine_answer (DshServeGeneration *generation, const DshServeRequest *request)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (DshConfinedArgv) confined = confine (generation, request, &error);
-  char *text;
-
-  if (confined == NULL)
-    return response_text (request->id, NULL, error);
-  text = dsh_serve_confined_response (request->id, confined);
-  if (text != NULL)
-    return text;
-  return response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
-}
-
-/* confine_answer() written on the reading thread from a buffer it keeps: no answer-sized
- * allocation per confine (glibc sweeps its small free chunks before each large one). */
+/* The answer to a confine (without its newline), appended to out (empty), written without a
+ * JSON tree when it can be (the most frequent call: not an error, an id of the usual kinds).
+ * out is a buffer its caller keeps from one confine to the next: no answer-sized allocation
+ * per confine (glibc sweeps its small free chunks before each large one). */
 static void
-write_confine_answer (DshServeGeneration *generation, const DshServeRequest *request,
-                      GString *buffer)
+confine_answer (DshServeGeneration *generation, const DshServeRequest *request, GString *out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DshConfinedArgv) confined = confine (generation, request, &error);
   g_autofree char *text = NULL;
 
+  if (confined != NULL && dsh_serve_confined_append (out, request->id, confined))
+    return;
+  g_string_truncate (out, 0);
+  text = confined == NULL
+           ? response_text (request->id, NULL, error)
+           : response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
+  g_string_append (out, text);
+}
+
+/* confine_answer() on the reading thread, written at once. */
+static void
+write_confine_answer (DshServeGeneration *generation, const DshServeRequest *request,
+                      GString *buffer)
+{
   g_string_truncate (buffer, 0);
-  if (confined != NULL && dsh_serve_confined_append (buffer, request->id, confined))
-    {
-      g_string_append_c (buffer, '\n');
-      fwrite (buffer->str, 1, buffer->len, stdout);
-    }
-  else
-    {
-      text = confined == NULL
-               ? response_text (request->id, NULL, error)
-               : response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
-      fputs (text, stdout);
-      fputc ('\n', stdout);
-    }
+  confine_answer (generation, request, buffer);
+  g_string_append_c (buffer, '\n');
+  fwrite (buffer->str, 1, buffer->len, stdout);
   fflush (stdout);
 }
 

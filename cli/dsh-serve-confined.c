@@ -70,16 +70,6 @@ append_id (GString *out, JsonNode *id)
     }
 }
 
-char *
-dsh_serve_confined_response (JsonNode *id, DshConfinedArgv *confined)
-{
-  g_autoptr (GString) out = g_string_sized_new (2048);
-
-  if (!dsh_serve_confined_append (out, id, confined))
-    return NULL;
-  return g_string_free (g_steal_pointer (&out), FALSE);
-}
-
 gboolean
 dsh_serve_confined_append (GString *out, JsonNode *id, DshConfinedArgv *confined)
 {

@@ -26,10 +26,15 @@
  * run dry while the reading thread answers one itself or is descheduled. */
 #define PER_WORKER 24
 
+/* Jobs kept for the next requests once written, at most: their answer buffers are reused. */
+#define SPARE_JOBS MAX_QUEUED
+
 typedef struct {
   DshServeRequest request;
   DshServeGeneration *generation;
-  char *answer;
+  /* Kept from one request to the next. */
+  GString *answer;
+  gboolean answered;
 } Job;
 
 struct _DshServePipeline {
@@ -51,6 +56,8 @@ struct _DshServePipeline {
   /* A thread is writing answers it took from the head (outside the lock, so that a write that
    * waits for the client holds up no other thread); no other thread writes meanwhile. */
   gboolean writing;
+  /* Written jobs, for the next requests. */
+  GQueue spare;
   GPtrArray *threads;
   FILE *out;
   DshServeAnswerFunc answer;
@@ -60,9 +67,23 @@ static void
 job_free (Job *job)
 {
   dsh_serve_request_clear (&job->request);
-  dsh_serve_generation_unref (job->generation);
-  g_free (job->answer);
+  g_clear_pointer (&job->generation, dsh_serve_generation_unref);
+  g_string_free (job->answer, TRUE);
   g_free (job);
+}
+
+/* A written job done with: kept for a next request, or freed. Called locked. */
+static void
+job_recycle (DshServePipeline *self, Job *job)
+{
+  if (self->spare.length >= SPARE_JOBS)
+    {
+      job_free (job);
+      return;
+    }
+  g_string_truncate (job->answer, 0);
+  job->answered = FALSE;
+  g_queue_push_head (&self->spare, job);
 }
 
 /* Nothing queued and nothing being written. Called locked. */
@@ -94,7 +115,7 @@ write_finished (DshServePipeline *self)
       gboolean emptied;
       Job *job;
 
-      while ((job = g_queue_peek_head (&self->jobs)) != NULL && job->answer != NULL)
+      while ((job = g_queue_peek_head (&self->jobs)) != NULL && job->answered)
         g_queue_push_tail (&finished, g_queue_pop_head (&self->jobs));
       if (g_queue_is_empty (&finished))
         break;
@@ -103,17 +124,22 @@ write_finished (DshServePipeline *self)
         wake_reader (self);
       g_mutex_unlock (&self->lock);
 
-      while ((job = g_queue_pop_head (&finished)) != NULL)
+      for (GList *l = finished.head; l != NULL; l = l->next)
         {
-          fputs (job->answer, self->out);
-          fputc ('\n', self->out);
-          job_free (job);
+          job = l->data;
+          g_string_append_c (job->answer, '\n');
+          fwrite (job->answer->str, 1, job->answer->len, self->out);
+          /* Its request and generation go now, not when a next request reuses it. */
+          dsh_serve_request_clear (&job->request);
+          g_clear_pointer (&job->generation, dsh_serve_generation_unref);
         }
       /* Every answer still buffered is followed by one still being made, whose thread writes
        * again; the last one sends them all. */
       if (emptied)
         fflush (self->out);
       g_mutex_lock (&self->lock);
+      while ((job = g_queue_pop_head (&finished)) != NULL)
+        job_recycle (self, job);
     }
   self->writing = FALSE;
   if (g_queue_is_empty (&self->jobs))
@@ -124,12 +150,10 @@ write_finished (DshServePipeline *self)
 static void
 answer_job (DshServePipeline *self, Job *job)
 {
-  char *answer;
-
   g_mutex_unlock (&self->lock);
-  answer = self->answer (job->generation, &job->request);
+  self->answer (job->generation, &job->request, job->answer);
   g_mutex_lock (&self->lock);
-  job->answer = answer;
+  job->answered = TRUE;
   write_finished (self);
 }
 
@@ -171,6 +195,7 @@ dsh_serve_pipeline_new (FILE *out, guint threads, DshServeAnswerFunc answer)
   g_cond_init (&self->work);
   g_queue_init (&self->jobs);
   g_queue_init (&self->handed);
+  g_queue_init (&self->spare);
   self->out = out;
   self->answer = answer;
   /* The reading thread answers too. */
@@ -196,13 +221,18 @@ dsh_serve_pipeline_push (DshServePipeline *self,
                          DshServeGeneration *generation,
                          DshServeRequest *request)
 {
-  Job *job = g_new0 (Job, 1);
+  Job *job;
 
+  g_mutex_lock (&self->lock);
+  job = g_queue_pop_head (&self->spare);
+  if (job == NULL)
+    {
+      job = g_new0 (Job, 1);
+      job->answer = g_string_sized_new (4096);
+    }
   job->request = *request;
   memset (request, 0, sizeof (*request));
   job->generation = dsh_serve_generation_ref (generation);
-
-  g_mutex_lock (&self->lock);
   if (self->jobs.length >= MAX_QUEUED)
     {
       self->reader_waits = TRUE;
@@ -247,6 +277,7 @@ dsh_serve_pipeline_free (DshServePipeline *self)
   for (guint i = 0; i < self->threads->len; i++)
     g_thread_join (self->threads->pdata[i]);
   g_ptr_array_unref (self->threads);
+  g_queue_clear_full (&self->spare, (GDestroyNotify) job_free);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->changed);
   g_cond_clear (&self->work);
