@@ -12,6 +12,7 @@
 #include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 #include "dsh-config.h"
+#include "dsh-roots-private.h"
 
 const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
 const DshBackendDescriptor *dsh_backend_acl_describe (void);
@@ -176,6 +177,33 @@ resolve_policy (const char *mode_text,
   return g_steal_pointer (&policy);
 }
 
+/* A sessionless workspace-write policy for --mode and --workspace, with the deployment's extra
+ * roots and these, its roots resolved and pinned by one walk of the workspace as spelled, where
+ * dsh_cli_resolve_policy() would check and resolve it first and the roots' walk then resolve it
+ * again. NULL for any other call and for anything refused, which the general way then refuses
+ * in its own words: only a success is taken from here. */
+static DshSandboxPolicy *
+pin_workspace_write (const char *mode_text,
+                     const char *workspace,
+                     const char *const *requested_roots)
+{
+  g_autoptr (DshPermissionPresets) presets = NULL;
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  DshSandboxMode mode;
+
+  if (mode_text == NULL || !dsh_sandbox_mode_from_string (mode_text, &mode, NULL) ||
+      mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE || workspace == NULL ||
+      !g_path_is_absolute (workspace) || !g_utf8_validate (workspace, -1, NULL) ||
+      (presets = dsh_cli_load_presets (NULL)) == NULL)
+    return NULL;
+  /* The root stands for the spelling until the walk replaces it. */
+  policy = dsh_sandbox_policy_new (mode, workspace, NULL);
+  if (!dsh_cli_join_extra_roots (policy, presets, requested_roots, NULL) ||
+      !dsh_roots_pin_walked (policy, workspace, NULL))
+    return NULL;
+  return g_steal_pointer (&policy);
+}
+
 DshSandboxPolicy *
 dsh_cli_confine_policy (const char *mode_text,
                         const char *workspace,
@@ -187,6 +215,11 @@ dsh_cli_confine_policy (const char *mode_text,
   g_autofree char *spelled_workspace = NULL;
   g_autofree char *session_created = NULL;
 
+  /* The usual call resolves its workspace by the roots' one walk; anything refused there is
+   * refused by the general way below, in its own words and order. */
+  if (session_path == NULL &&
+      (policy = pin_workspace_write (mode_text, workspace, requested_roots)) != NULL)
+    return g_steal_pointer (&policy);
   policy = resolve_policy (mode_text, workspace, session_path, requested_roots,
                            &spelled_workspace, &session_created, error);
   if (policy == NULL)

@@ -17,9 +17,9 @@
  * (dsh-serve-generation.c) that a change in a module directory replaces; each keeps at most
  * DSH_SANDBOX_SERVE_PROVIDERS (default 64), the least recently used dropped first, so a
  * long-lived server's memory does not grow with the workspaces it has seen. Confines that
- * arrive faster than one thread answers them go to worker threads (dsh-serve-pipeline.c),
- * DSH_SANDBOX_SERVE_THREADS of them (default 2), their answers still in request order; every
- * other method waits for the confines before it and runs alone. Schemas:
+ * arrive faster than one thread answers them are answered on DSH_SANDBOX_SERVE_THREADS threads
+ * (default 2, the reading thread one of them; dsh-serve-pipeline.c), their answers still in
+ * request order; every other method waits for the confines before it and runs alone. Schemas:
  * serve-request, serve-response and one per result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -189,21 +189,36 @@ confine (DshServeGeneration *generation, const DshServeRequest *request, GError 
                                        (const char *const *) request->argv, policy, error);
 }
 
-/* The answer to a confine, written without a JSON tree when it can be (the most frequent call:
- * not an error, an id of the usual kinds). */
-static char *
-confine_answer (DshServeGeneration *generation, const DshServeRequest *request)
+/* The answer to a confine (without its newline), appended to out (empty), written without a
+ * JSON tree when it can be (the most frequent call: not an error, an id of the usual kinds).
+ * out is a buffer its caller keeps from one confine to the next: no answer-sized allocation
+ * per confine (glibc sweeps its small free chunks before each large one). */
+static void
+confine_answer (DshServeGeneration *generation, const DshServeRequest *request, GString *out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (DshConfinedArgv) confined = confine (generation, request, &error);
-  char *text;
+  g_autofree char *text = NULL;
 
-  if (confined == NULL)
-    return response_text (request->id, NULL, error);
-  text = dsh_serve_confined_response (request->id, confined);
-  if (text != NULL)
-    return text;
-  return response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
+  if (confined != NULL && dsh_serve_confined_append (out, request->id, confined))
+    return;
+  g_string_truncate (out, 0);
+  text = confined == NULL
+           ? response_text (request->id, NULL, error)
+           : response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
+  g_string_append (out, text);
+}
+
+/* confine_answer() on the reading thread, written at once. */
+static void
+write_confine_answer (DshServeGeneration *generation, const DshServeRequest *request,
+                      GString *buffer)
+{
+  g_string_truncate (buffer, 0);
+  confine_answer (generation, request, buffer);
+  g_string_append_c (buffer, '\n');
+  fwrite (buffer->str, 1, buffer->len, stdout);
+  fflush (stdout);
 }
 
 static JsonNode *
@@ -299,6 +314,7 @@ dsh_cmd_serve (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (GString) answer = g_string_sized_new (4096);
   g_autoptr (DshServeGenerations) generations = NULL;
   g_autoptr (DshServePipeline) pipeline = NULL;
   gboolean too_long;
@@ -343,20 +359,15 @@ dsh_cmd_serve (int argc, char **argv)
 
           if (request.method == DSH_SERVE_METHOD_CONFINE)
             {
-              g_autofree char *text = NULL;
-
-              /* More requests already waiting, or answers still being made: to a worker, so
-               * both cores answer. Else here, without a hand-over between threads. */
+              /* More requests already waiting, or answers still being made: to the pipeline,
+               * so both cores answer. Else here, without a hand-over between threads. */
               if (pipeline != NULL &&
                   (!dsh_serve_pipeline_is_idle (pipeline) || dsh_serve_input_pending (stdin)))
                 {
                   dsh_serve_pipeline_push (pipeline, generation, &request);
                   continue;
                 }
-              text = confine_answer (generation, &request);
-              fputs (text, stdout);
-              fputc ('\n', stdout);
-              fflush (stdout);
+              write_confine_answer (generation, &request, answer);
               dsh_serve_request_clear (&request);
               continue;
             }

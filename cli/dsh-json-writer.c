@@ -5,6 +5,8 @@
  */
 #include "dsh-json-writer.h"
 
+#include <string.h>
+
 /* Bytes written as they are inside a JSON string. */
 static inline gboolean
 is_plain (unsigned char c)
@@ -12,11 +14,46 @@ is_plain (unsigned char c)
   return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f;
 }
 
+/* Printable ASCII but for a quote or a backslash: written as it is, and valid UTF-8. A table,
+ * so that the scan of a string costs one look-up per byte. */
+#define PLAIN_8(c) ((c) >= 0x20 && (c) < 0x7f && (c) != '"' && (c) != '\\')
+#define PLAIN_ROW(r) PLAIN_8 (r + 0), PLAIN_8 (r + 1), PLAIN_8 (r + 2), PLAIN_8 (r + 3), \
+                     PLAIN_8 (r + 4), PLAIN_8 (r + 5), PLAIN_8 (r + 6), PLAIN_8 (r + 7)
+static const guint8 plain_ascii[256] = {
+  PLAIN_ROW (0x00), PLAIN_ROW (0x08), PLAIN_ROW (0x10), PLAIN_ROW (0x18),
+  PLAIN_ROW (0x20), PLAIN_ROW (0x28), PLAIN_ROW (0x30), PLAIN_ROW (0x38),
+  PLAIN_ROW (0x40), PLAIN_ROW (0x48), PLAIN_ROW (0x50), PLAIN_ROW (0x58),
+  PLAIN_ROW (0x60), PLAIN_ROW (0x68), PLAIN_ROW (0x70), PLAIN_ROW (0x78),
+};
+#undef PLAIN_ROW
+#undef PLAIN_8
+
+static inline gboolean
+is_plain_ascii (unsigned char c)
+{
+  return plain_ascii[c];
+}
+
 void
 dsh_json_append_string (GString *out, const char *value)
 {
   g_autofree char *made_valid = NULL;
   const unsigned char *p;
+  gsize len, at;
+
+  /* Most strings are nothing else: one scan and one copy. */
+  for (p = (const unsigned char *) value; is_plain_ascii (*p); p++)
+    ;
+  if (*p == '\0')
+    {
+      len = (gsize) (p - (const unsigned char *) value);
+      at = out->len;
+      g_string_set_size (out, at + len + 2);
+      out->str[at] = '"';
+      memcpy (out->str + at + 1, value, len);
+      out->str[at + len + 1] = '"';
+      return;
+    }
 
   if (!g_utf8_validate (value, -1, NULL))
     value = made_valid = g_utf8_make_valid (value, -1);

@@ -27,6 +27,25 @@ append_strv_member (GString *out, const char *name, const char *const *strv, gbo
   g_string_append_c (out, ']');
 }
 
+/* A whole number in decimal, without printf (which allocated, on every answer). */
+static void
+append_integer (GString *out, gint64 value)
+{
+  char digits[24];
+  char *p = digits + sizeof digits;
+  guint64 magnitude = value < 0 ? (guint64) 0 - (guint64) value : (guint64) value;
+
+  do
+    {
+      *--p = (char) ('0' + magnitude % 10);
+      magnitude /= 10;
+    }
+  while (magnitude != 0);
+  if (value < 0)
+    *--p = '-';
+  g_string_append_len (out, p, digits + sizeof digits - p);
+}
+
 /* An id of the kinds clients send (a whole number, a string, null), else FALSE. */
 static gboolean
 append_id (GString *out, JsonNode *id)
@@ -41,7 +60,7 @@ append_id (GString *out, JsonNode *id)
   switch (json_node_get_value_type (id))
     {
     case G_TYPE_INT64:
-      g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (id));
+      append_integer (out, json_node_get_int (id));
       return TRUE;
     case G_TYPE_STRING:
       dsh_json_append_string (out, json_node_get_string (id));
@@ -51,15 +70,14 @@ append_id (GString *out, JsonNode *id)
     }
 }
 
-char *
-dsh_serve_confined_response (JsonNode *id, DshConfinedArgv *confined)
+gboolean
+dsh_serve_confined_append (GString *out, JsonNode *id, DshConfinedArgv *confined)
 {
-  g_autoptr (GString) out = g_string_sized_new (2048);
   GPtrArray *rules = dsh_confined_argv_get_runner_failure_rules (confined);
 
   g_string_append (out, "{\"id\":");
   if (!append_id (out, id))
-    return NULL;
+    return FALSE;
   g_string_append (out, ",\"result\":{");
   append_strv_member (out, "argv", dsh_confined_argv_get_argv (confined), TRUE);
   g_string_append (out, ",\"enforcement\":");
@@ -83,8 +101,11 @@ dsh_serve_confined_response (JsonNode *id, DshConfinedArgv *confined)
         {
           g_string_append (out, "\"allowedExitCodes\":[");
           for (guint j = 0; j < rule->allowed_exit_codes->len; j++)
-            g_string_append_printf (out, "%s%d", j > 0 ? "," : "",
-                                    g_array_index (rule->allowed_exit_codes, int, j));
+            {
+              if (j > 0)
+                g_string_append_c (out, ',');
+              append_integer (out, g_array_index (rule->allowed_exit_codes, int, j));
+            }
           g_string_append_c (out, ']');
           first = FALSE;
         }
@@ -96,5 +117,5 @@ dsh_serve_confined_response (JsonNode *id, DshConfinedArgv *confined)
       g_string_append_c (out, '}');
     }
   g_string_append (out, "]}}");
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return TRUE;
 }

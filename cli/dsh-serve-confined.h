@@ -8,9 +8,10 @@
 
 G_BEGIN_DECLS
 
-/* {"id": id, "result": ConfinedArgv} without a newline, or NULL for an id of another kind
- * (the caller then writes it the general way). */
-char *dsh_serve_confined_response (JsonNode        *id,
-                                   DshConfinedArgv *confined);
+/* {"id": id, "result": ConfinedArgv} without a newline, appended to out; FALSE (out holding
+ * part of it) for an id of another kind (the caller then writes it the general way). */
+gboolean dsh_serve_confined_append (GString         *out,
+                                    JsonNode        *id,
+                                    DshConfinedArgv *confined);
 
 G_END_DECLS

@@ -77,8 +77,8 @@ kept_provider (DshServeGeneration *self, const DshSandboxPolicy *policy)
   g_autofree char *extra = policy != NULL && policy->extra_writable_roots != NULL
                              ? g_strjoinv ("\n", policy->extra_writable_roots)
                              : NULL;
-  g_autofree char *key = policy != NULL ? g_strdup_printf ("%s\n%s", policy->workspace_root,
-                                                           extra != NULL ? extra : "")
+  g_autofree char *key = policy != NULL ? g_strconcat (policy->workspace_root, "\n",
+                                                       extra != NULL ? extra : "", NULL)
                                         : g_strdup ("");
   KeptProvider *kept = g_hash_table_lookup (self->providers, key);
   g_autoptr (DshSandboxPolicy) unpinned = NULL;

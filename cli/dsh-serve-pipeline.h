@@ -12,9 +12,11 @@
 
 G_BEGIN_DECLS
 
-/* The response line (without its newline) to request, on any thread. */
-typedef char *(*DshServeAnswerFunc) (DshServeGeneration    *generation,
-                                     const DshServeRequest *request);
+/* Appends the response line (without its newline) to request to out (empty), on any
+ * thread. */
+typedef void (*DshServeAnswerFunc) (DshServeGeneration    *generation,
+                                    const DshServeRequest *request,
+                                    GString               *out);
 
 typedef struct _DshServePipeline DshServePipeline;
 

@@ -414,6 +414,21 @@ dsh_serve_request_clear (DshServeRequest *request)
   g_clear_pointer (&request->tool, g_free);
 }
 
+/* Appends n bytes of a line unless it grew too long: then it stays empty to its end. */
+static void
+append_capped (GString *line, const char *bytes, gsize n, gboolean *too_long)
+{
+  if (*too_long)
+    return;
+  if (n > DSH_SERVE_MAX_LINE - line->len)
+    {
+      *too_long = TRUE;
+      g_string_truncate (line, 0);
+      return;
+    }
+  g_string_append_len (line, bytes, (gssize) n);
+}
+
 gboolean
 dsh_serve_read_line (FILE *in, GString *line, gboolean *too_long)
 {
@@ -421,17 +436,34 @@ dsh_serve_read_line (FILE *in, GString *line, gboolean *too_long)
 
   g_string_truncate (line, 0);
   *too_long = FALSE;
-  while ((c = getc_unlocked (in)) != EOF && c != '\n')
+  for (;;)
     {
-      if (line->len >= DSH_SERVE_MAX_LINE)
+      char byte;
+
+#ifdef __GLIBC__
+      /* What the stream holds already, a run up to the newline at a time (getc would copy it
+       * one byte at a time). */
+      while (in->_IO_read_ptr < in->_IO_read_end)
         {
-          *too_long = TRUE;
-          g_string_truncate (line, 0);
+          const char *start = in->_IO_read_ptr;
+          gsize available = (gsize) (in->_IO_read_end - start);
+          const char *newline = memchr (start, '\n', available);
+          gsize n = newline != NULL ? (gsize) (newline - start) : available;
+
+          append_capped (line, start, n, too_long);
+          in->_IO_read_ptr += n + (newline != NULL ? 1 : 0);
+          if (newline != NULL)
+            return TRUE;
         }
-      if (!*too_long)
-        g_string_append_c (line, (char) c);
+#endif
+      /* Fills the buffer again (or reads a byte where it cannot be seen). */
+      if ((c = getc_unlocked (in)) == EOF)
+        return line->len > 0 || *too_long;
+      if (c == '\n')
+        return TRUE;
+      byte = (char) c;
+      append_capped (line, &byte, 1, too_long);
     }
-  return c != EOF || line->len > 0 || *too_long;
 }
 
 gboolean

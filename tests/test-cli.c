@@ -6,6 +6,7 @@
  */
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dsh-test-util.h"
 
@@ -39,6 +40,7 @@ test_bad_input (void)
   g_autofree char *marker = g_build_filename (ws, "ran", NULL);
   g_autofree char *touch = g_strdup_printf ("touch %s", marker);
   g_autofree char *file = g_build_filename (ws, "plain-file", NULL);
+  g_autofree char *dangling = g_build_filename (ws, "dangling", NULL);
   const BadInput cases[] = {
     { "no command", { "exec", NULL }, "dsh-sandbox: no command given*" },
     { "empty argv", { "exec", "--", NULL }, "dsh-sandbox: no command given*" },
@@ -70,9 +72,27 @@ test_bad_input (void)
       "dsh-sandbox: argument 1 of the command is not valid UTF-8*" },
     { "confine danger", { "confine", "--mode", "danger-full-access", "--", "true", NULL },
       "dsh-sandbox: danger-full-access is not confined*" },
+    /* Confines resolve a workspace by the roots' one walk: what it refuses keeps the words and
+     * the order of the checks before it. */
+    { "confine missing workspace", { "confine", "--mode", "workspace-write", "--workspace",
+                                     "/nonexistent-dsh", "--", "true", NULL },
+      "dsh-sandbox: the workspace \"/nonexistent-dsh\" is not an existing directory\n" },
+    { "confine file workspace", { "confine", "--mode", "workspace-write", "--workspace", file,
+                                  "--", "true", NULL },
+      "dsh-sandbox: the workspace * is not an existing directory\n" },
+    { "confine dangling workspace", { "confine", "--mode", "workspace-write", "--workspace",
+                                      dangling, "--", "true", NULL },
+      "dsh-sandbox: the workspace * is not an existing directory\n" },
+    { "confine root workspace", { "confine", "--mode", "workspace-write", "--workspace", "/",
+                                  "--", "true", NULL },
+      "dsh-sandbox: the workspace root / would make the whole host writable*" },
+    { "confine bad extra root", { "confine", "--mode", "workspace-write", "--workspace",
+                                  "/nonexistent-dsh", "--writable-root", "", "--", "true", NULL },
+      "dsh-sandbox: the workspace \"/nonexistent-dsh\" is not an existing directory\n" },
   };
 
   dsh_test_write_file (file, "");
+  g_assert_no_errno (symlink ("/nonexistent-dsh", dangling));
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto (DshTestRun) run = { 0 };

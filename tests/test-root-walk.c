@@ -333,6 +333,36 @@ test_record_moved_into_reach (void)
   remove_tree (scratch);
 }
 
+/* The kept record, taken again, keeps its canonical path: reached through a symlink on the way
+ * (asked where the descriptor is) or spelled with a "." and a doubled slash (normalised). */
+static void
+test_record_kept_canonical (void)
+{
+  g_autofree char *scratch = dsh_test_scratch_dir ("walk-record");
+  g_autofree char *real = g_build_filename (scratch, "real", NULL);
+  g_autofree char *link = g_build_filename (scratch, "link", NULL);
+  g_autofree char *canonical_scratch = dsh_canonical_path (scratch);
+  g_autofree char *expected = g_build_filename (canonical_scratch, "real", "record", NULL);
+  g_autofree char *through_link = g_build_filename (link, "record", NULL);
+  g_autofree char *odd_spelling = g_strconcat (real, "/.//record", NULL);
+  const char *spellings[] = { through_link, odd_spelling };
+
+  g_assert_cmpint (g_mkdir (real, 0755), ==, 0);
+  g_assert_cmpint (symlink (real, link), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (spellings); i++)
+    {
+      for (guint round = 0; round < 2; round++)
+        {
+          g_autoptr (GError) error = NULL;
+          g_autoptr (DshRootGrants) grants = dsh_root_grants_open (spellings[i], &error);
+
+          g_assert_no_error (error);
+          g_assert_cmpstr (dsh_root_grants_dir (grants), ==, expected);
+        }
+    }
+  remove_tree (scratch);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -346,5 +376,6 @@ main (int argc, char **argv)
   g_test_add_func ("/root-walk/record/replaced", test_record_replaced);
   g_test_add_func ("/root-walk/record/loosened", test_record_loosened);
   g_test_add_func ("/root-walk/record/moved-into-reach", test_record_moved_into_reach);
+  g_test_add_func ("/root-walk/record/kept-canonical", test_record_kept_canonical);
   return g_test_run ();
 }

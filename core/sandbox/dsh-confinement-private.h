@@ -11,6 +11,8 @@
 
 G_BEGIN_DECLS
 
+/* argv, denial_signatures and denial_exclusions are each one allocation, pointers and strings
+ * together: read them, copy them, never free or take one of their strings. */
 typedef struct {
   GStrv argv;
   char *backend;

@@ -5,6 +5,8 @@
  */
 #include "dsh-confinement-private.h"
 
+#include <string.h>
+
 /**
  * DshRunnerFailureRule:
  * @allowed_exit_codes: (element-type gint) (nullable): the exit codes the rule may match on, or
@@ -24,6 +26,33 @@ static GStrv
 copy_strv (const char *const *strv)
 {
   return g_strdupv ((char **) (strv != NULL ? strv : empty_strv));
+}
+
+/* strv copied into one allocation, the pointers and then the strings: one allocation where
+ * g_strdupv makes one per string (a runner's argv has some thirty), freed with g_free. */
+static GStrv
+copy_strv_packed (const char *const *strv)
+{
+  gsize n = 0, bytes = 0;
+  char **copy;
+  char *p;
+
+  if (strv == NULL)
+    strv = empty_strv;
+  for (; strv[n] != NULL; n++)
+    bytes += strlen (strv[n]) + 1;
+  copy = g_malloc ((n + 1) * sizeof (char *) + bytes);
+  p = (char *) (copy + n + 1);
+  for (gsize i = 0; i < n; i++)
+    {
+      gsize size = strlen (strv[i]) + 1;
+
+      memcpy (p, strv[i], size);
+      copy[i] = p;
+      p += size;
+    }
+  copy[n] = NULL;
+  return copy;
 }
 
 /**
@@ -110,12 +139,12 @@ dsh_confinement_new (const char *const *argv,
 {
   DshConfinement *self = g_new0 (DshConfinement, 1);
 
-  self->argv = copy_strv (argv);
+  self->argv = copy_strv_packed (argv);
   self->backend = g_strdup (backend);
   self->enforcement = enforcement;
   self->reasons = copy_strv (reasons);
-  self->denial_signatures = copy_strv (denial_signatures);
-  self->denial_exclusions = copy_strv (denial_exclusions);
+  self->denial_signatures = copy_strv_packed (denial_signatures);
+  self->denial_exclusions = copy_strv_packed (denial_exclusions);
   self->runner_failure_rules = g_ptr_array_new_with_free_func (
     (GDestroyNotify) dsh_runner_failure_rule_free);
   for (guint i = 0; runner_failure_rules != NULL && i < runner_failure_rules->len; i++)
@@ -129,11 +158,11 @@ dsh_confinement_free (DshConfinement *self)
 {
   if (self == NULL)
     return;
-  g_strfreev (self->argv);
+  g_free (self->argv);
   g_free (self->backend);
   g_strfreev (self->reasons);
-  g_strfreev (self->denial_signatures);
-  g_strfreev (self->denial_exclusions);
+  g_free (self->denial_signatures);
+  g_free (self->denial_exclusions);
   g_ptr_array_unref (self->runner_failure_rules);
   g_free (self);
 }

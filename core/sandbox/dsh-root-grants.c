@@ -85,6 +85,39 @@ path_of_fd (int fd)
 #endif
 }
 
+/* Is st the kept record's directory, still a real one of this user that nobody else can
+ * write? */
+static gboolean
+is_kept_directory (const RecordDir *record, const struct stat *st)
+{
+  return S_ISDIR (st->st_mode) && st->st_uid == getuid () && (st->st_mode & 077) == 0 &&
+         record->dev == st->st_dev && record->ino == st->st_ino;
+}
+
+/* The canonical path of the kept record when dir, free of symlinks and "..", still names it:
+ * then it is dir itself, lexically normalised (no readlink of the descriptor needed). NULL
+ * when that cannot be told so. */
+static char *
+path_without_symlinks (const RecordDir *record, const char *dir)
+{
+#ifdef __linux__
+  struct stat st;
+  gboolean same;
+  int fd;
+
+  if (strstr (dir, "..") != NULL)
+    return NULL;
+  fd = dsh_open_directory_no_symlinks (dir, FALSE);
+  if (fd < 0)
+    return NULL;
+  same = fstat (fd, &st) == 0 && is_kept_directory (record, &st);
+  close (fd);
+  return same ? g_canonicalize_filename (dir, NULL) : NULL;
+#else
+  return NULL;
+#endif
+}
+
 /* The kept record, when dir still names it: the same directory, a real one of this user that
  * nobody else can write, with no symlink in its last component. */
 static DshRootGrants *
@@ -101,10 +134,10 @@ take_kept (const char *dir)
   g_mutex_unlock (&last_lock);
   if (record == NULL)
     return NULL;
-  if (fstatat (AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode) ||
-      st.st_uid != getuid () || (st.st_mode & 077) != 0 ||
-      record->dev != st.st_dev || record->ino != st.st_ino ||
-      (canonical = path_of_fd (record->fd)) == NULL)
+  /* A path with a symlink on the way is asked the long way: where the descriptor is now. */
+  if ((canonical = path_without_symlinks (record, dir)) == NULL &&
+      (fstatat (AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+       !is_kept_directory (record, &st) || (canonical = path_of_fd (record->fd)) == NULL))
     {
       record_unref (record);
       return NULL;
@@ -225,10 +258,14 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
 {
   char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
   g_autofree char *text = NULL;
+  struct stat st;
   gsize len;
   int fd;
 
   dsh_root_grants_entry_name (identity, name);
+  /* Most roots were granted before: a lookup says so without the creating open's locks. */
+  if (fstatat (grants->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return TRUE;
   fd = openat (grants->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST)
     return TRUE;

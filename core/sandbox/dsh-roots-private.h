@@ -30,8 +30,9 @@ typedef enum {
 } DshRootsResolveFlags;
 
 /* Resolves the roots of a workspace-write call with workspace_root (canonical, from
- * spelled_workspace) exactly once, checks them, and records them as granted with
- * DSH_ROOTS_RESOLVE_RECORD. *out_roots receives them: the workspace first, then the temp roots
+ * spelled_workspace; NULL, with DSH_ROOTS_RESOLVE_RECORD: where the walk of spelled_workspace
+ * ends, which must be an existing directory of a UTF-8 path) exactly once, checks them, and
+ * records them as granted with DSH_ROOTS_RESOLVE_RECORD. *out_roots receives them: the workspace first, then the temp roots
  * (with DSH_ROOTS_RESOLVE_TEMP_ROOTS) and the extra roots, de-duplicated. session_created
  * (nullable, ISO 8601) dates what a session's cwd may be reached through. */
 gboolean dsh_roots_resolve              (const char            *spelled_workspace,
@@ -41,6 +42,15 @@ gboolean dsh_roots_resolve              (const char            *spelled_workspac
                                          DshRootsResolveFlags   flags,
                                          GStrv                 *out_roots,
                                          GError               **error);
+
+/* dsh_roots_pin() for a workspace-write policy whose workspace root is not resolved yet: the
+ * one walk of spelled_workspace (absolute) is its resolution, and policy->workspace_root becomes
+ * where it ended. Refuses, granting nothing, whatever dsh_roots_pin() would refuse and a
+ * workspace that is missing, not a directory, not UTF-8 or /, in words that need not be those
+ * of the general way (which a caller then takes, for its own words). Unix only. */
+gboolean dsh_roots_pin_walked           (DshSandboxPolicy       *policy,
+                                         const char             *spelled_workspace,
+                                         GError                **error);
 
 /* The roots of a workspace-write policy nothing was pinned into: the workspace root as the
  * policy holds it (never resolved again), then the temp roots and extra roots that would not

@@ -167,7 +167,7 @@ typedef enum {
 
 typedef struct {
   /* Every symlink followed and the (resolved) directory holding it, for the check against the
-   * call's own roots once they are known. */
+   * call's own roots once they are known (NULL when the walk met none). */
   GPtrArray *links;
   GPtrArray *link_dirs;
   /* The first symlink refused by the rules, and for a grant the directory granted. */
@@ -559,9 +559,8 @@ out:
 static void
 walk_path (const char *path, const WalkRules *rules, Walk *walk)
 {
-  walk->links = g_ptr_array_new_with_free_func (g_free);
-  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
-  /* No symlink on the way: nothing to hold against the rules, and one lookup says so. */
+  /* No symlink on the way: nothing to hold against the rules (and no symlink to list), and
+   * one lookup says so. */
   switch (resolves_without_symlinks (path, &walk->fd))
     {
     case 1:
@@ -571,6 +570,8 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
     case -1:
       return;
     default:
+      walk->links = g_ptr_array_new_with_free_func (g_free);
+      walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
       walk_components (path, rules, walk);
     }
 }
@@ -925,6 +926,9 @@ dsh_roots_resolve (const char *spelled_workspace,
   WalkRules rules = { 0 };
   const char *tmp, *tmpdir;
 
+  /* Only recording the workspace root checks that it is a directory. */
+  g_return_val_if_fail (workspace_root != NULL || record, FALSE);
+
   if (!dsh_roots_check_workspace (workspace_root, error))
     return FALSE;
   temp_areas (&tmp, &tmpdir);
@@ -964,9 +968,20 @@ dsh_roots_resolve (const char *spelled_workspace,
     return refuse_moved (error, "workspace", spelled_workspace);
   if (workspace_walk.planted != NULL)
     return refuse_planted (error, spelled_workspace, &workspace_walk, workspace_walk.planted);
+  if (workspace_root == NULL)
+    {
+      /* No earlier resolution: where this walk ends is the workspace root, an existing
+       * directory (its record below says whether it is one), valid UTF-8, not /. */
+      if (workspace_walk.resolved == NULL || !workspace_walk.has_fd ||
+          !g_utf8_validate (workspace_walk.resolved, -1, NULL))
+        return refuse_moved (error, "workspace", spelled_workspace);
+      workspace_root = workspace_walk.resolved;
+      if (!dsh_roots_check_workspace (workspace_root, error))
+        return FALSE;
+    }
   /* The caller resolved workspace_root a moment ago; this walk must land in the same place, or
    * something is moving it right now. */
-  if (workspace_walk.resolved != NULL && !g_str_equal (workspace_walk.resolved, workspace_root))
+  else if (workspace_walk.resolved != NULL && !g_str_equal (workspace_walk.resolved, workspace_root))
     return refuse_moved (error, "workspace", spelled_workspace);
 
   spelled[0] = spelled_workspace;
@@ -1029,6 +1044,25 @@ dsh_roots_resolve (const char *spelled_workspace,
         return FALSE;
     }
   *out_roots = (GStrv) g_ptr_array_steal (roots, NULL);
+  return TRUE;
+}
+
+gboolean
+dsh_roots_pin_walked (DshSandboxPolicy *policy, const char *spelled_workspace, GError **error)
+{
+  GStrv roots = NULL;
+
+  g_return_val_if_fail (policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE, FALSE);
+  g_return_val_if_fail (g_path_is_absolute (spelled_workspace), FALSE);
+
+  if (!dsh_roots_resolve (spelled_workspace, NULL, NULL,
+                          (const char *const *) policy->extra_writable_roots,
+                          DSH_ROOTS_RESOLVE_RECORD | DSH_ROOTS_RESOLVE_TEMP_ROOTS, &roots, error))
+    return FALSE;
+  g_free (policy->workspace_root);
+  policy->workspace_root = g_strdup (roots[0]);
+  g_strfreev (policy->writable_roots);
+  policy->writable_roots = roots;
   return TRUE;
 }
 
