@@ -94,7 +94,8 @@ struct _DshStderrRelay {
    * that fills it gets the large buffer, for large reads from the large pipe (few wakeups). */
   char small_buffer[16384];
   char *large_buffer;
-  TailRing tail;
+  /* Made with the scanner: most commands never fill the head, and never touch it. */
+  TailRing *tail;
 };
 
 void
@@ -122,8 +123,7 @@ dsh_stderr_relay_new (gboolean echo, const DshConfinement *confinement, GString 
   relay->head_full = FALSE;
   relay->scan_read = relay->scan_write = -1;
   relay->large_buffer = NULL;
-  relay->tail.next = 0;
-  relay->tail.full = FALSE;
+  relay->tail = NULL;
   return relay;
 }
 
@@ -131,7 +131,7 @@ dsh_stderr_relay_new (gboolean echo, const DshConfinement *confinement, GString 
 static void
 keep_past_head (DshStderrRelay *relay, const char *data, gsize len)
 {
-  tail_ring_add (&relay->tail, (const guint8 *) data, len);
+  tail_ring_add (relay->tail, (const guint8 *) data, len);
   if (relay->scanner != NULL)
     dsh_denial_scanner_feed (relay->scanner, data, len);
 }
@@ -154,6 +154,9 @@ choose_way (DshStderrRelay *relay)
   gsize line = relay->captured->len;
 
   relay->head_full = TRUE;
+  relay->tail = g_new (TailRing, 1);
+  relay->tail->next = 0;
+  relay->tail->full = FALSE;
   if (relay->confinement != NULL)
     relay->scanner = dsh_denial_scanner_new (relay->confinement);
   if (relay->large_buffer == NULL)
@@ -312,18 +315,21 @@ dsh_stderr_relay_finish (DshStderrRelay *relay)
   const char *evidence = relay->scanner != NULL
                            ? dsh_denial_scanner_get_evidence (relay->scanner, &evidence_len)
                            : NULL;
+  gboolean tail_kept = relay->tail != NULL && (relay->tail->full || relay->tail->next > 0);
 
   /* Head, evidence and tail, on separate lines so that no line is made of two of them. */
-  if (evidence != NULL || relay->tail.full || relay->tail.next > 0)
+  if (evidence != NULL || tail_kept)
     g_string_append_c (relay->captured, '\n');
   if (evidence != NULL)
     g_string_append_len (relay->captured, evidence, (gssize) evidence_len);
-  tail_ring_append_to (&relay->tail, relay->captured);
+  if (relay->tail != NULL)
+    tail_ring_append_to (relay->tail, relay->captured);
   if (relay->scan_read >= 0)
     close (relay->scan_read);
   if (relay->scan_write >= 0)
     close (relay->scan_write);
   dsh_denial_scanner_free (relay->scanner);
   g_free (relay->large_buffer);
+  g_free (relay->tail);
   g_free (relay);
 }
