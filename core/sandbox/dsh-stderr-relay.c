@@ -98,15 +98,16 @@ struct _DshStderrRelay {
   TailRing *tail;
 };
 
-void
-dsh_stderr_relay_prepare_pipe (int read_fd)
+/* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
+ * that refuses more only costs speed. Done once a read fills the small buffer: most commands
+ * never write that much, and the resize costs each of them a few microseconds. */
+static void
+grow_pipe (int err_fd)
 {
 #ifdef F_SETPIPE_SZ
-  /* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
-   * that refuses more only costs speed. */
-  fcntl (read_fd, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+  fcntl (err_fd, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
 #else
-  (void) read_fd;
+  (void) err_fd;
 #endif
 }
 
@@ -304,7 +305,10 @@ dsh_stderr_relay_pump (DshStderrRelay *relay, int err_fd)
   else if (r == 0 || errno != EINTR)
     return FALSE;
   if (r == (ssize_t) size && relay->large_buffer == NULL)
-    relay->large_buffer = g_malloc (RELAY_CHUNK);
+    {
+      relay->large_buffer = g_malloc (RELAY_CHUNK);
+      grow_pipe (err_fd);
+    }
   return TRUE;
 }
 
