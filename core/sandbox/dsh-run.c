@@ -334,31 +334,6 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
   return result;
 }
 
-/**
- * dsh_run:
- * @argv: (array zero-terminated=1) (element-type filename): the command, non-empty; looked up on
- *   `PATH` when its first word has no slash
- * @policy: the call's policy (its extra writable roots included); it is not changed
- * @options: (nullable): how to run; %NULL: the installed defaults
- *
- * Runs one command the way `dsh-sandbox exec` does, in the current directory. Under
- * `workspace-write` the writable roots are resolved and checked once, as dsh_roots_pin() does,
- * and the backend receives exactly those strings: a refused root means the command never runs
- * (%DSH_OUTCOME_ROOT_REFUSED). A confined mode is confined by the first usable backend of this
- * host, which loads no module, helper or runner from beneath what a confined command of this
- * workspace may write; the command gets descriptors 0-2 only (a file or directory given as one
- * arrives as a pipe, so it cannot be reopened for writing) and this environment without the
- * variables that steer this call's backend choice. `danger-full-access` runs the raw argv, as if
- * without a sandbox. stdin and stdout are the caller's; stderr streams to the caller's as it
- * comes and is classified, runner failure first. A confined mode is never run unconfined: with
- * no usable backend the outcome is %DSH_OUTCOME_UNAVAILABLE with the exact text.
- *
- * Starts no GType: the leanest front end can use it.
- *
- * Returns: (transfer full): what happened, never %NULL
- *
- * Since: 0.1
- */
 static DshRunResult *
 run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunOptions *options,
           gboolean exiting)
@@ -392,6 +367,31 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
   return run_unconfined (result, argv, options);
 }
 
+/**
+ * dsh_run:
+ * @argv: (array zero-terminated=1) (element-type filename): the command, non-empty; looked up on
+ *   `PATH` when its first word has no slash
+ * @policy: the call's policy (its extra writable roots included); it is not changed
+ * @options: (nullable): how to run; %NULL: the installed defaults
+ *
+ * Runs one command the way `dsh-sandbox exec` does, in the current directory. Under
+ * `workspace-write` the writable roots are resolved and checked once, as dsh_roots_pin() does,
+ * and the backend receives exactly those strings: a refused root means the command never runs
+ * (%DSH_OUTCOME_ROOT_REFUSED). A confined mode is confined by the first usable backend of this
+ * host, which loads no module, helper or runner from beneath what a confined command of this
+ * workspace may write; the command gets descriptors 0-2 only (a file or directory given as one
+ * arrives as a pipe, so it cannot be reopened for writing) and this environment without the
+ * variables that steer this call's backend choice. `danger-full-access` runs the raw argv, as if
+ * without a sandbox. stdin and stdout are the caller's; stderr streams to the caller's as it
+ * comes and is classified, runner failure first. A confined mode is never run unconfined: with
+ * no usable backend the outcome is %DSH_OUTCOME_UNAVAILABLE with the exact text.
+ *
+ * Starts no GType: the leanest front end can use it.
+ *
+ * Returns: (transfer full): what happened, never %NULL
+ *
+ * Since: 0.1
+ */
 DshRunResult *
 dsh_run (const char *const *argv, const DshSandboxPolicy *policy, const DshRunOptions *options)
 {

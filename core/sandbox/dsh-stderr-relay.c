@@ -94,7 +94,7 @@ struct _DshStderrRelay {
    * that fills it gets the large buffer, for large reads from the large pipe (few wakeups). */
   char small_buffer[16384];
   char *large_buffer;
-  /* Made with the scanner: most commands never fill the head, and never touch it. */
+  /* Made once the head is full, as the scanner is. */
   TailRing *tail;
 };
 
