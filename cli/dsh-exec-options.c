@@ -88,6 +88,54 @@ dsh_exec_options_parse (DshExecOptions *self, int argc, char **argv, gboolean he
   return dsh_cli_parse_options (context, argc, argv, error);
 }
 
+/* The entry of the plain option this argument names ("--NAME" or "--NAME=VALUE"), else NULL;
+ * *value: what follows the "=", or NULL. */
+static const GOptionEntry *
+find_plain_entry (const GOptionEntry *entries, const char *arg, const char **value)
+{
+  *value = NULL;
+  if (arg[0] != '-' || arg[1] != '-')
+    return NULL;
+  arg += 2;
+  for (guint i = 0; entries[i].long_name != NULL; i++)
+    {
+      gsize len = strlen (entries[i].long_name);
+
+      if (strncmp (arg, entries[i].long_name, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+        continue;
+      if (!is_plain_option (entries[i].long_name))
+        return NULL;
+      *value = arg[len] == '=' ? arg + len + 1 : NULL;
+      return &entries[i];
+    }
+  return NULL;
+}
+
+gboolean
+dsh_exec_options_parse_plain (DshExecOptions *self, int argc, char **argv)
+{
+  GOptionEntry entries[N_ENTRIES + 1];
+
+  fill_entries (self, entries);
+  for (int i = 1; i < argc; i++)
+    {
+      const char *value;
+      const GOptionEntry *entry = find_plain_entry (entries, argv[i], &value);
+
+      if (entry == NULL)
+        return FALSE;
+      /* As GOption takes it: the next argument, whatever it looks like; the last one counts. */
+      if (value == NULL && ++i == argc)
+        return FALSE;
+      g_free (*(char **) entry->arg_data);
+      *(char **) entry->arg_data = g_strdup (value != NULL ? value : argv[i]);
+    }
+  /* GOption names the program after argv[0], and GLib's own messages use that name. */
+  if (g_get_prgname () == NULL)
+    g_set_prgname (argv[0]);
+  return TRUE;
+}
+
 gboolean
 dsh_exec_options_is_plain (const DshExecOptions *self)
 {

@@ -36,6 +36,14 @@ gboolean  dsh_exec_options_parse    (DshExecOptions *self,
                                      const char     *help_description,
                                      GError        **error);
 
+/* The plain path's options alone, in the forms GOption reads them ("--mode VALUE",
+ * "--mode=VALUE", the last one counting), argv as dsh_exec_options_parse() takes it, with
+ * exactly its answers; anything else (another option, an operand, a missing value) is FALSE,
+ * for the full command to parse and report. */
+gboolean  dsh_exec_options_parse_plain (DshExecOptions *self,
+                                        int             argc,
+                                        char          **argv);
+
 /* Were only the plain path's options given? */
 gboolean  dsh_exec_options_is_plain (const DshExecOptions *self);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dsh-report-destination.h"
+#include "dsh-run-private.h"
 
 void
 dsh_exec_run_init (DshExecRun *run)
@@ -140,7 +141,8 @@ dsh_exec_run_command (DshExecRun *run, const char *const *command,
 
   dsh_cli_run_options_init (&options);
   options.options.spelled_workspace = run->spelled_workspace;
-  result = dsh_run (command, policy, &options.options);
+  /* The process exits after this one call. */
+  result = dsh_run_before_exit (command, policy, &options.options);
   dsh_cli_run_options_clear (&options);
   return dsh_exec_run_finish (run, result, NULL);
 }

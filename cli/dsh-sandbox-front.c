@@ -13,11 +13,11 @@
 #include "dsh-cli-config.h"
 #include "dsh-config.h"
 
-/* "exec" with nothing but the options the plain path knows, parsed with exec's own table, then
- * "--" and a command: *options and *command receive them. Anything else — another option,
- * --help, a missing value — goes to the full command, which gives the one authoritative
- * answer. A deployment config could change defaults or be broken, so its presence also means
- * the full command. */
+/* "exec" with nothing but the options the plain path knows, read from exec's own table as
+ * GOption reads them, then "--" and a command: *options and *command receive them. Anything
+ * else — another option, --help, a missing value — goes to the full command, which gives the
+ * one authoritative answer. A deployment config could change defaults or be broken, so its
+ * presence also means the full command. */
 static gboolean
 is_plain_exec (int argc, char **argv, DshExecOptions *options, char ***command)
 {
@@ -30,9 +30,7 @@ is_plain_exec (int argc, char **argv, DshExecOptions *options, char ***command)
       if (strcmp (argv[i], "--") == 0)
         {
           *command = argv + i + 1;
-          return i + 1 < argc &&
-                 dsh_exec_options_parse (options, i - 1, argv + 1, FALSE, NULL, NULL) &&
-                 dsh_exec_options_is_plain (options);
+          return i + 1 < argc && dsh_exec_options_parse_plain (options, i - 1, argv + 1);
         }
     }
   return FALSE;
@@ -79,8 +77,10 @@ main (int argc, char **argv)
   if (is_plain_exec (argc, argv, &options, &command))
     {
       status = dsh_cmd_exec_plain (&options, command);
-      dsh_exec_options_clear (&options);
-      return status;
+      /* The call is over and its report written. Past stdio's buffers, what is left (the
+       * loaded module, the options) goes with the process, without exit's teardown of it. */
+      fflush (NULL);
+      _exit (status);
     }
   dsh_exec_options_clear (&options);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dsh-spawn-private.h"
+#include "dsh-spawn-start-private.h"
 #include "dsh-test-util.h"
 
 /* Runs argv and returns what it wrote to stderr. */
@@ -166,6 +167,80 @@ test_cannot_start (void)
     }
 }
 
+static pid_t test_pid;
+static volatile sig_atomic_t caught_elsewhere;
+static gint stop_sending;
+
+static void
+note_where_caught (int signum)
+{
+  if (getpid () != test_pid)
+    caught_elsewhere = 1;
+}
+
+static gpointer
+send_to_group (gpointer data)
+{
+  sigset_t usr1;
+
+  /* Taken by the thread that starts the commands, never by this one. */
+  sigemptyset (&usr1);
+  sigaddset (&usr1, SIGUSR1);
+  pthread_sigmask (SIG_BLOCK, &usr1, NULL);
+  while (!g_atomic_int_get (&stop_sending))
+    kill (0, SIGUSR1);
+  return NULL;
+}
+
+/* The child runs in our memory until it execs: a signal that reaches it then (one sent to the
+ * process group, say) must not run our handler there, which would act for us on our data. */
+static void
+test_handler_never_runs_in_child (void)
+{
+  const char *argv[] = { "/bin/true", NULL };
+  const DshSpawnOptions options = { .close_inherited_fds = TRUE, .timeout_ms = 20000 };
+  struct sigaction handler = { .sa_handler = note_where_caught, .sa_flags = SA_RESTART };
+  struct sigaction saved;
+  gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  pid_t old_group = getpgrp ();
+  GThread *sender;
+  guint runs = 0;
+
+  test_pid = getpid ();
+  /* A process group of our own: the signals reach this test and what it starts, no one else. */
+  if (old_group != test_pid)
+    g_assert_cmpint (setpgid (0, 0), ==, 0);
+  sigaction (SIGUSR1, &handler, &saved);
+  g_atomic_int_set (&stop_sending, FALSE);
+  sender = g_thread_new ("send-to-group", send_to_group, NULL);
+  while (runs < 100 && g_get_monotonic_time () < deadline && !caught_elsewhere)
+    {
+      g_autoptr (GString) captured = g_string_new (NULL);
+      int code = -1, term_signal = -1;
+
+      /* The command either ran or got the signal at its default: either is right. */
+      g_assert_true (dsh_spawn_run (argv, &options, &code, &term_signal, captured, NULL));
+      g_assert_true (code == 0 || term_signal == SIGUSR1);
+      runs++;
+    }
+  g_atomic_int_set (&stop_sending, TRUE);
+  g_thread_join (sender);
+  sigaction (SIGUSR1, &saved, NULL);
+  if (old_group != test_pid)
+    setpgid (0, old_group);
+  g_test_message ("%u commands started", runs);
+  g_assert_false (caught_elsewhere);
+}
+
+/* Where the kernel cannot reset caught signals while cloning, the child does, one by one. */
+static void
+test_signals_reset_one_by_one (void)
+{
+  dsh_spawn_start_reset_handlers_for_testing ();
+  test_signals ();
+  test_handler_never_runs_in_child ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -175,5 +250,8 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/inherited-descriptors", test_inherited_descriptors);
   g_test_add_func ("/spawn/quiet-and-cwd", test_quiet_and_cwd);
   g_test_add_func ("/spawn/cannot-start", test_cannot_start);
+  g_test_add_func ("/spawn/handler-never-runs-in-child", test_handler_never_runs_in_child);
+  /* Last: the start keeps resetting one by one from here on. */
+  g_test_add_func ("/spawn/signals-reset-one-by-one", test_signals_reset_one_by_one);
   return g_test_run ();
 }

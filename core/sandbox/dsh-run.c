@@ -279,12 +279,17 @@ outcome_of_refusal (const GError *error)
   return DSH_OUTCOME_RUNNER_FAILURE;
 }
 
+/* A selector whose process exits after this call: exit releases it whole. Reachable from here,
+ * so a leak checker does not count it. */
+static DshBackendSelector *left_for_exit;
+
 static DshRunResult *
 run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPolicy *policy,
-              const DshRunOptions *options)
+              const DshRunOptions *options, gboolean exiting)
 {
   /* The selector itself, not a provider: this path never starts GObject's type system. */
-  g_autoptr (DshBackendSelector) selector = dsh_run_new_selector (policy, options);
+  g_autoptr (DshBackendSelector) owned = dsh_run_new_selector (policy, options);
+  DshBackendSelector *selector = owned;
   g_autoptr (DshConfinement) confinement = NULL;
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) spawn_error = NULL;
@@ -292,6 +297,13 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   GError *error = NULL;
 
+  /* Closing the module and freeing what the selector found would be the last work of a
+   * process about to exit, and exit does it for nothing. */
+  if (exiting)
+    {
+      g_clear_pointer (&left_for_exit, dsh_backend_selector_free);
+      left_for_exit = g_steal_pointer (&owned);
+    }
   confinement = dsh_backend_selector_confine (selector, argv, policy, &error);
   if (confinement == NULL)
     return never_ran (result, outcome_of_refusal (error), error);
@@ -322,6 +334,39 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
   return result;
 }
 
+static DshRunResult *
+run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunOptions *options,
+          gboolean exiting)
+{
+  static const DshRunOptions defaults = { 0 };
+  g_autoptr (DshSandboxPolicy) pinned = NULL;
+  DshRunResult *result = g_new0 (DshRunResult, 1);
+  GError *error = NULL;
+
+  if (options == NULL)
+    options = &defaults;
+  result->outcome = DSH_OUTCOME_UNAVAILABLE;
+  if (policy == NULL || policy->workspace_root == NULL ||
+      !g_path_is_absolute (policy->workspace_root))
+    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
+                              DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                              "the policy's workspace root is not an absolute path");
+  result->mode = policy->mode;
+  if (argv == NULL || argv[0] == NULL || argv[0][0] == '\0')
+    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
+                              DSH_SANDBOX_ERROR_INVALID_ARGUMENT, "no command given");
+
+  /* The roots are resolved and checked once, here; the backend and its runner receive exactly
+   * these strings. */
+  pinned = dsh_sandbox_policy_copy (policy);
+  if (!dsh_roots_pin (pinned, options->spelled_workspace, options->session_created, &error))
+    return never_ran (result, DSH_OUTCOME_ROOT_REFUSED, error);
+  /* danger-full-access runs the raw argv and never asks a backend. */
+  if (dsh_sandbox_mode_is_confined (pinned->mode))
+    return run_confined (result, argv, pinned, options, exiting);
+  return run_unconfined (result, argv, options);
+}
+
 /**
  * dsh_run:
  * @argv: (array zero-terminated=1) (element-type filename): the command, non-empty; looked up on
@@ -350,31 +395,12 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
 DshRunResult *
 dsh_run (const char *const *argv, const DshSandboxPolicy *policy, const DshRunOptions *options)
 {
-  static const DshRunOptions defaults = { 0 };
-  g_autoptr (DshSandboxPolicy) pinned = NULL;
-  DshRunResult *result = g_new0 (DshRunResult, 1);
-  GError *error = NULL;
+  return run_call (argv, policy, options, FALSE);
+}
 
-  if (options == NULL)
-    options = &defaults;
-  result->outcome = DSH_OUTCOME_UNAVAILABLE;
-  if (policy == NULL || policy->workspace_root == NULL ||
-      !g_path_is_absolute (policy->workspace_root))
-    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
-                              DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                              "the policy's workspace root is not an absolute path");
-  result->mode = policy->mode;
-  if (argv == NULL || argv[0] == NULL || argv[0][0] == '\0')
-    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
-                              DSH_SANDBOX_ERROR_INVALID_ARGUMENT, "no command given");
-
-  /* The roots are resolved and checked once, here; the backend and its runner receive exactly
-   * these strings. */
-  pinned = dsh_sandbox_policy_copy (policy);
-  if (!dsh_roots_pin (pinned, options->spelled_workspace, options->session_created, &error))
-    return never_ran (result, DSH_OUTCOME_ROOT_REFUSED, error);
-  /* danger-full-access runs the raw argv and never asks a backend. */
-  if (dsh_sandbox_mode_is_confined (pinned->mode))
-    return run_confined (result, argv, pinned, options);
-  return run_unconfined (result, argv, options);
+DshRunResult *
+dsh_run_before_exit (const char *const *argv, const DshSandboxPolicy *policy,
+                     const DshRunOptions *options)
+{
+  return run_call (argv, policy, options, TRUE);
 }

@@ -34,4 +34,8 @@ typedef struct {
 int dsh_spawn_start (pid_t *pid, const char *const *argv, char *const *envp,
                      const DshSpawnStart *start);
 
+/* Tests: from now on, reset caught signals in the child one by one, as where the kernel cannot
+ * reset them while cloning. */
+void dsh_spawn_start_reset_handlers_for_testing (void);
+
 G_END_DECLS

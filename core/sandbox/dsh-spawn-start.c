@@ -1,8 +1,9 @@
 /* dsh-spawn-start.c — starts the command's process. On Linux, for a program given by its path
  * (every runner and probe), a vfork-style clone runs a few steps in our memory and execs:
  * glibc's posix_spawn() would first reset each of the 64 signals in two system calls; here
- * only the signals this process catches (found in one call each) and the ones the command
- * must get at their default are reset. Anything else, and elsewhere, goes to posix_spawnp().
+ * the kernel resets every caught one as it clones (clone3's CLONE_CLEAR_SIGHAND, on x86-64),
+ * or else each caught one is found and reset in one call each, and only the ones the command
+ * must get at their default are set. Anything else, and elsewhere, goes to posix_spawnp().
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -66,6 +67,8 @@ typedef struct {
   char *const *envp;
   const DshSpawnStart *start;
   sigset_t mask;
+  /* The kernel already reset every caught signal to its default. */
+  gboolean handlers_cleared;
   /* Set by the child when a step failed: the errno that kept the command from starting. */
   int error;
 } Child;
@@ -111,9 +114,10 @@ close_from (int lowest)
 
 /* Until exec this is our memory, our handlers: a signal caught here would run our handler in
  * the child. All are blocked since the clone; each caught one goes back to its default (exec
- * would reset it anyway), and so does each one the command must get at its default. */
+ * would reset it anyway), unless the kernel did that already, and so does each one the command
+ * must get at its default. */
 static void
-reset_signals (const sigset_t *defaults)
+reset_signals (const sigset_t *defaults, gboolean handlers_cleared)
 {
   const struct sigaction default_action = { .sa_handler = SIG_DFL };
 
@@ -125,6 +129,8 @@ reset_signals (const sigset_t *defaults)
         continue;
       if (sigismember (defaults, sig) == 1)
         sigaction (sig, &default_action, NULL);
+      else if (handlers_cleared)
+        continue;
       /* glibc's own signals (SIGCANCEL, SIGSETXID) answer EINVAL here and check their sender. */
       else if (sigaction (sig, NULL, &current) == 0 && current.sa_handler != SIG_DFL &&
                current.sa_handler != SIG_IGN)
@@ -150,20 +156,103 @@ child_main (void *data)
     }
   if (start->close_inherited_fds)
     close_from (STDERR_FILENO + 1);
-  reset_signals (start->defaults);
+  reset_signals (start->defaults, child->handlers_cleared);
   sigprocmask (SIG_SETMASK, &child->mask, NULL);
   execve (child->path, child->argv, child->envp);
   child->error = errno;
   _exit (127);
 }
 
+#if defined(__x86_64__) && defined(SYS_clone3)
+/* The kernel's struct clone_args, as far as clone3 needs it here. */
+typedef struct {
+  guint64 flags;
+  guint64 pidfd;
+  guint64 child_tid;
+  guint64 parent_tid;
+  guint64 exit_signal;
+  guint64 stack;
+  guint64 stack_size;
+  guint64 tls;
+} CloneArgs;
+
+#define DSH_CLONE_CLEAR_SIGHAND G_GUINT64_CONSTANT (0x100000000)
+
+/* clone3 has no libc wrapper: the child starts on its own stack, in the middle of this, so it
+ * calls child_main at once and never returns here. The parent gets clone3's result: the
+ * child's PID, or -errno. */
+static long
+clone3_child_main (CloneArgs *args, Child *child)
+{
+  register int (*fn) (void *) __asm__ ("r12") = child_main;
+  register Child *arg __asm__ ("r13") = child;
+  long ret;
+
+  __asm__ volatile ("syscall\n\t"
+                    "test %%rax, %%rax\n\t"
+                    "jnz 1f\n\t"
+                    "xor %%ebp, %%ebp\n\t"
+                    "mov %%r13, %%rdi\n\t"
+                    "call *%%r12\n\t"
+                    "mov %%eax, %%edi\n\t"
+                    "mov %[exit], %%eax\n\t"
+                    "syscall\n\t"
+                    "hlt\n"
+                    "1:"
+                    : "=a" (ret)
+                    : "0" ((long) SYS_clone3), "D" (args), "S" (sizeof (*args)), "r" (fn),
+                      "r" (arg), [exit] "i" (SYS_exit)
+                    : "rcx", "r11", "memory");
+  return ret;
+}
+
+/* Cleared once clone3 or its flag is refused (an older kernel, a seccomp filter). */
+static gint clear_sighand_usable = TRUE;
+
+/* Clones as clone() below does, with the kernel resetting every caught signal in the child;
+ * FALSE (nothing started) when it cannot, and child_pid is then unset. */
+static gboolean
+clone_clearing_handlers (Child *child, guint64 *stack, gsize stack_size, pid_t *child_pid,
+                         int *saved_errno)
+{
+  CloneArgs args = {
+    .flags = CLONE_VM | CLONE_VFORK | DSH_CLONE_CLEAR_SIGHAND,
+    .exit_signal = SIGCHLD,
+    .stack = (guint64) (guintptr) stack,
+    .stack_size = stack_size,
+  };
+  long ret;
+
+  if (!g_atomic_int_get (&clear_sighand_usable))
+    return FALSE;
+  child->handlers_cleared = TRUE;
+  ret = clone3_child_main (&args, child);
+  if (ret == -ENOSYS || ret == -EINVAL || ret == -EPERM)
+    {
+      g_atomic_int_set (&clear_sighand_usable, FALSE);
+      child->handlers_cleared = FALSE;
+      return FALSE;
+    }
+  *child_pid = ret < 0 ? -1 : (pid_t) ret;
+  *saved_errno = ret < 0 ? (int) -ret : 0;
+  return TRUE;
+}
+#else
+static gboolean
+clone_clearing_handlers (Child *child, guint64 *stack, gsize stack_size, pid_t *child_pid,
+                         int *saved_errno)
+{
+  return FALSE;
+}
+#endif
+
 static int
 start_with_clone (pid_t *pid, const char *const *argv, char *const *envp,
                   const DshSpawnStart *start)
 {
   /* The child's stack, in our frame: we are suspended until it execs or exits (CLONE_VFORK),
-   * and it only makes a few system calls. */
-  guint64 stack[4096];
+   * and it only makes a few system calls. Its top is where a call may start. */
+  _Alignas (16) guint64 stack[4096];
   Child child = { .path = argv[0], .argv = (char *const *) argv, .envp = envp,
                   .start = start };
   sigset_t all;
@@ -172,8 +261,12 @@ start_with_clone (pid_t *pid, const char *const *argv, char *const *envp,
 
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, &child.mask);
-  child_pid = clone (child_main, stack + G_N_ELEMENTS (stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
-  saved_errno = errno;
+  if (!clone_clearing_handlers (&child, stack, sizeof (stack), &child_pid, &saved_errno))
+    {
+      child_pid = clone (child_main, stack + G_N_ELEMENTS (stack),
+                         CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+      saved_errno = errno;
+    }
   pthread_sigmask (SIG_SETMASK, &child.mask, NULL);
 
   if (child_pid < 0)
@@ -203,4 +296,12 @@ dsh_spawn_start (pid_t *pid, const char *const *argv, char *const *envp,
     return start_with_clone (pid, argv, envp, start);
 #endif
   return start_with_posix_spawn (pid, argv, envp, start);
+}
+
+void
+dsh_spawn_start_reset_handlers_for_testing (void)
+{
+#if defined(__linux__) && defined(__x86_64__) && defined(SYS_clone3)
+  g_atomic_int_set (&clear_sighand_usable, FALSE);
+#endif
 }

@@ -305,8 +305,6 @@ dsh_spawn_run (const char *const *argv,
       return FALSE;
     }
 
-  dsh_stderr_relay_prepare_pipe (pipe_fds[0]);
-
   pump.source = STDIN_FILENO;
   pump.pipe_write = stdin_pipe[1];
   if (pump.pipe_write >= 0)

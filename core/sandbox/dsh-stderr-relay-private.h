@@ -11,9 +11,6 @@ G_BEGIN_DECLS
 
 typedef struct _DshStderrRelay DshStderrRelay;
 
-/* Sizes the read end of the command's stderr pipe for few wakeups (best effort). */
-void dsh_stderr_relay_prepare_pipe (int read_fd);
-
 /* A relay that passes the bytes on to our stderr when echo is set and appends what it keeps
  * to captured: the head, then from a flood a line proving a denial in confinement's dialect
  * (when confinement is not NULL) and the tail. confinement and captured must outlive it. */

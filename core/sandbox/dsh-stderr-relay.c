@@ -94,18 +94,20 @@ struct _DshStderrRelay {
    * that fills it gets the large buffer, for large reads from the large pipe (few wakeups). */
   char small_buffer[16384];
   char *large_buffer;
-  TailRing tail;
+  /* Made once the head is full, as the scanner is. */
+  TailRing *tail;
 };
 
-void
-dsh_stderr_relay_prepare_pipe (int read_fd)
+/* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
+ * that refuses more only costs speed. Done once a read fills the small buffer: most commands
+ * never write that much, and the resize costs each of them a few microseconds. */
+static void
+grow_pipe (int err_fd)
 {
 #ifdef F_SETPIPE_SZ
-  /* Best effort: the default 64 KiB pipe makes a flood of stderr a wakeup per 64 KiB; a limit
-   * that refuses more only costs speed. */
-  fcntl (read_fd, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+  fcntl (err_fd, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
 #else
-  (void) read_fd;
+  (void) err_fd;
 #endif
 }
 
@@ -122,8 +124,7 @@ dsh_stderr_relay_new (gboolean echo, const DshConfinement *confinement, GString 
   relay->head_full = FALSE;
   relay->scan_read = relay->scan_write = -1;
   relay->large_buffer = NULL;
-  relay->tail.next = 0;
-  relay->tail.full = FALSE;
+  relay->tail = NULL;
   return relay;
 }
 
@@ -131,7 +132,7 @@ dsh_stderr_relay_new (gboolean echo, const DshConfinement *confinement, GString 
 static void
 keep_past_head (DshStderrRelay *relay, const char *data, gsize len)
 {
-  tail_ring_add (&relay->tail, (const guint8 *) data, len);
+  tail_ring_add (relay->tail, (const guint8 *) data, len);
   if (relay->scanner != NULL)
     dsh_denial_scanner_feed (relay->scanner, data, len);
 }
@@ -154,6 +155,9 @@ choose_way (DshStderrRelay *relay)
   gsize line = relay->captured->len;
 
   relay->head_full = TRUE;
+  relay->tail = g_new (TailRing, 1);
+  relay->tail->next = 0;
+  relay->tail->full = FALSE;
   if (relay->confinement != NULL)
     relay->scanner = dsh_denial_scanner_new (relay->confinement);
   if (relay->large_buffer == NULL)
@@ -301,7 +305,10 @@ dsh_stderr_relay_pump (DshStderrRelay *relay, int err_fd)
   else if (r == 0 || errno != EINTR)
     return FALSE;
   if (r == (ssize_t) size && relay->large_buffer == NULL)
-    relay->large_buffer = g_malloc (RELAY_CHUNK);
+    {
+      relay->large_buffer = g_malloc (RELAY_CHUNK);
+      grow_pipe (err_fd);
+    }
   return TRUE;
 }
 
@@ -312,18 +319,21 @@ dsh_stderr_relay_finish (DshStderrRelay *relay)
   const char *evidence = relay->scanner != NULL
                            ? dsh_denial_scanner_get_evidence (relay->scanner, &evidence_len)
                            : NULL;
+  gboolean tail_kept = relay->tail != NULL && (relay->tail->full || relay->tail->next > 0);
 
   /* Head, evidence and tail, on separate lines so that no line is made of two of them. */
-  if (evidence != NULL || relay->tail.full || relay->tail.next > 0)
+  if (evidence != NULL || tail_kept)
     g_string_append_c (relay->captured, '\n');
   if (evidence != NULL)
     g_string_append_len (relay->captured, evidence, (gssize) evidence_len);
-  tail_ring_append_to (&relay->tail, relay->captured);
+  if (relay->tail != NULL)
+    tail_ring_append_to (relay->tail, relay->captured);
   if (relay->scan_read >= 0)
     close (relay->scan_read);
   if (relay->scan_write >= 0)
     close (relay->scan_write);
   dsh_denial_scanner_free (relay->scanner);
   g_free (relay->large_buffer);
+  g_free (relay->tail);
   g_free (relay);
 }

@@ -3,6 +3,8 @@
  * run as they are up to the run step, which only records what it was handed
  * (fuzz-exec-stubs.c: nothing is ever spawned, no report file is opened). Properties:
  *   - a refusal never runs anything, and a run always has a command and a canonical root;
+ *   - the front's own reading of the plain options takes exactly what GOption's reading of
+ *     exec's table takes, with the same values;
  *   - whatever the front hands to the plain exec, the full exec reads the same way: both run, or
  *     both refuse; running, the same mode, workspace root, command and report path.
  *
@@ -74,6 +76,34 @@ asks_for_help (char **args, guint n)
   return FALSE;
 }
 
+/* What the front decided before it read the options itself: GOption with exec's table, then
+ * only plain options given; their values must be the front's. */
+static gboolean
+goption_takes_as_plain (int argc, char **argv, const DshExecOptions *front)
+{
+  for (int i = 2; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--") == 0)
+        {
+          DshExecOptions options = { 0 };
+          gboolean plain = i + 1 < argc &&
+                           dsh_exec_options_parse (&options, i - 1, argv + 1, FALSE, NULL,
+                                                   NULL) &&
+                           dsh_exec_options_is_plain (&options);
+
+          if (plain)
+            {
+              g_assert_cmpstr (options.mode, ==, front->mode);
+              g_assert_cmpstr (options.workspace, ==, front->workspace);
+              g_assert_cmpstr (options.report_path, ==, front->report_path);
+            }
+          dsh_exec_options_clear (&options);
+          return plain;
+        }
+    }
+  return FALSE;
+}
+
 typedef int (*ExecFunc) (int argc, char **argv);
 
 /* What the front parsed for the plain exec, which runs with it as the front would. */
@@ -132,6 +162,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (guint i = 0; i < args->len; i++)
     front_argv[i + 2] = g_ptr_array_index (args, i);
   is_plain = is_plain_exec ((int) args->len + 2, front_argv, &plain_options, &plain_command);
+  g_assert_cmpint (is_plain, ==,
+                   goption_takes_as_plain ((int) args->len + 2, front_argv, &plain_options));
 
   run_exec (dsh_cmd_exec, args, &full);
   if (is_plain)
