@@ -79,8 +79,9 @@ pinned_backend (DshBackendSelector *self)
 }
 
 /* After a selection that opened only the selected module (from the probe cache, or the one a
- * pinned backend names): the rest of the chain, for whatever reports or lists it. The selected candidate and its module stay as they
- * are, whatever the files say now: this selector's lifetime runs on them. */
+ * pinned backend names): the rest of the chain, for whatever reports or lists it. The selected
+ * candidate and its module stay as they are, whatever the files say now: this selector's
+ * lifetime runs on them. */
 static void
 load_rest_of_chain (DshBackendSelector *self)
 {

@@ -63,8 +63,9 @@ dsh_probe_cache_add_host (GString *key)
 }
 
 /* The file: this line, then records of "<name> <length>\n<that many bytes>\n": the key, then
- * the chain's files in order, then the identities of the module directories they were found in. Lengths make any bytes but NUL safe in a value, and reading it is
- * a few comparisons, where a key file parser was a tenth of a call's own work. */
+ * the chain's files in order, then the identities of the module directories they were found
+ * in. Lengths make any bytes but NUL safe in a value, and reading it is a few comparisons,
+ * where a key file parser was a tenth of a call's own work. */
 #define MAGIC "dsh-probe-cache 5\n"
 /* Seconds a directory must have been left alone before its times can vouch for its entries. */
 #define DIR_TIME_SLACK 3

@@ -981,7 +981,8 @@ dsh_roots_resolve (const char *spelled_workspace,
     }
   /* The caller resolved workspace_root a moment ago; this walk must land in the same place, or
    * something is moving it right now. */
-  else if (workspace_walk.resolved != NULL && !g_str_equal (workspace_walk.resolved, workspace_root))
+  else if (workspace_walk.resolved != NULL &&
+           !g_str_equal (workspace_walk.resolved, workspace_root))
     return refuse_moved (error, "workspace", spelled_workspace);
 
   spelled[0] = spelled_workspace;

@@ -1,6 +1,6 @@
-/* test-linux-selection.c — which Linux backend the real `dsh-sandbox` picks: a working bwrap first,
- * Landlock when bwrap is missing or fails its probe, Landlock when forced, and nothing (fail
- * closed) when neither works. The runners are made to fail for real with seccomp.
+/* test-linux-selection.c — which Linux backend the real `dsh-sandbox` picks: a working bwrap
+ * first, Landlock when bwrap is missing or fails its probe, Landlock when forced, and nothing
+ * (fail closed) when neither works. The runners are made to fail for real with seccomp.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
