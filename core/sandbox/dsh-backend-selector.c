@@ -497,6 +497,20 @@ select_head_of_cached_chain (DshBackendSelector *self)
   return TRUE;
 }
 
+/* The chain's sole candidate is taken without a functional probe: its own refusal at run time
+ * is the fail-closed end. Its cheap static check still runs; FALSE when that fails. */
+static gboolean
+select_sole_candidate (DshBackendSelector *self)
+{
+  Candidate *only = self->candidates->pdata[0];
+
+  if (!run_check (self, only))
+    return FALSE;
+  only->probe = PROBE_SKIPPED;
+  self->selected = only;
+  return TRUE;
+}
+
 /* A pinned backend's selection opens its file alone, found by name: no directory is read. It is
  * the chain's sole candidate, so it is selected without a probe once its check passes. Anything
  * else (no such file, a refused one, a failed check) goes the whole way again, for its report. */
@@ -504,7 +518,6 @@ static gboolean
 select_pinned (DshBackendSelector *self)
 {
   const char *name = pinned_backend (self);
-  Candidate *only;
 
   if (name == NULL)
     return FALSE;
@@ -512,14 +525,11 @@ select_pinned (DshBackendSelector *self)
                                                 (const char *const *) self->untrusted_roots,
                                                 name);
   make_candidates (self, NULL);
-  if (self->candidates->len != 1 || !run_check (self, self->candidates->pdata[0]))
+  if (self->candidates->len != 1 || !select_sole_candidate (self))
     {
       forget_modules (self);
       return FALSE;
     }
-  only = self->candidates->pdata[0];
-  only->probe = PROBE_SKIPPED;
-  self->selected = only;
   self->only_selected_loaded = TRUE;
   return TRUE;
 }
@@ -548,18 +558,12 @@ select_with_whole_chain (DshBackendSelector *self)
       return;
     }
 
-  /* A sole candidate is taken without a functional probe: its own refusal at run time is the
-   * fail-closed end. Its cheap static check still runs. */
+  /* A sole candidate is taken without a functional probe. */
   if (chain->len == 1)
     {
       Candidate *only = chain->pdata[0];
 
-      if (run_check (self, only))
-        {
-          only->probe = PROBE_SKIPPED;
-          self->selected = only;
-        }
-      else
+      if (!select_sole_candidate (self))
         self->selection_failure = g_strdup_printf ("backend \"%s\": %s", only->module->name,
                                                    only->probe_detail);
       return;
