@@ -30,12 +30,12 @@ typedef enum {
 } DshRootsResolveFlags;
 
 /* Resolves the roots of a workspace-write call with workspace_root (canonical, from
- * spelled_workspace; NULL, with DSH_ROOTS_RESOLVE_RECORD: where the walk of spelled_workspace
- * ends, which must be an existing directory of a UTF-8 path) exactly once, checks them, and
- * records them as granted with DSH_ROOTS_RESOLVE_RECORD. *out_roots receives them: the
- * workspace first, then the temp roots (with DSH_ROOTS_RESOLVE_TEMP_ROOTS) and the extra roots,
- * de-duplicated. session_created (nullable, ISO 8601) dates what a session's cwd may be reached
- * through. */
+ * spelled_workspace; NULL, with DSH_ROOTS_RESOLVE_RECORD and not on Windows: where the walk of
+ * spelled_workspace ends, which must be an existing directory of a UTF-8 path) exactly once,
+ * checks them, and records them as granted with DSH_ROOTS_RESOLVE_RECORD. *out_roots receives
+ * them: the workspace first, then the temp roots (with DSH_ROOTS_RESOLVE_TEMP_ROOTS) and the
+ * extra roots, de-duplicated. session_created (nullable, ISO 8601) dates what a session's cwd
+ * may be reached through. */
 gboolean dsh_roots_resolve              (const char            *spelled_workspace,
                                          const char            *workspace_root,
                                          const char            *session_created,

@@ -283,6 +283,9 @@ dsh_roots_resolve (const char *spelled_workspace,
   g_autofree char *workspace = NULL;
   gboolean exists;
 
+  /* Taking the workspace root from the walk alone is the unix side's only. */
+  g_return_val_if_fail (workspace_root != NULL, FALSE);
+
   if (!dsh_roots_check_workspace (workspace_root, error))
     return FALSE;
   grants_dir = dsh_root_grants_default_dir ();
