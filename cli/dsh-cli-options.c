@@ -154,6 +154,15 @@ dsh_cli_running_uninstalled (void)
   return is_build_tree_command (exe);
 }
 
+/* DSH_SANDBOX_BACKEND names one backend ("help" only lists them). */
+static gboolean
+backend_is_pinned (void)
+{
+  const char *backend = g_getenv ("DSH_SANDBOX_BACKEND");
+
+  return backend != NULL && backend[0] != '\0' && strcmp (backend, "help") != 0;
+}
+
 void
 dsh_cli_run_options_init (DshCliRunOptions *self)
 {
@@ -174,8 +183,10 @@ dsh_cli_run_options_init (DshCliRunOptions *self)
     }
 
   /* Every call is a new process: without the cache each would pay a functional probe. (One a
-   * confined command could write is not used: the selector checks that.) */
-  if (g_strcmp0 (cache, "off") != 0)
+   * confined command could write is not used: the selector checks that.) A backend pinned by
+   * DSH_SANDBOX_BACKEND is a sole candidate, never probed: the default cache is not even
+   * looked for then. */
+  if (g_strcmp0 (cache, "off") != 0 && (cache != NULL || !backend_is_pinned ()))
     self->probe_cache = cache != NULL && g_path_is_absolute (cache)
                           ? g_strdup (cache)
                           : dsh_probe_cache_default_path ();
