@@ -7,18 +7,29 @@
 
 #include <sys/stat.h>
 
-char *
-dsh_cli_default_workspace (void)
+/* *known_dir: the path was just seen to be this very directory. */
+static char *
+default_workspace (gboolean *known_dir)
 {
   const char *pwd = g_getenv ("PWD");
   struct stat here, there;
 
   /* The path the caller knows the directory by, not the one the kernel already resolved: a
    * symlink planted on the way to it can only be noticed while its spelling is still around. */
-  if (pwd != NULL && g_path_is_absolute (pwd) && stat (".", &here) == 0 &&
-      stat (pwd, &there) == 0 && here.st_dev == there.st_dev && here.st_ino == there.st_ino)
+  *known_dir = pwd != NULL && g_path_is_absolute (pwd) && stat (".", &here) == 0 &&
+               stat (pwd, &there) == 0 && here.st_dev == there.st_dev &&
+               here.st_ino == there.st_ino;
+  if (*known_dir)
     return g_strdup (pwd);
   return g_get_current_dir ();
+}
+
+char *
+dsh_cli_default_workspace (void)
+{
+  gboolean known_dir;
+
+  return default_workspace (&known_dir);
 }
 
 DshSandboxPolicy *
@@ -30,12 +41,13 @@ dsh_cli_resolve_policy (const char *mode_text,
   DshSandboxMode mode = DSH_SANDBOX_MODE_DEFAULT;
   g_autofree char *cwd = NULL;
   g_autofree char *root = NULL;
+  gboolean known_dir = FALSE;
 
   if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
     return NULL;
 
   if (workspace == NULL)
-    workspace = cwd = dsh_cli_default_workspace ();
+    workspace = cwd = default_workspace (&known_dir);
   if (!g_utf8_validate (workspace, -1, NULL))
     {
       g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
@@ -48,7 +60,7 @@ dsh_cli_resolve_policy (const char *mode_text,
                    "the workspace \"%s\" is not an absolute path", workspace);
       return NULL;
     }
-  if (!g_file_test (workspace, G_FILE_TEST_IS_DIR))
+  if (!known_dir && !g_file_test (workspace, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                    "the workspace \"%s\" is not an existing directory", workspace);
