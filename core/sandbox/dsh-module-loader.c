@@ -75,21 +75,28 @@ check_trusted (const char *path, int fd, struct stat *file_st)
 static gboolean
 segments_lie_within (int fd, off_t size)
 {
-  ElfW (Ehdr) header;
-  /* A module has about ten program headers: read them a batch at a time. */
+  /* The header and, in the same read, the program headers that follow it in every module a
+   * linker makes (about ten of them); others are read a batch at a time. */
+  union {
+    ElfW (Ehdr) header;
+    char bytes[sizeof (ElfW (Ehdr)) + 32 * sizeof (ElfW (Phdr))];
+  } start;
   ElfW (Phdr) segments[32];
+  ssize_t got = pread (fd, &start, sizeof (start), 0);
+  const ElfW (Ehdr) *header = &start.header;
 
-  if (pread (fd, &header, sizeof (header), 0) != (ssize_t) sizeof (header) ||
-      memcmp (header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_phentsize != sizeof (segments[0]))
+  if (got < (ssize_t) sizeof (*header) || memcmp (header->e_ident, ELFMAG, SELFMAG) != 0 ||
+      header->e_phentsize != sizeof (segments[0]))
     return FALSE;
-  for (guint first = 0; first < header.e_phnum; first += G_N_ELEMENTS (segments))
+  for (guint first = 0; first < header->e_phnum; first += G_N_ELEMENTS (segments))
     {
-      guint n = MIN (header.e_phnum - first, G_N_ELEMENTS (segments));
-      off_t at = (off_t) header.e_phoff + (off_t) first * (off_t) sizeof (segments[0]);
-      ssize_t want = (ssize_t) (n * sizeof (segments[0]));
+      guint n = MIN (header->e_phnum - first, G_N_ELEMENTS (segments));
+      guint64 at = (guint64) header->e_phoff + (guint64) first * sizeof (segments[0]);
+      gsize want = n * sizeof (segments[0]);
 
-      if (pread (fd, segments, (size_t) want, at) != want)
+      if (at <= (guint64) got && want <= (guint64) got - at)
+        memcpy (segments, start.bytes + at, want);
+      else if (pread (fd, segments, want, (off_t) at) != (ssize_t) want)
         return FALSE;
       for (guint i = 0; i < n; i++)
         {
@@ -104,17 +111,19 @@ segments_lie_within (int fd, off_t size)
   return TRUE;
 }
 
-/* Copies fd to copy from where both stand, in the kernel (sendfile()), or through a buffer where
- * it cannot. Returns the bytes copied, or -1 with errno set. */
+/* Copies the size bytes the trust check saw from fd to copy, from where both stand, in the
+ * kernel (sendfile()), or through a buffer where it cannot; a file that has grown since is
+ * caught by the second look at it. Returns the bytes copied (fewer on an early end), or -1 with
+ * errno set. */
 static off_t
-copy_bytes (int fd, int copy, gboolean *read_failed)
+copy_bytes (int fd, int copy, off_t size, gboolean *read_failed)
 {
   char buffer[16384];
   off_t copied = 0;
 
-  for (;;)
+  while (copied < size)
     {
-      ssize_t n = sendfile (copy, fd, NULL, 1 << 20);
+      ssize_t n = sendfile (copy, fd, NULL, (size_t) MIN (size - copied, 1 << 30));
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -129,9 +138,9 @@ copy_bytes (int fd, int copy, gboolean *read_failed)
         return copied;
       copied += n;
     }
-  for (;;)
+  while (copied < size)
     {
-      ssize_t n = read (fd, buffer, sizeof (buffer));
+      ssize_t n = read (fd, buffer, (size_t) MIN (size - copied, (off_t) sizeof (buffer)));
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -157,6 +166,7 @@ copy_bytes (int fd, int copy, gboolean *read_failed)
         }
       copied += n;
     }
+  return copied;
 }
 
 /* A sealed in-memory copy of the checked file: nobody can write it, and the loader maps these
@@ -181,7 +191,7 @@ copy_checked_content (int fd, const struct stat *before, const char *name, char 
                                  g_strerror (errno));
       return -1;
     }
-  copied = copy_bytes (fd, copy, &read_failed);
+  copied = copy_bytes (fd, copy, before->st_size, &read_failed);
   if (copied < 0)
     {
       *reason = g_strdup_printf (read_failed ? "cannot read the module file: %s"
