@@ -328,6 +328,39 @@ test_helper_must_be_executable (void)
   dsh_test_remove_tree (base);
 }
 
+/* A pinned backend is a sole candidate, taken without a probe: the call does not even look for
+ * the default probe cache, while an unpinned one keeps it where it always did. */
+static void
+test_pinned_backend_skips_probe_cache (void)
+{
+  g_autofree char *cache_home = dsh_test_scratch_dir ("pinned-cache");
+  g_autofree char *cache_dir = g_build_filename (cache_home, "dsh-sandbox", NULL);
+  g_autofree char *cache_env = g_strdup_printf ("XDG_CACHE_HOME=%s", cache_home);
+  const char *args[] = { dsh_test_cli (), "exec", "--mode", "read-only", "--", "true", NULL };
+  const char *pinned[] = { "DSH_SANDBOX_BACKEND=landlock", "DSH_SANDBOX_PROBE_CACHE",
+                           "XDG_RUNTIME_DIR", cache_env, NULL };
+  const char *unpinned[] = { "DSH_SANDBOX_BACKEND", "DSH_SANDBOX_PROBE_CACHE",
+                             "XDG_RUNTIME_DIR", cache_env, NULL };
+
+  if (!require_both_backends ())
+    return;
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run (&run, args, pinned, "/", NULL);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_false (g_file_test (cache_dir, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run (&run, args, unpinned, "/", NULL);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (cache_dir, G_FILE_TEST_IS_DIR));
+  }
+  dsh_test_remove_tree (cache_home);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -342,6 +375,8 @@ main (int argc, char **argv)
   g_test_add_func ("/linux-selection/stale-probe-cache", test_stale_probe_cache);
   g_test_add_func ("/linux-selection/cache-never-remembers-a-fallback",
                    test_cache_never_remembers_a_fallback);
+  g_test_add_func ("/linux-selection/pinned-backend-skips-probe-cache",
+                   test_pinned_backend_skips_probe_cache);
 
   return g_test_run ();
 }
