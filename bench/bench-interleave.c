@@ -5,12 +5,16 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   bench-interleave RUNS 'NAME=[VAR=VALUE]... PROGRAM [ARG]...'...
+ *   bench-interleave [--stderr-pipe] RUNS 'NAME=[VAR=VALUE]... PROGRAM [ARG]...'...
  *
  * Each command is one shell-quoted string (no shell runs it); leading VAR=VALUE words are added to
- * its environment. stdin, stdout and stderr are /dev/null; a command failing is an error. Prints
- * one JSON object: per name, the median and the 10th and 90th percentiles in milliseconds.
+ * its environment. stdin, stdout and stderr are /dev/null; with --stderr-pipe stderr is a pipe
+ * this process reads to its end, as a harness that captures it would, and the time includes
+ * that. A command failing is an error. Prints one JSON object: per name, the median and the 10th
+ * and 90th percentiles in milliseconds.
  */
+#define _GNU_SOURCE
+
 #include <fcntl.h>
 #include <glib.h>
 #include <spawn.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define WARMUP_TURNS 20
 
@@ -57,16 +62,46 @@ parse_command (const char *spec, Command *command)
   return TRUE;
 }
 
+/* Reads fd to its end, keeping nothing. */
+static void
+drain (int fd)
+{
+  static char buffer[1024 * 1024];
+
+  while (read (fd, buffer, sizeof buffer) > 0)
+    ;
+}
+
 static double
-run_once (const Command *command, const posix_spawn_file_actions_t *quiet)
+run_once (const Command *command, posix_spawn_file_actions_t *quiet, gboolean stderr_pipe)
 {
   gint64 start = g_get_monotonic_time ();
+  int captured[2] = { -1, -1 };
+  posix_spawn_file_actions_t with_pipe;
   int status;
   pid_t pid;
 
-  if (posix_spawnp (&pid, command->argv[0], quiet, NULL, command->argv, command->envp) != 0 ||
-      waitpid (pid, &status, 0) != pid)
+  if (stderr_pipe)
+    {
+      if (pipe2 (captured, O_CLOEXEC) != 0)
+        g_error ("cannot make a pipe for %s", command->name);
+      posix_spawn_file_actions_init (&with_pipe);
+      posix_spawn_file_actions_addopen (&with_pipe, 0, "/dev/null", O_RDONLY, 0);
+      posix_spawn_file_actions_addopen (&with_pipe, 1, "/dev/null", O_WRONLY, 0);
+      posix_spawn_file_actions_adddup2 (&with_pipe, captured[1], 2);
+    }
+  if (posix_spawnp (&pid, command->argv[0], stderr_pipe ? &with_pipe : quiet, NULL,
+                    command->argv, command->envp) != 0)
     g_error ("cannot run %s", command->name);
+  if (stderr_pipe)
+    {
+      posix_spawn_file_actions_destroy (&with_pipe);
+      close (captured[1]);
+      drain (captured[0]);
+      close (captured[0]);
+    }
+  if (waitpid (pid, &status, 0) != pid)
+    g_error ("cannot wait for %s", command->name);
   if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     g_error ("%s failed (wait status %d)", command->name, status);
   return (double) (g_get_monotonic_time () - start) / 1000.0;
@@ -91,12 +126,20 @@ main (int argc, char **argv)
 {
   g_autofree Command *commands = NULL;
   posix_spawn_file_actions_t quiet;
-  int n_commands = argc - 2;
+  gboolean stderr_pipe = argc > 1 && g_str_equal (argv[1], "--stderr-pipe");
+  int n_commands;
   int runs;
 
+  if (stderr_pipe)
+    {
+      argv++;
+      argc--;
+    }
+  n_commands = argc - 2;
   if (argc < 3 || (runs = atoi (argv[1])) <= 0)
     {
-      g_printerr ("usage: bench-interleave RUNS 'NAME=[VAR=VALUE]... PROGRAM [ARG]...'...\n");
+      g_printerr ("usage: bench-interleave [--stderr-pipe] RUNS "
+                  "'NAME=[VAR=VALUE]... PROGRAM [ARG]...'...\n");
       return 2;
     }
   commands = g_new0 (Command, n_commands);
@@ -118,7 +161,7 @@ main (int argc, char **argv)
     {
       for (int i = 0; i < n_commands; i++)
         {
-          double ms = run_once (&commands[i], &quiet);
+          double ms = run_once (&commands[i], &quiet, stderr_pipe);
 
           if (turn >= 0)
             g_array_append_val (commands[i].samples_ms, ms);

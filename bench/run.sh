@@ -110,6 +110,14 @@ relay_floor="$top/build/bench/bench-relay-floor"
   "stderr-read-floor-landlock=$relay_floor --read $(raw_flood landlock)" \
   "stderr-dsh-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $flood" \
   >"$top/bench/interleaved-stderr.json"
+# The same flood into a pipe that is read to its end, as a harness capturing stderr does: the
+# raw runners then pay for the pipe too.
+"$interleave" --stderr-pipe "$scale_runs" \
+  "stderr-raw-bwrap=$(raw_flood bwrap)" \
+  "stderr-dsh-bwrap=DSH_SANDBOX_BACKEND=bwrap $cli exec --mode workspace-write -- $flood" \
+  "stderr-raw-landlock=$(raw_flood landlock)" \
+  "stderr-dsh-landlock=DSH_SANDBOX_BACKEND=landlock $cli exec --mode workspace-write -- $flood" \
+  >"$top/bench/interleaved-stderr-pipe.json"
 rm -f "$workspace/text"
 
 # serve's peak RSS after confines in N distinct workspaces (the cap keeps 64 providers).
@@ -168,6 +176,7 @@ for group, results in groups.items():
 ms = {name: t["median_ms"] for name, t in timed.items()}
 session = json.load(open(f"{sys.argv[1]}/interleaved-session.json"))
 stderr = json.load(open(f"{sys.argv[1]}/interleaved-stderr.json"))
+stderr_pipe = json.load(open(f"{sys.argv[1]}/interleaved-stderr-pipe.json"))
 med = lambda d, k: d[k]["median_ms"]
 scaling = {
     "session_exec_median_ms": {k: round(med(session, k), 3) for k in session},
@@ -185,6 +194,12 @@ scaling = {
         round(med(stderr, "stderr-read-floor-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
     "ratio_stderr_read_floor_over_raw_landlock":
         round(med(stderr, "stderr-read-floor-landlock") / med(stderr, "stderr-raw-landlock"), 3),
+    "stderr_100mb_to_pipe_median_ms": {k: round(med(stderr_pipe, k), 3) for k in stderr_pipe},
+    "ratio_stderr_to_pipe_dsh_over_raw_bwrap":
+        round(med(stderr_pipe, "stderr-dsh-bwrap") / med(stderr_pipe, "stderr-raw-bwrap"), 3),
+    "ratio_stderr_to_pipe_dsh_over_raw_landlock":
+        round(med(stderr_pipe, "stderr-dsh-landlock") / med(stderr_pipe, "stderr-raw-landlock"),
+              3),
     "serve_peak_rss_kib_by_workspaces": {"64": int(sys.argv[5]), "2000": int(sys.argv[6]),
                                          "20000": int(sys.argv[7])},
 }

@@ -1,7 +1,8 @@
 /* test-denial-scanner.c — the scanner that looks through a flood of stderr finds the first line
  * proving a denial however the stream is cut into chunks, and never one the classifier would
  * not take: excluded lines, lines with a runner's fatal signature and overlong lines prove
- * nothing. Built twice: with SSE2 and with the portable vectors.
+ * nothing. Built three times: as shipped (AVX2 where the processor has it), with SSE2 only,
+ * and with the portable vectors.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -170,6 +171,90 @@ test_agrees_with_classifier (void)
     }
 }
 
+/* n distinct signatures of varied first bytes, anchor bytes and lengths, some sharing a nibble
+ * with another's, so that each way of scanning (by comparison with each signature, by nibble
+ * lookup, and the SSE2 one past sixteen) meets bytes that nearly match. */
+static GStrv
+make_signatures (guint n)
+{
+  GStrv signatures = g_new0 (char *, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    signatures[i] = g_strdup_printf ("%c%c%s denied %u", "PpAaQqCcSsjJRr0@"[i % 16],
+                                     'a' + (char) ((i * 7) % 26), i % 3 == 0 ? "" : "ermission",
+                                     i);
+  return signatures;
+}
+
+/* However many signatures a backend has, the scanner agrees with the classifier's own
+ * judgement of each line, however the stream is cut. */
+static void
+test_any_number_of_signatures (void)
+{
+  const guint counts[] = { 1, 2, 3, 4, 8, 9, 16, 17, 24 };
+  const char *argv[] = { "true", NULL };
+  const char *exclusions[] = { "Permission denied (publickey", NULL };
+
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+    {
+      g_auto (GStrv) signatures = make_signatures (counts[c]);
+      g_autoptr (GPtrArray) rules = g_ptr_array_new ();
+      g_autoptr (DshConfinement) confinement = dsh_confinement_new (
+        argv, "runner", DSH_ENFORCEMENT_FULL, NULL, (const char *const *) signatures,
+        exclusions, rules);
+
+      for (guint round = 0; round < 60; round++)
+        {
+          g_autoptr (GString) text = g_string_new (NULL);
+          g_autoptr (GString) expected = NULL;
+          gsize start = 0;
+          guint n = (guint) g_test_rand_int_range (1, 80);
+
+          for (guint i = 0; i < n; i++)
+            {
+              const char *signature = signatures[g_test_rand_int_range (0, (gint32) counts[c])];
+              gsize len = strlen (signature);
+
+              switch (g_test_rand_int_range (0, 6))
+                {
+                case 0:
+                  g_string_append (text, signature);
+                  break;
+                case 1: /* all but its last byte, or all but its first */
+                  g_string_append_len (text, signature, (gssize) len - 1);
+                  break;
+                case 2:
+                  g_string_append (text, signature + 1);
+                  break;
+                case 3:
+                  {
+                    g_autofree char *upper = g_ascii_strup (signature, -1);
+
+                    g_string_append (text, upper);
+                    break;
+                  }
+                case 4:
+                  g_string_append_c (text, '\n');
+                  break;
+                default:
+                  g_string_append (text, "filler text of some length ");
+                }
+            }
+          g_string_append_c (text, '\n');
+          for (gsize pos = 0; pos < text->len && expected == NULL; pos++)
+            {
+              if (text->str[pos] != '\n')
+                continue;
+              if (dsh_confinement_is_denial_evidence (confinement, text->str + start,
+                                                      pos - start))
+                expected = g_string_new_len (text->str + start, (gssize) (pos - start + 1));
+              start = pos + 1;
+            }
+          assert_evidence (confinement, text, expected);
+        }
+    }
+}
+
 static gboolean
 naive_contains (const char *haystack, gsize len, const char *needle)
 {
@@ -226,6 +311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/denial-scanner/first-line-whole", test_first_line_whole);
   g_test_add_func ("/denial-scanner/nothing-to-prove", test_nothing_to_prove);
   g_test_add_func ("/denial-scanner/agrees-with-classifier", test_agrees_with_classifier);
+  g_test_add_func ("/denial-scanner/any-number-of-signatures", test_any_number_of_signatures);
   g_test_add_func ("/denial-scanner/classifier-search", test_classifier_search);
   return g_test_run ();
 }

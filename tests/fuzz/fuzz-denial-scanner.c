@@ -3,7 +3,8 @@
  * exactly the first whole line (ended, at most 64 KiB) that the classifier's own rule takes
  * as proof, or none. A difference aborts.
  *
- * Layout: byte 0 picks the chunk sizes; the rest is the stream.
+ * Layout: byte 0 picks the chunk sizes, and its top two bits the signatures (one, four or
+ * nine: each count is scanned its own way); the rest is the stream.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,8 +21,13 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   const char *argv[] = { "runner", NULL };
-  const char *denials[] = { "Permission denied", "code EACCES", "Read-only file system", "ied",
-                            NULL };
+  const char *four[] = { "Permission denied", "code EACCES", "Read-only file system", "ied",
+                         NULL };
+  const char *one[] = { "Read-only file system", NULL };
+  const char *nine[] = { "Permission denied", "code EACCES", "Read-only file system", "ied",
+                         "Operation not permitted", "EPERM", "deny file-write", "Access denied",
+                         "sandbox", NULL };
+  const char *const *sets[] = { four, one, nine, four };
   const char *exclusions[] = { "Permission denied (publickey", NULL };
   const char *fatal[] = { "runner: fatal: ", NULL };
   const int gate[] = { 125 };
@@ -40,8 +46,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (size == 0)
     return 0;
   g_ptr_array_add (rules, dsh_runner_failure_rule_new (gate, 1, fatal, NULL));
-  confinement = dsh_confinement_new (argv, "runner", DSH_ENFORCEMENT_FULL, NULL, denials,
-                                     exclusions, rules);
+  confinement = dsh_confinement_new (argv, "runner", DSH_ENFORCEMENT_FULL, NULL,
+                                     sets[data[0] >> 6], exclusions, rules);
   text = (const char *) data + 1;
   len = size - 1;
 
