@@ -28,6 +28,8 @@ typedef struct {
   const char *const *helper_dirs;
   /* Programs and helpers found beneath these are not used: confined commands may write there. */
   const char *const *untrusted_roots;
+  /* The strings of argv. */
+  GStringChunk *arg_chunk;
   GPtrArray *argv;
   char *error;
   DshEnforcement enforcement;
@@ -63,18 +65,19 @@ gboolean dsh_backend_call_confine (DshBackendCall             *call,
                                    const DshSandboxPolicy     *policy,
                                    GError                    **error);
 
-/* A result for argv with descriptor's dialect (denial signatures and exclusions) and its
- * runner-failure rules. */
-DshConfinement *dsh_backend_descriptor_confinement_new (const DshBackendDescriptor *descriptor,
-                                                        const char                 *name,
-                                                        const char *const          *argv,
-                                                        DshEnforcement              enforcement,
-                                                        const char *const          *reasons);
+/* A copy of descriptor's dialect: its denial signatures and exclusions, its runner-failure
+ * rules. */
+DshDialect     *dsh_backend_descriptor_dialect_new     (const DshBackendDescriptor *descriptor);
 
 /* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules. */
 DshConfinement *dsh_backend_call_to_confinement (DshBackendCall             *call,
                                                  const char                 *name,
                                                  const DshBackendDescriptor *descriptor);
+
+/* The same in a dialect of descriptor's made before, shared (a reference is taken). */
+DshConfinement *dsh_backend_call_to_confinement_in (DshBackendCall *call,
+                                                    const char     *name,
+                                                    DshDialect     *dialect);
 
 /* A program from the system directories first, then PATH; NULL when absent. */
 char    *dsh_backend_find_program (const char *name);
