@@ -47,7 +47,7 @@ dsh_workspace_root (const char *session_cwd, const char *fallback_root)
   g_return_val_if_fail (root != NULL, NULL);
 
   canonical = dsh_canonical_path (root);
-  return g_canonicalize_filename (canonical, NULL);
+  return dsh_lexically_canonical (canonical);
 }
 
 /**
@@ -87,6 +87,35 @@ dsh_absolute_path_as_spelled (const char *path)
   return g_build_filename (here, path, NULL);
 }
 
+/* Is path absolute and already what g_canonicalize_filename() makes of it? */
+static gboolean
+is_lexically_canonical (const char *path)
+{
+  const char *p = path;
+
+  if (p[0] != '/')
+    return FALSE;
+  if (p[1] == '\0')
+    return TRUE;
+  while (*p == '/')
+    {
+      p++;
+      /* An empty component: a doubled or a trailing slash. */
+      if (*p == '\0' || *p == '/')
+        return FALSE;
+      if (p[0] == '.' && (p[1] == '\0' || p[1] == '/' ||
+                          (p[1] == '.' && (p[2] == '\0' || p[2] == '/'))))
+        return FALSE;
+      p += strcspn (p, "/");
+    }
+  return TRUE;
+}
+
+char *
+dsh_lexically_canonical (const char *path)
+{
+  return is_lexically_canonical (path) ? g_strdup (path) : g_canonicalize_filename (path, NULL);
+}
 
 int
 dsh_open_directory_no_symlinks (const char *path, gboolean portable)
@@ -565,7 +594,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
     {
     case 1:
       walk->has_fd = TRUE;
-      walk->resolved = lexical_join (path);
+      walk->resolved = is_lexically_canonical (path) ? g_strdup (path) : lexical_join (path);
       return;
     case -1:
       return;
@@ -771,7 +800,7 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
    * it again would follow whatever was swapped in since. The temp directory is listed on its
    * own (mkstemp-family tools write there) unless it would widen the roots. */
   temp_areas (&tmp, &tmpdir);
-  g_ptr_array_add (roots, g_canonicalize_filename (policy->workspace_root, NULL));
+  g_ptr_array_add (roots, dsh_lexically_canonical (policy->workspace_root));
   {
     g_autofree char *canonical_tmp = dsh_canonical_path (tmp);
     /* The same spelling resolves once. */
@@ -796,7 +825,7 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
     {
       const char *extra = policy->extra_writable_roots[i];
       g_autofree char *root = g_path_is_absolute (extra)
-                                ? g_canonicalize_filename (extra, NULL)
+                                ? dsh_lexically_canonical (extra)
                                 : NULL;
       g_autofree char *why = root != NULL ? root_refusal (root, policy->workspace_root) : NULL;
 
@@ -818,14 +847,12 @@ add_temp_roots (GPtrArray *roots,
                 const char *workspace_root,
                 GError **error)
 {
-  g_autofree char *tmp_root = g_canonicalize_filename (tmp_walk->resolved != NULL
+  g_autofree char *tmp_root = dsh_lexically_canonical (tmp_walk->resolved != NULL
                                                          ? tmp_walk->resolved
-                                                         : tmp,
-                                                       NULL);
-  g_autofree char *tmpdir_root = g_canonicalize_filename (tmpdir_walk->resolved != NULL
+                                                         : tmp);
+  g_autofree char *tmpdir_root = dsh_lexically_canonical (tmpdir_walk->resolved != NULL
                                                             ? tmpdir_walk->resolved
-                                                            : tmpdir,
-                                                          NULL);
+                                                            : tmpdir);
   g_autofree char *why = NULL;
 
   if (g_str_equal (tmp_root, "/"))
@@ -859,7 +886,7 @@ add_extra_root (GPtrArray *roots,
     return refuse_moved (error, "writable root", extra);
   if (walk->planted != NULL)
     return refuse_planted (error, extra, walk, walk->planted);
-  root = g_canonicalize_filename (walk->resolved != NULL ? walk->resolved : extra, NULL);
+  root = dsh_lexically_canonical (walk->resolved != NULL ? walk->resolved : extra);
   why = root_refusal (root, workspace_root);
   if (why != NULL)
     return refuse_extra_root (error, extra, root, why);
