@@ -69,7 +69,8 @@ gboolean dsh_backend_call_confine (DshBackendCall             *call,
  * rules. */
 DshDialect     *dsh_backend_descriptor_dialect_new     (const DshBackendDescriptor *descriptor);
 
-/* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules. */
+/* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules,
+ * taking call's argv. */
 DshConfinement *dsh_backend_call_to_confinement (DshBackendCall             *call,
                                                  const char                 *name,
                                                  const DshBackendDescriptor *descriptor);

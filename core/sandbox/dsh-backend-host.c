@@ -363,7 +363,10 @@ dsh_backend_call_to_confinement (DshBackendCall *call,
 DshConfinement *
 dsh_backend_call_to_confinement_in (DshBackendCall *call, const char *name, DshDialect *dialect)
 {
-  return dsh_confinement_new_in_dialect ((const char *const *) call->argv->pdata, name,
-                                         call->enforcement,
-                                         (const char *const *) call->reasons->pdata, dialect);
+  /* The module's argv moves into the result as it is, strings and all: nothing is copied. */
+  GStrv argv = (GStrv) g_ptr_array_free (g_steal_pointer (&call->argv), FALSE);
+
+  return dsh_confinement_new_taking_argv (argv, g_steal_pointer (&call->arg_chunk), name,
+                                          call->enforcement,
+                                          (const char *const *) call->reasons->pdata, dialect);
 }

@@ -31,11 +31,13 @@ DshDialect      *dsh_dialect_new          (const char *const *denial_signatures,
 DshDialect      *dsh_dialect_ref          (DshDialect        *self);
 void             dsh_dialect_unref        (DshDialect        *self);
 
-/* argv is one allocation, pointers and strings together: read it, copy it, never free or take
- * one of its strings. The dialect's fields are borrowed from dialect, which the confinement
- * holds a reference on: read them, never change or take them. */
+/* argv is one allocation, pointers and strings together, or (argv_strings set) the pointers
+ * alone, into argv_strings: read it, copy it, never free or take one of its strings. The
+ * dialect's fields are borrowed from dialect, which the confinement holds a reference on: read
+ * them, never change or take them. */
 typedef struct {
   GStrv argv;
+  GStringChunk *argv_strings;
   char *backend;
   DshEnforcement enforcement;
   GStrv reasons;
@@ -59,6 +61,14 @@ DshConfinement  *dsh_confinement_new_in_dialect (const char *const *argv,
                                                  DshEnforcement     enforcement,
                                                  const char *const *reasons,
                                                  DshDialect        *dialect);
+/* The same taking argv (its pointers, g_free()d) and argv_strings (nullable, what argv points
+ * into). */
+DshConfinement  *dsh_confinement_new_taking_argv (GStrv              argv,
+                                                  GStringChunk      *argv_strings,
+                                                  const char        *backend,
+                                                  DshEnforcement     enforcement,
+                                                  const char *const *reasons,
+                                                  DshDialect        *dialect);
 void             dsh_confinement_free     (DshConfinement    *self);
 
 /* Runner failure first, then denial, in this confinement's own dialect; see

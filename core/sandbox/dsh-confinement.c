@@ -160,15 +160,17 @@ dsh_dialect_unref (DshDialect *self)
 }
 
 DshConfinement *
-dsh_confinement_new_in_dialect (const char *const *argv,
-                                const char *backend,
-                                DshEnforcement enforcement,
-                                const char *const *reasons,
-                                DshDialect *dialect)
+dsh_confinement_new_taking_argv (GStrv argv,
+                                 GStringChunk *argv_strings,
+                                 const char *backend,
+                                 DshEnforcement enforcement,
+                                 const char *const *reasons,
+                                 DshDialect *dialect)
 {
   DshConfinement *self = g_new (DshConfinement, 1);
 
-  self->argv = copy_strv_packed (argv);
+  self->argv = argv;
+  self->argv_strings = argv_strings;
   self->backend = g_strdup (backend);
   self->enforcement = enforcement;
   self->reasons = copy_strv (reasons);
@@ -177,6 +179,17 @@ dsh_confinement_new_in_dialect (const char *const *argv,
   self->denial_exclusions = dialect->denial_exclusions;
   self->runner_failure_rules = dialect->runner_failure_rules;
   return self;
+}
+
+DshConfinement *
+dsh_confinement_new_in_dialect (const char *const *argv,
+                                const char *backend,
+                                DshEnforcement enforcement,
+                                const char *const *reasons,
+                                DshDialect *dialect)
+{
+  return dsh_confinement_new_taking_argv (copy_strv_packed (argv), NULL, backend, enforcement,
+                                          reasons, dialect);
 }
 
 DshConfinement *
@@ -202,6 +215,8 @@ dsh_confinement_free (DshConfinement *self)
   if (self == NULL)
     return;
   g_free (self->argv);
+  if (self->argv_strings != NULL)
+    g_string_chunk_free (self->argv_strings);
   g_free (self->backend);
   g_strfreev (self->reasons);
   dsh_dialect_unref (self->dialect);
