@@ -41,7 +41,7 @@ typedef struct {
   GPtrArray *programs;
   /* Every lookup that found something in this call (DshBackendLookup), and, when set, the
    * lookups of an earlier call of the same provider (its check()) that answer again instead of
-   * a second search. */
+   * a second search; a call with those records none of its own. */
   GPtrArray *lookups;
   const GPtrArray *remembered;
 } DshBackendCall;

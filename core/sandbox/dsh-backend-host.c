@@ -110,18 +110,22 @@ lookup_free (DshBackendLookup *lookup)
   g_free (lookup);
 }
 
-/* Hands path (taken) to the module as what the lookup of name found, and records it. */
+/* Hands path (taken) to the module as what the lookup of name found, and records it: a call
+ * answered by remembered lookups has them kept already. */
 static const char *
 found (DshBackendCall *call, gboolean helper, const char *name, char *path)
 {
-  DshBackendLookup *lookup = g_new (DshBackendLookup, 1);
+  if (call->remembered == NULL)
+    {
+      DshBackendLookup *lookup = g_new (DshBackendLookup, 1);
 
-  lookup->helper = helper;
-  lookup->name = g_strdup (name);
-  lookup->path = g_strdup (path);
-  if (call->lookups == NULL)
-    call->lookups = g_ptr_array_new_with_free_func ((GDestroyNotify) lookup_free);
-  g_ptr_array_add (call->lookups, lookup);
+      lookup->helper = helper;
+      lookup->name = g_strdup (name);
+      lookup->path = g_strdup (path);
+      if (call->lookups == NULL)
+        call->lookups = g_ptr_array_new_with_free_func ((GDestroyNotify) lookup_free);
+      g_ptr_array_add (call->lookups, lookup);
+    }
   g_ptr_array_add (call->programs, (gpointer) keep_string (call, path));
   return path;
 }

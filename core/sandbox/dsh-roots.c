@@ -228,35 +228,6 @@ walk_clear (Walk *walk)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Walk, walk_clear)
 
-static gpointer
-copy_string (gconstpointer string, gpointer unused)
-{
-  return g_strdup (string);
-}
-
-static GPtrArray *
-strings_copy (GPtrArray *strings)
-{
-  return strings != NULL ? g_ptr_array_copy (strings, copy_string, NULL) : NULL;
-}
-
-/* to (cleared) becomes what from says. */
-static void
-walk_copy (const Walk *from, Walk *to)
-{
-  to->links = strings_copy (from->links);
-  if (to->links != NULL)
-    g_ptr_array_set_free_func (to->links, g_free);
-  to->link_dirs = strings_copy (from->link_dirs);
-  if (to->link_dirs != NULL)
-    g_ptr_array_set_free_func (to->link_dirs, g_free);
-  to->planted_kind = from->planted_kind;
-  to->planted = g_strdup (from->planted);
-  to->granted_dir = g_strdup (from->granted_dir);
-  to->resolved = g_strdup (from->resolved);
-  to->moved = from->moved;
-}
-
 /* The first n components of resolved ("/" for none). */
 static char *
 leading_components (const char *resolved, guint n)
@@ -788,6 +759,16 @@ add_unique (GPtrArray *roots, const char *root)
     g_ptr_array_add (roots, g_strdup (root));
 }
 
+/* add_unique() taking root. */
+static void
+add_unique_take (GPtrArray *roots, char *root)
+{
+  if (g_ptr_array_find_with_equal_func (roots, root, g_str_equal, NULL))
+    g_free (root);
+  else
+    g_ptr_array_add (roots, root);
+}
+
 /* ---- the roots of a call ------------------------------------------------------------------- */
 
 GStrv
@@ -862,8 +843,8 @@ add_temp_roots (GPtrArray *roots,
   if (!g_str_equal (tmpdir_root, tmp_root) &&
       (why = root_refusal (tmpdir_root, workspace_root)) != NULL)
     return refuse_temp_root (error, tmpdir, tmpdir_root, why);
-  add_unique (roots, tmp_root);
-  add_unique (roots, tmpdir_root);
+  add_unique_take (roots, g_steal_pointer (&tmp_root));
+  add_unique_take (roots, g_steal_pointer (&tmpdir_root));
   return TRUE;
 }
 
@@ -890,7 +871,7 @@ add_extra_root (GPtrArray *roots,
   why = root_refusal (root, workspace_root);
   if (why != NULL)
     return refuse_extra_root (error, extra, root, why);
-  add_unique (roots, root);
+  add_unique_take (roots, g_steal_pointer (&root));
   return TRUE;
 }
 
@@ -940,7 +921,7 @@ dsh_roots_resolve (const char *spelled_workspace,
                    GError **error)
 {
   gboolean record = (flags & DSH_ROOTS_RESOLVE_RECORD) != 0;
-  g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) roots = g_ptr_array_new_full (4, g_free);
   g_autoptr (DshRootGrants) grants = NULL;
   g_autofree char *grants_dir = NULL;
   g_autofree char *absolute = NULL;
@@ -1020,7 +1001,7 @@ dsh_roots_resolve (const char *spelled_workspace,
       walk_path (tmp, &rules, &tmp_walk);
       /* The same spelling walks the same way: one walk answers for both. */
       if (g_str_equal (tmpdir, tmp))
-        walk_copy (&tmp_walk, &tmpdir_walk);
+        walks[2] = &tmp_walk;
       else
         walk_path (tmpdir, &rules, &tmpdir_walk);
     }
@@ -1034,7 +1015,7 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   g_ptr_array_add (roots, g_strdup (workspace_root));
   if (tmp != NULL &&
-      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, &tmpdir_walk, workspace_root, error))
+      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, walks[2], workspace_root, error))
     return FALSE;
   g_array_set_clear_func (extra_walks, (GDestroyNotify) walk_clear);
   g_array_set_size (extra_walks, extra != NULL ? g_strv_length ((char **) extra) : 0);
