@@ -70,7 +70,7 @@ gboolean dsh_backend_call_confine (DshBackendCall             *call,
 DshDialect     *dsh_backend_descriptor_dialect_new     (const DshBackendDescriptor *descriptor);
 
 /* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules,
- * taking call's argv. */
+ * taking call's argv and reasons. */
 DshConfinement *dsh_backend_call_to_confinement (DshBackendCall             *call,
                                                  const char                 *name,
                                                  const DshBackendDescriptor *descriptor);

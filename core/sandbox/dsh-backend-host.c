@@ -367,10 +367,11 @@ dsh_backend_call_to_confinement (DshBackendCall *call,
 DshConfinement *
 dsh_backend_call_to_confinement_in (DshBackendCall *call, const char *name, DshDialect *dialect)
 {
-  /* The module's argv moves into the result as it is, strings and all: nothing is copied. */
+  /* The module's argv and reasons move into the result as they are, strings and all: nothing
+   * is copied. */
   GStrv argv = (GStrv) g_ptr_array_free (g_steal_pointer (&call->argv), FALSE);
+  GStrv reasons = (GStrv) g_ptr_array_free (g_steal_pointer (&call->reasons), FALSE);
 
-  return dsh_confinement_new_taking_argv (argv, g_steal_pointer (&call->arg_chunk), name,
-                                          call->enforcement,
-                                          (const char *const *) call->reasons->pdata, dialect);
+  return dsh_confinement_new_taking (argv, g_steal_pointer (&call->arg_chunk), name,
+                                     call->enforcement, reasons, dialect);
 }

@@ -61,14 +61,14 @@ DshConfinement  *dsh_confinement_new_in_dialect (const char *const *argv,
                                                  DshEnforcement     enforcement,
                                                  const char *const *reasons,
                                                  DshDialect        *dialect);
-/* The same taking argv (its pointers, g_free()d) and argv_strings (nullable, what argv points
- * into). */
-DshConfinement  *dsh_confinement_new_taking_argv (GStrv              argv,
-                                                  GStringChunk      *argv_strings,
-                                                  const char        *backend,
-                                                  DshEnforcement     enforcement,
-                                                  const char *const *reasons,
-                                                  DshDialect        *dialect);
+/* The same taking argv (its pointers, g_free()d), argv_strings (nullable, what argv points
+ * into) and reasons (a GStrv, never NULL). */
+DshConfinement  *dsh_confinement_new_taking (GStrv              argv,
+                                             GStringChunk      *argv_strings,
+                                             const char        *backend,
+                                             DshEnforcement     enforcement,
+                                             GStrv              reasons,
+                                             DshDialect        *dialect);
 void             dsh_confinement_free     (DshConfinement    *self);
 
 /* Runner failure first, then denial, in this confinement's own dialect; see

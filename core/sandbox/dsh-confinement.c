@@ -160,12 +160,12 @@ dsh_dialect_unref (DshDialect *self)
 }
 
 DshConfinement *
-dsh_confinement_new_taking_argv (GStrv argv,
-                                 GStringChunk *argv_strings,
-                                 const char *backend,
-                                 DshEnforcement enforcement,
-                                 const char *const *reasons,
-                                 DshDialect *dialect)
+dsh_confinement_new_taking (GStrv argv,
+                            GStringChunk *argv_strings,
+                            const char *backend,
+                            DshEnforcement enforcement,
+                            GStrv reasons,
+                            DshDialect *dialect)
 {
   DshConfinement *self = g_new (DshConfinement, 1);
 
@@ -173,7 +173,7 @@ dsh_confinement_new_taking_argv (GStrv argv,
   self->argv_strings = argv_strings;
   self->backend = g_strdup (backend);
   self->enforcement = enforcement;
-  self->reasons = copy_strv (reasons);
+  self->reasons = reasons;
   self->dialect = dsh_dialect_ref (dialect);
   self->denial_signatures = dialect->denial_signatures;
   self->denial_exclusions = dialect->denial_exclusions;
@@ -188,8 +188,8 @@ dsh_confinement_new_in_dialect (const char *const *argv,
                                 const char *const *reasons,
                                 DshDialect *dialect)
 {
-  return dsh_confinement_new_taking_argv (copy_strv_packed (argv), NULL, backend, enforcement,
-                                          reasons, dialect);
+  return dsh_confinement_new_taking (copy_strv_packed (argv), NULL, backend, enforcement,
+                                     copy_strv (reasons), dialect);
 }
 
 DshConfinement *
