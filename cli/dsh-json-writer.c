@@ -34,6 +34,43 @@ is_plain_ascii (unsigned char c)
   return plain_ascii[c];
 }
 
+/* Are the eight bytes of word all plain ASCII? Each test below sets a byte's high bit for
+ * some byte that is not (a carry out of a 0xff byte may flag its neighbour too, which only
+ * sends the word to the byte-wise look); none misses one. */
+static inline gboolean
+word_is_plain_ascii (guint64 word)
+{
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  const guint64 highs = ones * 0x80;
+  guint64 quote = word ^ (ones * '"');
+  guint64 backslash = word ^ (ones * '\\');
+  guint64 below_space = (word - ones * 0x20) & ~word;
+  guint64 delete_or_above = (word + ones) | word;
+  guint64 is_quote = (quote - ones) & ~quote;
+  guint64 is_backslash = (backslash - ones) & ~backslash;
+
+  return ((below_space | delete_or_above | is_quote | is_backslash) & highs) == 0;
+}
+
+/* How many bytes value starts with that are written as they are: eight at a time while it can. */
+static gsize
+plain_prefix (const char *value, gsize len)
+{
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, value + i, sizeof word);
+      if (!word_is_plain_ascii (word))
+        break;
+    }
+  while (i < len && is_plain_ascii ((unsigned char) value[i]))
+    i++;
+  return i;
+}
+
 void
 dsh_json_append_string (GString *out, const char *value)
 {
@@ -42,11 +79,9 @@ dsh_json_append_string (GString *out, const char *value)
   gsize len, at;
 
   /* Most strings are nothing else: one scan and one copy. */
-  for (p = (const unsigned char *) value; is_plain_ascii (*p); p++)
-    ;
-  if (*p == '\0')
+  len = strlen (value);
+  if (plain_prefix (value, len) == len)
     {
-      len = (gsize) (p - (const unsigned char *) value);
       at = out->len;
       g_string_set_size (out, at + len + 2);
       out->str[at] = '"';

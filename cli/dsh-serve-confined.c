@@ -70,22 +70,12 @@ append_id (GString *out, JsonNode *id)
     }
 }
 
-gboolean
-dsh_serve_confined_append (GString *out, JsonNode *id, DshConfinedArgv *confined)
+/* The dialect's part of an answer: its denial texts and runner-failure rules. */
+static void
+append_dialect (GString *out, DshConfinedArgv *confined)
 {
   GPtrArray *rules = dsh_confined_argv_get_runner_failure_rules (confined);
 
-  g_string_append (out, "{\"id\":");
-  if (!append_id (out, id))
-    return FALSE;
-  g_string_append (out, ",\"result\":{");
-  append_strv_member (out, "argv", dsh_confined_argv_get_argv (confined), TRUE);
-  g_string_append (out, ",\"enforcement\":");
-  dsh_json_append_string (out,
-                          dsh_enforcement_to_string (dsh_confined_argv_get_enforcement (confined)));
-  append_strv_member (out, "enforcementReasons", dsh_confined_argv_get_reasons (confined), FALSE);
-  g_string_append (out, ",\"backend\":");
-  dsh_json_append_string (out, dsh_confined_argv_get_backend (confined));
   append_strv_member (out, "denialSignatures", dsh_confined_argv_get_denial_signatures (confined),
                       FALSE);
   append_strv_member (out, "denialExclusions", dsh_confined_argv_get_denial_exclusions (confined),
@@ -116,6 +106,61 @@ dsh_serve_confined_append (GString *out, JsonNode *id, DshConfinedArgv *confined
                             (const char *const *) rule->informational_lines, FALSE);
       g_string_append_c (out, '}');
     }
-  g_string_append (out, "]}}");
+  g_string_append_c (out, ']');
+}
+
+/* Do a and b hold the very same dialect? The results of one backend share theirs, immutable;
+ * with both alive, the same addresses are the same memory. */
+static gboolean
+same_dialect (DshConfinedArgv *a, DshConfinedArgv *b)
+{
+  return dsh_confined_argv_get_denial_signatures (a) ==
+           dsh_confined_argv_get_denial_signatures (b) &&
+         dsh_confined_argv_get_denial_exclusions (a) ==
+           dsh_confined_argv_get_denial_exclusions (b) &&
+         dsh_confined_argv_get_runner_failure_rules (a) ==
+           dsh_confined_argv_get_runner_failure_rules (b);
+}
+
+/* The dialect text of the last answer, with a result of that dialect held so that its memory
+ * stays what the text was written from: most of an answer, and the same for every confine of
+ * one backend. */
+static GMutex last_dialect_lock;
+static DshConfinedArgv *last_dialect_of;
+static GString *last_dialect_text;
+
+static void
+append_dialect_as_last (GString *out, DshConfinedArgv *confined)
+{
+  g_mutex_lock (&last_dialect_lock);
+  if (last_dialect_of == NULL || !same_dialect (last_dialect_of, confined))
+    {
+      g_clear_object (&last_dialect_of);
+      if (last_dialect_text == NULL)
+        last_dialect_text = g_string_new (NULL);
+      g_string_truncate (last_dialect_text, 0);
+      append_dialect (last_dialect_text, confined);
+      last_dialect_of = g_object_ref (confined);
+    }
+  g_string_append_len (out, last_dialect_text->str, (gssize) last_dialect_text->len);
+  g_mutex_unlock (&last_dialect_lock);
+}
+
+gboolean
+dsh_serve_confined_append (GString *out, JsonNode *id, DshConfinedArgv *confined)
+{
+  g_string_append (out, "{\"id\":");
+  if (!append_id (out, id))
+    return FALSE;
+  g_string_append (out, ",\"result\":{");
+  append_strv_member (out, "argv", dsh_confined_argv_get_argv (confined), TRUE);
+  g_string_append (out, ",\"enforcement\":");
+  dsh_json_append_string (out,
+                          dsh_enforcement_to_string (dsh_confined_argv_get_enforcement (confined)));
+  append_strv_member (out, "enforcementReasons", dsh_confined_argv_get_reasons (confined), FALSE);
+  g_string_append (out, ",\"backend\":");
+  dsh_json_append_string (out, dsh_confined_argv_get_backend (confined));
+  append_dialect_as_last (out, confined);
+  g_string_append (out, "}}");
   return TRUE;
 }

@@ -209,9 +209,14 @@ def test_serve_under_module_churn():
 
     failed_early = failed_late = gone = 0
     backends = set()
+    dialects = {}
     for received, response in responses:
         if 'result' in response:
-            backends.add(response['result']['backend'])
+            result = response['result']
+            backends.add(result['backend'])
+            dialects.setdefault(result['backend'], set()).add(json.dumps(
+                [result[k] for k in ('denialSignatures', 'denialExclusions',
+                                     'runnerFailureRules')]))
             continue
         error = response.get('error', {})
         if not check(error.get('code') == 'SANDBOX_UNAVAILABLE' and
@@ -228,6 +233,11 @@ def test_serve_under_module_churn():
     check(failed_late == 0, '%d calls failed after a module was back' % failed_late)
     check(gone > 0, 'no call noticed that every module was removed')
     check(backends == {'bwrap', 'landlock'}, 'calls were served by %r' % sorted(backends))
+    # Each answer carries the dialect of the backend that confined it, across every reload.
+    check(all(len(texts) == 1 for texts in dialects.values()),
+          'one backend answered with several dialects: %r' % dialects)
+    check(len(set().union(*dialects.values())) == len(dialects),
+          'two backends answered with the same dialect: %r' % dialects)
     print('%d confines through %d kinds of module change, %d refused while no module was there'
           % (len(responses), 6, gone))
     shutil.rmtree(directory)

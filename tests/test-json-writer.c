@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <json-glib/json-glib.h>
+#include <string.h>
 
 #include "dsh-json-writer.h"
 
@@ -58,6 +59,38 @@ test_round_trip (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (parsed, "empty")), ==, 0);
 }
 
+/* Every byte value at every place of a longer plain string (the writer scans words of eight)
+ * is written exactly as the byte-wise rules say. */
+static void
+test_every_byte_everywhere (void)
+{
+  const char *plain = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+  for (guint c = 1; c < 256; c++)
+    for (gsize at = 0; at < strlen (plain); at++)
+      {
+        g_autofree char *value = g_strdup (plain);
+        g_autoptr (GString) out = g_string_new (NULL);
+        g_autofree char *expected = NULL;
+        g_autofree char *escaped = NULL;
+
+        value[at] = (char) c;
+        dsh_json_append_string (out, value);
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+          escaped = g_strdup_printf ("%c", c);
+        else if (c == '"' || c == '\\')
+          escaped = g_strdup_printf ("\\%c", c);
+        else if (c == '\n' || c == '\r' || c == '\t')
+          escaped = g_strdup (c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
+        else if (c < 0x80)
+          escaped = g_strdup_printf ("\\u%04x", c);
+        else
+          escaped = g_strdup ("\xef\xbf\xbd"); /* a lone byte above ASCII is invalid UTF-8 */
+        expected = g_strdup_printf ("\"%.*s%s%s\"", (int) at, plain, escaped, plain + at + 1);
+        g_assert_cmpstr (out->str, ==, expected);
+      }
+}
+
 static void
 test_empty_object (void)
 {
@@ -74,6 +107,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-writer/round-trip", test_round_trip);
+  g_test_add_func ("/json-writer/every-byte", test_every_byte_everywhere);
   g_test_add_func ("/json-writer/empty", test_empty_object);
   return g_test_run ();
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dsh-root-grants-private.h"
+#include "dsh-roots-private.h"
 #include "dsh-test-util.h"
 
 /* Makes depth nested directories named name beneath root, one mkdirat at a time (the whole path
@@ -92,6 +93,26 @@ test_spelling_normalised (void)
   canonical = dsh_canonical_path (spelled);
   g_assert_cmpstr (canonical, ==, sub);
   remove_tree (scratch);
+}
+
+/* The copy taken for a spelling that is canonical already is what normalising it gives, and
+ * every other spelling is normalised. */
+static void
+test_spelling_lexical (void)
+{
+  const char *const spellings[] = {
+    "/", "//", "///", "/a", "/a/", "/a//b", "//a/b", "/a/./b", "/a/.", "/.", "/..", "/a/..",
+    "/a/../b", "/a/b/..", "/.a", "/..a", "/a.", "/a..", "/...", "/a/.../b", "/a/.b/c",
+    "/a/b./c", "/a/b/c/", "/a/b/c/.", "/a b/ c", "/é/ü",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (spellings); i++)
+    {
+      g_autofree char *expected = g_canonicalize_filename (spellings[i], NULL);
+      g_autofree char *got = dsh_lexically_canonical (spellings[i]);
+
+      g_assert_cmpstr (got, ==, expected);
+    }
 }
 
 /* Longer than PATH_MAX in all: no single lookup can take it, the walk still does. */
@@ -369,6 +390,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/root-walk/deep", test_deep_path);
   g_test_add_func ("/root-walk/spelling", test_spelling_normalised);
+  g_test_add_func ("/root-walk/spelling/lexical", test_spelling_lexical);
   g_test_add_func ("/root-walk/long-components", test_long_components);
   g_test_add_func ("/root-walk/symlinks-at-depth", test_symlinks_at_depth);
   g_test_add_func ("/root-walk/planted-at-depth", test_planted_at_depth);

@@ -28,6 +28,8 @@ typedef struct {
   const char *const *helper_dirs;
   /* Programs and helpers found beneath these are not used: confined commands may write there. */
   const char *const *untrusted_roots;
+  /* The strings of argv. */
+  GStringChunk *arg_chunk;
   GPtrArray *argv;
   char *error;
   DshEnforcement enforcement;
@@ -39,7 +41,7 @@ typedef struct {
   GPtrArray *programs;
   /* Every lookup that found something in this call (DshBackendLookup), and, when set, the
    * lookups of an earlier call of the same provider (its check()) that answer again instead of
-   * a second search. */
+   * a second search; a call with those records none of its own. */
   GPtrArray *lookups;
   const GPtrArray *remembered;
 } DshBackendCall;
@@ -63,18 +65,20 @@ gboolean dsh_backend_call_confine (DshBackendCall             *call,
                                    const DshSandboxPolicy     *policy,
                                    GError                    **error);
 
-/* A result for argv with descriptor's dialect (denial signatures and exclusions) and its
- * runner-failure rules. */
-DshConfinement *dsh_backend_descriptor_confinement_new (const DshBackendDescriptor *descriptor,
-                                                        const char                 *name,
-                                                        const char *const          *argv,
-                                                        DshEnforcement              enforcement,
-                                                        const char *const          *reasons);
+/* A copy of descriptor's dialect: its denial signatures and exclusions, its runner-failure
+ * rules. */
+DshDialect     *dsh_backend_descriptor_dialect_new     (const DshBackendDescriptor *descriptor);
 
-/* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules. */
+/* The result of a successful dsh_backend_call_confine() with descriptor's dialect and rules,
+ * taking call's argv and reasons. */
 DshConfinement *dsh_backend_call_to_confinement (DshBackendCall             *call,
                                                  const char                 *name,
                                                  const DshBackendDescriptor *descriptor);
+
+/* The same in a dialect of descriptor's made before, shared (a reference is taken). */
+DshConfinement *dsh_backend_call_to_confinement_in (DshBackendCall *call,
+                                                    const char     *name,
+                                                    DshDialect     *dialect);
 
 /* A program from the system directories first, then PATH; NULL when absent. */
 char    *dsh_backend_find_program (const char *name);

@@ -45,7 +45,9 @@ keep_string (DshBackendCall *call, char *owned)
 static void
 host_push_arg (DshBackendHost *host, const char *arg)
 {
-  g_ptr_array_add (call_of (host)->argv, g_strdup (arg != NULL ? arg : ""));
+  DshBackendCall *call = call_of (host);
+
+  g_ptr_array_add (call->argv, g_string_chunk_insert (call->arg_chunk, arg != NULL ? arg : ""));
 }
 
 static void
@@ -108,18 +110,22 @@ lookup_free (DshBackendLookup *lookup)
   g_free (lookup);
 }
 
-/* Hands path (taken) to the module as what the lookup of name found, and records it. */
+/* Hands path (taken) to the module as what the lookup of name found, and records it: a call
+ * answered by remembered lookups has them kept already. */
 static const char *
 found (DshBackendCall *call, gboolean helper, const char *name, char *path)
 {
-  DshBackendLookup *lookup = g_new (DshBackendLookup, 1);
+  if (call->remembered == NULL)
+    {
+      DshBackendLookup *lookup = g_new (DshBackendLookup, 1);
 
-  lookup->helper = helper;
-  lookup->name = g_strdup (name);
-  lookup->path = g_strdup (path);
-  if (call->lookups == NULL)
-    call->lookups = g_ptr_array_new_with_free_func ((GDestroyNotify) lookup_free);
-  g_ptr_array_add (call->lookups, lookup);
+      lookup->helper = helper;
+      lookup->name = g_strdup (name);
+      lookup->path = g_strdup (path);
+      if (call->lookups == NULL)
+        call->lookups = g_ptr_array_new_with_free_func ((GDestroyNotify) lookup_free);
+      g_ptr_array_add (call->lookups, lookup);
+    }
   g_ptr_array_add (call->programs, (gpointer) keep_string (call, path));
   return path;
 }
@@ -229,7 +235,9 @@ dsh_backend_call_init (DshBackendCall *call,
 
   call->helper_dirs = helper_dirs;
   call->untrusted_roots = untrusted_roots;
-  call->argv = g_ptr_array_new_with_free_func (g_free);
+  /* A runner's argv has some thirty strings: copied into one chunk, not one allocation each. */
+  call->arg_chunk = g_string_chunk_new (1024);
+  call->argv = g_ptr_array_sized_new (48);
   call->enforcement = DSH_ENFORCEMENT_FULL;
   call->reasons = g_ptr_array_new_with_free_func (g_free);
   call->strings = g_ptr_array_new_with_free_func (g_free);
@@ -240,6 +248,7 @@ void
 dsh_backend_call_clear (DshBackendCall *call)
 {
   g_clear_pointer (&call->argv, g_ptr_array_unref);
+  g_clear_pointer (&call->arg_chunk, g_string_chunk_free);
   g_clear_pointer (&call->error, g_free);
   g_clear_pointer (&call->reasons, g_ptr_array_unref);
   g_clear_pointer (&call->strings, g_ptr_array_unref);
@@ -274,7 +283,13 @@ dsh_backend_call_confine (DshBackendCall *call,
                           const DshSandboxPolicy *policy,
                           GError **error)
 {
-  g_auto (GStrv) roots = dsh_writable_roots (policy);
+  /* Pinned roots are handed down as they are; only unpinned ones are worked out here. */
+  g_auto (GStrv) unpinned = policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
+                                policy->writable_roots != NULL
+                              ? NULL
+                              : dsh_writable_roots (policy);
+  const char *const *roots = unpinned != NULL ? (const char *const *) unpinned
+                                              : (const char *const *) policy->writable_roots;
   DshBackendPolicy backend_policy = { 0 };
   guint n_argv = g_strv_length ((char **) argv);
   int rc;
@@ -284,7 +299,7 @@ dsh_backend_call_confine (DshBackendCall *call,
                           : DSH_BACKEND_MODE_READ_ONLY;
   backend_policy.workspace_root = policy->workspace_root;
   backend_policy.session_id = policy->session_id;
-  backend_policy.writable_roots = (const char *const *) roots;
+  backend_policy.writable_roots = roots;
 
   rc = descriptor->confine (&call->host, &backend_policy, argv);
   if (rc != 0 || call->error != NULL)
@@ -319,30 +334,24 @@ dsh_backend_call_confine (DshBackendCall *call,
   return TRUE;
 }
 
-DshConfinement *
-dsh_backend_descriptor_confinement_new (const DshBackendDescriptor *descriptor,
-                                        const char *name,
-                                        const char *const *argv,
-                                        DshEnforcement enforcement,
-                                        const char *const *reasons)
+DshDialect *
+dsh_backend_descriptor_dialect_new (const DshBackendDescriptor *descriptor)
 {
-  DshConfinement *confinement;
+  DshDialect *dialect = dsh_dialect_new (descriptor->denial_signatures,
+                                         dsh_backend_descriptor_denial_exclusions (descriptor));
 
-  confinement = dsh_confinement_new (argv, name, enforcement, reasons,
-                                     descriptor->denial_signatures,
-                                     dsh_backend_descriptor_denial_exclusions (descriptor), NULL);
-  /* Copied out of the module once, straight into the result. */
+  /* Copied out of the module: a result outlives the module it came from. */
   for (size_t i = 0; i < descriptor->n_runner_failure_rules; i++)
     {
       const DshBackendFailureRule *r = &descriptor->runner_failure_rules[i];
 
-      g_ptr_array_add (confinement->runner_failure_rules,
+      g_ptr_array_add (dialect->runner_failure_rules,
                        dsh_runner_failure_rule_new (r->allowed_exit_codes,
                                                     r->n_allowed_exit_codes,
                                                     r->fatal_signatures,
                                                     r->informational_lines));
     }
-  return confinement;
+  return dialect;
 }
 
 DshConfinement *
@@ -350,8 +359,19 @@ dsh_backend_call_to_confinement (DshBackendCall *call,
                                  const char *name,
                                  const DshBackendDescriptor *descriptor)
 {
-  return dsh_backend_descriptor_confinement_new (descriptor, name,
-                                                 (const char *const *) call->argv->pdata,
-                                                 call->enforcement,
-                                                 (const char *const *) call->reasons->pdata);
+  g_autoptr (DshDialect) dialect = dsh_backend_descriptor_dialect_new (descriptor);
+
+  return dsh_backend_call_to_confinement_in (call, name, dialect);
+}
+
+DshConfinement *
+dsh_backend_call_to_confinement_in (DshBackendCall *call, const char *name, DshDialect *dialect)
+{
+  /* The module's argv and reasons move into the result as they are, strings and all: nothing
+   * is copied. */
+  GStrv argv = (GStrv) g_ptr_array_free (g_steal_pointer (&call->argv), FALSE);
+  GStrv reasons = (GStrv) g_ptr_array_free (g_steal_pointer (&call->reasons), FALSE);
+
+  return dsh_confinement_new_taking (argv, g_steal_pointer (&call->arg_chunk), name,
+                                     call->enforcement, reasons, dialect);
 }

@@ -36,6 +36,9 @@ typedef struct {
   /* What its check's lookups found (DshBackendLookup), answered again to its confine() calls
    * for this selector's lifetime; NULL before the check. */
   GPtrArray *lookups;
+  /* A copy of its module's dialect, made by the first confine() that needs it and shared by
+   * every result from then on; NULL before. */
+  DshDialect *dialect;
 } Candidate;
 
 typedef struct {

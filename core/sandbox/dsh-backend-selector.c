@@ -20,6 +20,7 @@ candidate_free (Candidate *candidate)
   g_free (candidate->probe_detail);
   g_strfreev (candidate->runner_files);
   g_clear_pointer (&candidate->lookups, g_ptr_array_unref);
+  dsh_dialect_unref (candidate->dialect);
   g_free (candidate);
 }
 
@@ -671,6 +672,24 @@ ensure_selected (DshBackendSelector *self, const char *mode, GError **error)
   return selected;
 }
 
+/* The candidate's dialect, copied out of its module once (by whichever thread comes first). */
+static DshDialect *
+candidate_dialect (Candidate *candidate)
+{
+  DshDialect *dialect = g_atomic_pointer_get (&candidate->dialect);
+
+  if (dialect == NULL)
+    {
+      dialect = dsh_backend_descriptor_dialect_new (candidate->module->descriptor);
+      if (!g_atomic_pointer_compare_and_exchange (&candidate->dialect, NULL, dialect))
+        {
+          dsh_dialect_unref (dialect);
+          dialect = g_atomic_pointer_get (&candidate->dialect);
+        }
+    }
+  return dialect;
+}
+
 DshConfinement *
 dsh_backend_selector_confine (DshBackendSelector *self,
                               const char *const *argv,
@@ -708,8 +727,8 @@ dsh_backend_selector_confine (DshBackendSelector *self,
       return NULL;
     }
 
-  confinement = dsh_backend_call_to_confinement (&call, selected->module->name,
-                                                 selected->module->descriptor);
+  confinement = dsh_backend_call_to_confinement_in (&call, selected->module->name,
+                                                    candidate_dialect (selected));
   dsh_backend_call_clear (&call);
   return confinement;
 }
@@ -738,32 +757,31 @@ dsh_backend_selector_list_backends (DshBackendSelector *self)
 DshConfinement *
 dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError **error)
 {
-  const DshBackendDescriptor *descriptor = NULL;
   const char *const no_argv[] = { NULL };
+  DshConfinement *confinement = NULL;
+  Candidate *found = NULL;
 
   g_mutex_lock (&self->lock);
   /* The selected backend's own dialect needs none of the modules it was selected without. */
   if (self->only_selected_loaded && g_str_equal (self->selected->module->name, name))
-    descriptor = self->selected->module->descriptor;
+    found = self->selected;
   else
     scan_modules (self);
-  for (guint i = 0; i < self->candidates->len && descriptor == NULL; i++)
+  for (guint i = 0; i < self->candidates->len && found == NULL; i++)
     {
-      const Candidate *c = self->candidates->pdata[i];
+      Candidate *c = self->candidates->pdata[i];
 
       if (g_str_equal (c->module->name, name))
-        descriptor = c->module->descriptor;
+        found = c;
     }
+  if (found != NULL)
+    confinement = dsh_confinement_new_in_dialect (no_argv, name, DSH_ENFORCEMENT_FULL, NULL,
+                                                  candidate_dialect (found));
   g_mutex_unlock (&self->lock);
-  if (descriptor == NULL)
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "no backend \"%s\" is loaded here", name);
-      return NULL;
-    }
-
-  return dsh_backend_descriptor_confinement_new (descriptor, name, no_argv,
-                                                 DSH_ENFORCEMENT_FULL, NULL);
+  if (confinement == NULL)
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                 "no backend \"%s\" is loaded here", name);
+  return confinement;
 }
 
 void

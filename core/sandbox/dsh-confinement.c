@@ -128,6 +128,70 @@ dsh_runner_failure_rule_free (DshRunnerFailureRule *rule)
   g_free (rule);
 }
 
+DshDialect *
+dsh_dialect_new (const char *const *denial_signatures, const char *const *denial_exclusions)
+{
+  DshDialect *self = g_new0 (DshDialect, 1);
+
+  g_atomic_ref_count_init (&self->refs);
+  self->denial_signatures = copy_strv_packed (denial_signatures);
+  self->denial_exclusions = copy_strv_packed (denial_exclusions);
+  self->runner_failure_rules = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) dsh_runner_failure_rule_free);
+  return self;
+}
+
+DshDialect *
+dsh_dialect_ref (DshDialect *self)
+{
+  g_atomic_ref_count_inc (&self->refs);
+  return self;
+}
+
+void
+dsh_dialect_unref (DshDialect *self)
+{
+  if (self == NULL || !g_atomic_ref_count_dec (&self->refs))
+    return;
+  g_free (self->denial_signatures);
+  g_free (self->denial_exclusions);
+  g_ptr_array_unref (self->runner_failure_rules);
+  g_free (self);
+}
+
+DshConfinement *
+dsh_confinement_new_taking (GStrv argv,
+                            GStringChunk *argv_strings,
+                            const char *backend,
+                            DshEnforcement enforcement,
+                            GStrv reasons,
+                            DshDialect *dialect)
+{
+  DshConfinement *self = g_new (DshConfinement, 1);
+
+  self->argv = argv;
+  self->argv_strings = argv_strings;
+  self->backend = g_strdup (backend);
+  self->enforcement = enforcement;
+  self->reasons = reasons;
+  self->dialect = dsh_dialect_ref (dialect);
+  self->denial_signatures = dialect->denial_signatures;
+  self->denial_exclusions = dialect->denial_exclusions;
+  self->runner_failure_rules = dialect->runner_failure_rules;
+  return self;
+}
+
+DshConfinement *
+dsh_confinement_new_in_dialect (const char *const *argv,
+                                const char *backend,
+                                DshEnforcement enforcement,
+                                const char *const *reasons,
+                                DshDialect *dialect)
+{
+  return dsh_confinement_new_taking (copy_strv_packed (argv), NULL, backend, enforcement,
+                                     copy_strv (reasons), dialect);
+}
+
 DshConfinement *
 dsh_confinement_new (const char *const *argv,
                      const char *backend,
@@ -137,20 +201,12 @@ dsh_confinement_new (const char *const *argv,
                      const char *const *denial_exclusions,
                      GPtrArray *runner_failure_rules)
 {
-  DshConfinement *self = g_new0 (DshConfinement, 1);
+  g_autoptr (DshDialect) dialect = dsh_dialect_new (denial_signatures, denial_exclusions);
 
-  self->argv = copy_strv_packed (argv);
-  self->backend = g_strdup (backend);
-  self->enforcement = enforcement;
-  self->reasons = copy_strv (reasons);
-  self->denial_signatures = copy_strv_packed (denial_signatures);
-  self->denial_exclusions = copy_strv_packed (denial_exclusions);
-  self->runner_failure_rules = g_ptr_array_new_with_free_func (
-    (GDestroyNotify) dsh_runner_failure_rule_free);
   for (guint i = 0; runner_failure_rules != NULL && i < runner_failure_rules->len; i++)
-    g_ptr_array_add (self->runner_failure_rules,
+    g_ptr_array_add (dialect->runner_failure_rules,
                      dsh_runner_failure_rule_copy (runner_failure_rules->pdata[i]));
-  return self;
+  return dsh_confinement_new_in_dialect (argv, backend, enforcement, reasons, dialect);
 }
 
 void
@@ -159,10 +215,10 @@ dsh_confinement_free (DshConfinement *self)
   if (self == NULL)
     return;
   g_free (self->argv);
+  if (self->argv_strings != NULL)
+    g_string_chunk_free (self->argv_strings);
   g_free (self->backend);
   g_strfreev (self->reasons);
-  g_free (self->denial_signatures);
-  g_free (self->denial_exclusions);
-  g_ptr_array_unref (self->runner_failure_rules);
+  dsh_dialect_unref (self->dialect);
   g_free (self);
 }

@@ -6,6 +6,8 @@
  */
 #include "dsh-root-grants-private.h"
 
+#include <string.h>
+
 #include "dsh-error.h"
 #include "dsh-roots.h"
 
@@ -14,9 +16,17 @@ dsh_root_grants_default_dir (void)
 {
   const char *override = g_getenv ("DSH_SANDBOX_STATE_DIR");
 
+  const char *state = g_get_user_state_dir ();
+
   if (override != NULL && *override != '\0')
     return g_strdup (override);
-  return g_build_filename (g_get_user_state_dir (), "dsh-sandbox", "granted-roots", NULL);
+#ifndef G_OS_WIN32
+  /* What g_build_filename() makes of it, without its general work, when state ends in a name
+   * (on Windows it picks the separator the path already uses). */
+  if (*state != '\0' && state[strlen (state) - 1] != '/')
+    return g_strconcat (state, "/dsh-sandbox/granted-roots", NULL);
+#endif
+  return g_build_filename (state, "dsh-sandbox", "granted-roots", NULL);
 }
 
 /* What an earlier confined command could have planted on the way to a root: on Windows a

@@ -112,7 +112,7 @@ path_without_symlinks (const RecordDir *record, const char *dir)
     return NULL;
   same = fstat (fd, &st) == 0 && is_kept_directory (record, &st);
   close (fd);
-  return same ? g_canonicalize_filename (dir, NULL) : NULL;
+  return same ? dsh_lexically_canonical (dir) : NULL;
 #else
   return NULL;
 #endif

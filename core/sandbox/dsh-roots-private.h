@@ -16,6 +16,10 @@ G_BEGIN_DECLS
  * meaning what the kernel (chdir, open) would reach, so ".." is left for it to walk. */
 char *dsh_absolute_path_as_spelled (const char *path);
 
+/* g_canonicalize_filename (path, NULL) for an absolute path, with only a copy when path is in
+ * that form already (no empty, "." or ".." component, no trailing slash). */
+char *dsh_lexically_canonical (const char *path);
+
 /* An O_PATH descriptor of the directory at path (absolute), reached without following any
  * symlink (openat2 RESOLVE_NO_SYMLINKS; portable, or without openat2: one component at a time
  * with O_NOFOLLOW). -1 with errno set (ELOOP for a symlink on the way). */

@@ -47,7 +47,7 @@ dsh_workspace_root (const char *session_cwd, const char *fallback_root)
   g_return_val_if_fail (root != NULL, NULL);
 
   canonical = dsh_canonical_path (root);
-  return g_canonicalize_filename (canonical, NULL);
+  return dsh_lexically_canonical (canonical);
 }
 
 /**
@@ -87,6 +87,35 @@ dsh_absolute_path_as_spelled (const char *path)
   return g_build_filename (here, path, NULL);
 }
 
+/* Is path absolute and already what g_canonicalize_filename() makes of it? */
+static gboolean
+is_lexically_canonical (const char *path)
+{
+  const char *p = path;
+
+  if (p[0] != '/')
+    return FALSE;
+  if (p[1] == '\0')
+    return TRUE;
+  while (*p == '/')
+    {
+      p++;
+      /* An empty component: a doubled or a trailing slash. */
+      if (*p == '\0' || *p == '/')
+        return FALSE;
+      if (p[0] == '.' && (p[1] == '\0' || p[1] == '/' ||
+                          (p[1] == '.' && (p[2] == '\0' || p[2] == '/'))))
+        return FALSE;
+      p += strcspn (p, "/");
+    }
+  return TRUE;
+}
+
+char *
+dsh_lexically_canonical (const char *path)
+{
+  return is_lexically_canonical (path) ? g_strdup (path) : g_canonicalize_filename (path, NULL);
+}
 
 int
 dsh_open_directory_no_symlinks (const char *path, gboolean portable)
@@ -198,35 +227,6 @@ walk_clear (Walk *walk)
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Walk, walk_clear)
-
-static gpointer
-copy_string (gconstpointer string, gpointer unused)
-{
-  return g_strdup (string);
-}
-
-static GPtrArray *
-strings_copy (GPtrArray *strings)
-{
-  return strings != NULL ? g_ptr_array_copy (strings, copy_string, NULL) : NULL;
-}
-
-/* to (cleared) becomes what from says. */
-static void
-walk_copy (const Walk *from, Walk *to)
-{
-  to->links = strings_copy (from->links);
-  if (to->links != NULL)
-    g_ptr_array_set_free_func (to->links, g_free);
-  to->link_dirs = strings_copy (from->link_dirs);
-  if (to->link_dirs != NULL)
-    g_ptr_array_set_free_func (to->link_dirs, g_free);
-  to->planted_kind = from->planted_kind;
-  to->planted = g_strdup (from->planted);
-  to->granted_dir = g_strdup (from->granted_dir);
-  to->resolved = g_strdup (from->resolved);
-  to->moved = from->moved;
-}
 
 /* The first n components of resolved ("/" for none). */
 static char *
@@ -565,7 +565,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
     {
     case 1:
       walk->has_fd = TRUE;
-      walk->resolved = lexical_join (path);
+      walk->resolved = is_lexically_canonical (path) ? g_strdup (path) : lexical_join (path);
       return;
     case -1:
       return;
@@ -759,6 +759,16 @@ add_unique (GPtrArray *roots, const char *root)
     g_ptr_array_add (roots, g_strdup (root));
 }
 
+/* add_unique() taking root. */
+static void
+add_unique_take (GPtrArray *roots, char *root)
+{
+  if (g_ptr_array_find_with_equal_func (roots, root, g_str_equal, NULL))
+    g_free (root);
+  else
+    g_ptr_array_add (roots, root);
+}
+
 /* ---- the roots of a call ------------------------------------------------------------------- */
 
 GStrv
@@ -771,7 +781,7 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
    * it again would follow whatever was swapped in since. The temp directory is listed on its
    * own (mkstemp-family tools write there) unless it would widen the roots. */
   temp_areas (&tmp, &tmpdir);
-  g_ptr_array_add (roots, g_canonicalize_filename (policy->workspace_root, NULL));
+  g_ptr_array_add (roots, dsh_lexically_canonical (policy->workspace_root));
   {
     g_autofree char *canonical_tmp = dsh_canonical_path (tmp);
     /* The same spelling resolves once. */
@@ -796,7 +806,7 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
     {
       const char *extra = policy->extra_writable_roots[i];
       g_autofree char *root = g_path_is_absolute (extra)
-                                ? g_canonicalize_filename (extra, NULL)
+                                ? dsh_lexically_canonical (extra)
                                 : NULL;
       g_autofree char *why = root != NULL ? root_refusal (root, policy->workspace_root) : NULL;
 
@@ -818,14 +828,12 @@ add_temp_roots (GPtrArray *roots,
                 const char *workspace_root,
                 GError **error)
 {
-  g_autofree char *tmp_root = g_canonicalize_filename (tmp_walk->resolved != NULL
+  g_autofree char *tmp_root = dsh_lexically_canonical (tmp_walk->resolved != NULL
                                                          ? tmp_walk->resolved
-                                                         : tmp,
-                                                       NULL);
-  g_autofree char *tmpdir_root = g_canonicalize_filename (tmpdir_walk->resolved != NULL
+                                                         : tmp);
+  g_autofree char *tmpdir_root = dsh_lexically_canonical (tmpdir_walk->resolved != NULL
                                                             ? tmpdir_walk->resolved
-                                                            : tmpdir,
-                                                          NULL);
+                                                            : tmpdir);
   g_autofree char *why = NULL;
 
   if (g_str_equal (tmp_root, "/"))
@@ -835,8 +843,8 @@ add_temp_roots (GPtrArray *roots,
   if (!g_str_equal (tmpdir_root, tmp_root) &&
       (why = root_refusal (tmpdir_root, workspace_root)) != NULL)
     return refuse_temp_root (error, tmpdir, tmpdir_root, why);
-  add_unique (roots, tmp_root);
-  add_unique (roots, tmpdir_root);
+  add_unique_take (roots, g_steal_pointer (&tmp_root));
+  add_unique_take (roots, g_steal_pointer (&tmpdir_root));
   return TRUE;
 }
 
@@ -859,11 +867,11 @@ add_extra_root (GPtrArray *roots,
     return refuse_moved (error, "writable root", extra);
   if (walk->planted != NULL)
     return refuse_planted (error, extra, walk, walk->planted);
-  root = g_canonicalize_filename (walk->resolved != NULL ? walk->resolved : extra, NULL);
+  root = dsh_lexically_canonical (walk->resolved != NULL ? walk->resolved : extra);
   why = root_refusal (root, workspace_root);
   if (why != NULL)
     return refuse_extra_root (error, extra, root, why);
-  add_unique (roots, root);
+  add_unique_take (roots, g_steal_pointer (&root));
   return TRUE;
 }
 
@@ -913,7 +921,7 @@ dsh_roots_resolve (const char *spelled_workspace,
                    GError **error)
 {
   gboolean record = (flags & DSH_ROOTS_RESOLVE_RECORD) != 0;
-  g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) roots = g_ptr_array_new_full (4, g_free);
   g_autoptr (DshRootGrants) grants = NULL;
   g_autofree char *grants_dir = NULL;
   g_autofree char *absolute = NULL;
@@ -993,7 +1001,7 @@ dsh_roots_resolve (const char *spelled_workspace,
       walk_path (tmp, &rules, &tmp_walk);
       /* The same spelling walks the same way: one walk answers for both. */
       if (g_str_equal (tmpdir, tmp))
-        walk_copy (&tmp_walk, &tmpdir_walk);
+        walks[2] = &tmp_walk;
       else
         walk_path (tmpdir, &rules, &tmpdir_walk);
     }
@@ -1007,7 +1015,7 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   g_ptr_array_add (roots, g_strdup (workspace_root));
   if (tmp != NULL &&
-      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, &tmpdir_walk, workspace_root, error))
+      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, walks[2], workspace_root, error))
     return FALSE;
   g_array_set_clear_func (extra_walks, (GDestroyNotify) walk_clear);
   g_array_set_size (extra_walks, extra != NULL ? g_strv_length ((char **) extra) : 0);
