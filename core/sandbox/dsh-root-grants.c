@@ -184,15 +184,21 @@ dsh_root_grants_open (const char *dir, GError **error)
   grants = g_new0 (DshRootGrants, 1);
   grants->record = record;
   grants->dir_fd = -1;
-  if (g_mkdir_with_parents (dir, 0700) != 0)
-    {
-      g_autofree char *why = g_strdup_printf ("cannot be created (%s)", g_strerror (errno));
-
-      dsh_root_grants_refuse (error, dir, why);
-      return NULL;
-    }
-  /* Only a real directory of our own that nobody else can write is believed. */
+  /* Only a real directory of our own that nobody else can write is believed. It is there
+   * after the first call: creating it is only tried when it cannot be opened, and then as
+   * before, so that what is refused is refused in the same words. */
   record->fd = grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (grants->dir_fd < 0)
+    {
+      if (g_mkdir_with_parents (dir, 0700) != 0)
+        {
+          g_autofree char *why = g_strdup_printf ("cannot be created (%s)", g_strerror (errno));
+
+          dsh_root_grants_refuse (error, dir, why);
+          return NULL;
+        }
+      record->fd = grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
   if (grants->dir_fd < 0 || fstat (grants->dir_fd, &st) != 0 || !S_ISDIR (st.st_mode))
     {
       dsh_root_grants_refuse (error, dir, "is not a directory");
