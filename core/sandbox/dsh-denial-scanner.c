@@ -279,43 +279,19 @@ scan_blocks (const DshDenialScanner *self, const char **p, const char *end)
 }
 
 #ifdef HAVE_AVX2_PATH
-/* scan_blocks() 32 bytes per instruction, each signature's two bytes splat into 32 lanes once
- * for the whole run. */
-__attribute__ ((target ("avx2"))) static const char *
-scan_blocks_avx2 (const DshDenialScanner *self, const char **p, const char *end)
-{
-  const __m256i fold = _mm256_set1_epi8 (FOLD);
+/* The signatures' bytes as AVX2 compares them, made once per scan. */
+typedef struct {
+  /* Each signature's first and anchor bytes in all 32 lanes. */
   __m256i first[AVX2_MAX_NEEDLES];
   __m256i last[AVX2_MAX_NEEDLES];
-  const guint n = self->n_needles;
+  /* With nibbles: the scanner's four tables, in both halves. */
+  __m256i first_low, first_high, anchor_low, anchor_high;
+} Avx2Needles;
 
-  for (guint k = 0; k < n; k++)
-    {
-      first[k] = _mm256_broadcastsi128_si256 (self->needles[k].first);
-      last[k] = _mm256_broadcastsi128_si256 (self->needles[k].last);
-    }
-  for (; block_fits (self, *p, end); *p += 64)
-    {
-      guint64 mask = 0;
-      const char *hit;
-
-      for (guint u = 0; u < 2; u++)
-        {
-          const char *q = *p + 32 * u;
-          __m256i block = _mm256_or_si256 (_mm256_loadu_si256 ((const __m256i *) q), fold);
-          __m256i tail = _mm256_or_si256 (
-            _mm256_loadu_si256 ((const __m256i *) (q + self->anchor)), fold);
-          __m256i hits = _mm256_setzero_si256 ();
-
-          for (guint k = 0; k < n; k++)
-            hits = _mm256_or_si256 (hits, _mm256_and_si256 (_mm256_cmpeq_epi8 (block, first[k]),
-                                                            _mm256_cmpeq_epi8 (tail, last[k])));
-          mask |= (guint64) (guint32) _mm256_movemask_epi8 (hits) << (32 * u);
-        }
-      if (mask != 0 && (hit = first_signature_marked (self, *p, mask, end)) != NULL)
-        return hit;
-    }
-  return NULL;
+__attribute__ ((target ("avx2"))) static __m256i
+nibble_table (const guint8 table[16])
+{
+  return _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) table));
 }
 
 /* Bit k in each lane: the byte there is the one of signature k that low and high describe. */
@@ -330,45 +306,70 @@ nibble_members (__m256i bytes, __m256i low, __m256i high)
   return _mm256_and_si256 (by_low, by_high);
 }
 
-__attribute__ ((target ("avx2"))) static __m256i
-nibble_table (const guint8 table[16])
-{
-  return _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *) table));
-}
-
-/* scan_blocks_avx2() for three to eight signatures: a lane is a candidate when one signature
- * has both its first byte there and its anchor byte where it would be. */
-__attribute__ ((target ("avx2"))) static const char *
-scan_blocks_nibbles (const DshDenialScanner *self, const char **p, const char *end)
+/* Bit i: a signature's first byte is at q + i and its anchor byte where it would be. By
+ * nibbles, a lane is a candidate when one signature's bit survives both lookups; otherwise
+ * each signature is compared in turn. */
+__attribute__ ((target ("avx2"), always_inline)) static inline guint32
+candidates_in_32 (const DshDenialScanner *self, const Avx2Needles *v, const char *q,
+                  gboolean nibbles)
 {
   const __m256i fold = _mm256_set1_epi8 (FOLD);
-  const __m256i zero = _mm256_setzero_si256 ();
-  const __m256i first_low = nibble_table (self->first_low);
-  const __m256i first_high = nibble_table (self->first_high);
-  const __m256i anchor_low = nibble_table (self->anchor_low);
-  const __m256i anchor_high = nibble_table (self->anchor_high);
+  __m256i block = _mm256_or_si256 (_mm256_loadu_si256 ((const __m256i *) q), fold);
+  __m256i tail = _mm256_or_si256 (_mm256_loadu_si256 ((const __m256i *) (q + self->anchor)),
+                                  fold);
+  __m256i hits = _mm256_setzero_si256 ();
 
+  if (nibbles)
+    {
+      __m256i both = _mm256_and_si256 (nibble_members (block, v->first_low, v->first_high),
+                                       nibble_members (tail, v->anchor_low, v->anchor_high));
+
+      return ~(guint32) _mm256_movemask_epi8 (_mm256_cmpeq_epi8 (both, hits));
+    }
+  for (guint k = 0; k < self->n_needles; k++)
+    hits = _mm256_or_si256 (hits, _mm256_and_si256 (_mm256_cmpeq_epi8 (block, v->first[k]),
+                                                    _mm256_cmpeq_epi8 (tail, v->last[k])));
+  return (guint32) _mm256_movemask_epi8 (hits);
+}
+
+/* The block loop, made once for each way of finding candidates (nibbles a constant). */
+__attribute__ ((target ("avx2"), always_inline)) static inline const char *
+scan_blocks_avx2_by (const DshDenialScanner *self, const Avx2Needles *v, const char **p,
+                     const char *end, gboolean nibbles)
+{
   for (; block_fits (self, *p, end); *p += 64)
     {
-      guint64 mask = 0;
+      guint64 mask = candidates_in_32 (self, v, *p, nibbles) |
+                     (guint64) candidates_in_32 (self, v, *p + 32, nibbles) << 32;
       const char *hit;
 
-      for (guint u = 0; u < 2; u++)
-        {
-          const char *q = *p + 32 * u;
-          __m256i block = _mm256_or_si256 (_mm256_loadu_si256 ((const __m256i *) q), fold);
-          __m256i tail = _mm256_or_si256 (
-            _mm256_loadu_si256 ((const __m256i *) (q + self->anchor)), fold);
-          __m256i both = _mm256_and_si256 (nibble_members (block, first_low, first_high),
-                                           nibble_members (tail, anchor_low, anchor_high));
-          guint32 none = (guint32) _mm256_movemask_epi8 (_mm256_cmpeq_epi8 (both, zero));
-
-          mask |= (guint64) (guint32) ~none << (32 * u);
-        }
       if (mask != 0 && (hit = first_signature_marked (self, *p, mask, end)) != NULL)
         return hit;
     }
   return NULL;
+}
+
+/* scan_blocks() 32 bytes per instruction. */
+__attribute__ ((target ("avx2"))) static const char *
+scan_blocks_avx2 (const DshDenialScanner *self, const char **p, const char *end)
+{
+  Avx2Needles v;
+
+  if (self->use_nibbles)
+    {
+      v.first_low = nibble_table (self->first_low);
+      v.first_high = nibble_table (self->first_high);
+      v.anchor_low = nibble_table (self->anchor_low);
+      v.anchor_high = nibble_table (self->anchor_high);
+    }
+  else
+    for (guint k = 0; k < self->n_needles; k++)
+      {
+        v.first[k] = _mm256_broadcastsi128_si256 (self->needles[k].first);
+        v.last[k] = _mm256_broadcastsi128_si256 (self->needles[k].last);
+      }
+  return self->use_nibbles ? scan_blocks_avx2_by (self, &v, p, end, TRUE)
+                           : scan_blocks_avx2_by (self, &v, p, end, FALSE);
 }
 #endif
 
@@ -381,9 +382,7 @@ find_signature (const DshDenialScanner *self, const char *p, const char *end)
   if (self->n_needles == 0)
     return NULL;
 #ifdef HAVE_AVX2_PATH
-  if (self->use_nibbles)
-    hit = scan_blocks_nibbles (self, &p, end);
-  else if (self->use_avx2)
+  if (self->use_avx2)
     hit = scan_blocks_avx2 (self, &p, end);
   else
 #endif
