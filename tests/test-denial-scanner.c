@@ -138,6 +138,24 @@ test_nothing_to_prove (void)
   assert_evidence (confinement, text, NULL);
 }
 
+/* The scanner finds the first line of text the classifier's own rule takes as proof. */
+static void
+assert_agrees_with_classifier (const DshConfinement *confinement, const GString *text)
+{
+  g_autoptr (GString) expected = NULL;
+  gsize start = 0;
+
+  for (gsize pos = 0; pos < text->len && expected == NULL; pos++)
+    {
+      if (text->str[pos] != '\n')
+        continue;
+      if (dsh_confinement_is_denial_evidence (confinement, text->str + start, pos - start))
+        expected = g_string_new_len (text->str + start, (gssize) (pos - start + 1));
+      start = pos + 1;
+    }
+  assert_evidence (confinement, text, expected);
+}
+
 /* Random lines mixing the signatures' pieces: the scanner agrees with the classifier's own
  * judgement of each line, however the stream is cut. */
 static void
@@ -153,21 +171,11 @@ test_agrees_with_classifier (void)
   for (guint round = 0; round < 300; round++)
     {
       g_autoptr (GString) text = g_string_new (NULL);
-      g_autoptr (GString) expected = NULL;
-      gsize start = 0;
       guint n = (guint) g_test_rand_int_range (1, 60);
 
       for (guint i = 0; i < n; i++)
         g_string_append (text, pieces[g_test_rand_int_range (0, G_N_ELEMENTS (pieces))]);
-      for (gsize pos = 0; pos < text->len && expected == NULL; pos++)
-        {
-          if (text->str[pos] != '\n')
-            continue;
-          if (dsh_confinement_is_denial_evidence (confinement, text->str + start, pos - start))
-            expected = g_string_new_len (text->str + start, (gssize) (pos - start + 1));
-          start = pos + 1;
-        }
-      assert_evidence (confinement, text, expected);
+      assert_agrees_with_classifier (confinement, text);
     }
 }
 
@@ -206,8 +214,6 @@ test_any_number_of_signatures (void)
       for (guint round = 0; round < 60; round++)
         {
           g_autoptr (GString) text = g_string_new (NULL);
-          g_autoptr (GString) expected = NULL;
-          gsize start = 0;
           guint n = (guint) g_test_rand_int_range (1, 80);
 
           for (guint i = 0; i < n; i++)
@@ -241,16 +247,7 @@ test_any_number_of_signatures (void)
                 }
             }
           g_string_append_c (text, '\n');
-          for (gsize pos = 0; pos < text->len && expected == NULL; pos++)
-            {
-              if (text->str[pos] != '\n')
-                continue;
-              if (dsh_confinement_is_denial_evidence (confinement, text->str + start,
-                                                      pos - start))
-                expected = g_string_new_len (text->str + start, (gssize) (pos - start + 1));
-              start = pos + 1;
-            }
-          assert_evidence (confinement, text, expected);
+          assert_agrees_with_classifier (confinement, text);
         }
     }
 }
