@@ -15,11 +15,11 @@ char *
 dsh_root_grants_default_dir (void)
 {
   const char *override = g_getenv ("DSH_SANDBOX_STATE_DIR");
-
-  const char *state = g_get_user_state_dir ();
+  const char *state;
 
   if (override != NULL && *override != '\0')
     return g_strdup (override);
+  state = g_get_user_state_dir ();
 #ifndef G_OS_WIN32
   /* What g_build_filename() makes of it, without its general work, when state ends in a name
    * (on Windows it picks the separator the path already uses). */
