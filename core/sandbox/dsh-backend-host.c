@@ -6,13 +6,10 @@
 #include "dsh-backend-host-private.h"
 
 #include <string.h>
-#ifdef G_OS_UNIX
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
 
 #include "dsh-error.h"
 #include "dsh-module-loader-private.h"
+#include "dsh-platform-private.h"
 #include "dsh-roots.h"
 #include "dsh-spawn-private.h"
 
@@ -83,22 +80,6 @@ host_add_reason (DshBackendHost *host, const char *reason)
 static const char *const system_program_dirs[] = { "/usr/bin", "/bin", "/usr/sbin", "/sbin",
                                                    "/usr/local/bin", NULL };
 
-/* A directory with the search bit passes the executable test: it is no program. What
- * g_file_test() says for IS_EXECUTABLE and not IS_DIR, in one stat and one access: root's
- * access() passes any file, so an execute bit must be set too. */
-static gboolean
-is_executable_file (const char *path)
-{
-#ifdef G_OS_UNIX
-  struct stat st;
-
-  return stat (path, &st) == 0 && !S_ISDIR (st.st_mode) &&
-         (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0 && access (path, X_OK) == 0;
-#else
-  return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
-#endif
-}
-
 char *
 dsh_backend_find_program (const char *name)
 {
@@ -108,7 +89,7 @@ dsh_backend_find_program (const char *name)
         {
           g_autofree char *path = g_build_filename (system_program_dirs[i], name, NULL);
 
-          if (is_executable_file (path))
+          if (dsh_platform_is_program_file (path))
             return g_steal_pointer (&path);
         }
     }
@@ -189,7 +170,8 @@ host_find_helper (DshBackendHost *host, const char *name)
     {
       char *path = g_build_filename (call->helper_dirs[i], name, NULL);
 
-      if (is_executable_file (path) && !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
+      if (dsh_platform_is_program_file (path) &&
+          !dsh_backend_path_is_untrusted (path, call->untrusted_roots))
         return found (call, TRUE, name, path);
       g_free (path);
     }

@@ -35,6 +35,9 @@ gboolean dsh_platform_read_private_file  (const char *path,
 void     dsh_platform_append_file_identity (GString    *key,
                                             const char *path);
 
+/* Is path a program: executable by this process, and no directory (a directory with the
+ * search bit passes the executable test)? */
+gboolean dsh_platform_is_program_file    (const char *path);
 /* The running kernel's release (newly allocated, "" when unknown) and its Landlock ABI (-1
  * when it has none). */
 char    *dsh_platform_kernel_release     (void);

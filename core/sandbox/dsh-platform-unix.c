@@ -105,6 +105,17 @@ dsh_platform_kernel_release (void)
   return g_strdup (uname (&names) == 0 ? names.release : "");
 }
 
+/* What g_file_test() says for IS_EXECUTABLE and not IS_DIR, in one stat and one access: an
+ * execute bit is asked for too, since on some systems root's access() passes any file. */
+gboolean
+dsh_platform_is_program_file (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && !S_ISDIR (st.st_mode) &&
+         (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0 && access (path, X_OK) == 0;
+}
+
 long
 dsh_platform_landlock_abi (void)
 {

@@ -52,6 +52,12 @@ dsh_platform_kernel_release (void)
   return g_strdup ("");
 }
 
+gboolean
+dsh_platform_is_program_file (const char *path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
+}
+
 long
 dsh_platform_landlock_abi (void)
 {
