@@ -13,6 +13,7 @@
 
 #include "dsh-cli-config.h"
 #include "dsh-config.h"
+#include "dsh-backend-selector-private.h"
 #include "dsh-probe-cache-private.h"
 #include "dsh-run-private.h"
 
@@ -154,19 +155,11 @@ dsh_cli_running_uninstalled (void)
   return is_build_tree_command (exe);
 }
 
-/* DSH_SANDBOX_BACKEND names one backend ("help" only lists them). */
-static gboolean
-backend_is_pinned (void)
-{
-  const char *backend = g_getenv ("DSH_SANDBOX_BACKEND");
-
-  return backend != NULL && backend[0] != '\0' && strcmp (backend, "help") != 0;
-}
-
 void
 dsh_cli_run_options_init (DshCliRunOptions *self)
 {
   const char *cache = g_getenv ("DSH_SANDBOX_PROBE_CACHE");
+  gboolean pinned;
 
   memset (self, 0, sizeof (*self));
   /* Read once: this runs on every exec. */
@@ -186,7 +179,8 @@ dsh_cli_run_options_init (DshCliRunOptions *self)
    * confined command could write is not used: the selector checks that.) A backend pinned by
    * DSH_SANDBOX_BACKEND is a sole candidate, never probed: the default cache is not even
    * looked for then. */
-  if (g_strcmp0 (cache, "off") != 0 && (cache != NULL || !backend_is_pinned ()))
+  pinned = dsh_backend_override_pins (g_getenv ("DSH_SANDBOX_BACKEND")) != NULL;
+  if (g_strcmp0 (cache, "off") != 0 && (cache != NULL || !pinned))
     self->probe_cache = cache != NULL && g_path_is_absolute (cache)
                           ? g_strdup (cache)
                           : dsh_probe_cache_default_path ();

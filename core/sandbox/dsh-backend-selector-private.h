@@ -63,6 +63,10 @@ typedef struct {
   char *selection_failure;
 } DshBackendSelector;
 
+/* The backend a DSH_SANDBOX_BACKEND value pins, or NULL for none: unset, empty, or "help" (which
+ * only lists them). */
+const char         *dsh_backend_override_pins              (const char        *override);
+
 /* See dsh_local_provider_new_for_dirs(): the same directories and environment overrides. */
 DshBackendSelector *dsh_backend_selector_new               (const char *const *backend_dirs,
                                                             const char *const *helper_dirs);

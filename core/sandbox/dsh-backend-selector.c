@@ -72,11 +72,18 @@ make_candidates (DshBackendSelector *self, Candidate *kept)
   g_ptr_array_sort (self->candidates, compare_priority);
 }
 
-/* The backend DSH_SANDBOX_BACKEND pins, or NULL ("help" pins none). */
+const char *
+dsh_backend_override_pins (const char *override)
+{
+  return override != NULL && override[0] != '\0' && !g_str_equal (override, "help") ? override
+                                                                                    : NULL;
+}
+
+/* The backend DSH_SANDBOX_BACKEND pins, or NULL. */
 static const char *
 pinned_backend (DshBackendSelector *self)
 {
-  return g_strcmp0 (self->backend_override, "help") != 0 ? self->backend_override : NULL;
+  return dsh_backend_override_pins (self->backend_override);
 }
 
 /* After a selection that opened only the selected module (from the probe cache, or the one a
