@@ -161,6 +161,9 @@ keep (RecordDir *record)
   record_unref (old);
 }
 
+/* The record's directory itself, never a link to one. */
+#define RECORD_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
 DshRootGrants *
 dsh_root_grants_open (const char *dir, GError **error)
 {
@@ -187,7 +190,7 @@ dsh_root_grants_open (const char *dir, GError **error)
   /* Only a real directory of our own that nobody else can write is believed. It is there
    * after the first call: creating it is only tried when it cannot be opened, and then as
    * before, so that what is refused is refused in the same words. */
-  record->fd = grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  record->fd = grants->dir_fd = open (dir, RECORD_DIR_FLAGS);
   if (grants->dir_fd < 0)
     {
       if (g_mkdir_with_parents (dir, 0700) != 0)
@@ -197,7 +200,7 @@ dsh_root_grants_open (const char *dir, GError **error)
           dsh_root_grants_refuse (error, dir, why);
           return NULL;
         }
-      record->fd = grants->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      record->fd = grants->dir_fd = open (dir, RECORD_DIR_FLAGS);
     }
   if (grants->dir_fd < 0 || fstat (grants->dir_fd, &st) != 0 || !S_ISDIR (st.st_mode))
     {
