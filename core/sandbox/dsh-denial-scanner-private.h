@@ -27,6 +27,9 @@ void              dsh_denial_scanner_feed   (DshDenialScanner     *self,
 const char       *dsh_denial_scanner_get_evidence (const DshDenialScanner *self,
                                                    gsize                  *len);
 
+/* Which way it looks: "avx2-nibbles", "avx2", "sse2" or "portable" (for tests). */
+const char       *dsh_denial_scanner_get_method (const DshDenialScanner *self);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshDenialScanner, dsh_denial_scanner_free)
 
 G_END_DECLS

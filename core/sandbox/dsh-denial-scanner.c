@@ -29,6 +29,15 @@ typedef __m128i Bytes16;
  * compared with each signature's: a cost that no longer grows with their number. */
 #define NIBBLE_MIN_NEEDLES 3
 #define NIBBLE_MAX_NEEDLES 8
+/* glibc already asked the processor when it started; libgcc's __builtin_cpu_supports() would
+ * ask again, in a constructor every process start pays (cpuid traps to the hypervisor in a
+ * virtual machine), for a scan most calls never run. */
+#if defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define processor_has_avx2() CPU_FEATURE_ACTIVE (AVX2)
+#else
+#define processor_has_avx2() __builtin_cpu_supports ("avx2")
+#endif
 #endif
 #else
 typedef guint8 Bytes16 __attribute__ ((vector_size (16)));
@@ -185,7 +194,7 @@ dsh_denial_scanner_new (const DshConfinement *confinement)
       self->n_needles++;
     }
 #ifdef HAVE_AVX2_PATH
-  self->use_avx2 = self->n_needles <= AVX2_MAX_NEEDLES && __builtin_cpu_supports ("avx2");
+  self->use_avx2 = self->n_needles <= AVX2_MAX_NEEDLES && processor_has_avx2 ();
   self->use_nibbles = self->use_avx2 && self->n_needles >= NIBBLE_MIN_NEEDLES &&
                       self->n_needles <= NIBBLE_MAX_NEEDLES;
   for (guint k = 0; self->use_nibbles && k < self->n_needles; k++)
@@ -372,6 +381,20 @@ scan_blocks_avx2 (const DshDenialScanner *self, const char **p, const char *end)
                            : scan_blocks_avx2_by (self, &v, p, end, FALSE);
 }
 #endif
+
+const char *
+dsh_denial_scanner_get_method (const DshDenialScanner *self)
+{
+  if (self->use_nibbles)
+    return "avx2-nibbles";
+  if (self->use_avx2)
+    return "avx2";
+#if defined(__SSE2__) && !defined(DSH_DENIAL_SCANNER_PORTABLE)
+  return "sse2";
+#else
+  return "portable";
+#endif
+}
 
 /* The first place in [p, end) where a signature starts (case-insensitively), or NULL. */
 static const char *
