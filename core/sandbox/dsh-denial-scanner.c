@@ -29,15 +29,7 @@ typedef __m128i Bytes16;
  * compared with each signature's: a cost that no longer grows with their number. */
 #define NIBBLE_MIN_NEEDLES 3
 #define NIBBLE_MAX_NEEDLES 8
-/* glibc already asked the processor when it started; libgcc's __builtin_cpu_supports() would
- * ask again, in a constructor every process start pays (cpuid traps to the hypervisor in a
- * virtual machine), for a scan most calls never run. */
-#if defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
-#include <sys/platform/x86.h>
-#define processor_has_avx2() CPU_FEATURE_ACTIVE (AVX2)
-#else
-#define processor_has_avx2() __builtin_cpu_supports ("avx2")
-#endif
+#include <cpuid.h>
 #endif
 #else
 typedef guint8 Bytes16 __attribute__ ((vector_size (16)));
@@ -156,6 +148,37 @@ candidates_at (const DshDenialScanner *self, const char *p)
           mask |= G_GUINT64_CONSTANT (1) << (16 * u + j);
     }
   return mask;
+}
+#endif
+
+#ifdef HAVE_AVX2_PATH
+/* Whether the processor has AVX2 and the system saves its registers: asked once, when the first
+ * scanner is made. libgcc's __builtin_cpu_supports() asks in a constructor instead, which every
+ * start of the front would pay (about ten cpuid instructions, each a trap to the hypervisor on a
+ * virtual machine) for a scan most calls never run. */
+static gboolean
+processor_has_avx2 (void)
+{
+  static gsize answer; /* 0 before the first question, then 1 (no) or 2 (yes) */
+
+  if (g_once_init_enter (&answer))
+    {
+      unsigned int eax, ebx, ecx, edx;
+      gboolean yes = FALSE;
+
+      if (__get_cpuid (1, &eax, &ebx, &ecx, &edx) && (ecx & bit_OSXSAVE) && (ecx & bit_AVX))
+        {
+          unsigned int xcr0_low, xcr0_high;
+
+          /* XCR0: the SSE (bit 1) and AVX (bit 2) register state is saved across switches. */
+          __asm__ ("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+          (void) xcr0_high;
+          yes = (xcr0_low & 6) == 6 && __get_cpuid_count (7, 0, &eax, &ebx, &ecx, &edx) &&
+                (ebx & bit_AVX2);
+        }
+      g_once_init_leave (&answer, yes ? 2 : 1);
+    }
+  return answer == 2;
 }
 #endif
 
