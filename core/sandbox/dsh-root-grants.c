@@ -345,11 +345,10 @@ dsh_root_grants_record_at (DshRootGrants *grants, const char *root, int root_fd,
   return record_identity (grants, &identity, root, error);
 }
 
-gboolean
-dsh_root_identity_at (int dir_fd,
-                      const char *path,
-                      DshRootIdentity *identity,
-                      gboolean *out_is_link,
+/* The identity of path below dir_fd (dir_fd itself for ""), never following a symlink, and its
+ * mode; *out_changed_us (nullable) its ctime. */
+static gboolean
+identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, mode_t *out_mode,
                       gint64 *out_changed_us)
 {
 #ifdef STATX_BTIME
@@ -363,8 +362,7 @@ dsh_root_identity_at (int dir_fd,
   identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
                          ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
                          : 0;
-  if (out_is_link != NULL)
-    *out_is_link = S_ISLNK (stx.stx_mode);
+  *out_mode = stx.stx_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
                       stx.stx_ctime.tv_nsec / 1000;
@@ -377,11 +375,26 @@ dsh_root_identity_at (int dir_fd,
   identity->dev = st.st_dev;
   identity->ino = st.st_ino;
   identity->birth_ns = 0;
-  if (out_is_link != NULL)
-    *out_is_link = S_ISLNK (st.st_mode);
+  *out_mode = st.st_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
 #endif
+  return TRUE;
+}
+
+gboolean
+dsh_root_identity_at (int dir_fd,
+                      const char *path,
+                      DshRootIdentity *identity,
+                      gboolean *out_is_link,
+                      gint64 *out_changed_us)
+{
+  mode_t mode;
+
+  if (!identity_and_mode_at (dir_fd, path, identity, &mode, out_changed_us))
+    return FALSE;
+  if (out_is_link != NULL)
+    *out_is_link = S_ISLNK (mode);
   return TRUE;
 }
 
@@ -389,26 +402,10 @@ dsh_root_identity_at (int dir_fd,
 static gboolean
 identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
 {
-#ifdef STATX_BTIME
-  struct statx stx;
+  mode_t mode;
 
-  if (statx (fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &stx) != 0)
+  if (!identity_and_mode_at (fd, "", identity, &mode, NULL))
     return FALSE;
-  identity->dev = ((guint64) stx.stx_dev_major << 32) | stx.stx_dev_minor;
-  identity->ino = stx.stx_ino;
-  identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
-                         ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
-                         : 0;
-  *out_is_directory = S_ISDIR (stx.stx_mode);
-#else
-  struct stat st;
-
-  if (fstat (fd, &st) != 0)
-    return FALSE;
-  identity->dev = st.st_dev;
-  identity->ino = st.st_ino;
-  identity->birth_ns = 0;
-  *out_is_directory = S_ISDIR (st.st_mode);
-#endif
+  *out_is_directory = S_ISDIR (mode);
   return TRUE;
 }
