@@ -28,6 +28,19 @@ int                dsh_cli_fail_error       (const GError *error);
 /* A path or word from argv, safe to put in a one-line error message. */
 const char        *dsh_cli_printable        (const char     *text);
 
+/* The subcommand argv[1] names for command ("session", "policy"), or NULL when there is none
+ * to run: then *out_status is the exit status, after the usage error for none named or usage
+ * and the command's environment printed for --help (dsh-cli-subcommand.c, dsh-sandbox-full
+ * only). */
+const char        *dsh_cli_subcommand       (int             argc,
+                                             char          **argv,
+                                             const char     *command,
+                                             const char     *usage,
+                                             int            *out_status);
+/* The usage error for sub, a subcommand command does not have. */
+int                dsh_cli_fail_unknown_subcommand (const char *command,
+                                                    const char *sub);
+
 /* Opens /dev/null on any of descriptors 0–2 that the caller left closed. */
 void               dsh_cli_ensure_standard_fds (void);
 

@@ -110,22 +110,14 @@ cmd_resolve_or_context (int argc, char **argv, gboolean context_text)
 int
 dsh_cmd_policy (int argc, char **argv)
 {
-  const char *sub = argc >= 2 ? argv[1] : NULL;
+  int status;
+  const char *sub = dsh_cli_subcommand (argc, argv, "policy", usage, &status);
 
-  /* One "dsh-sandbox:" line and nothing else on a usage error: other programs parse it. */
   if (sub == NULL)
-    return dsh_cli_fail ("policy: no subcommand given; run \"dsh-sandbox policy --help\"");
-  if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
-    {
-      g_autofree char *environment = dsh_cli_environment_help ("policy");
-
-      printf ("%s\n%s", usage, environment);
-      return 0;
-    }
+    return status;
   if (g_str_equal (sub, "resolve"))
     return cmd_resolve_or_context (argc - 1, argv + 1, FALSE);
   if (g_str_equal (sub, "context"))
     return cmd_resolve_or_context (argc - 1, argv + 1, TRUE);
-  return dsh_cli_fail ("policy: unknown subcommand \"%s\"; run \"dsh-sandbox policy --help\"",
-                       dsh_cli_printable (sub));
+  return dsh_cli_fail_unknown_subcommand ("policy", sub);
 }

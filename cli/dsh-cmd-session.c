@@ -286,18 +286,11 @@ cmd_show (int argc, char **argv)
 int
 dsh_cmd_session (int argc, char **argv)
 {
-  const char *sub = argc >= 2 ? argv[1] : NULL;
+  int status;
+  const char *sub = dsh_cli_subcommand (argc, argv, "session", usage, &status);
 
-  /* One "dsh-sandbox:" line and nothing else on a usage error: other programs parse it. */
   if (sub == NULL)
-    return dsh_cli_fail ("session: no subcommand given; run \"dsh-sandbox session --help\"");
-  if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
-    {
-      g_autofree char *environment = dsh_cli_environment_help ("session");
-
-      printf ("%s\n%s", usage, environment);
-      return 0;
-    }
+    return status;
   if (g_str_equal (sub, "new"))
     return cmd_new (argc - 1, argv + 1);
   if (g_str_equal (sub, "set-mode"))
@@ -308,6 +301,5 @@ dsh_cmd_session (int argc, char **argv)
     return cmd_switch (argc - 1, argv + 1, DSH_CLI_SESSION_SWITCH_PRESET);
   if (g_str_equal (sub, "show"))
     return cmd_show (argc - 1, argv + 1);
-  return dsh_cli_fail ("session: unknown subcommand \"%s\"; run \"dsh-sandbox session --help\"",
-                       dsh_cli_printable (sub));
+  return dsh_cli_fail_unknown_subcommand ("session", sub);
 }

@@ -257,8 +257,54 @@ dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, 
   return TRUE;
 }
 
-static gboolean identity_of_opened (int fd, DshRootIdentity *identity,
-                                                gboolean *out_is_directory);
+/* The identity of path below dir_fd (dir_fd itself for ""), never following a symlink, and its
+ * mode; *out_changed_us (nullable) its ctime. */
+static gboolean
+identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, mode_t *out_mode,
+                      gint64 *out_changed_us)
+{
+#ifdef STATX_BTIME
+  int flags = *path == '\0' ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
+  struct statx stx;
+
+  if (statx (dir_fd, path, flags, STATX_BASIC_STATS | STATX_BTIME, &stx) != 0)
+    return FALSE;
+  identity->dev = ((guint64) stx.stx_dev_major << 32) | stx.stx_dev_minor;
+  identity->ino = stx.stx_ino;
+  identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
+                         ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
+                         : 0;
+  *out_mode = stx.stx_mode;
+  if (out_changed_us != NULL)
+    *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
+                      stx.stx_ctime.tv_nsec / 1000;
+#else
+  struct stat st;
+
+  if ((*path == '\0' ? fstat (dir_fd, &st) : fstatat (dir_fd, path, &st, AT_SYMLINK_NOFOLLOW)) !=
+      0)
+    return FALSE;
+  identity->dev = st.st_dev;
+  identity->ino = st.st_ino;
+  identity->birth_ns = 0;
+  *out_mode = st.st_mode;
+  if (out_changed_us != NULL)
+    *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
+#endif
+  return TRUE;
+}
+
+/* The identity of what fd is open on, and whether it is a directory, in one call. */
+static gboolean
+identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
+{
+  mode_t mode;
+
+  if (!identity_and_mode_at (fd, "", identity, &mode, NULL))
+    return FALSE;
+  *out_is_directory = S_ISDIR (mode);
+  return TRUE;
+}
 
 /* Creates the entry of the directory with this identity unless there is one already. */
 static gboolean
@@ -352,63 +398,11 @@ dsh_root_identity_at (int dir_fd,
                       gboolean *out_is_link,
                       gint64 *out_changed_us)
 {
-#ifdef STATX_BTIME
-  int flags = *path == '\0' ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
-  struct statx stx;
+  mode_t mode;
 
-  if (statx (dir_fd, path, flags, STATX_BASIC_STATS | STATX_BTIME, &stx) != 0)
+  if (!identity_and_mode_at (dir_fd, path, identity, &mode, out_changed_us))
     return FALSE;
-  identity->dev = ((guint64) stx.stx_dev_major << 32) | stx.stx_dev_minor;
-  identity->ino = stx.stx_ino;
-  identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
-                         ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
-                         : 0;
   if (out_is_link != NULL)
-    *out_is_link = S_ISLNK (stx.stx_mode);
-  if (out_changed_us != NULL)
-    *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
-                      stx.stx_ctime.tv_nsec / 1000;
-#else
-  struct stat st;
-
-  if ((*path == '\0' ? fstat (dir_fd, &st) : fstatat (dir_fd, path, &st, AT_SYMLINK_NOFOLLOW)) !=
-      0)
-    return FALSE;
-  identity->dev = st.st_dev;
-  identity->ino = st.st_ino;
-  identity->birth_ns = 0;
-  if (out_is_link != NULL)
-    *out_is_link = S_ISLNK (st.st_mode);
-  if (out_changed_us != NULL)
-    *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
-#endif
-  return TRUE;
-}
-
-/* The identity of what fd is open on, and whether it is a directory, in one call. */
-static gboolean
-identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
-{
-#ifdef STATX_BTIME
-  struct statx stx;
-
-  if (statx (fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &stx) != 0)
-    return FALSE;
-  identity->dev = ((guint64) stx.stx_dev_major << 32) | stx.stx_dev_minor;
-  identity->ino = stx.stx_ino;
-  identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
-                         ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
-                         : 0;
-  *out_is_directory = S_ISDIR (stx.stx_mode);
-#else
-  struct stat st;
-
-  if (fstat (fd, &st) != 0)
-    return FALSE;
-  identity->dev = st.st_dev;
-  identity->ino = st.st_ino;
-  identity->birth_ns = 0;
-  *out_is_directory = S_ISDIR (st.st_mode);
-#endif
+    *out_is_link = S_ISLNK (mode);
   return TRUE;
 }

@@ -26,6 +26,18 @@ char *dsh_lexically_canonical (const char *path);
 int   dsh_open_directory_no_symlinks (const char *path,
                                       gboolean    portable);
 
+/* Both set error to DSH_SANDBOX_ERROR_ROOT_REFUSED and return FALSE: the what (a workspace, a
+ * temp directory, an extra writable root) spelled, resolved to root, is refused for why (what it
+ * is: "is /"); or it changed while it was being checked. */
+gboolean dsh_roots_refuse_root  (GError     **error,
+                                 const char  *what,
+                                 const char  *spelled,
+                                 const char  *root,
+                                 const char  *why);
+gboolean dsh_roots_refuse_moved (GError     **error,
+                                 const char  *what,
+                                 const char  *spelled);
+
 typedef enum {
   /* Record the roots as granted (a call that hands them out). */
   DSH_ROOTS_RESOLVE_RECORD = 1 << 0,

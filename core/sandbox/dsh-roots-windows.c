@@ -191,20 +191,6 @@ refuse_link (GError **error, const char *what, const char *spelled, const char *
   return FALSE;
 }
 
-static gboolean
-refuse_root (GError **error, const char *what, const char *spelled, const char *root,
-             const char *why)
-{
-  g_autofree char *valid = g_utf8_make_valid (spelled, -1);
-  g_autofree char *valid_root = g_utf8_make_valid (root, -1);
-
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-               "the %s %s (resolved to %s) %s: confined commands would write there under "
-               "workspace-write; refusing to run the command",
-               what, valid, valid_root, why);
-  return FALSE;
-}
-
 /* Resolves spelled the one time this call does: *out_root is the path Windows has for the
  * directory reached without a link on the way, or the normalised spelling when it does not
  * exist yet (it matches nothing until it does). */
@@ -220,7 +206,8 @@ resolve_root (const char *what, const char *spelled, char **out_root, gboolean *
   if (out_exists != NULL)
     *out_exists = FALSE;
   if (full == NULL || dsh_windows_path_root_length (full) == 0)
-    return refuse_root (error, what, spelled, spelled, "is not an absolute path Windows can open");
+    return dsh_roots_refuse_root (error, what, spelled, spelled,
+                                  "is not an absolute path Windows can open");
   handle = dsh_windows_open_directory (full, &redirect, &code);
   if (handle == INVALID_HANDLE_VALUE)
     {
@@ -299,15 +286,7 @@ dsh_roots_resolve (const char *spelled_workspace,
   if (exists &&
       (!dsh_windows_path_is_beneath (workspace_root, workspace) ||
        !dsh_windows_path_is_beneath (workspace, workspace_root)))
-    {
-      g_autofree char *shown = g_utf8_make_valid (spelled_workspace, -1);
-
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-                   "the workspace %s changed while it was being checked; refusing to run the "
-                   "command",
-                   shown);
-      return FALSE;
-    }
+    return dsh_roots_refuse_moved (error, "workspace", spelled_workspace);
   g_ptr_array_add (roots, g_strdup (workspace_root));
 
   if ((flags & DSH_ROOTS_RESOLVE_TEMP_ROOTS) != 0)
@@ -320,7 +299,7 @@ dsh_roots_resolve (const char *spelled_workspace,
         return FALSE;
       why = root_refusal (temp, workspace_root);
       if (why != NULL)
-        return refuse_root (error, "temp directory (TMP, TEMP)", tmpdir, temp, why);
+        return dsh_roots_refuse_root (error, "temp directory (TMP, TEMP)", tmpdir, temp, why);
       add_unique (roots, temp);
     }
   for (gsize i = 0; extra != NULL && extra[i] != NULL; i++)
@@ -329,13 +308,13 @@ dsh_roots_resolve (const char *spelled_workspace,
       g_autofree char *why = NULL;
 
       if (dsh_windows_path_root_length (extra[i]) == 0)
-        return refuse_root (error, "extra writable root", extra[i], extra[i],
-                            "is not an absolute path");
+        return dsh_roots_refuse_root (error, "extra writable root", extra[i], extra[i],
+                                      "is not an absolute path");
       if (!resolve_root ("extra writable root", extra[i], &root, NULL, error))
         return FALSE;
       why = root_refusal (root, workspace_root);
       if (why != NULL)
-        return refuse_root (error, "extra writable root", extra[i], root, why);
+        return dsh_roots_refuse_root (error, "extra writable root", extra[i], root, why);
       add_unique (roots, root);
     }
   g_ptr_array_add (roots, NULL);

@@ -639,17 +639,6 @@ refuse_planted (GError **error, const char *root, const Walk *walk, const char *
   return FALSE;
 }
 
-static gboolean
-refuse_moved (GError **error, const char *what, const char *spelled)
-{
-  g_autofree char *valid = g_utf8_make_valid (spelled, -1);
-
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-               "the %s %s changed while it was being checked; refusing to run the command",
-               what, valid);
-  return FALSE;
-}
-
 /**
  * dsh_roots_check_workspace:
  * @workspace_root: a canonical workspace root
@@ -727,19 +716,6 @@ refuse_temp_root (GError **error, const char *spelled, const char *temp, const c
                "the temp directory %s (TMPDIR, resolved to %s) %s: confined commands would "
                "write there under workspace-write; refusing to run the command (set TMPDIR to "
                "a directory of its own)",
-               valid_spelled, valid, why);
-  return FALSE;
-}
-
-static gboolean
-refuse_extra_root (GError **error, const char *spelled, const char *root, const char *why)
-{
-  g_autofree char *valid_spelled = g_utf8_make_valid (spelled, -1);
-  g_autofree char *valid = g_utf8_make_valid (root, -1);
-
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
-               "the extra writable root %s (resolved to %s) %s: confined commands would write "
-               "there under workspace-write; refusing to run the command",
                valid_spelled, valid, why);
   return FALSE;
 }
@@ -861,16 +837,17 @@ add_extra_root (GPtrArray *roots,
   g_autofree char *why = NULL;
 
   if (!g_path_is_absolute (extra))
-    return refuse_extra_root (error, extra, extra, "is not an absolute path");
+    return dsh_roots_refuse_root (error, "extra writable root", extra, extra,
+                                  "is not an absolute path");
   walk_path (extra, rules, walk);
   if (walk->moved)
-    return refuse_moved (error, "writable root", extra);
+    return dsh_roots_refuse_moved (error, "writable root", extra);
   if (walk->planted != NULL)
     return refuse_planted (error, extra, walk, walk->planted);
   root = dsh_lexically_canonical (walk->resolved != NULL ? walk->resolved : extra);
   why = root_refusal (root, workspace_root);
   if (why != NULL)
-    return refuse_extra_root (error, extra, root, why);
+    return dsh_roots_refuse_root (error, "extra writable root", extra, root, why);
   add_unique_take (roots, g_steal_pointer (&root));
   return TRUE;
 }
@@ -973,7 +950,7 @@ dsh_roots_resolve (const char *spelled_workspace,
   walk_path (absolute, &rules, &workspace_walk);
   rules.not_before = 0;
   if (workspace_walk.moved)
-    return refuse_moved (error, "workspace", spelled_workspace);
+    return dsh_roots_refuse_moved (error, "workspace", spelled_workspace);
   if (workspace_walk.planted != NULL)
     return refuse_planted (error, spelled_workspace, &workspace_walk, workspace_walk.planted);
   if (workspace_root == NULL)
@@ -982,7 +959,7 @@ dsh_roots_resolve (const char *spelled_workspace,
        * directory (its record below says whether it is one), valid UTF-8, not /. */
       if (workspace_walk.resolved == NULL || !workspace_walk.has_fd ||
           !g_utf8_validate (workspace_walk.resolved, -1, NULL))
-        return refuse_moved (error, "workspace", spelled_workspace);
+        return dsh_roots_refuse_moved (error, "workspace", spelled_workspace);
       workspace_root = workspace_walk.resolved;
       if (!dsh_roots_check_workspace (workspace_root, error))
         return FALSE;
@@ -991,7 +968,7 @@ dsh_roots_resolve (const char *spelled_workspace,
    * something is moving it right now. */
   else if (workspace_walk.resolved != NULL &&
            !g_str_equal (workspace_walk.resolved, workspace_root))
-    return refuse_moved (error, "workspace", spelled_workspace);
+    return dsh_roots_refuse_moved (error, "workspace", spelled_workspace);
 
   spelled[0] = spelled_workspace;
   spelled[1] = tmp;
@@ -1008,7 +985,7 @@ dsh_roots_resolve (const char *spelled_workspace,
   for (guint i = 1; tmp != NULL && i < G_N_ELEMENTS (walks); i++)
     {
       if (walks[i]->moved)
-        return refuse_moved (error, "writable root", spelled[i]);
+        return dsh_roots_refuse_moved (error, "writable root", spelled[i]);
       if (walks[i]->planted != NULL)
         return refuse_planted (error, spelled[i], walks[i], walks[i]->planted);
     }

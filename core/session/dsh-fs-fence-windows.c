@@ -580,20 +580,40 @@ typedef struct {
   mode_t mode;
 } EntryData;
 
+/* An operation on the entry leaf of the directory parent: ERROR_SUCCESS or the Win32 error;
+ * it may set why->is_directory instead. */
+typedef DWORD (*AtParentOp) (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why);
+
+/* Runs op on the last name of names in its parent, opened beneath root and closed after. */
 static BeneathResult
-entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
+at_parent (HANDLE root, char **names, AtParentOp op, gpointer data, BeneathWhy *why)
 {
-  EntryData *d = data;
-  PSECURITY_DESCRIPTOR security = NULL;
   const char *leaf = NULL;
   BeneathResult result;
   HANDLE parent;
-  HANDLE entry;
   DWORD code;
 
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
+  code = op (parent, leaf, data, why);
+  CloseHandle (parent);
+  if (code != ERROR_SUCCESS || why->is_directory)
+    {
+      why->code = code;
+      return BENEATH_FAILED;
+    }
+  return BENEATH_OK;
+}
+
+static DWORD
+entry_at (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why)
+{
+  EntryData *d = data;
+  PSECURITY_DESCRIPTOR security = NULL;
+  HANDLE entry;
+  DWORD code;
+
   switch (d->action)
     {
     case ENTRY_MKDIR:
@@ -630,13 +650,13 @@ entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
     }
   if (entry != INVALID_HANDLE_VALUE)
     CloseHandle (entry);
-  CloseHandle (parent);
-  if (code != ERROR_SUCCESS || why->is_directory)
-    {
-      why->code = code;
-      return BENEATH_FAILED;
-    }
-  return BENEATH_OK;
+  return code;
+}
+
+static BeneathResult
+entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
+{
+  return at_parent (root, names, entry_at, data, why);
 }
 
 gboolean
@@ -687,51 +707,31 @@ typedef struct {
   HANDLE from;
 } RenameData;
 
-static BeneathResult
-rename_from_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
+static DWORD
+rename_from_at (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why)
 {
   RenameData *d = data;
-  const char *leaf = NULL;
-  BeneathResult result;
-  HANDLE parent;
-  DWORD code;
 
-  result = parent_beneath (root, names, &parent, &leaf, why);
-  if (result != BENEATH_OK)
-    return result;
-  code = open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, NULL,
+  return open_relative (parent, leaf, DELETE | FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, NULL,
                         &d->from);
-  CloseHandle (parent);
-  if (code != ERROR_SUCCESS)
-    {
-      why->code = code;
-      return BENEATH_FAILED;
-    }
-  return BENEATH_OK;
 }
 
 static BeneathResult
-rename_to_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
+rename_from_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
+{
+  return at_parent (root, names, rename_from_at, data, why);
+}
+
+static DWORD
+rename_to_at (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why)
 {
   RenameData *d = data;
-  g_autofree wchar_t *wide_leaf = NULL;
+  g_autofree wchar_t *wide_leaf = to_wide (leaf);
   g_autofree FILE_RENAME_INFO *info = NULL;
-  const char *leaf = NULL;
-  BeneathResult result;
-  HANDLE parent;
   gsize bytes;
-  gboolean ok;
 
-  result = parent_beneath (root, names, &parent, &leaf, why);
-  if (result != BENEATH_OK)
-    return result;
-  wide_leaf = to_wide (leaf);
   if (wide_leaf == NULL)
-    {
-      CloseHandle (parent);
-      why->code = ERROR_INVALID_NAME;
-      return BENEATH_FAILED;
-    }
+    return ERROR_INVALID_NAME;
   /* The new name is relative to the destination's parent handle: nothing is looked up by path. */
   bytes = sizeof (FILE_RENAME_INFO) + wcslen (wide_leaf) * sizeof (wchar_t);
   info = g_malloc0 (bytes);
@@ -739,10 +739,14 @@ rename_to_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   info->RootDirectory = parent;
   info->FileNameLength = (DWORD) (wcslen (wide_leaf) * sizeof (wchar_t));
   memcpy (info->FileName, wide_leaf, info->FileNameLength);
-  ok = SetFileInformationByHandle (d->from, FileRenameInfo, info, (DWORD) bytes);
-  why->code = ok ? ERROR_SUCCESS : GetLastError ();
-  CloseHandle (parent);
-  return ok ? BENEATH_OK : BENEATH_FAILED;
+  return SetFileInformationByHandle (d->from, FileRenameInfo, info, (DWORD) bytes)
+           ? ERROR_SUCCESS : GetLastError ();
+}
+
+static BeneathResult
+rename_to_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
+{
+  return at_parent (root, names, rename_to_at, data, why);
 }
 
 gboolean

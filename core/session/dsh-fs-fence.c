@@ -395,38 +395,50 @@ parent_beneath (int root_fd, const char *rest, int *out_parent, char **out_leaf)
   return open_beneath (root_fd, dir, DIR_ANCHOR_FLAGS, 0, out_parent);
 }
 
+/* An operation on the entry leaf of the directory parent: 0, or -1 with errno set. */
+typedef int (*AtParentOp) (int parent, const char *leaf, gpointer data);
+
+/* Runs op on the last name of rest in its parent, opened beneath root_fd and closed after. */
 static BeneathResult
-entry_op (int root_fd, const char *rest, gpointer data)
+at_parent (int root_fd, const char *rest, AtParentOp op, gpointer data)
 {
-  EntryData *d = data;
   g_autofree char *leaf = NULL;
   BeneathResult result;
   int parent = -1;
+  int saved_errno;
   int rc;
 
   result = parent_beneath (root_fd, rest, &parent, &leaf);
   if (result != BENEATH_OK)
     return result;
+  rc = op (parent, leaf, data);
+  saved_errno = errno;
+  close (parent);
+  errno = saved_errno;
+  return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
+}
+
+static int
+entry_at (int parent, const char *leaf, gpointer data)
+{
+  EntryData *d = data;
+
   switch (d->action)
     {
     case ENTRY_MKDIR:
-      rc = mkdirat (parent, leaf, d->mode);
-      break;
+      return mkdirat (parent, leaf, d->mode);
     case ENTRY_UNLINK:
-      rc = unlinkat (parent, leaf, 0);
-      break;
+      return unlinkat (parent, leaf, 0);
     case ENTRY_RMDIR:
     default:
-      rc = unlinkat (parent, leaf, AT_REMOVEDIR);
-      break;
+      return unlinkat (parent, leaf, AT_REMOVEDIR);
     }
-  {
-    int saved_errno = errno;
+}
 
-    close (parent);
-    errno = saved_errno;
-  }
-  return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
+static BeneathResult
+entry_op (int root_fd, const char *rest, gpointer data)
+{
+  return at_parent (root_fd, rest, entry_at, data);
 }
 
 /**
@@ -507,26 +519,18 @@ rename_from_op (int root_fd, const char *rest, gpointer data)
   return parent_beneath (root_fd, rest, &d->from_parent, &d->from_leaf);
 }
 
+static int
+rename_to_at (int parent, const char *leaf, gpointer data)
+{
+  RenameData *d = data;
+
+  return renameat (d->from_parent, d->from_leaf, parent, leaf);
+}
+
 static BeneathResult
 rename_to_op (int root_fd, const char *rest, gpointer data)
 {
-  RenameData *d = data;
-  g_autofree char *leaf = NULL;
-  BeneathResult result;
-  int parent = -1;
-  int rc;
-
-  result = parent_beneath (root_fd, rest, &parent, &leaf);
-  if (result != BENEATH_OK)
-    return result;
-  rc = renameat (d->from_parent, d->from_leaf, parent, leaf);
-  {
-    int saved_errno = errno;
-
-    close (parent);
-    errno = saved_errno;
-  }
-  return rc == 0 ? BENEATH_OK : BENEATH_FAILED;
+  return at_parent (root_fd, rest, rename_to_at, data);
 }
 
 /**
