@@ -274,6 +274,36 @@ test_ordinary_errors_are_io_errors (Fixture *f, gconstpointer portable)
   g_assert_cmpint (dsh_fs_fence_open (f->policy, missing, O_WRONLY | O_CREAT, 0600, &error), ==,
                    -1);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* The same for the operations on an entry: a failure inside the roots is no denial. */
+  {
+    g_autofree char *dir = ws_path (f, "full");
+    g_autofree char *inner = ws_path (f, "full/file");
+    g_autofree char *gone = ws_path (f, "gone");
+    g_autofree char *to = ws_path (f, "to");
+    g_autofree char *file = ws_path (f, "file");
+
+    g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+    dsh_test_write_file (inner, "x");
+    dsh_test_write_file (file, "x");
+
+    g_assert_false (dsh_fs_fence_mkdir (f->policy, dir, 0700, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+    g_clear_error (&error);
+    g_assert_false (dsh_fs_fence_unlink (f->policy, gone, FALSE, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+    g_assert_false (dsh_fs_fence_unlink (f->policy, dir, TRUE, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_EMPTY);
+    g_clear_error (&error);
+    /* A rename whose target cannot take the source: a directory over a file. */
+    g_assert_false (dsh_fs_fence_rename (f->policy, dir, file, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+    g_clear_error (&error);
+    g_assert_false (dsh_fs_fence_rename (f->policy, gone, to, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  }
 }
 
 /* A trailing slash names a directory, as for open(2): "file/" is ENOTDIR, never the file. */
