@@ -290,6 +290,22 @@ dsh_test_read_file (const char *path)
   return contents;
 }
 
+char *
+dsh_test_read_log (const char *path)
+{
+  char *contents = dsh_test_read_file (path);
+
+  return contents != NULL ? contents : g_strdup ("");
+}
+
+void
+dsh_test_assert_log_is (const char *path, const char *expected)
+{
+  g_autofree char *log = dsh_test_read_log (path);
+
+  g_assert_cmpstr (log, ==, expected);
+}
+
 void
 dsh_test_assert_file_is (const char *path, const char *expected)
 {
@@ -373,8 +389,8 @@ dsh_test_json_validates (const char *text, const char *schema_name)
   return run.exit_code == 0;
 }
 
-const char *
-dsh_test_candidate_string (JsonNode *report, const char *name, const char *member)
+JsonObject *
+dsh_test_candidate (JsonNode *report, const char *key, const char *value)
 {
   JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
                                                         "candidates");
@@ -383,10 +399,16 @@ dsh_test_candidate_string (JsonNode *report, const char *name, const char *membe
     {
       JsonObject *c = json_array_get_object_element (candidates, i);
 
-      if (g_str_equal (json_object_get_string_member (c, "name"), name))
-        return json_object_get_string_member (c, member);
+      if (g_str_equal (json_object_get_string_member (c, key), value))
+        return c;
     }
-  g_error ("the probe report has no candidate \"%s\"", name);
+  g_error ("the probe report has no candidate whose %s is \"%s\"", key, value);
+}
+
+const char *
+dsh_test_candidate_string (JsonNode *report, const char *name, const char *member)
+{
+  return json_object_get_string_member (dsh_test_candidate (report, "name", name), member);
 }
 
 /* ---- session logs -------------------------------------------------------------------------- */
@@ -415,6 +437,28 @@ dsh_test_load_session_log (const char *path)
 }
 
 /* ---- backend modules ----------------------------------------------------------------------- */
+
+DshLocalProvider *
+dsh_test_provider_for_dir (const char *dir)
+{
+  const char *dirs[] = { dir, NULL };
+
+  return dsh_local_provider_new_for_dirs (dirs, NULL);
+}
+
+DshConfinedArgv *
+dsh_test_confine_true (DshLocalProvider *provider, const char *workspace)
+{
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                workspace, NULL);
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+  DshConfinedArgv *confined;
+
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_assert_no_error (error);
+  return confined;
+}
 
 char *
 dsh_test_module_path (const char *name)

@@ -114,6 +114,10 @@ void      dsh_test_write_file        (const char *path,
                                       const char *text);
 /* Returns a file's contents, or NULL when it cannot be read (e.g. it does not exist). */
 char     *dsh_test_read_file         (const char *path);
+/* A log's contents, or "" when nothing has created it yet. */
+char     *dsh_test_read_log          (const char *path);
+void      dsh_test_assert_log_is     (const char *path,
+                                      const char *expected);
 void      dsh_test_assert_file_is    (const char *path,
                                       const char *expected);
 /* The number of lines (newline characters) in a file that must exist. */
@@ -134,6 +138,11 @@ JsonNode *dsh_test_parse_valid_json  (const char *text,
 gboolean  dsh_test_json_validates    (const char *text,
                                       const char *schema_name);
 
+/* The entry of a probe report's "candidates" whose string member key is value, which must
+ * exist. */
+JsonObject *dsh_test_candidate       (JsonNode   *report,
+                                      const char *key,
+                                      const char *value);
 /* A string member of the entry of a probe report's "candidates" with this name, which must
  * exist. */
 const char *dsh_test_candidate_string (JsonNode   *report,
@@ -149,6 +158,12 @@ DshSessionLog *dsh_test_create_session_log (const char *path,
 DshSessionLog *dsh_test_load_session_log   (const char *path);
 
 /* ---- backend modules ----------------------------------------------------------------------- */
+
+/* A provider that loads the modules of dir alone. */
+DshLocalProvider *dsh_test_provider_for_dir (const char *dir);
+/* provider's wrapping of a read-only `true` in workspace, asserting success. */
+DshConfinedArgv  *dsh_test_confine_true     (DshLocalProvider *provider,
+                                             const char       *workspace);
 
 /* The path of a built test module, e.g. "fake-alpha" -> .../libdsh-backend-fake-alpha.so. */
 char     *dsh_test_module_path       (const char *name);
