@@ -59,37 +59,70 @@ typedef struct {
 
 static const Backend *backend;
 
-static const char *
-expect_string (GKeyFile *file, const char *path, const char *key)
+typedef enum {
+  KEY_STRING,
+  KEY_INT,
+  KEY_BOOLEAN,
+} KeyType;
+
+typedef struct {
+  const char *key;
+  KeyType type;
+  gsize offset;
+} BackendKey;
+
+#define KEY(name, type, field) { name, type, G_STRUCT_OFFSET (Backend, field) }
+static const BackendKey backend_keys[] = {
+  KEY ("Name", KEY_STRING, name),
+  KEY ("Dialect", KEY_STRING, dialect),
+  KEY ("DenyErrno", KEY_STRING, deny_errno),
+  KEY ("DenySyscalls", KEY_STRING, deny_syscalls),
+  KEY ("FatalPrefix", KEY_STRING, fatal_prefix),
+  KEY ("FatalExit", KEY_INT, fatal_exit),
+  KEY ("FatalSample", KEY_STRING, fatal_sample),
+  KEY ("LookalikeLine", KEY_STRING, lookalike_line),
+  KEY ("LookalikeExit", KEY_INT, lookalike_exit),
+  KEY ("MissingCommandExit", KEY_INT, missing_command_exit),
+  KEY ("Enforcement", KEY_STRING, enforcement),
+  KEY ("PrivateTmp", KEY_BOOLEAN, private_tmp),
+  KEY ("PrivateDev", KEY_BOOLEAN, private_dev),
+  KEY ("HidesHostProcesses", KEY_BOOLEAN, hides_host_processes),
+  KEY ("GovernsMetadata", KEY_BOOLEAN, governs_metadata),
+  KEY ("ReportsSignal", KEY_BOOLEAN, reports_signal),
+  KEY ("MissingCommandExitWrite", KEY_INT, missing_command_exit_write),
+  KEY ("ProtectsGit", KEY_BOOLEAN, protects_git),
+};
+/* Only for a launcher in front of the runner: both keys or neither. */
+static const BackendKey launcher_keys[] = {
+  KEY ("LauncherDenySyscalls", KEY_STRING, launcher_deny_syscalls),
+  KEY ("LauncherFatalPrefix", KEY_STRING, launcher_fatal_prefix),
+};
+#undef KEY
+
+/* Reads the keys into b; a missing or malformed one ends the run, naming the file. */
+static void
+expect_keys (GKeyFile *file, const char *path, const BackendKey *keys, gsize n_keys, Backend *b)
 {
-  g_autoptr (GError) error = NULL;
-  char *value = g_key_file_get_string (file, "Backend", key, &error);
+  for (gsize i = 0; i < n_keys; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      gpointer field = G_STRUCT_MEMBER_P (b, keys[i].offset);
 
-  if (value == NULL)
-    g_error ("%s: %s", path, error->message);
-  return value;
-}
-
-static int
-expect_int (GKeyFile *file, const char *path, const char *key)
-{
-  g_autoptr (GError) error = NULL;
-  int value = g_key_file_get_integer (file, "Backend", key, &error);
-
-  if (error != NULL)
-    g_error ("%s: %s", path, error->message);
-  return value;
-}
-
-static gboolean
-expect_boolean (GKeyFile *file, const char *path, const char *key)
-{
-  g_autoptr (GError) error = NULL;
-  gboolean value = g_key_file_get_boolean (file, "Backend", key, &error);
-
-  if (error != NULL)
-    g_error ("%s: %s", path, error->message);
-  return value;
+      switch (keys[i].type)
+        {
+        case KEY_STRING:
+          *(char **) field = g_key_file_get_string (file, "Backend", keys[i].key, &error);
+          break;
+        case KEY_INT:
+          *(int *) field = g_key_file_get_integer (file, "Backend", keys[i].key, &error);
+          break;
+        case KEY_BOOLEAN:
+          *(gboolean *) field = g_key_file_get_boolean (file, "Backend", keys[i].key, &error);
+          break;
+        }
+      if (error != NULL)
+        g_error ("%s: %s", path, error->message);
+    }
 }
 
 /* The expectations of one backend, every key required: a missing one is an error, never a
@@ -103,31 +136,10 @@ load_backend (const char *path)
 
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error))
     g_error ("%s: %s", path, error->message);
-  b->name = expect_string (file, path, "Name");
-  b->dialect = expect_string (file, path, "Dialect");
-  b->deny_errno = expect_string (file, path, "DenyErrno");
-  b->deny_syscalls = expect_string (file, path, "DenySyscalls");
-  b->fatal_prefix = expect_string (file, path, "FatalPrefix");
-  b->fatal_exit = expect_int (file, path, "FatalExit");
-  b->fatal_sample = expect_string (file, path, "FatalSample");
-  b->lookalike_line = expect_string (file, path, "LookalikeLine");
-  b->lookalike_exit = expect_int (file, path, "LookalikeExit");
-  b->missing_command_exit = expect_int (file, path, "MissingCommandExit");
-  b->enforcement = expect_string (file, path, "Enforcement");
-  b->private_tmp = expect_boolean (file, path, "PrivateTmp");
-  b->private_dev = expect_boolean (file, path, "PrivateDev");
-  b->hides_host_processes = expect_boolean (file, path, "HidesHostProcesses");
-  b->governs_metadata = expect_boolean (file, path, "GovernsMetadata");
-  b->reports_signal = expect_boolean (file, path, "ReportsSignal");
-  b->missing_command_exit_write = expect_int (file, path, "MissingCommandExitWrite");
-  b->protects_git = expect_boolean (file, path, "ProtectsGit");
-  /* Only for a launcher in front of the runner: both keys or neither. */
+  expect_keys (file, path, backend_keys, G_N_ELEMENTS (backend_keys), b);
   if (g_key_file_has_key (file, "Backend", "LauncherDenySyscalls", NULL) ||
       g_key_file_has_key (file, "Backend", "LauncherFatalPrefix", NULL))
-    {
-      b->launcher_deny_syscalls = expect_string (file, path, "LauncherDenySyscalls");
-      b->launcher_fatal_prefix = expect_string (file, path, "LauncherFatalPrefix");
-    }
+    expect_keys (file, path, launcher_keys, G_N_ELEMENTS (launcher_keys), b);
   return b;
 }
 
@@ -1051,6 +1063,14 @@ test_many_argv_items (Fixture *f, gconstpointer data)
   }
 }
 
+static gboolean
+require_git (void)
+{
+  g_autofree char *git = g_find_program_in_path ("git");
+
+  return dsh_test_require (git != NULL, "git is not installed");
+}
+
 /* git, unconfined, with no user or system configuration but the identity a commit needs. */
 static void
 host_git (Fixture *f, const char *script, DshTestRun *run)
@@ -1122,9 +1142,7 @@ test_git_files_protected (Fixture *f, gconstpointer data)
   JsonArray *reasons;
   gboolean reason_found = FALSE;
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
 
   make_repository (f);
@@ -1170,9 +1188,7 @@ test_git_worktree_protected (Fixture *f, gconstpointer data)
   };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
   if (!backend->protects_git)
     return; /* pinned by git/protected-paths */
@@ -1222,9 +1238,7 @@ test_git_submodule_protected (Fixture *f, gconstpointer data)
   };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
   if (!backend->protects_git)
     return; /* pinned by git/protected-paths */
@@ -1272,9 +1286,7 @@ test_git_workflow (Fixture *f, gconstpointer data)
   };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
 
   make_repository (f);
