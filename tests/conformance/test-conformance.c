@@ -171,21 +171,14 @@ fixture_set_up (Fixture *f, gconstpointer data)
   g_assert_false (g_str_has_prefix (f->base, "/tmp/"));
   g_assert_true (tmpdir_env == NULL || !g_str_has_prefix (f->base, tmpdir_env));
 
-  f->ws = g_build_filename (f->base, "ws", NULL);
-  f->home = g_build_filename (f->base, "home", NULL);
-  f->outside = g_build_filename (f->base, "outside", NULL);
-  f->tmpdir = g_build_filename (f->base, "tmpdir", NULL);
+  f->ws = dsh_test_make_dir (f->base, "ws");
+  f->home = dsh_test_make_dir (f->base, "home");
+  f->outside = dsh_test_make_dir (f->base, "outside");
+  f->tmpdir = dsh_test_make_dir (f->base, "tmpdir");
   f->report_path = g_build_filename (f->base, "report.json", NULL);
-  f->ws_file = g_build_filename (f->ws, "file", NULL);
-  f->home_file = g_build_filename (f->home, "file", NULL);
-  f->outside_file = g_build_filename (f->outside, "file", NULL);
-  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->home, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->tmpdir, 0755), ==, 0);
-  dsh_test_write_file (f->ws_file, "inside\n");
-  dsh_test_write_file (f->home_file, "original\n");
-  dsh_test_write_file (f->outside_file, "original\n");
+  f->ws_file = dsh_test_make_file (f->ws, "file", "inside\n");
+  f->home_file = dsh_test_make_file (f->home, "file", "original\n");
+  f->outside_file = dsh_test_make_file (f->outside, "file", "original\n");
 }
 
 static void
@@ -1326,12 +1319,8 @@ main (int argc, char **argv)
              backend->name);
 
 #define ADD(path, fn) \
-  do \
-    { \
-      g_autofree char *full = g_strdup_printf ("/conformance/%s/%s", name, path); \
-      g_test_add (full, Fixture, NULL, fixture_set_up, fn, fixture_tear_down); \
-    } \
-  while (0)
+  g_test_add (dsh_test_backend_case_path ("conformance", name, path), Fixture, NULL, fixture_set_up, \
+              fn, fixture_tear_down)
   ADD ("read-only/denies-workspace", test_read_only_denies_workspace);
   ADD ("read-only/denies-temp", test_read_only_denies_temp);
   ADD ("read-only/allows-sinks", test_read_only_allows_sinks);

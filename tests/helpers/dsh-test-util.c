@@ -281,6 +281,24 @@ dsh_test_write_file (const char *path, const char *text)
 }
 
 char *
+dsh_test_make_dir (const char *parent, const char *name)
+{
+  char *path = g_build_filename (parent, name, NULL);
+
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  return path;
+}
+
+char *
+dsh_test_make_file (const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  dsh_test_write_file (path, text);
+  return path;
+}
+
+char *
 dsh_test_read_file (const char *path)
 {
   char *contents = NULL;
@@ -481,6 +499,16 @@ dsh_test_copy_module (const char *module_path, const char *dir)
   g_assert_no_error (error);
   g_assert_cmpint (g_chmod (dest, 0644), ==, 0);
   return dest;
+}
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+const char *
+dsh_test_backend_case_path (const char *suite, const char *backend, const char *name)
+{
+  g_autofree char *path = g_strdup_printf ("/%s/%s/%s", suite, backend, name);
+
+  return g_intern_string (path);
 }
 
 /* ---- prerequisites ------------------------------------------------------------------------- */

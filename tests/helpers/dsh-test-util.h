@@ -110,6 +110,13 @@ void      dsh_test_remove_tree       (const char *path);
  * out of reach of the session's commands (never in its cwd, /tmp or TMPDIR). */
 char     *dsh_test_log_path          (const char *name);
 
+/* parent/name, made a new directory (0755) or a new file holding text, asserting success. */
+char     *dsh_test_make_dir          (const char *parent,
+                                      const char *name);
+char     *dsh_test_make_file         (const char *dir,
+                                      const char *name,
+                                      const char *text);
+
 void      dsh_test_write_file        (const char *path,
                                       const char *text);
 /* Returns a file's contents, or NULL when it cannot be read (e.g. it does not exist). */
@@ -171,6 +178,14 @@ char     *dsh_test_module_path       (const char *name);
 /* Copies a module file into dir (mode 0644); returns the new path. */
 char     *dsh_test_copy_module       (const char *module_path,
                                       const char *dir);
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+/* "/suite/backend/name", kept for the life of the program: the path of a case of a suite that
+ * runs once per backend, to hand to g_test_add(). */
+const char *dsh_test_backend_case_path (const char *suite,
+                                        const char *backend,
+                                        const char *name);
 
 /* ---- prerequisites ------------------------------------------------------------------------- */
 
