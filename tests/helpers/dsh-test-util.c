@@ -456,6 +456,17 @@ dsh_test_load_session_log (const char *path)
 
 /* ---- backend modules ----------------------------------------------------------------------- */
 
+GModule *
+dsh_test_open_module (const char *env_name, const char *entry, gpointer *symbol)
+{
+  GModule *module = g_module_open (dsh_test_getenv_required (env_name),
+                                   G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+
+  g_assert_nonnull (module);
+  g_assert_true (g_module_symbol (module, entry, symbol));
+  return module;
+}
+
 DshLocalProvider *
 dsh_test_provider_for_dir (const char *dir)
 {

@@ -9,6 +9,7 @@
 
 #include <dsh-sandbox.h>
 #include <gio/gio.h>
+#include <gmodule.h>
 
 G_BEGIN_DECLS
 
@@ -174,6 +175,12 @@ DshConfinedArgv  *dsh_test_confine_true     (DshLocalProvider *provider,
 
 /* The path of a built test module, e.g. "fake-alpha" -> .../libdsh-backend-fake-alpha.so. */
 char     *dsh_test_module_path       (const char *name);
+
+/* Opens the built module whose path the meson test sets in env_name (it stays loaded) and looks
+ * up its entry point, asserting both. */
+GModule  *dsh_test_open_module       (const char *env_name,
+                                      const char *entry,
+                                      gpointer   *symbol);
 
 /* Copies a module file into dir (mode 0644); returns the new path. */
 char     *dsh_test_copy_module       (const char *module_path,
