@@ -560,3 +560,10 @@ dsh_test_assert_refused (const DshTestRun *run, const char *needle)
   g_assert_cmpint (run->exit_code, ==, 125);
   dsh_test_assert_one_line (run->err, "dsh-sandbox: ", needle);
 }
+
+void
+dsh_test_assert_never_ran (const DshTestRun *run, const char *marker)
+{
+  g_assert_cmpint (run->exit_code, ==, 125);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+}

@@ -95,6 +95,10 @@ void      dsh_test_assert_one_line   (const char       *err,
 /* The command never ran: exit 125 and one "dsh-sandbox: " line containing needle (or NULL). */
 void      dsh_test_assert_refused    (const DshTestRun *run,
                                       const char       *needle);
+/* The call was refused before its command ran: exit 125, and the file the command would have
+ * made (marker) does not exist. */
+void      dsh_test_assert_never_ran  (const DshTestRun *run,
+                                      const char       *marker);
 
 /* ---- directories and files ----------------------------------------------------------------- */
 
