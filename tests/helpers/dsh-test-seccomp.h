@@ -13,13 +13,11 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+/* The three calls came together (Linux 5.13), numbered alike on every
+ * architecture below. */
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
-#endif
-#ifndef __NR_landlock_add_rule
 #define __NR_landlock_add_rule 445
-#endif
-#ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
 
