@@ -632,6 +632,17 @@ iterate_until (GAsyncResult **result)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* Asks slow, alone, asynchronously, and returns once it holds the question. */
+static void
+start_held_request (Fixture *f, TestAnswerer *slow, GCancellable *cancellable, Waiter *waiter)
+{
+  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (slow), NULL);
+  dsh_approval_service_request_async (f->service, f->log, DSH_APPROVAL_POLICY_ASK, "bash",
+                                      "call-1", "why not", NULL, cancellable, on_done, waiter);
+  while (slow->held == NULL)
+    g_main_context_iteration (NULL, TRUE);
+}
+
 static void
 test_cancel_races_answer (Fixture *f, gconstpointer data)
 {
@@ -642,11 +653,7 @@ test_cancel_races_answer (Fixture *f, gconstpointer data)
   Waiter waiter = { NULL };
   DshApprovalOutcome outcome;
 
-  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (slow), NULL);
-  dsh_approval_service_request_async (f->service, f->log, DSH_APPROVAL_POLICY_ASK, "bash",
-                                      "call-1", "why not", NULL, cancellable, on_done, &waiter);
-  while (slow->held == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  start_held_request (f, slow, cancellable, &waiter);
 
   /* The caller gives up first: that is the decision, and the answerer is told. */
   g_cancellable_cancel (cancellable);
@@ -675,21 +682,29 @@ cancel_soon (gpointer data)
   return NULL;
 }
 
+/* A synchronous request to answerer alone, cancelled from another thread while it waits in its
+ * own context: the outcome is "cancelled". */
 static void
-test_cancel_from_thread (Fixture *f, gconstpointer data)
+ask_cancelled_from_thread (Fixture *f, TestAnswerer *answerer)
 {
-  g_autoptr (TestAnswerer) slow = test_answerer_new (BEHAVE_HOLD, 0);
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GThread) thread = NULL;
   g_autoptr (GError) error = NULL;
   DshApprovalOutcome outcome;
 
-  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (slow), NULL);
-  /* Cancelled from another thread while the sync request waits in its own context. */
+  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (answerer), NULL);
   thread = g_thread_new ("canceller", cancel_soon, cancellable);
   g_assert_true (ask (f, DSH_APPROVAL_POLICY_ASK, cancellable, &outcome, &error));
   g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_CANCELLED);
   g_thread_join (g_steal_pointer (&thread));
+}
+
+static void
+test_cancel_from_thread (Fixture *f, gconstpointer data)
+{
+  g_autoptr (TestAnswerer) slow = test_answerer_new (BEHAVE_HOLD, 0);
+
+  ask_cancelled_from_thread (f, slow);
 }
 
 /* The synchronous request returns only once an answerer told to stop has finished, so nothing of
@@ -698,17 +713,9 @@ static void
 test_sync_request_drains_answerer (Fixture *f, gconstpointer data)
 {
   g_autoptr (TestAnswerer) stopper = test_answerer_new (BEHAVE_STOP_ON_CANCEL, 0);
-  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr (GThread) thread = NULL;
-  g_autoptr (GError) error = NULL;
-  DshApprovalOutcome outcome;
 
-  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (stopper), NULL);
-  thread = g_thread_new ("canceller", cancel_soon, cancellable);
-  g_assert_true (ask (f, DSH_APPROVAL_POLICY_ASK, cancellable, &outcome, &error));
-  g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_CANCELLED);
+  ask_cancelled_from_thread (f, stopper);
   g_assert_cmpuint (stopper->finished, ==, 1);
-  g_thread_join (g_steal_pointer (&thread));
 }
 
 static void
@@ -720,11 +727,7 @@ test_answer_beats_cancel (Fixture *f, gconstpointer data)
   Waiter waiter = { NULL };
   DshApprovalOutcome outcome;
 
-  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (slow), NULL);
-  dsh_approval_service_request_async (f->service, f->log, DSH_APPROVAL_POLICY_ASK, "bash",
-                                      "call-1", "why not", NULL, cancellable, on_done, &waiter);
-  while (slow->held == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  start_held_request (f, slow, cancellable, &waiter);
   test_answerer_release (slow, DSH_APPROVAL_OUTCOME_REJECTED);
   iterate_until (&waiter.result);
   /* Cancelling after the decision changes nothing. */
@@ -833,36 +836,34 @@ test_decided_append_fails (Fixture *f, gconstpointer data)
 static void
 test_bad_arguments (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
+  const struct {
+    DshSessionLog *log;
+    const char *call_id;
+    const char *reason;
+    int code;
+  } cases[] = {
+    { NULL, "call-1", "why", DSH_SANDBOX_ERROR_APPROVAL },
+    { f->log, "call-1", "", DSH_SANDBOX_ERROR_INVALID_ARGUMENT },
+    { f->log, "call-1", "\xff", DSH_SANDBOX_ERROR_INVALID_ARGUMENT },
+    /* A question no call can be tied to is refused before anything is logged. */
+    { f->log, NULL, "why", DSH_SANDBOX_ERROR_INVALID_ARGUMENT },
+    { f->log, "", "why", DSH_SANDBOX_ERROR_INVALID_ARGUMENT },
+  };
   g_autoptr (GPtrArray) asked = NULL;
-  DshApprovalOutcome outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
 
-  g_assert_false (dsh_approval_service_request (f->service, NULL, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "call-1", "why", NULL, NULL, &outcome,
-                                                &error));
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL);
-  g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
-  g_clear_error (&error);
-  g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "call-1", "", NULL, NULL, &outcome,
-                                                &error));
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "call-1", "\xff", NULL, NULL, &outcome,
-                                                &error));
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  /* A question no call can be tied to is refused before anything is logged. */
-  g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", NULL, "why", NULL, NULL, &outcome,
-                                                &error));
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_false (dsh_approval_service_request (f->service, f->log, DSH_APPROVAL_POLICY_ASK,
-                                                "bash", "", "why", NULL, NULL, &outcome,
-                                                &error));
-  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      DshApprovalOutcome outcome = DSH_APPROVAL_OUTCOME_ALLOWED_ONCE;
+
+      g_test_message ("case %u", i);
+      g_assert_false (dsh_approval_service_request (f->service, cases[i].log,
+                                                    DSH_APPROVAL_POLICY_ASK, "bash",
+                                                    cases[i].call_id, cases[i].reason, NULL,
+                                                    NULL, &outcome, &error));
+      g_assert_error (error, DSH_SANDBOX_ERROR, cases[i].code);
+      g_assert_cmpint (outcome, ==, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
+    }
   asked = events_of_kind (f->log, DSH_SESSION_EVENT_APPROVAL_ASKED);
   g_assert_cmpuint (asked->len, ==, 0);
 }

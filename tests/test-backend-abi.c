@@ -44,59 +44,13 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_free (f->log_path);
 }
 
-static DshLocalProvider *
-new_provider (Fixture *f)
-{
-  const char *dirs[] = { f->modules_dir, NULL };
-
-  return dsh_local_provider_new_for_dirs (dirs, NULL);
-}
-
-static char *
-instance_log (Fixture *f)
-{
-  char *contents = dsh_test_read_file (f->log_path);
-
-  return contents != NULL ? contents : g_strdup ("");
-}
-
-static void
-assert_log_is (Fixture *f, const char *expected)
-{
-  g_autofree char *log = instance_log (f);
-
-  g_assert_cmpstr (log, ==, expected);
-}
-
 /* The wrapped argv of a read-only `true`, asserting success. */
 static GStrv
 confine_true (Fixture *f, DshLocalProvider *provider)
 {
-  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
-                                                                f->workspace, NULL);
-  g_autoptr (DshConfinedArgv) confined = NULL;
-  g_autoptr (GError) error = NULL;
-  const char *argv[] = { "true", NULL };
+  g_autoptr (DshConfinedArgv) confined = dsh_test_confine_true (provider, f->workspace);
 
-  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
-  g_assert_no_error (error);
   return g_strdupv ((char **) dsh_confined_argv_get_argv (confined));
-}
-
-static JsonObject *
-candidate_object (JsonNode *report, const char *name)
-{
-  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
-                                                        "candidates");
-
-  for (guint i = 0; i < json_array_get_length (candidates); i++)
-    {
-      JsonObject *c = json_array_get_object_element (candidates, i);
-
-      if (g_str_equal (json_object_get_string_member (c, "name"), name))
-        return c;
-    }
-  g_error ("the probe report has no candidate \"%s\"", name);
 }
 
 static void
@@ -110,7 +64,7 @@ assert_report_valid (JsonNode *report)
 static void
 test_abi10_module_loads (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (JsonNode) report = NULL;
   g_auto (GStrv) argv = NULL;
   JsonObject *candidate;
@@ -122,7 +76,7 @@ test_abi10_module_loads (Fixture *f, gconstpointer data)
 
   report = dsh_local_provider_describe (provider);
   assert_report_valid (report);
-  candidate = candidate_object (report, "fake-abi10");
+  candidate = dsh_test_candidate (report, "name", "fake-abi10");
   g_assert_cmpstr (json_object_get_string_member (candidate, "status"), ==, "selected");
   /* Fields a 1.0 descriptor does not have are not read (its padding holds pointers that would
    * crash a core that did), so there is no metadata to show. */
@@ -153,7 +107,7 @@ test_layout_of_abi10_unchanged (void)
 static void
 test_instance_per_provider_lifetime (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) first = new_provider (f);
+  g_autoptr (DshLocalProvider) first = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (DshLocalProvider) second = NULL;
   g_auto (GStrv) a1 = NULL;
   g_auto (GStrv) a2 = NULL;
@@ -165,7 +119,7 @@ test_instance_per_provider_lifetime (Fixture *f, gconstpointer data)
   g_autofree char *second_label = NULL;
   guint n;
 
-  assert_log_is (f, "");
+  dsh_test_assert_log_is (f->log_path, "");
   /* The first call (here the selection's check) makes the instance; later calls reuse it. */
   g_assert_cmpstr (dsh_local_provider_get_selected (first, NULL), ==, "hooked");
   a1 = confine_true (f, first);
@@ -174,23 +128,23 @@ test_instance_per_provider_lifetime (Fixture *f, gconstpointer data)
   g_assert_cmpstr (a1[3], ==, a2[3]);
   n = (guint) g_ascii_strtoull (a1[3] + strlen ("hooked-"), NULL, 10);
   made_first = g_strdup_printf ("new %u\n", n);
-  assert_log_is (f, made_first);
+  dsh_test_assert_log_is (f->log_path, made_first);
 
   /* A new provider (a new generation) never sees the old one's state. */
-  second = new_provider (f);
+  second = dsh_test_provider_for_dir (f->modules_dir);
   b1 = confine_true (f, second);
   second_label = g_strdup_printf ("hooked-%u", n + 1);
   g_assert_cmpstr (b1[3], ==, second_label);
   made_both = g_strdup_printf ("new %u\nnew %u\n", n, n + 1);
-  assert_log_is (f, made_both);
+  dsh_test_assert_log_is (f->log_path, made_both);
 
   /* Each ends with its own provider, the other one untouched. */
   g_clear_object (&first);
   freed_first = g_strdup_printf ("%sfree %u\n", made_both, n);
-  assert_log_is (f, freed_first);
+  dsh_test_assert_log_is (f->log_path, freed_first);
   g_clear_object (&second);
   freed_both = g_strdup_printf ("%sfree %u\n", freed_first, n + 1);
-  assert_log_is (f, freed_both);
+  dsh_test_assert_log_is (f->log_path, freed_both);
 }
 
 static gpointer
@@ -204,7 +158,7 @@ confine_in_thread (gpointer data)
 static void
 test_instance_made_once_across_threads (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   gpointer args[] = { f, provider };
   GThread *threads[8];
   g_auto (GStrv) first_argv = NULL;
@@ -219,7 +173,7 @@ test_instance_made_once_across_threads (Fixture *f, gconstpointer data)
 
       g_assert_cmpstr (argv[3], ==, first_argv[3]);
     }
-  log = instance_log (f);
+  log = dsh_test_read_log (f->log_path);
   g_assert_cmpuint (dsh_test_count_lines (f->log_path), ==, 1);
   g_assert_true (g_str_has_prefix (log, "new "));
 }
@@ -237,13 +191,13 @@ test_instance_refused_fails_closed (Fixture *f, gconstpointer data)
   JsonObject *candidate;
 
   g_setenv ("DSH_FAKE_INSTANCE_REFUSE", "1", TRUE);
-  provider = new_provider (f);
+  provider = dsh_test_provider_for_dir (f->modules_dir);
   confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
   g_assert_null (confined);
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
 
   report = dsh_local_provider_describe (provider);
-  candidate = candidate_object (report, "hooked");
+  candidate = dsh_test_candidate (report, "name", "hooked");
   g_assert_cmpstr (json_object_get_string_member (candidate, "status"), ==, "unusable");
   g_assert_cmpstr (json_object_get_string_member (candidate, "reason"), ==,
                    "hooked: refused to make an instance");
@@ -252,9 +206,9 @@ test_instance_refused_fails_closed (Fixture *f, gconstpointer data)
 static void
 test_metadata_in_probe (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (JsonNode) report = dsh_local_provider_describe (provider);
-  JsonObject *candidate = candidate_object (report, "hooked");
+  JsonObject *candidate = dsh_test_candidate (report, "name", "hooked");
 
   assert_report_valid (report);
   g_assert_cmpstr (json_object_get_string_member (candidate, "version"), ==, "1.1.0");

@@ -99,9 +99,8 @@ test_bad_input (void)
 
       g_test_message ("case: %s", cases[i].name);
       dsh_test_run_cli (&run, cases[i].args, NULL, ws);
-      g_assert_cmpint (run.exit_code, ==, 125);
+      dsh_test_assert_never_ran (&run, marker);
       assert_one_error_line_matching (run.err, cases[i].expected_pattern);
-      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
     }
 }
 
@@ -128,10 +127,9 @@ test_unavailable_never_runs (void)
       g_autoptr (JsonNode) node = NULL;
 
       dsh_test_run_cli (&run, args, env, ws);
-      g_assert_cmpint (run.exit_code, ==, 125);
+      dsh_test_assert_never_ran (&run, marker);
       /* The exact text, then why each candidate was not usable. */
       assert_one_error_line_matching (run.err, pattern);
-      g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 
       json = dsh_test_read_file (report);
       g_assert_nonnull (json);
@@ -174,10 +172,9 @@ test_report_unwritable_never_runs (void)
   g_auto (DshTestRun) run = { 0 };
 
   dsh_test_run_cli (&run, args, NULL, ws);
-  g_assert_cmpint (run.exit_code, ==, 125);
+  dsh_test_assert_never_ran (&run, marker);
   assert_one_error_line (run.err, "cannot open the report file /nonexistent-dsh/report.json: "
                                   "No such file or directory");
-  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -203,8 +200,7 @@ test_bwrap_runner_failure (void)
     return;
 
   dsh_test_run (&run, argv, env, ws, NULL);
-  g_assert_cmpint (run.exit_code, ==, 125);
-  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_assert_never_ran (&run, marker);
 
   /* bwrap's own fatal line streams through, then exactly one dsh-sandbox line. */
   g_assert_true (g_str_has_prefix (run.err, "bwrap: "));

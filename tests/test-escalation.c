@@ -294,43 +294,44 @@ test_not_wider_never_asks (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_events (f->log, DSH_SESSION_EVENT_APPROVAL_ASKED), ==, 0);
 }
 
+/* approve() of a request from effective to requested is refused with exactly expected. */
+static void
+assert_refused_with (Fixture *f, DshSandboxMode effective, DshSandboxMode requested,
+                     const char *expected)
+{
+  g_autofree char *message = approve (f, effective, requested, NULL, NULL, NULL);
+
+  g_assert_cmpstr (message, ==, expected);
+}
+
 static void
 test_widening_checked_before_channel (Fixture *f, gconstpointer data)
 {
-  g_autofree char *message = NULL;
-
   /* No service and no session either: the widening text still comes first. */
   f->channel.service = NULL;
   f->channel.session = NULL;
-  message = approve (f, WW, WW, NULL, NULL, NULL);
-  g_assert_cmpstr (message, ==,
-                   "sandbox escalation to \"workspace-write\" is not strictly wider than this "
-                   "call's current \"workspace-write\" mode");
+  assert_refused_with (f, WW, WW,
+                       "sandbox escalation to \"workspace-write\" is not strictly wider than "
+                       "this call's current \"workspace-write\" mode");
 }
 
 static void
 test_no_service (Fixture *f, gconstpointer data)
 {
-  g_autofree char *message = NULL;
-
   f->channel.service = NULL;
   f->channel.session = NULL;
-  message = approve (f, RO, WW, NULL, NULL, NULL);
-  g_assert_cmpstr (message, ==,
-                   "sandbox escalation to \"workspace-write\" requires approval, but no approval "
-                   "service is composed");
+  assert_refused_with (f, RO, WW,
+                       "sandbox escalation to \"workspace-write\" requires approval, but no "
+                       "approval service is composed");
 }
 
 static void
 test_no_agent (Fixture *f, gconstpointer data)
 {
-  g_autofree char *message = NULL;
-
   f->channel.session = NULL;
-  message = approve (f, RO, DFA, NULL, NULL, NULL);
-  g_assert_cmpstr (message, ==,
-                   "sandbox escalation to \"danger-full-access\" requires approval, but the call "
-                   "has no agent to route it through");
+  assert_refused_with (f, RO, DFA,
+                       "sandbox escalation to \"danger-full-access\" requires approval, but the "
+                       "call has no agent to route it through");
   g_assert_cmpuint (f->answerer->calls, ==, 0);
 }
 

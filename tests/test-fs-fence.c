@@ -60,6 +60,26 @@ ws_path (Fixture *f, const char *rel)
   return g_build_filename (f->ws, rel, NULL);
 }
 
+/* ws_path, made a new directory. */
+static char *
+ws_mkdir (Fixture *f, const char *rel)
+{
+  char *path = ws_path (f, rel);
+
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+  return path;
+}
+
+/* ws_path, made a symlink to target. */
+static char *
+ws_symlink (Fixture *f, const char *rel, const char *target)
+{
+  char *path = ws_path (f, rel);
+
+  g_assert_cmpint (symlink (target, path), ==, 0);
+  return path;
+}
+
 static void
 assert_denied (const GError *error, DshSandboxMode mode)
 {
@@ -117,9 +137,8 @@ test_inside_allowed (Fixture *f, gconstpointer portable)
   g_autofree char *tmp_file = NULL;
 
   file = ws_path (f, "file");
-  sub = ws_path (f, "sub");
+  sub = ws_mkdir (f, "sub");
   nested = ws_path (f, "sub/nested");
-  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
 
   assert_write_allowed (f, file);
   assert_write_allowed (f, nested);
@@ -155,11 +174,7 @@ test_escapes_denied (Fixture *f, gconstpointer portable)
   dotdot = g_strdup_printf ("%s/../outside/x", f->ws);
   assert_write_denied (f, dotdot);
   deep_dotdot = g_strdup_printf ("%s/a/../../outside/x", f->ws);
-  {
-    g_autofree char *a = ws_path (f, "a");
-
-    g_assert_cmpint (g_mkdir (a, 0700), ==, 0);
-  }
+  g_free (ws_mkdir (f, "a"));
   assert_write_denied (f, deep_dotdot);
 
   absolute = g_build_filename (f->outside, "x", NULL);
@@ -167,8 +182,7 @@ test_escapes_denied (Fixture *f, gconstpointer portable)
   assert_write_denied (f, "/etc/dsh-fence-must-not-exist");
 
   /* A directory symlink inside the root pointing out. */
-  esc = ws_path (f, "esc");
-  g_assert_cmpint (symlink (f->outside, esc), ==, 0);
+  esc = ws_symlink (f, "esc", f->outside);
   through_esc = ws_path (f, "esc/x");
   assert_write_denied (f, through_esc);
 
@@ -180,8 +194,7 @@ test_escapes_denied (Fixture *f, gconstpointer portable)
   g_assert_false (g_file_test (dangling_target, G_FILE_TEST_EXISTS));
 
   /* An absolute symlink to / inside the root. */
-  root_link = ws_path (f, "slash");
-  g_assert_cmpint (symlink ("/", root_link), ==, 0);
+  root_link = ws_symlink (f, "slash", "/");
   through_root = g_build_filename (root_link, f->outside, "x", NULL);
   assert_write_denied (f, through_root);
 }
@@ -203,8 +216,7 @@ test_magic_links_denied (Fixture *f, gconstpointer portable)
   target = g_strdup_printf ("/proc/self/fd/%d", outside_fd);
 
   /* A symlink in the root to a /proc magic link of an outside directory. */
-  magic = ws_path (f, "magic");
-  g_assert_cmpint (symlink (target, magic), ==, 0);
+  magic = ws_symlink (f, "magic", target);
   through_magic = ws_path (f, "magic/x");
   assert_write_denied (f, through_magic);
 
@@ -222,10 +234,8 @@ test_inner_links_and_dotdot (Fixture *f, gconstpointer portable)
   g_autofree char *through_inner = NULL;
   g_autofree char *dotdot_inside = NULL;
 
-  sub = ws_path (f, "sub");
-  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
-  inner = ws_path (f, "inner");
-  g_assert_cmpint (symlink ("sub", inner), ==, 0);
+  sub = ws_mkdir (f, "sub");
+  inner = ws_symlink (f, "inner", "sub");
   through_inner = ws_path (f, "inner/file");
   dotdot_inside = ws_path (f, "sub/../file2");
 

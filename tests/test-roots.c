@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -145,17 +146,28 @@ print_roots_in_subprocess (void)
   return TRUE;
 }
 
-/* Runs the case's subprocess with TMPDIR and the workspace set; it must print expected. */
-static void
-run_with_tmpdir (const char *tmpdir, const char *workspace, const char *const *expected)
+/* Runs the case's subprocess with TMPDIR and the workspace set; it must print the roots that
+ * follow, in order (NULL-terminated). */
+static void G_GNUC_NULL_TERMINATED
+run_with_tmpdir (const char *tmpdir, const char *workspace, ...)
 {
+  g_autoptr (GPtrArray) expected = g_ptr_array_new ();
+  va_list args;
+
+  va_start (args, workspace);
+  for (const char *root = va_arg (args, const char *); root != NULL;
+       root = va_arg (args, const char *))
+    g_ptr_array_add (expected, (gpointer) root);
+  va_end (args);
+  g_ptr_array_add (expected, NULL);
+
   g_setenv ("TMPDIR", tmpdir, TRUE);
   g_setenv ("DSH_TEST_WORKSPACE", workspace, TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_unsetenv ("TMPDIR");
   g_test_trap_assert_passed ();
   {
-    g_autofree char *want = g_strjoinv ("|", (char **) expected);
+    g_autofree char *want = g_strjoinv ("|", (char **) expected->pdata);
 
     g_test_trap_assert_stdout (want);
   }
@@ -166,15 +178,11 @@ test_writable_roots_tmpdir_is_tmp (void)
 {
   g_autofree char *root = NULL;
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
-  const char *expected[3];
 
   if (print_roots_in_subprocess ())
     return;
   root = real_tmp_dir ();
-  expected[0] = root;
-  expected[1] = tmp;
-  expected[2] = NULL;
-  run_with_tmpdir ("/tmp", root, expected);
+  run_with_tmpdir ("/tmp", root, root, tmp, NULL);
 }
 
 static void
@@ -183,17 +191,13 @@ test_writable_roots_tmpdir_symlink_to_tmp (void)
   g_autofree char *root = NULL;
   g_autofree char *link = NULL;
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
-  const char *expected[3];
 
   if (print_roots_in_subprocess ())
     return;
   root = real_tmp_dir ();
   link = g_build_filename (root, "tmp-link", NULL);
   g_assert_cmpint (symlink ("/tmp", link), ==, 0);
-  expected[0] = root;
-  expected[1] = tmp;
-  expected[2] = NULL;
-  run_with_tmpdir (link, root, expected);
+  run_with_tmpdir (link, root, root, tmp, NULL);
 }
 
 static void
@@ -202,18 +206,14 @@ test_writable_roots_workspace_is_tmp (void)
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
   g_autofree char *root = NULL;
   g_autofree char *tmpdir = NULL;
-  const char *expected[3];
 
   if (print_roots_in_subprocess ())
     return;
   root = real_tmp_dir ();
   tmpdir = g_build_filename (root, "own-tmp", NULL);
   g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
-  expected[0] = tmp;
-  expected[1] = tmpdir;
-  expected[2] = NULL;
   /* Workspace /tmp and /tmp itself are one root. */
-  run_with_tmpdir (tmpdir, "/tmp", expected);
+  run_with_tmpdir (tmpdir, "/tmp", tmp, tmpdir, NULL);
 }
 
 static void
@@ -221,16 +221,11 @@ test_writable_roots_missing_tmpdir (void)
 {
   g_autofree char *root = NULL;
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
-  const char *expected[4];
 
   if (print_roots_in_subprocess ())
     return;
   root = real_tmp_dir ();
-  expected[0] = root;
-  expected[1] = tmp;
-  expected[2] = "/nonexistent-dsh-tmpdir";
-  expected[3] = NULL;
-  run_with_tmpdir ("/nonexistent-dsh-tmpdir", root, expected);
+  run_with_tmpdir ("/nonexistent-dsh-tmpdir", root, root, tmp, "/nonexistent-dsh-tmpdir", NULL);
 }
 
 /* A temp directory that would widen the roots is left out when the roots are derived (the call
@@ -240,16 +235,12 @@ test_writable_roots_refused_tmpdir_left_out (void)
 {
   g_autofree char *root = NULL;
   g_autofree char *tmp = dsh_canonical_path ("/tmp");
-  const char *expected[3];
 
   if (print_roots_in_subprocess ())
     return;
   root = real_tmp_dir ();
-  expected[0] = root;
-  expected[1] = tmp;
-  expected[2] = NULL;
-  run_with_tmpdir ("/", root, expected);
-  run_with_tmpdir ("/usr", root, expected);
+  run_with_tmpdir ("/", root, root, tmp, NULL);
+  run_with_tmpdir ("/usr", root, root, tmp, NULL);
 }
 
 /* The workspace root of a policy is the call's one resolution: swapping it for a symlink

@@ -31,28 +31,31 @@ static const Backend backends[] = {
   { "landlock", "Permission denied" },
 };
 
-/* The build tree's modules and helpers, as the meson test names them. */
-typedef struct {
-  GStrv backend_dirs;
-  GStrv helper_dirs;
-  DshRunOptions options;
-} BuildTree;
-
-static void
-build_tree_init (BuildTree *tree)
+/* dsh_run() of argv under policy with the build tree's modules and helpers, as the meson test
+ * names them; spelled_workspace (NULL: none) is the workspace as the caller spelled it. */
+static DshRunResult *
+run_from_build_tree (const char *const *argv, const DshSandboxPolicy *policy,
+                     const char *spelled_workspace)
 {
-  tree->backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
-  tree->helper_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"), ":", -1);
-  memset (&tree->options, 0, sizeof (tree->options));
-  tree->options.backend_dirs = (const char *const *) tree->backend_dirs;
-  tree->options.helper_dirs = (const char *const *) tree->helper_dirs;
+  g_auto (GStrv) backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"),
+                                            ":", -1);
+  g_auto (GStrv) helper_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"),
+                                           ":", -1);
+  const DshRunOptions options = { .backend_dirs = (const char *const *) backend_dirs,
+                                  .helper_dirs = (const char *const *) helper_dirs,
+                                  .spelled_workspace = spelled_workspace };
+
+  return dsh_run (argv, policy, &options);
 }
 
+/* The command ran, under backend (NULL: none), and ended with outcome. */
 static void
-build_tree_clear (BuildTree *tree)
+assert_ran (const DshRunResult *result, DshOutcome outcome, const char *backend)
 {
-  g_strfreev (tree->backend_dirs);
-  g_strfreev (tree->helper_dirs);
+  g_assert_no_error (result->error);
+  g_assert_true (result->command_ran);
+  g_assert_cmpint (result->outcome, ==, outcome);
+  g_assert_cmpstr (result->backend, ==, backend);
 }
 
 static DshSandboxPolicy *
@@ -86,7 +89,6 @@ check_denied_write (const Backend *backend)
   g_autofree char *victim = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshRunResult) result = NULL;
-  BuildTree tree;
 
   if (!in_backend_subprocess (backend))
     {
@@ -103,23 +105,18 @@ check_denied_write (const Backend *backend)
   victim = g_build_filename (ws, "victim", NULL);
   dsh_test_write_file (victim, "original\n");
   policy = policy_for (DSH_SANDBOX_MODE_READ_ONLY, ws);
-  build_tree_init (&tree);
   {
     const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", victim, NULL };
 
-    result = dsh_run (argv, policy, &tree.options);
+    result = run_from_build_tree (argv, policy, NULL);
   }
 
   dsh_test_assert_file_is (victim, "original\n");
-  g_assert_no_error (result->error);
-  g_assert_true (result->command_ran);
-  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  assert_ran (result, DSH_OUTCOME_DENIED, backend->backend);
   g_assert_cmpint (result->exit_code, !=, 0);
   g_assert_cmpint (result->mode, ==, DSH_SANDBOX_MODE_READ_ONLY);
-  g_assert_cmpstr (result->backend, ==, backend->backend);
   g_assert_nonnull (result->enforcement_reasons);
   g_assert_cmpstr (result->marker, ==, "[sandbox: file access denied under read-only mode]");
-  build_tree_clear (&tree);
   dsh_test_remove_tree (ws);
 }
 
@@ -130,7 +127,6 @@ check_completed (const Backend *backend)
   g_autofree char *target = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshRunResult) result = NULL;
-  BuildTree tree;
 
   if (!in_backend_subprocess (backend))
     return;
@@ -138,23 +134,18 @@ check_completed (const Backend *backend)
   ws = dsh_test_scratch_dir ("run");
   target = g_build_filename (ws, "made", NULL);
   policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
-  build_tree_init (&tree);
   {
     const char *argv[] = { "sh", "-c", "echo made > \"$1\"; exit 3", "sh", target, NULL };
 
-    result = dsh_run (argv, policy, &tree.options);
+    result = run_from_build_tree (argv, policy, NULL);
   }
 
   dsh_test_assert_file_is (target, "made\n");
-  g_assert_no_error (result->error);
-  g_assert_true (result->command_ran);
-  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
+  assert_ran (result, DSH_OUTCOME_COMPLETED, backend->backend);
   /* The command's own status, passed through. */
   g_assert_cmpint (result->exit_code, ==, 3);
   g_assert_cmpint (result->term_signal, ==, 0);
-  g_assert_cmpstr (result->backend, ==, backend->backend);
   g_assert_null (result->marker);
-  build_tree_clear (&tree);
   dsh_test_remove_tree (ws);
 }
 
@@ -166,7 +157,6 @@ check_inherited_descriptor (const Backend *backend)
   g_autofree char *dir = NULL;
   g_autofree char *outside = NULL;
   g_autoptr (DshRunResult) result = NULL;
-  BuildTree tree;
   int fd;
 
   if (!in_backend_subprocess (backend))
@@ -179,7 +169,6 @@ check_inherited_descriptor (const Backend *backend)
   g_assert_cmpint (fd, >=, 0);
   g_assert_cmpint (dup2 (fd, 7), ==, 7);
   close (fd);
-  build_tree_init (&tree);
 
   for (DshSandboxMode mode = DSH_SANDBOX_MODE_READ_ONLY; mode <= DSH_SANDBOX_MODE_WORKSPACE_WRITE;
        mode++)
@@ -189,13 +178,12 @@ check_inherited_descriptor (const Backend *backend)
                              NULL };
 
       g_clear_pointer (&result, dsh_run_result_free);
-      result = dsh_run (argv, policy, &tree.options);
+      result = run_from_build_tree (argv, policy, NULL);
       g_assert_true (result->command_ran);
       g_assert_cmpint (result->exit_code, !=, 0);
       dsh_test_assert_file_is (outside, "original\n");
     }
   close (7);
-  build_tree_clear (&tree);
   dsh_test_remove_tree (dir);
 }
 
@@ -280,17 +268,13 @@ test_planted_workspace_symlink_refused (void)
   g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
   g_autoptr (DshRunResult) result = NULL;
   const char *argv[] = { "touch", ran, NULL };
-  BuildTree tree;
 
   g_assert_cmpint (symlink (ws, link), ==, 0);
-  build_tree_init (&tree);
-  tree.options.spelled_workspace = link;
-  result = dsh_run (argv, policy, &tree.options);
+  result = run_from_build_tree (argv, policy, link);
 
   assert_never_ran (result, ran, DSH_OUTCOME_ROOT_REFUSED, DSH_SANDBOX_ERROR_ROOT_REFUSED);
   g_assert_nonnull (strstr (result->error->message, link));
   g_assert_nonnull (strstr (result->error->message, "refusing to run the command"));
-  build_tree_clear (&tree);
   dsh_test_remove_tree (ws);
 }
 
@@ -305,7 +289,6 @@ check_extra_root (const Backend *backend)
   g_autofree char *victim = NULL;
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshRunResult) result = NULL;
-  BuildTree tree;
 
   if (!in_backend_subprocess (backend))
     return;
@@ -319,23 +302,18 @@ check_extra_root (const Backend *backend)
   policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
   policy->extra_writable_roots = g_new0 (char *, 2);
   policy->extra_writable_roots[0] = g_strdup (extra);
-  build_tree_init (&tree);
   {
     const char *argv[] = { "sh", "-c", "echo made > \"$1\" && echo changed > \"$2\"", "sh",
                            made, victim, NULL };
 
-    result = dsh_run (argv, policy, &tree.options);
+    result = run_from_build_tree (argv, policy, NULL);
   }
 
   dsh_test_assert_file_is (made, "made\n");
   dsh_test_assert_file_is (victim, "original\n");
-  g_assert_no_error (result->error);
-  g_assert_true (result->command_ran);
-  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
-  g_assert_cmpstr (result->backend, ==, backend->backend);
+  assert_ran (result, DSH_OUTCOME_DENIED, backend->backend);
   /* The caller's policy is its own: the pinned roots live in dsh_run()'s copy. */
   g_assert_null (policy->writable_roots);
-  build_tree_clear (&tree);
   dsh_test_remove_tree (ws);
   dsh_test_remove_tree (extra);
   dsh_test_remove_tree (other);
@@ -351,16 +329,13 @@ test_extra_root_refused (void)
   g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
   g_autoptr (DshRunResult) result = NULL;
   const char *argv[] = { "touch", ran, NULL };
-  BuildTree tree;
 
   policy->extra_writable_roots = g_new0 (char *, 2);
   policy->extra_writable_roots[0] = g_strdup ("/usr");
-  build_tree_init (&tree);
-  result = dsh_run (argv, policy, &tree.options);
+  result = run_from_build_tree (argv, policy, NULL);
 
   assert_never_ran (result, ran, DSH_OUTCOME_ROOT_REFUSED, DSH_SANDBOX_ERROR_ROOT_REFUSED);
   g_assert_nonnull (strstr (result->error->message, "/usr"));
-  build_tree_clear (&tree);
   dsh_test_remove_tree (ws);
 }
 
@@ -377,10 +352,7 @@ test_danger_full_access_raw (void)
   DshRunOptions options = { .backend_dirs = dirs, .helper_dirs = dirs };
 
   result = dsh_run (argv, policy, &options);
-  g_assert_no_error (result->error);
-  g_assert_true (result->command_ran);
-  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
-  g_assert_null (result->backend);
+  assert_ran (result, DSH_OUTCOME_COMPLETED, NULL);
   dsh_test_assert_file_is (made, "raw\n");
   dsh_test_remove_tree (ws);
 }

@@ -22,9 +22,23 @@
 
 typedef struct {
   char *modules_dir;
+  /* Lines the fake runners append: one per run, probes included. */
   char *log_path;
   char *workspace;
 } Fixture;
+
+/* What steers selection and the fake backends: each test starts and ends with none of it. */
+static void
+unset_steering (void)
+{
+  static const char *const names[] = {
+    "DSH_SANDBOX_BACKEND", "DSH_SANDBOX_BACKEND_DIR", "DSH_FAKE_ALPHA_BROKEN",
+    "DSH_FAKE_BETA_BROKEN", "DSH_FAKE_ALPHA_MISSING", "DSH_FAKE_ALPHA_RUNNER",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    g_unsetenv (names[i]);
+}
 
 static void
 fixture_set_up (Fixture *f, gconstpointer data)
@@ -40,51 +54,24 @@ fixture_set_up (Fixture *f, gconstpointer data)
       g_autofree char *copy = dsh_test_copy_module (module, f->modules_dir);
     }
   g_setenv ("DSH_FAKE_LOG", f->log_path, TRUE);
-  g_unsetenv ("DSH_SANDBOX_BACKEND");
-  g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
-  g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
-  g_unsetenv ("DSH_FAKE_BETA_BROKEN");
-  g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
-  g_unsetenv ("DSH_FAKE_ALPHA_RUNNER");
+  unset_steering ();
 }
 
 static void
 fixture_tear_down (Fixture *f, gconstpointer data)
 {
   g_unsetenv ("DSH_FAKE_LOG");
-  g_unsetenv ("DSH_SANDBOX_BACKEND");
-  g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
-  g_unsetenv ("DSH_FAKE_ALPHA_BROKEN");
-  g_unsetenv ("DSH_FAKE_BETA_BROKEN");
-  g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
-  g_unsetenv ("DSH_FAKE_ALPHA_RUNNER");
+  unset_steering ();
   g_free (f->modules_dir);
   g_free (f->log_path);
   g_free (f->workspace);
-}
-
-static DshLocalProvider *
-new_provider (Fixture *f)
-{
-  const char *dirs[] = { f->modules_dir, NULL };
-
-  return dsh_local_provider_new_for_dirs (dirs, NULL);
-}
-
-/* Lines the fake runners appended: one per run, probes included. */
-static char *
-runs_logged (Fixture *f)
-{
-  char *contents = dsh_test_read_file (f->log_path);
-
-  return contents != NULL ? contents : g_strdup ("");
 }
 
 /* confine() fails closed, with the exact unavailable text for the mode named mode_name. */
 static void
 assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (mode, f->workspace, NULL);
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (GError) error = NULL;
@@ -100,6 +87,18 @@ assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
   g_assert_cmpuint (strlen (error->message), >, strlen (expected));
 }
 
+/* A new provider of the fixture's modules selects `selected` after the fake runners ran what
+ * `runs` lists; returns its report. */
+static JsonNode *
+describe_selection (Fixture *f, const char *selected, const char *runs)
+{
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
+
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, selected);
+  dsh_test_assert_log_is (f->log_path, runs);
+  return dsh_local_provider_describe (provider);
+}
+
 static const char *alpha_only[] = { "fake-alpha", NULL };
 static const char *alpha_beta[] = { "fake-alpha", "fake-beta", NULL };
 static const char *alpha_misnamed[] = { "fake-alpha", "fake-misnamed", NULL };
@@ -110,15 +109,13 @@ static const char *alpha_emptyexclusion[] = { "fake-alpha", "fake-emptyexclusion
 static void
 test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (GError) error = NULL;
   g_autoptr (JsonNode) report = NULL;
-  g_autofree char *log = NULL;
 
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, &error), ==, "fake-alpha");
   g_assert_no_error (error);
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "");
+  dsh_test_assert_log_is (f->log_path, "");
 
   report = dsh_local_provider_describe (provider);
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "probe"), ==, "skipped");
@@ -127,17 +124,15 @@ test_sole_candidate_not_probed (Fixture *f, gconstpointer data)
 static void
 test_chain_probed_in_priority_order (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (JsonNode) report = NULL;
-  g_autofree char *log = NULL;
   g_auto (GStrv) names = dsh_local_provider_list_backends (provider);
 
   g_assert_cmpstr (names[0], ==, "fake-alpha");
   g_assert_cmpstr (names[1], ==, "fake-beta");
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
   /* The first usable candidate ends the chain: beta is never run. */
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "alpha\n");
+  dsh_test_assert_log_is (f->log_path, "alpha\n");
 
   report = dsh_local_provider_describe (provider);
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "probe"), ==, "passed");
@@ -147,17 +142,10 @@ test_chain_probed_in_priority_order (Fixture *f, gconstpointer data)
 static void
 test_failing_probe_falls_through (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (JsonNode) report = NULL;
-  g_autofree char *log = NULL;
 
   g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
-  provider = new_provider (f);
-  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "beta\n");
-
-  report = dsh_local_provider_describe (provider);
+  report = describe_selection (f, "fake-beta", "beta\n");
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "unusable");
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "probe"), ==, "failed");
   g_assert_nonnull (strstr (dsh_test_candidate_string (report, "fake-alpha", "reason"),
@@ -181,17 +169,11 @@ test_empty_dir_fails_closed (Fixture *f, gconstpointer data)
 static void
 test_override_restricts_chain (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = NULL;
   g_autoptr (JsonNode) report = NULL;
-  g_autofree char *log = NULL;
 
   g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
-  provider = new_provider (f);
-  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
   /* A chain of one is taken without a probe. */
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "");
-  report = dsh_local_provider_describe (provider);
+  report = describe_selection (f, "fake-beta", "");
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
 }
 
@@ -208,7 +190,7 @@ test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
 
   dsh_test_write_file (garbage, "not an ELF file");
   g_setenv ("DSH_SANDBOX_BACKEND", "fake-beta", TRUE);
-  provider = new_provider (f);
+  provider = dsh_test_provider_for_dir (f->modules_dir);
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
   report = dsh_local_provider_describe (provider);
   text = json_to_string (report, FALSE);
@@ -227,27 +209,10 @@ test_override_opens_only_the_named_module (Fixture *f, gconstpointer data)
   g_unsetenv ("DSH_SANDBOX_BACKEND");
   g_clear_object (&provider);
   g_clear_pointer (&report, json_node_unref);
-  provider = new_provider (f);
+  provider = dsh_test_provider_for_dir (f->modules_dir);
   report = dsh_local_provider_describe (provider);
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-gamma", "status"), ==, "refused");
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "selected");
-}
-
-/* The report's entry for the module file at path, which must exist. */
-static JsonObject *
-candidate_at (JsonNode *report, const char *path)
-{
-  JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
-                                                        "candidates");
-
-  for (guint i = 0; i < json_array_get_length (candidates); i++)
-    {
-      JsonObject *candidate = json_array_get_object_element (candidates, i);
-
-      if (g_str_equal (json_object_get_string_member (candidate, "path"), path))
-        return candidate;
-    }
-  g_error ("no candidate for %s in the report", path);
 }
 
 /* A pinned backend is found by its file name in each directory in turn, as a scan of them would
@@ -275,14 +240,14 @@ test_override_takes_the_first_loadable_file (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
 
   report = dsh_local_provider_describe (provider);
-  entry = candidate_at (report, good);
+  entry = dsh_test_candidate (report, "path", good);
   g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "selected");
   g_assert_cmpstr (json_object_get_string_member (entry, "probe"), ==, "skipped");
-  entry = candidate_at (report, refused);
+  entry = dsh_test_candidate (report, "path", refused);
   g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
   g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"),
                             "writable by its group"));
-  entry = candidate_at (report, later);
+  entry = dsh_test_candidate (report, "path", later);
   g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
   g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"), "already loaded"));
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
@@ -305,7 +270,7 @@ test_override_name_is_no_path (Fixture *f, gconstpointer data)
   renamed = g_build_filename (sub, "fake-alpha." G_MODULE_SUFFIX, NULL);
   g_assert_cmpint (g_rename (copy, renamed), ==, 0);
   g_setenv ("DSH_SANDBOX_BACKEND", "sub/fake-alpha", TRUE);
-  provider = new_provider (f);
+  provider = dsh_test_provider_for_dir (f->modules_dir);
   g_assert_null (dsh_local_provider_get_selected (provider, &error));
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (error->message,
@@ -321,7 +286,7 @@ test_override_name_is_no_path (Fixture *f, gconstpointer data)
 static void
 test_descriptor_name_must_match_file (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (JsonNode) report = NULL;
 
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
@@ -336,7 +301,7 @@ static DshLocalProvider *
 new_cached_provider (Fixture *f)
 {
   g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
-  DshLocalProvider *provider = new_provider (f);
+  DshLocalProvider *provider = dsh_test_provider_for_dir (f->modules_dir);
 
   dsh_local_provider_set_probe_cache (provider, cache);
   return provider;
@@ -357,7 +322,6 @@ static void
 test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
 {
   g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
-  g_autofree char *log = NULL;
 
   g_setenv ("DSH_FAKE_ALPHA_MISSING", "1", TRUE);
   for (guint call = 0; call < 2; call++)
@@ -369,8 +333,7 @@ test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
                                                                               : "cached");
       g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "failed");
     }
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "beta\n");
+  dsh_test_assert_log_is (f->log_path, "beta\n");
 
   /* The preferred runner is back: the entry for the fallback does not apply to it. */
   g_unsetenv ("DSH_FAKE_ALPHA_MISSING");
@@ -393,9 +356,7 @@ test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
       g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-beta");
       g_assert_cmpstr (candidate_probe (provider, "fake-beta"), ==, "passed");
     }
-  g_free (log);
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "beta\nbeta\n");
+  dsh_test_assert_log_is (f->log_path, "beta\nbeta\n");
   g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
 }
 
@@ -406,7 +367,6 @@ test_probe_cache_in_untrusted_root_unused (Fixture *f, gconstpointer data)
 {
   g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
   const char *untrusted[] = { f->workspace, NULL };
-  g_autofree char *log = NULL;
 
   for (guint call = 0; call < 2; call++)
     {
@@ -417,8 +377,7 @@ test_probe_cache_in_untrusted_root_unused (Fixture *f, gconstpointer data)
       g_assert_cmpstr (candidate_probe (provider, "fake-alpha"), ==, "passed");
       g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
     }
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "alpha\nalpha\n");
+  dsh_test_assert_log_is (f->log_path, "alpha\nalpha\n");
 }
 
 /* One new provider's view of the cache: "cached" when the entry was believed. */
@@ -544,7 +503,6 @@ module_is_mapped (const char *name)
 static void
 test_probe_cache_opens_only_the_cached_head (Fixture *f, gconstpointer data)
 {
-  g_autofree char *log = NULL;
 
   {
     g_autoptr (DshLocalProvider) provider = new_cached_provider (f);
@@ -582,8 +540,7 @@ test_probe_cache_opens_only_the_cached_head (Fixture *f, gconstpointer data)
                                                NULL);
       g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, "fake-alpha");
     }
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "alpha\n");
+  dsh_test_assert_log_is (f->log_path, "alpha\n");
 }
 
 /* Opened alone from the cache, the head's module: NULL when the whole chain was opened. */
@@ -607,7 +564,6 @@ test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
                                              NULL);
   g_autofree char *moved = g_build_filename (f->workspace, "libdsh-backend-fake-beta.so", NULL);
   g_autofree char *entry = NULL;
-  g_autofree char *log = NULL;
 
   g_assert_null (selected_alone (f));
   g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
@@ -616,8 +572,7 @@ test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
   set_times (beta, 3600);
   g_assert_null (selected_alone (f));
   g_assert_cmpstr (selected_alone (f), ==, "fake-alpha");
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "alpha\nalpha\n");
+  dsh_test_assert_log_is (f->log_path, "alpha\nalpha\n");
 
   /* A module file added (even one that cannot load), then one removed. */
   dsh_test_write_file (gamma, "not an ELF file");
@@ -820,13 +775,13 @@ test_confine_names_the_checked_runner (Fixture *f, gconstpointer data)
     }
   g_setenv ("PATH", path, TRUE);
   g_setenv ("DSH_FAKE_ALPHA_RUNNER", "dsh-fake-runner", TRUE);
-  provider = new_provider (f);
+  provider = dsh_test_provider_for_dir (f->modules_dir);
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
 
   g_setenv ("PATH", later_path, TRUE);
   for (guint i = 0; i < 2; i++)
     {
-      g_autoptr (DshLocalProvider) fresh = new_provider (f);
+      g_autoptr (DshLocalProvider) fresh = dsh_test_provider_for_dir (f->modules_dir);
       g_autoptr (DshConfinedArgv) confined = dsh_sandbox_provider_confine (
         DSH_SANDBOX_PROVIDER (i == 0 ? provider : fresh), argv, policy, NULL);
       const char *const *wrapped = dsh_confined_argv_get_argv (confined);
@@ -848,7 +803,7 @@ test_override_unknown_name (Fixture *f, gconstpointer data)
   g_autoptr (JsonNode) report = NULL;
 
   g_setenv ("DSH_SANDBOX_BACKEND", "no-such-backend", TRUE);
-  provider = new_provider (f);
+  provider = dsh_test_provider_for_dir (f->modules_dir);
   g_assert_null (dsh_local_provider_get_selected (provider, &error));
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
   report = dsh_local_provider_describe (provider);
@@ -864,7 +819,7 @@ test_override_help (Fixture *f, gconstpointer data)
       g_autoptr (DshLocalProvider) provider = NULL;
 
       g_setenv ("DSH_SANDBOX_BACKEND", "help", TRUE);
-      provider = new_provider (f);
+      provider = dsh_test_provider_for_dir (f->modules_dir);
       /* help lists the choices, then the normal chain applies. */
       g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
       return;
@@ -889,18 +844,16 @@ test_backend_dir_env_replaces_dirs (Fixture *f, gconstpointer data)
 static void
 test_selection_cached_per_provider (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (DshLocalProvider) reloaded = NULL;
-  g_autofree char *log = NULL;
 
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
   g_setenv ("DSH_FAKE_ALPHA_BROKEN", "1", TRUE);
   /* The same provider keeps its choice and probes nothing more... */
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "alpha\n");
+  dsh_test_assert_log_is (f->log_path, "alpha\n");
   /* ...while a new provider lifetime rescans and re-probes. */
-  reloaded = new_provider (f);
+  reloaded = dsh_test_provider_for_dir (f->modules_dir);
   g_assert_cmpstr (dsh_local_provider_get_selected (reloaded, NULL), ==, "fake-beta");
 }
 
@@ -920,9 +873,8 @@ confine_in_thread (gpointer data)
 static void
 test_selection_thread_safe (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   GThread *threads[8];
-  g_autofree char *log = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
     threads[i] = g_thread_new ("confine", confine_in_thread, provider);
@@ -934,14 +886,13 @@ test_selection_thread_safe (Fixture *f, gconstpointer data)
       g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, "fake-alpha");
     }
   /* Eight concurrent first calls, one probe. */
-  log = runs_logged (f);
-  g_assert_cmpstr (log, ==, "alpha\n");
+  dsh_test_assert_log_is (f->log_path, "alpha\n");
 }
 
 static void
 test_confined_argv_outlives_provider (Fixture *f, gconstpointer data)
 {
-  DshLocalProvider *provider = new_provider (f);
+  DshLocalProvider *provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
   const char *argv[] = { "echo", "hello", NULL };
@@ -971,15 +922,9 @@ test_confined_argv_outlives_provider (Fixture *f, gconstpointer data)
 static GStrv
 confined_exclusions (Fixture *f, const char *backend)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
-  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
-                                                                f->workspace, NULL);
-  g_autoptr (DshConfinedArgv) confined = NULL;
-  g_autoptr (GError) error = NULL;
-  const char *argv[] = { "true", NULL };
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
+  g_autoptr (DshConfinedArgv) confined = dsh_test_confine_true (provider, f->workspace);
 
-  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
-  g_assert_no_error (error);
   g_assert_cmpstr (dsh_confined_argv_get_backend (confined), ==, backend);
   return g_strdupv ((char **) dsh_confined_argv_get_denial_exclusions (confined));
 }
@@ -1008,7 +953,7 @@ test_denial_exclusions_gated_by_abi (Fixture *f, gconstpointer data)
 static void
 test_empty_denial_exclusion_refused (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (JsonNode) report = dsh_local_provider_describe (provider);
 
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-emptyexclusion", "status"), ==,
@@ -1020,7 +965,7 @@ test_empty_denial_exclusion_refused (Fixture *f, gconstpointer data)
 static void
 test_refuses_unconfined_requests (Fixture *f, gconstpointer data)
 {
-  g_autoptr (DshLocalProvider) provider = new_provider (f);
+  g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
   g_autoptr (DshSandboxPolicy) danger = NULL;
   g_autoptr (DshSandboxPolicy) relative = NULL;
   g_autoptr (DshSandboxPolicy) ro = NULL;

@@ -972,9 +972,12 @@ typedef struct {
   char *cache;
 } FoldFixture;
 
+/* The fixture's log ends a turn that is not open, which every load warns about. */
 static void
 fold_fixture_init (FoldFixture *f)
 {
+  expected_warnings = g_ptr_array_new ();
+  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
   f->dir = dsh_test_make_tmp_dir ();
   f->path = g_build_filename (f->dir, "session.jsonl", NULL);
   f->cache = g_build_filename (f->dir, "fold.json", NULL);
@@ -994,6 +997,7 @@ fold_fixture_clear (FoldFixture *f)
   g_free (f->dir);
   g_free (f->path);
   g_free (f->cache);
+  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
 }
 
 /* A cached load reads only what follows the cached prefix, and its fold is the full one's:
@@ -1004,8 +1008,6 @@ test_fold_cache_equals_full (void)
   FoldFixture f;
   g_autoptr (GError) error = NULL;
 
-  expected_warnings = g_ptr_array_new ();
-  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
   fold_fixture_init (&f);
   assert_cached_equals_full (f.path, f.cache);
   g_assert_true (g_file_test (f.cache, G_FILE_TEST_EXISTS));
@@ -1039,7 +1041,6 @@ test_fold_cache_equals_full (void)
     g_assert_cmpuint (events->len, ==, 0);
   }
   fold_fixture_clear (&f);
-  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
 }
 
 /* A torn tail past the prefix, a truncated file, a replaced file and a prefix rewritten in
@@ -1052,8 +1053,6 @@ test_fold_cache_falls_back (void)
   g_autofree char *contents = NULL;
   char *at;
 
-  expected_warnings = g_ptr_array_new ();
-  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
   fold_fixture_init (&f);
   assert_cached_equals_full (f.path, f.cache);
 
@@ -1093,7 +1092,6 @@ test_fold_cache_falls_back (void)
   g_assert_cmpint (g_rename (other, f.path), ==, 0);
   assert_cached_equals_full (f.path, f.cache);
   fold_fixture_clear (&f);
-  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
 }
 
 /* A cache that is damaged, forged with a member too many, names a mode outside the vocabulary
@@ -1113,8 +1111,6 @@ test_fold_cache_corrupt_ignored (void)
     { "\"cwd\":\"/w\"", "\"cwd\":\"/x\"" },
   };
 
-  expected_warnings = g_ptr_array_new ();
-  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
   fold_fixture_init (&f);
   assert_cached_equals_full (f.path, f.cache);
   g_assert_true (g_file_get_contents (f.cache, &text, NULL, NULL));
@@ -1141,7 +1137,6 @@ test_fold_cache_corrupt_ignored (void)
     assert_cached_equals_full (f.path, f.cache);
   }
   fold_fixture_clear (&f);
-  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
 }
 
 /* A writer appending while others load through the cache: every load's fold is the full fold
@@ -1170,8 +1165,6 @@ test_fold_cache_concurrent_appender (void)
   g_autoptr (DshSessionLog) writer = NULL;
   GThread *thread;
 
-  expected_warnings = g_ptr_array_new ();
-  g_ptr_array_add (expected_warnings, "*dropping \"turn/end\" outside an open turn*");
   fold_fixture_init (&f);
   writer = dsh_test_load_session_log (f.path);
   thread = g_thread_new ("append", append_ticks, writer);
@@ -1200,7 +1193,6 @@ test_fold_cache_concurrent_appender (void)
   g_thread_join (thread);
   assert_cached_equals_full (f.path, f.cache);
   fold_fixture_clear (&f);
-  g_clear_pointer (&expected_warnings, g_ptr_array_unref);
 }
 
 /* The cache never lives in shared scratch space. */

@@ -87,6 +87,19 @@ test_is_beneath (void)
   g_assert_false (dsh_windows_path_is_beneath ("C:\\work", "\\"));
 }
 
+/* why is NULL when expected is, else a reason containing expected. */
+static void
+assert_reason (const char *why, const char *expected)
+{
+  if (expected == NULL)
+    g_assert_null (why);
+  else
+    {
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, expected));
+    }
+}
+
 /* NULL when the root is accepted, else a substring of the reason. */
 static void
 assert_refusal (const char *root, const char *workspace, const char *expected)
@@ -95,13 +108,7 @@ assert_refusal (const char *root, const char *workspace, const char *expected)
   g_autofree char *why = dsh_windows_root_refusal (root, workspace, "C:\\Users\\me", trees);
 
   g_test_message ("%s: %s", root, why != NULL ? why : "accepted");
-  if (expected == NULL)
-    g_assert_null (why);
-  else
-    {
-      g_assert_nonnull (why);
-      g_assert_nonnull (strstr (why, expected));
-    }
+  assert_reason (why, expected);
 }
 
 static void
@@ -530,13 +537,7 @@ assert_acl (DshWindowsTrust trust, const char *owner, const DshWindowsAce *aces,
   g_autofree char *why = refusal (trust, owner, aces, n);
 
   g_test_message ("%s", why != NULL ? why : "trusted");
-  if (expected == NULL)
-    g_assert_null (why);
-  else
-    {
-      g_assert_nonnull (why);
-      g_assert_nonnull (strstr (why, expected));
-    }
+  assert_reason (why, expected);
 }
 
 static void

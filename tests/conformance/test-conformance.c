@@ -59,37 +59,70 @@ typedef struct {
 
 static const Backend *backend;
 
-static const char *
-expect_string (GKeyFile *file, const char *path, const char *key)
+typedef enum {
+  KEY_STRING,
+  KEY_INT,
+  KEY_BOOLEAN,
+} KeyType;
+
+typedef struct {
+  const char *key;
+  KeyType type;
+  gsize offset;
+} BackendKey;
+
+#define KEY(name, type, field) { name, type, G_STRUCT_OFFSET (Backend, field) }
+static const BackendKey backend_keys[] = {
+  KEY ("Name", KEY_STRING, name),
+  KEY ("Dialect", KEY_STRING, dialect),
+  KEY ("DenyErrno", KEY_STRING, deny_errno),
+  KEY ("DenySyscalls", KEY_STRING, deny_syscalls),
+  KEY ("FatalPrefix", KEY_STRING, fatal_prefix),
+  KEY ("FatalExit", KEY_INT, fatal_exit),
+  KEY ("FatalSample", KEY_STRING, fatal_sample),
+  KEY ("LookalikeLine", KEY_STRING, lookalike_line),
+  KEY ("LookalikeExit", KEY_INT, lookalike_exit),
+  KEY ("MissingCommandExit", KEY_INT, missing_command_exit),
+  KEY ("Enforcement", KEY_STRING, enforcement),
+  KEY ("PrivateTmp", KEY_BOOLEAN, private_tmp),
+  KEY ("PrivateDev", KEY_BOOLEAN, private_dev),
+  KEY ("HidesHostProcesses", KEY_BOOLEAN, hides_host_processes),
+  KEY ("GovernsMetadata", KEY_BOOLEAN, governs_metadata),
+  KEY ("ReportsSignal", KEY_BOOLEAN, reports_signal),
+  KEY ("MissingCommandExitWrite", KEY_INT, missing_command_exit_write),
+  KEY ("ProtectsGit", KEY_BOOLEAN, protects_git),
+};
+/* Only for a launcher in front of the runner: both keys or neither. */
+static const BackendKey launcher_keys[] = {
+  KEY ("LauncherDenySyscalls", KEY_STRING, launcher_deny_syscalls),
+  KEY ("LauncherFatalPrefix", KEY_STRING, launcher_fatal_prefix),
+};
+#undef KEY
+
+/* Reads the keys into b; a missing or malformed one ends the run, naming the file. */
+static void
+expect_keys (GKeyFile *file, const char *path, const BackendKey *keys, gsize n_keys, Backend *b)
 {
-  g_autoptr (GError) error = NULL;
-  char *value = g_key_file_get_string (file, "Backend", key, &error);
+  for (gsize i = 0; i < n_keys; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      gpointer field = G_STRUCT_MEMBER_P (b, keys[i].offset);
 
-  if (value == NULL)
-    g_error ("%s: %s", path, error->message);
-  return value;
-}
-
-static int
-expect_int (GKeyFile *file, const char *path, const char *key)
-{
-  g_autoptr (GError) error = NULL;
-  int value = g_key_file_get_integer (file, "Backend", key, &error);
-
-  if (error != NULL)
-    g_error ("%s: %s", path, error->message);
-  return value;
-}
-
-static gboolean
-expect_boolean (GKeyFile *file, const char *path, const char *key)
-{
-  g_autoptr (GError) error = NULL;
-  gboolean value = g_key_file_get_boolean (file, "Backend", key, &error);
-
-  if (error != NULL)
-    g_error ("%s: %s", path, error->message);
-  return value;
+      switch (keys[i].type)
+        {
+        case KEY_STRING:
+          *(char **) field = g_key_file_get_string (file, "Backend", keys[i].key, &error);
+          break;
+        case KEY_INT:
+          *(int *) field = g_key_file_get_integer (file, "Backend", keys[i].key, &error);
+          break;
+        case KEY_BOOLEAN:
+          *(gboolean *) field = g_key_file_get_boolean (file, "Backend", keys[i].key, &error);
+          break;
+        }
+      if (error != NULL)
+        g_error ("%s: %s", path, error->message);
+    }
 }
 
 /* The expectations of one backend, every key required: a missing one is an error, never a
@@ -103,31 +136,10 @@ load_backend (const char *path)
 
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error))
     g_error ("%s: %s", path, error->message);
-  b->name = expect_string (file, path, "Name");
-  b->dialect = expect_string (file, path, "Dialect");
-  b->deny_errno = expect_string (file, path, "DenyErrno");
-  b->deny_syscalls = expect_string (file, path, "DenySyscalls");
-  b->fatal_prefix = expect_string (file, path, "FatalPrefix");
-  b->fatal_exit = expect_int (file, path, "FatalExit");
-  b->fatal_sample = expect_string (file, path, "FatalSample");
-  b->lookalike_line = expect_string (file, path, "LookalikeLine");
-  b->lookalike_exit = expect_int (file, path, "LookalikeExit");
-  b->missing_command_exit = expect_int (file, path, "MissingCommandExit");
-  b->enforcement = expect_string (file, path, "Enforcement");
-  b->private_tmp = expect_boolean (file, path, "PrivateTmp");
-  b->private_dev = expect_boolean (file, path, "PrivateDev");
-  b->hides_host_processes = expect_boolean (file, path, "HidesHostProcesses");
-  b->governs_metadata = expect_boolean (file, path, "GovernsMetadata");
-  b->reports_signal = expect_boolean (file, path, "ReportsSignal");
-  b->missing_command_exit_write = expect_int (file, path, "MissingCommandExitWrite");
-  b->protects_git = expect_boolean (file, path, "ProtectsGit");
-  /* Only for a launcher in front of the runner: both keys or neither. */
+  expect_keys (file, path, backend_keys, G_N_ELEMENTS (backend_keys), b);
   if (g_key_file_has_key (file, "Backend", "LauncherDenySyscalls", NULL) ||
       g_key_file_has_key (file, "Backend", "LauncherFatalPrefix", NULL))
-    {
-      b->launcher_deny_syscalls = expect_string (file, path, "LauncherDenySyscalls");
-      b->launcher_fatal_prefix = expect_string (file, path, "LauncherFatalPrefix");
-    }
+    expect_keys (file, path, launcher_keys, G_N_ELEMENTS (launcher_keys), b);
   return b;
 }
 
@@ -159,21 +171,14 @@ fixture_set_up (Fixture *f, gconstpointer data)
   g_assert_false (g_str_has_prefix (f->base, "/tmp/"));
   g_assert_true (tmpdir_env == NULL || !g_str_has_prefix (f->base, tmpdir_env));
 
-  f->ws = g_build_filename (f->base, "ws", NULL);
-  f->home = g_build_filename (f->base, "home", NULL);
-  f->outside = g_build_filename (f->base, "outside", NULL);
-  f->tmpdir = g_build_filename (f->base, "tmpdir", NULL);
+  f->ws = dsh_test_make_dir (f->base, "ws");
+  f->home = dsh_test_make_dir (f->base, "home");
+  f->outside = dsh_test_make_dir (f->base, "outside");
+  f->tmpdir = dsh_test_make_dir (f->base, "tmpdir");
   f->report_path = g_build_filename (f->base, "report.json", NULL);
-  f->ws_file = g_build_filename (f->ws, "file", NULL);
-  f->home_file = g_build_filename (f->home, "file", NULL);
-  f->outside_file = g_build_filename (f->outside, "file", NULL);
-  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->home, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->tmpdir, 0755), ==, 0);
-  dsh_test_write_file (f->ws_file, "inside\n");
-  dsh_test_write_file (f->home_file, "original\n");
-  dsh_test_write_file (f->outside_file, "original\n");
+  f->ws_file = dsh_test_make_file (f->ws, "file", "inside\n");
+  f->home_file = dsh_test_make_file (f->home, "file", "original\n");
+  f->outside_file = dsh_test_make_file (f->outside, "file", "original\n");
 }
 
 static void
@@ -883,8 +888,7 @@ test_runner_failure (Fixture *f, gconstpointer data)
     return;
 
   cli_exec_wrapped (f, WRAP_DENY, "workspace-write", command, NULL, &run);
-  g_assert_cmpint (run.exit_code, ==, 125);
-  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_assert_never_ran (&run, marker);
   g_assert_cmpstr (report_outcome (f), ==, "runner-failure");
   g_assert_false (json_object_get_boolean_member (report (f), "commandRan"));
   g_assert_null (strstr (run.err, "[sandbox:"));
@@ -934,8 +938,7 @@ test_launcher_failure (Fixture *f, gconstpointer data)
   g_ptr_array_add (argv, NULL);
   dsh_test_run (&run, (const char *const *) argv->pdata, env, f->ws, NULL);
 
-  g_assert_cmpint (run.exit_code, ==, 125);
-  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_assert_never_ran (&run, marker);
   g_assert_nonnull (strstr (run.err, prefix));
   g_assert_nonnull (strstr (strstr (run.err, prefix) + strlen (prefix),
                             backend->launcher_fatal_prefix));
@@ -1051,6 +1054,14 @@ test_many_argv_items (Fixture *f, gconstpointer data)
   }
 }
 
+static gboolean
+require_git (void)
+{
+  g_autofree char *git = g_find_program_in_path ("git");
+
+  return dsh_test_require (git != NULL, "git is not installed");
+}
+
 /* git, unconfined, with no user or system configuration but the identity a commit needs. */
 static void
 host_git (Fixture *f, const char *script, DshTestRun *run)
@@ -1122,9 +1133,7 @@ test_git_files_protected (Fixture *f, gconstpointer data)
   JsonArray *reasons;
   gboolean reason_found = FALSE;
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
 
   make_repository (f);
@@ -1170,9 +1179,7 @@ test_git_worktree_protected (Fixture *f, gconstpointer data)
   };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
   if (!backend->protects_git)
     return; /* pinned by git/protected-paths */
@@ -1222,9 +1229,7 @@ test_git_submodule_protected (Fixture *f, gconstpointer data)
   };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
   if (!backend->protects_git)
     return; /* pinned by git/protected-paths */
@@ -1272,9 +1277,7 @@ test_git_workflow (Fixture *f, gconstpointer data)
   };
   g_auto (DshTestRun) run = { 0 };
 
-  if (!require_backend ())
-    return;
-  if (!dsh_test_require (g_find_program_in_path ("git") != NULL, "git is not installed"))
+  if (!require_backend () || !require_git ())
     return;
 
   make_repository (f);
@@ -1314,12 +1317,8 @@ main (int argc, char **argv)
              backend->name);
 
 #define ADD(path, fn) \
-  do \
-    { \
-      g_autofree char *full = g_strdup_printf ("/conformance/%s/%s", name, path); \
-      g_test_add (full, Fixture, NULL, fixture_set_up, fn, fixture_tear_down); \
-    } \
-  while (0)
+  g_test_add (dsh_test_backend_case_path ("conformance", name, path), Fixture, NULL, fixture_set_up, \
+              fn, fixture_tear_down)
   ADD ("read-only/denies-workspace", test_read_only_denies_workspace);
   ADD ("read-only/denies-temp", test_read_only_denies_temp);
   ADD ("read-only/allows-sinks", test_read_only_allows_sinks);

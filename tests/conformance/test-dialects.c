@@ -27,15 +27,11 @@ fixture_set_up (Fixture *f, gconstpointer data)
 {
   (void) data;
   f->base = dsh_test_scratch_dir ("dialects");
-  f->ws = g_build_filename (f->base, "ws", NULL);
-  f->home = g_build_filename (f->base, "home", NULL);
-  f->outside = g_build_filename (f->base, "outside", NULL);
-  f->outside_file = g_build_filename (f->outside, "file", NULL);
+  f->ws = dsh_test_make_dir (f->base, "ws");
+  f->home = dsh_test_make_dir (f->base, "home");
+  f->outside = dsh_test_make_dir (f->base, "outside");
+  f->outside_file = dsh_test_make_file (f->outside, "file", "original\n");
   f->report_path = g_build_filename (f->base, "report.json", NULL);
-  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->home, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
-  dsh_test_write_file (f->outside_file, "original\n");
 }
 
 static void
@@ -281,12 +277,8 @@ main (int argc, char **argv)
   backend = dsh_test_getenv_required ("DSH_SANDBOX_BACKEND");
 
 #define ADD(path, fn) \
-  do \
-    { \
-      g_autofree char *full = g_strdup_printf ("/dialects/%s/%s", backend, path); \
-      g_test_add (full, Fixture, NULL, fixture_set_up, fn, fixture_tear_down); \
-    } \
-  while (0)
+  g_test_add (dsh_test_backend_case_path ("dialects", backend, path), Fixture, NULL, fixture_set_up, \
+              fn, fixture_tear_down)
   ADD ("ssh-login-refused", test_ssh_login_refused);
   ADD ("ssh-line-beside-real-denial", test_ssh_line_beside_real_denial);
   ADD ("ssh-login-refused-no-hint", test_ssh_login_refused_no_hint);

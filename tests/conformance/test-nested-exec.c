@@ -26,12 +26,10 @@ fixture_set_up (Fixture *f, gconstpointer data)
 {
   (void) data;
   f->base = dsh_test_scratch_dir ("nested");
-  f->ws = g_build_filename (f->base, "ws", NULL);
-  f->config = g_build_filename (f->base, "config.json", NULL);
+  f->ws = dsh_test_make_dir (f->base, "ws");
+  f->config = dsh_test_make_file (f->base, "config.json", "{}\n");
   f->outer_cache = g_build_filename (f->base, "outer-probe-cache.ini", NULL);
   f->report_path = g_build_filename (f->base, "report.json", NULL);
-  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
-  dsh_test_write_file (f->config, "{}\n");
 }
 
 static void
@@ -140,12 +138,8 @@ main (int argc, char **argv)
   backend = dsh_test_getenv_required ("DSH_SANDBOX_BACKEND");
 
 #define ADD(path, fn) \
-  do \
-    { \
-      g_autofree char *full = g_strdup_printf ("/nested-exec/%s/%s", backend, path); \
-      g_test_add (full, Fixture, NULL, fixture_set_up, fn, fixture_tear_down); \
-    } \
-  while (0)
+  g_test_add (dsh_test_backend_case_path ("nested-exec", backend, path), Fixture, NULL, fixture_set_up, \
+              fn, fixture_tear_down)
   ADD ("environment", test_environment);
   ADD ("selects-for-itself", test_nested_exec_selects_for_itself);
 #undef ADD

@@ -165,38 +165,49 @@ confined_argv (Race *r, GStrv env)
   return g_strv_builder_end (builder);
 }
 
+/* Runs argv over and over (at most MAX_CALLS times) while the racer swaps a component of the
+ * workspace for a symlink into the victim, then asserts the racer ended well. Counts the calls
+ * and those refused with 125: the sandbox saw the symlink and refused, which is the point. */
+static void
+race_calls (Race *r, char **argv, GStrv env, guint *calls, guint *refused)
+{
+  int status = 0;
+  GPid racer = start_racer (r);
+
+  *calls = 0;
+  *refused = 0;
+  while (racer_running (racer, &status) && *calls < MAX_CALLS)
+    {
+      g_autoptr (GError) error = NULL;
+      int call_status = 0;
+
+      g_assert_true (g_spawn_sync (r->base, argv, env,
+                                   G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                   NULL, NULL, NULL, &call_status, &error));
+      g_assert_no_error (error);
+      (*calls)++;
+      if (WIFEXITED (call_status) && WEXITSTATUS (call_status) == 125)
+        (*refused)++;
+    }
+  if (*calls == MAX_CALLS)
+    waitpid (racer, &status, 0);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 test_component_swapped_after_confine (Race *r, gconstpointer data)
 {
   g_auto (GStrv) env = race_env (r);
   g_auto (GStrv) runner = NULL;
-  guint calls = 0, refused = 0;
-  int status = 0;
-  GPid racer;
+  guint calls, refused;
 
   (void) data;
   grant_enclosing (r, env);
   runner = confined_argv (r, env);
-  racer = start_racer (r);
-  while (racer_running (racer, &status) && calls < MAX_CALLS)
-    {
-      g_autoptr (GError) error = NULL;
-      int call_status = 0;
-
-      g_assert_true (g_spawn_sync (r->base, runner, env,
-                                   G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                                   NULL, NULL, NULL, &call_status, &error));
-      g_assert_no_error (error);
-      calls++;
-      /* 125: the runner saw the symlink and refused, which is the point. */
-      if (WIFEXITED (call_status) && WEXITSTATUS (call_status) == 125)
-        refused++;
-    }
-  if (calls == MAX_CALLS)
-    waitpid (racer, &status, 0);
+  /* Refused by the runner, which confined nothing when the race began. */
+  race_calls (r, runner, env, &calls, &refused);
   g_test_message ("%s: %u calls, %u refused by the runner", backend, calls, refused);
 
-  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   g_assert_true (g_file_test (r->workspace, G_FILE_TEST_IS_DIR));
   g_assert_cmpuint (count_entries (r->victim), ==, 0);
   /* The race was real: some calls met the symlink. */
@@ -212,32 +223,14 @@ test_exec_during_swaps (Race *r, gconstpointer data)
   const char *argv[] = { dsh_test_getenv_required ("DSH_SANDBOX_CLI"), "exec", "--mode",
                          "workspace-write", "--workspace", r->workspace, "--", r->fileop,
                          "write", escaped, NULL };
-  guint calls = 0, refused = 0;
-  int status = 0;
-  GPid racer;
+  guint calls, refused;
 
   (void) data;
   grant_enclosing (r, env);
-  racer = start_racer (r);
-  while (racer_running (racer, &status) && calls < MAX_CALLS)
-    {
-      g_autoptr (GError) error = NULL;
-      int call_status = 0;
-
-      g_assert_true (g_spawn_sync (r->base, (char **) argv, env,
-                                   G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                                   NULL, NULL, NULL, &call_status, &error));
-      g_assert_no_error (error);
-      calls++;
-      /* 125: dsh-sandbox or the runner saw the symlink and refused the call. */
-      if (WIFEXITED (call_status) && WEXITSTATUS (call_status) == 125)
-        refused++;
-    }
-  if (calls == MAX_CALLS)
-    waitpid (racer, &status, 0);
+  /* Refused by dsh-sandbox or by the runner. */
+  race_calls (r, (char **) argv, env, &calls, &refused);
   g_test_message ("%s: %u exec calls, %u refused", backend, calls, refused);
 
-  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   g_assert_cmpuint (count_entries (r->victim), ==, 0);
   g_assert_cmpuint (calls, >=, 10);
   g_assert_cmpuint (refused, >=, 1);

@@ -22,37 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
+#include "dsh-test-seccomp.h"
 
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
-#ifndef __NR_landlock_add_rule
-#define __NR_landlock_add_rule 445
-#endif
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
 #ifndef __NR_openat2
 #define __NR_openat2 437
-#endif
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define NATIVE_ARCH AUDIT_ARCH_RISCV64
-#else
-#error "dsh-test-deny-syscalls: add this architecture's audit arch"
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -82,6 +60,7 @@ static const Syscall plain_syscalls[] = {
   { "openat2", __NR_openat2 },
 };
 
+static const struct sock_filter prologue[] = { NATIVE_ARCH_PROLOGUE };
 static struct sock_filter insns[MAX_INSNS];
 static unsigned short n_insns;
 
@@ -194,12 +173,8 @@ main (int argc, char **argv)
   errnum = parse_errno (errno_name);
 
   /* Other architectures' tables are left alone; then dispatch on the call number. */
-  emit ((struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
-                                       offsetof (struct seccomp_data, arch)));
-  emit ((struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0));
-  emit ((struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  emit ((struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
-                                       offsetof (struct seccomp_data, nr)));
+  for (size_t i = 0; i < sizeof prologue / sizeof prologue[0]; i++)
+    emit (prologue[i]);
   for (int i = 0; i < n_lists; i++)
     {
       char *saveptr = NULL;

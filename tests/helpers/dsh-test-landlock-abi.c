@@ -33,36 +33,14 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
+#include "dsh-test-seccomp.h"
 
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
-#ifndef __NR_landlock_add_rule
-#define __NR_landlock_add_rule 445
-#endif
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
-#endif
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define NATIVE_ARCH AUDIT_ARCH_RISCV64
-#else
-#error "dsh-test-landlock-abi: add this architecture's audit arch"
 #endif
 
 #define LL_CREATE_RULESET_VERSION (1U << 0)
@@ -175,10 +153,7 @@ static int
 install_filter (void)
 {
   struct sock_filter code[] = {
-    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
-    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
-    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    NATIVE_ARCH_PROLOGUE,
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_create_ruleset, 3, 0),
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_add_rule, 2, 0),
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_restrict_self, 1, 0),

@@ -5,20 +5,10 @@
  */
 #pragma once
 
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dsh-test-seccomp.h"
 #include "dsh-test-util.h"
-
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
-#ifndef __NR_landlock_add_rule
-#define __NR_landlock_add_rule 445
-#endif
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
 
 /* The exact SANDBOX_UNAVAILABLE text; compared verbatim. */
 #define UNAVAILABLE_TEXT(mode) \

@@ -281,6 +281,24 @@ dsh_test_write_file (const char *path, const char *text)
 }
 
 char *
+dsh_test_make_dir (const char *parent, const char *name)
+{
+  char *path = g_build_filename (parent, name, NULL);
+
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  return path;
+}
+
+char *
+dsh_test_make_file (const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  dsh_test_write_file (path, text);
+  return path;
+}
+
+char *
 dsh_test_read_file (const char *path)
 {
   char *contents = NULL;
@@ -288,6 +306,22 @@ dsh_test_read_file (const char *path)
   if (!g_file_get_contents (path, &contents, NULL, NULL))
     return NULL;
   return contents;
+}
+
+char *
+dsh_test_read_log (const char *path)
+{
+  char *contents = dsh_test_read_file (path);
+
+  return contents != NULL ? contents : g_strdup ("");
+}
+
+void
+dsh_test_assert_log_is (const char *path, const char *expected)
+{
+  g_autofree char *log = dsh_test_read_log (path);
+
+  g_assert_cmpstr (log, ==, expected);
 }
 
 void
@@ -373,8 +407,8 @@ dsh_test_json_validates (const char *text, const char *schema_name)
   return run.exit_code == 0;
 }
 
-const char *
-dsh_test_candidate_string (JsonNode *report, const char *name, const char *member)
+JsonObject *
+dsh_test_candidate (JsonNode *report, const char *key, const char *value)
 {
   JsonArray *candidates = json_object_get_array_member (json_node_get_object (report),
                                                         "candidates");
@@ -383,10 +417,16 @@ dsh_test_candidate_string (JsonNode *report, const char *name, const char *membe
     {
       JsonObject *c = json_array_get_object_element (candidates, i);
 
-      if (g_str_equal (json_object_get_string_member (c, "name"), name))
-        return json_object_get_string_member (c, member);
+      if (g_str_equal (json_object_get_string_member (c, key), value))
+        return c;
     }
-  g_error ("the probe report has no candidate \"%s\"", name);
+  g_error ("the probe report has no candidate whose %s is \"%s\"", key, value);
+}
+
+const char *
+dsh_test_candidate_string (JsonNode *report, const char *name, const char *member)
+{
+  return json_object_get_string_member (dsh_test_candidate (report, "name", name), member);
 }
 
 /* ---- session logs -------------------------------------------------------------------------- */
@@ -416,6 +456,39 @@ dsh_test_load_session_log (const char *path)
 
 /* ---- backend modules ----------------------------------------------------------------------- */
 
+GModule *
+dsh_test_open_module (const char *env_name, const char *entry, gpointer *symbol)
+{
+  GModule *module = g_module_open (dsh_test_getenv_required (env_name),
+                                   G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+
+  g_assert_nonnull (module);
+  g_assert_true (g_module_symbol (module, entry, symbol));
+  return module;
+}
+
+DshLocalProvider *
+dsh_test_provider_for_dir (const char *dir)
+{
+  const char *dirs[] = { dir, NULL };
+
+  return dsh_local_provider_new_for_dirs (dirs, NULL);
+}
+
+DshConfinedArgv *
+dsh_test_confine_true (DshLocalProvider *provider, const char *workspace)
+{
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                workspace, NULL);
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "true", NULL };
+  DshConfinedArgv *confined;
+
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy, &error);
+  g_assert_no_error (error);
+  return confined;
+}
+
 char *
 dsh_test_module_path (const char *name)
 {
@@ -437,6 +510,16 @@ dsh_test_copy_module (const char *module_path, const char *dir)
   g_assert_no_error (error);
   g_assert_cmpint (g_chmod (dest, 0644), ==, 0);
   return dest;
+}
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+const char *
+dsh_test_backend_case_path (const char *suite, const char *backend, const char *name)
+{
+  g_autofree char *path = g_strdup_printf ("/%s/%s/%s", suite, backend, name);
+
+  return g_intern_string (path);
 }
 
 /* ---- prerequisites ------------------------------------------------------------------------- */
@@ -476,4 +559,11 @@ dsh_test_assert_refused (const DshTestRun *run, const char *needle)
 {
   g_assert_cmpint (run->exit_code, ==, 125);
   dsh_test_assert_one_line (run->err, "dsh-sandbox: ", needle);
+}
+
+void
+dsh_test_assert_never_ran (const DshTestRun *run, const char *marker)
+{
+  g_assert_cmpint (run->exit_code, ==, 125);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
 }

@@ -9,6 +9,7 @@
 
 #include <dsh-sandbox.h>
 #include <gio/gio.h>
+#include <gmodule.h>
 
 G_BEGIN_DECLS
 
@@ -94,6 +95,10 @@ void      dsh_test_assert_one_line   (const char       *err,
 /* The command never ran: exit 125 and one "dsh-sandbox: " line containing needle (or NULL). */
 void      dsh_test_assert_refused    (const DshTestRun *run,
                                       const char       *needle);
+/* The call was refused before its command ran: exit 125, and the file the command would have
+ * made (marker) does not exist. */
+void      dsh_test_assert_never_ran  (const DshTestRun *run,
+                                      const char       *marker);
 
 /* ---- directories and files ----------------------------------------------------------------- */
 
@@ -110,10 +115,21 @@ void      dsh_test_remove_tree       (const char *path);
  * out of reach of the session's commands (never in its cwd, /tmp or TMPDIR). */
 char     *dsh_test_log_path          (const char *name);
 
+/* parent/name, made a new directory (0755) or a new file holding text, asserting success. */
+char     *dsh_test_make_dir          (const char *parent,
+                                      const char *name);
+char     *dsh_test_make_file         (const char *dir,
+                                      const char *name,
+                                      const char *text);
+
 void      dsh_test_write_file        (const char *path,
                                       const char *text);
 /* Returns a file's contents, or NULL when it cannot be read (e.g. it does not exist). */
 char     *dsh_test_read_file         (const char *path);
+/* A log's contents, or "" when nothing has created it yet. */
+char     *dsh_test_read_log          (const char *path);
+void      dsh_test_assert_log_is     (const char *path,
+                                      const char *expected);
 void      dsh_test_assert_file_is    (const char *path,
                                       const char *expected);
 /* The number of lines (newline characters) in a file that must exist. */
@@ -134,6 +150,11 @@ JsonNode *dsh_test_parse_valid_json  (const char *text,
 gboolean  dsh_test_json_validates    (const char *text,
                                       const char *schema_name);
 
+/* The entry of a probe report's "candidates" whose string member key is value, which must
+ * exist. */
+JsonObject *dsh_test_candidate       (JsonNode   *report,
+                                      const char *key,
+                                      const char *value);
 /* A string member of the entry of a probe report's "candidates" with this name, which must
  * exist. */
 const char *dsh_test_candidate_string (JsonNode   *report,
@@ -150,12 +171,32 @@ DshSessionLog *dsh_test_load_session_log   (const char *path);
 
 /* ---- backend modules ----------------------------------------------------------------------- */
 
+/* A provider that loads the modules of dir alone. */
+DshLocalProvider *dsh_test_provider_for_dir (const char *dir);
+/* provider's wrapping of a read-only `true` in workspace, asserting success. */
+DshConfinedArgv  *dsh_test_confine_true     (DshLocalProvider *provider,
+                                             const char       *workspace);
+
 /* The path of a built test module, e.g. "fake-alpha" -> .../libdsh-backend-fake-alpha.so. */
 char     *dsh_test_module_path       (const char *name);
+
+/* Opens the built module whose path the meson test sets in env_name (it stays loaded) and looks
+ * up its entry point, asserting both. */
+GModule  *dsh_test_open_module       (const char *env_name,
+                                      const char *entry,
+                                      gpointer   *symbol);
 
 /* Copies a module file into dir (mode 0644); returns the new path. */
 char     *dsh_test_copy_module       (const char *module_path,
                                       const char *dir);
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+/* "/suite/backend/name", kept for the life of the program: the path of a case of a suite that
+ * runs once per backend, to hand to g_test_add(). */
+const char *dsh_test_backend_case_path (const char *suite,
+                                        const char *backend,
+                                        const char *name);
 
 /* ---- prerequisites ------------------------------------------------------------------------- */
 

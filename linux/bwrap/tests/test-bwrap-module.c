@@ -28,14 +28,10 @@ describe (void)
 {
   static const DshBackendDescriptor *desc;
   DshBackendDescribeFunc func = NULL;
-  GModule *module;
 
   if (desc != NULL)
     return desc;
-  module = g_module_open (dsh_test_getenv_required ("DSH_BWRAP_MODULE"),
-                          G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
-  g_assert_nonnull (module);
-  g_assert_true (g_module_symbol (module, "dsh_backend_bwrap_describe", (gpointer *) &func));
+  dsh_test_open_module ("DSH_BWRAP_MODULE", "dsh_backend_bwrap_describe", (gpointer *) &func);
   desc = func ();
   return desc;
 }

@@ -31,14 +31,10 @@ fixture_set_up (Fixture *f, gconstpointer data)
 {
   (void) data;
   f->base = dsh_test_scratch_dir ("landlock-launcher");
-  f->ws = g_build_filename (f->base, "ws", NULL);
-  f->outside = g_build_filename (f->base, "outside", NULL);
-  f->outside_file = g_build_filename (f->outside, "file", NULL);
-  f->inside_file = g_build_filename (f->ws, "file", NULL);
-  g_assert_cmpint (g_mkdir (f->ws, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (f->outside, 0755), ==, 0);
-  dsh_test_write_file (f->outside_file, "original\n");
-  dsh_test_write_file (f->inside_file, "inside\n");
+  f->ws = dsh_test_make_dir (f->base, "ws");
+  f->outside = dsh_test_make_dir (f->base, "outside");
+  f->outside_file = dsh_test_make_file (f->outside, "file", "original\n");
+  f->inside_file = dsh_test_make_file (f->ws, "file", "inside\n");
 }
 
 static void

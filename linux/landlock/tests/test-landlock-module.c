@@ -39,10 +39,8 @@ describe (void)
 
   if (desc != NULL)
     return desc;
-  module = g_module_open (dsh_test_getenv_required ("DSH_LANDLOCK_MODULE"),
-                          G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
-  g_assert_nonnull (module);
-  g_assert_true (g_module_symbol (module, "dsh_backend_landlock_describe", (gpointer *) &func));
+  module = dsh_test_open_module ("DSH_LANDLOCK_MODULE", "dsh_backend_landlock_describe",
+                                 (gpointer *) &func);
   g_assert_false (g_module_symbol (module, "dsh_backend_describe", &(gpointer){ NULL }));
   desc = func ();
   return desc;

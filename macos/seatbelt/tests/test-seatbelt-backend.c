@@ -13,6 +13,7 @@
 #include "dsh-policy.h"
 #include "dsh-roots.h"
 #include "dsh-seatbelt-profile.h"
+#include "seatbelt-expected-defines.h"
 
 const DshBackendDescriptor *dsh_backend_seatbelt_describe (void);
 
@@ -129,34 +130,13 @@ test_workspace_write_argv (void)
   DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                               .workspace_root = "/Users/me/ws", .writable_roots = roots };
   const char *command[] = { "git", "commit", "-m", "x", NULL };
-  /* None of them holds a repository here: their git parameters match nothing. */
-  const char *defines[] = {
-    "-DWRITABLE_ROOT_0=/Users/me/ws",
-    "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
-    "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
-    "-DWRITABLE_ROOT_0_GIT_COMMONDIR=/dev/null/.git/commondir",
-    "-DWRITABLE_ROOT_1=/private/tmp",
-    "-DWRITABLE_ROOT_1_GIT=/dev/null/.git",
-    "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
-    "-DWRITABLE_ROOT_1_GIT_COMMONDIR=/dev/null/.git/commondir",
-    "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
-    "-DWRITABLE_ROOT_2_GIT=/dev/null/.git",
-    "-DWRITABLE_ROOT_2_GIT_HOOKS=/dev/null/.git/hooks",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
-    "-DWRITABLE_ROOT_2_GIT_COMMONDIR=/dev/null/.git/commondir",
-    NULL,
-  };
 
   g_assert_false (g_file_test ("/tmp/.git", G_FILE_TEST_EXISTS));
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
   g_assert_null (fake->call.error);
   g_ptr_array_add (fake->call.argv, NULL);
-  assert_argv_shape (fake->call.argv, defines, command);
+  /* None of them holds a repository here: their git parameters match nothing. */
+  assert_argv_shape (fake->call.argv, workspace_write_defines, command);
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
   g_assert_cmpuint (fake->call.reasons->len, ==, 0);
 }

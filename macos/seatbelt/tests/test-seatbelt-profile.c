@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dsh-seatbelt-profile.h"
+#include "seatbelt-expected-defines.h"
 
 static void
 assert_spelling (const char *path, const char *expected)
@@ -67,33 +68,12 @@ static void
 test_workspace_write_parameters (void)
 {
   const char *roots[] = { "/Users/me/ws", "/tmp", "/var/folders/zz/abc/T/", NULL };
-  const char *expected[] = {
-    "-DWRITABLE_ROOT_0=/Users/me/ws",
-    "-DWRITABLE_ROOT_0_GIT=/dev/null/.git",
-    "-DWRITABLE_ROOT_0_GIT_HOOKS=/dev/null/.git/hooks",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG=/dev/null/.git/config",
-    "-DWRITABLE_ROOT_0_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
-    "-DWRITABLE_ROOT_0_GIT_COMMONDIR=/dev/null/.git/commondir",
-    "-DWRITABLE_ROOT_1=/private/tmp",
-    "-DWRITABLE_ROOT_1_GIT=/dev/null/.git",
-    "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config",
-    "-DWRITABLE_ROOT_1_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
-    "-DWRITABLE_ROOT_1_GIT_COMMONDIR=/dev/null/.git/commondir",
-    "-DWRITABLE_ROOT_2=/private/var/folders/zz/abc/T",
-    "-DWRITABLE_ROOT_2_GIT=/dev/null/.git",
-    "-DWRITABLE_ROOT_2_GIT_HOOKS=/dev/null/.git/hooks",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config",
-    "-DWRITABLE_ROOT_2_GIT_CONFIG_WORKTREE=/dev/null/.git/config.worktree",
-    "-DWRITABLE_ROOT_2_GIT_COMMONDIR=/dev/null/.git/commondir",
-    NULL,
-  };
   DshSeatbeltPlan plan;
   size_t inner, outer;
 
   g_assert_false (g_file_test ("/tmp/.git", G_FILE_TEST_EXISTS));
   build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &plan);
-  assert_defines (&plan, expected);
+  assert_defines (&plan, workspace_write_defines);
   g_assert_cmpuint (plan.n_roots, ==, 3);
   for (size_t i = 0; i < 3; i++)
     g_assert_false (plan.has_repository[i]);

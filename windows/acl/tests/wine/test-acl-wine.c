@@ -201,6 +201,24 @@ mini_get_env (DshBackendHost *host, const char *name)
   return getenv (name);
 }
 
+/* The host table over mini, with the module's instance made for it; returns the instance. */
+static void *
+mini_host_init (MiniHost *mini, const DshBackendDescriptor *desc)
+{
+  mini->host.abi_major = DSH_BACKEND_ABI_MAJOR;
+  mini->host.abi_minor = DSH_BACKEND_ABI_MINOR;
+  mini->host.host_data = mini;
+  mini->host.push_arg = mini_push_arg;
+  mini->host.set_error = mini_set_error;
+  mini->host.set_enforcement = mini_set_enforcement;
+  mini->host.add_reason = mini_add_reason;
+  mini->host.find_program = mini_find;
+  mini->host.find_helper = mini_find;
+  mini->host.get_env = mini_get_env;
+  mini->host.instance = desc->instance_new (&mini->host);
+  return mini->host.instance;
+}
+
 static void
 test_dll (void)
 {
@@ -230,18 +248,7 @@ test_dll (void)
            desc->os == DSH_BACKEND_OS_WINDOWS,
          "its descriptor is ABI 1.1, named acl, for Windows");
 
-  mini.host.abi_major = DSH_BACKEND_ABI_MAJOR;
-  mini.host.abi_minor = DSH_BACKEND_ABI_MINOR;
-  mini.host.host_data = &mini;
-  mini.host.push_arg = mini_push_arg;
-  mini.host.set_error = mini_set_error;
-  mini.host.set_enforcement = mini_set_enforcement;
-  mini.host.add_reason = mini_add_reason;
-  mini.host.find_program = mini_find;
-  mini.host.find_helper = mini_find;
-  mini.host.get_env = mini_get_env;
-  instance = desc->instance_new (&mini.host);
-  mini.host.instance = instance;
+  instance = mini_host_init (&mini, desc);
   check (desc->confine (&mini.host, &policy, argv) == 0 && mini.argc == 7 &&
            strcmp (mini.argv[0], runner) == 0 && strcmp (mini.argv[1], "--session-sid") == 0 &&
            strcmp (mini.argv[3], "--") == 0 && strcmp (mini.argv[6], "ver") == 0 &&
@@ -644,18 +651,7 @@ test_instance_free_removes_temp_dirs (void)
   snprintf (temp_area, sizeof (temp_area), "%s\\temp", root);
   CreateDirectoryA (temp_area, NULL);
   mini_temp = temp_area;
-  mini.host.abi_major = DSH_BACKEND_ABI_MAJOR;
-  mini.host.abi_minor = DSH_BACKEND_ABI_MINOR;
-  mini.host.host_data = &mini;
-  mini.host.push_arg = mini_push_arg;
-  mini.host.set_error = mini_set_error;
-  mini.host.set_enforcement = mini_set_enforcement;
-  mini.host.add_reason = mini_add_reason;
-  mini.host.find_program = mini_find;
-  mini.host.find_helper = mini_find;
-  mini.host.get_env = mini_get_env;
-  instance = desc->instance_new (&mini.host);
-  mini.host.instance = instance;
+  instance = mini_host_init (&mini, desc);
   check (desc->confine (&mini.host, &policy, command) == 0,
          "a session's workspace-write call is confined (%s)", mini.error);
   mini.argv[mini.argc] = NULL;
