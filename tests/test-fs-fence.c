@@ -288,13 +288,12 @@ test_ordinary_errors_are_io_errors (Fixture *f, gconstpointer portable)
 
   /* The same for the operations on an entry: a failure inside the roots is no denial. */
   {
-    g_autofree char *dir = ws_path (f, "full");
+    g_autofree char *dir = ws_mkdir (f, "full");
     g_autofree char *inner = ws_path (f, "full/file");
     g_autofree char *gone = ws_path (f, "gone");
     g_autofree char *to = ws_path (f, "to");
     g_autofree char *file = ws_path (f, "file");
 
-    g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
     dsh_test_write_file (inner, "x");
     dsh_test_write_file (file, "x");
 
