@@ -1544,6 +1544,55 @@ test_pty (gconstpointer data)
 static const char *
 answer_list[] = { "allowed-once", "rejected", "cancelled", "unavailable", "garbage", "crash" };
 
+/* The request the approver reads is the one that was asked: it never had a name in the temp
+ * directory (a writable root of every confined command, which could have opened it there and
+ * rewritten it after it was written), and reopening it cannot change it either. */
+static void
+test_request_cannot_be_changed (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonObject) request = NULL;
+  g_autofree char *approver_path = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *command_script = NULL;
+  g_autofree char *changed = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *shown = NULL;
+  const char *tmp = g_get_tmp_dir ();
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  changed = g_build_filename (s.dir, "changed", NULL);
+  link = g_build_filename (s.dir, "stdin-link", NULL);
+  approver_path = g_build_filename (s.dir, "approver.sh", NULL);
+  script = g_strdup_printf ("#!/bin/sh\n"
+                            "readlink /proc/self/fd/0 > '%s'\n"
+                            "if printf X 1<>/proc/self/fd/0 2>/dev/null; then : > '%s'; fi\n"
+                            "cat > '%s'\n"
+                            "echo rejected\n",
+                            link, changed, s.request);
+  dsh_test_write_file (approver_path, script);
+  command_script = script_writing (s.ws, "f", &target);
+  {
+    const char *options[] = { "--session", s.session, "--approver", s.approver,
+                              "--sandbox-permissions", "workspace-write",
+                              "--justification", JUSTIFICATION, NULL };
+    const char *command[] = { "/bin/sh", "-c", command_script, NULL };
+
+    run_exec (&run, options, command, NULL);
+  }
+  dsh_test_assert_never_ran (&run, target);
+
+  g_assert_true (g_file_get_contents (link, &shown, NULL, NULL));
+  g_assert_false (g_str_has_prefix (shown, tmp));
+  g_assert_false (g_file_test (changed, G_FILE_TEST_EXISTS));
+  request = read_json_object (s.request, "approval-request.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==, JUSTIFICATION);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1591,6 +1640,8 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/exec-pins-resumed-session", test_exec_pins_resumed_session);
   g_test_add_func ("/approval-cli/planted-approver", test_planted_approver);
   g_test_add_func ("/approval-cli/planted-approver/places", test_planted_approver_places);
+  g_test_add_func ("/approval-cli/approver/request-cannot-be-changed",
+                   test_request_cannot_be_changed);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);
   g_test_add_func ("/approval-cli/full-tmpfs/during", test_full_tmpfs_during);
   for (guint i = 0; i < G_N_ELEMENTS (pty_cases); i++)

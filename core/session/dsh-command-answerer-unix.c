@@ -1,9 +1,11 @@
-/* dsh-command-answerer-unix.c — the approver command's platform part on POSIX: the request as an
- * unlinked private file on its stdin, SIGPIPE back to its default, and a script's first bytes
- * read without hanging on a FIFO.
+/* dsh-command-answerer-unix.c — the approver command's platform part on POSIX: the request as a
+ * private file on its stdin that nobody can change, SIGPIPE back to its default, and a script's
+ * first bytes read without hanging on a FIFO.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE /* memfd_create, file seals */
+
 #include "dsh-command-answerer-private.h"
 
 #include <errno.h>
@@ -13,6 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 static void
 reset_sigpipe (gpointer user_data)
@@ -21,18 +26,72 @@ reset_sigpipe (gpointer user_data)
   signal (SIGPIPE, SIG_DFL);
 }
 
-/* The request as an unlinked private file: no pipe to write, so an approver that answers
- * without reading its stdin can neither block us nor raise SIGPIPE here. */
+#ifdef __linux__
+/* A file with no name, sealed once written. A file in the temp directory had a name until it was
+ * unlinked, and a confined command (the temp directory is one of its writable roots) could open
+ * it in that moment and rewrite the request after it was written: the approver would then be
+ * shown another command than the one it grants. */
+#define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
+
+static int
+request_file_open (GError **error)
+{
+  int fd = memfd_create ("dsh-approval-request", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot make the approval request: %s", g_strerror (saved));
+    }
+  return fd;
+}
+
+static gboolean
+request_file_seal (int fd, GError **error)
+{
+  if (fcntl (fd, F_ADD_SEALS, SEALS) == 0)
+    return TRUE;
+  {
+    int saved = errno;
+
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                 "cannot seal the approval request: %s", g_strerror (saved));
+    return FALSE;
+  }
+}
+#else
+/* Elsewhere an unlinked private file in the temp directory (not verified against a racing
+ * confined command on those systems). */
+static int
+request_file_open (GError **error)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("dsh-approval-XXXXXX.json", &path, error);
+
+  if (fd >= 0)
+    g_unlink (path);
+  return fd;
+}
+
+static gboolean
+request_file_seal (int fd, GError **error)
+{
+  return TRUE;
+}
+#endif
+
+/* The request as a private file: no pipe to write, so an approver that answers without reading
+ * its stdin can neither block us nor raise SIGPIPE here. */
 static int
 request_file (const char *text, GError **error)
 {
-  g_autofree char *path = NULL;
   gsize length = strlen (text);
-  int fd = g_file_open_tmp ("dsh-approval-XXXXXX.json", &path, error);
+  int fd = request_file_open (error);
 
   if (fd < 0)
     return -1;
-  g_unlink (path);
   for (gsize done = 0; done < length;)
     {
       gssize n = write (fd, text + done, length - done);
@@ -49,6 +108,11 @@ request_file (const char *text, GError **error)
           return -1;
         }
       done += (gsize) n;
+    }
+  if (!request_file_seal (fd, error))
+    {
+      close (fd);
+      return -1;
     }
   if (lseek (fd, 0, SEEK_SET) != 0)
     {
