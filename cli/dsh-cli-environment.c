@@ -23,10 +23,11 @@ static const Variable variables[] = {
   { "DSH_SANDBOX_CONFIG", "confine exec session policy describe serve",
     "the deployment configuration (presets, extraWritableRoots)" },
   { "DSH_SANDBOX_STATE_DIR", "probe confine exec session policy serve",
-    "the directory of the record of granted roots "
-    "(default $XDG_STATE_HOME/dsh-sandbox/granted-roots)" },
-  { "DSH_SANDBOX_FOLD_CACHE", "confine exec session policy describe serve",
-    "the session-log fold cache directory (absolute), or \"off\"" },
+    "the directory of the record of granted roots, which also keeps the probe cache and the "
+    "fold caches (default $XDG_STATE_HOME/dsh-sandbox/granted-roots)" },
+  { "DSH_SANDBOX_FOLD_CACHE", "probe confine exec session policy describe serve",
+    "the session-log fold cache directory (absolute; no writable root may reach it), or "
+    "\"off\"" },
   { "DSH_SANDBOX_APPROVER_TIMEOUT", "exec",
     "seconds an --approver command may take to answer" },
   { "DSH_SANDBOX_SERVE_PROVIDERS", "serve",
@@ -46,10 +47,6 @@ static const Variable variables[] = {
     "the workspace's spelling when it names the current directory (the default workspace)" },
   { "PATH", "probe confine exec serve",
     "where runner programs (bwrap) and the --approver program are found" },
-  { "XDG_RUNTIME_DIR", "probe confine exec session policy describe serve",
-    "the default place of the probe cache and the fold cache" },
-  { "XDG_CACHE_HOME", "probe confine exec session policy describe serve",
-    "where the caches go without XDG_RUNTIME_DIR" },
   { "XDG_STATE_HOME", "probe confine exec session policy serve",
     "the default parent of DSH_SANDBOX_STATE_DIR" },
 };

@@ -356,7 +356,7 @@ test_confine_refuses_reachable_session (void)
 
 /* A fresh directory where a fold cache can be kept: the scratch directory, unless that lies in
  * /var/tmp (a build from a checkout in /tmp), shared space where no fold cache is ever kept;
- * then one beneath the user's runtime directory, where the cache lives by default. */
+ * then one beneath the user's runtime directory. */
 static char *
 fold_cache_scratch_dir (void)
 {
@@ -372,27 +372,23 @@ fold_cache_scratch_dir (void)
   return realpath (template, NULL);
 }
 
-/* A fold cache the session's own commands could write (here inside its workspace) is not
- * believed: a mode forged into it changes nothing. */
+/* A fold cache directory inside a writable root is refused outright: a confined command could
+ * forge it there, and a later call without that root would trust it. */
 static void
-test_exec_ignores_reachable_fold_cache (void)
+test_exec_refuses_reachable_fold_cache (void)
 {
   g_autofree char *dir = fold_cache_scratch_dir ();
   g_autofree char *ws = g_build_filename (dir, "ws", NULL);
   g_autofree char *logs = g_build_filename (dir, "logs", NULL);
   g_autofree char *folds = g_build_filename (ws, "folds", NULL);
   g_autofree char *path = g_build_filename (logs, "s.jsonl", NULL);
-  g_autofree char *marker = g_build_filename (logs, "marker", NULL);
+  g_autofree char *marker = g_build_filename (ws, "marker", NULL);
   g_autofree char *script = g_strdup_printf ("echo x > '%s'", marker);
   g_autofree char *cache_env = g_strdup_printf ("DSH_SANDBOX_FOLD_CACHE=%s", folds);
   const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", cache_env,
                         NULL };
   g_auto (DshTestRun) run = { 0 };
   g_auto (DshTestRun) again = { 0 };
-  g_autoptr (GDir) listing = NULL;
-  g_autofree char *cache = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr (GString) forged = NULL;
 
   if (!dsh_test_require_bwrap ())
     return;
@@ -400,25 +396,71 @@ test_exec_ignores_reachable_fold_cache (void)
   g_assert_cmpint (g_mkdir_with_parents (logs, 0700), ==, 0);
   cli (&run, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write", NULL);
   assert_ok (&run);
-  cli (&again, env, "exec", "--session", path, "--", "true", NULL);
-  g_assert_cmpint (again.exit_code, ==, 0);
+  cli (&again, env, "exec", "--session", path, "--", "sh", "-c", script, NULL);
+  dsh_test_assert_never_ran (&again, marker);
+  g_assert_nonnull (strstr (again.err, "the session fold cache"));
+  g_assert_nonnull (strstr (again.err, "DSH_SANDBOX_FOLD_CACHE"));
+  dsh_test_remove_tree (dir);
+}
 
-  listing = g_dir_open (folds, 0, NULL);
+/* No call can forge the fold cache another call trusts. One call with an extra writable root
+ * holding where caches were once kept by default (the runtime and cache directories) rewrites
+ * every cache it can reach to danger-full-access; the next call, without that root, still runs
+ * under the session's workspace-write. The caches now live inside the record of granted roots,
+ * and a root at or inside that is refused. */
+static void
+test_fold_cache_out_of_every_call_reach (void)
+{
+  g_autofree char *dir = fold_cache_scratch_dir ();
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *logs = g_build_filename (dir, "logs", NULL);
+  g_autofree char *state = g_build_filename (dir, "state", NULL);
+  g_autofree char *runtime = g_build_filename (dir, "runtime", NULL);
+  g_autofree char *cache_home = g_build_filename (dir, "cache", NULL);
+  g_autofree char *kept = g_build_filename (state, "session-folds", NULL);
+  g_autofree char *path = g_build_filename (logs, "s.jsonl", NULL);
+  g_autofree char *marker = g_build_filename (logs, "marker", NULL);
+  g_autofree char *escape = g_strdup_printf ("echo x > '%s'", marker);
+  g_autofree char *forge = g_strdup_printf (
+    "for f in '%s'/*/*/*.json '%s'/*/*/*.json '%s'/*/*.json; do [ -f \"$f\" ] && "
+    "sed -i 's/\"mode\":\"workspace-write\"/\"mode\":\"danger-full-access\"/' \"$f\"; "
+    "done; true",
+    runtime, cache_home, state);
+  g_autofree char *state_env = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", state);
+  g_autofree char *runtime_env = g_strdup_printf ("XDG_RUNTIME_DIR=%s", runtime);
+  g_autofree char *cache_env = g_strdup_printf ("XDG_CACHE_HOME=%s", cache_home);
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                        state_env, runtime_env, cache_env, NULL };
+  g_auto (DshTestRun) made = { 0 };
+  g_auto (DshTestRun) first = { 0 };
+  g_auto (DshTestRun) forged = { 0 };
+  g_auto (DshTestRun) inside = { 0 };
+  g_auto (DshTestRun) later = { 0 };
+  g_autoptr (GDir) listing = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  for (const char *const *d = (const char *const[]) { ws, logs, state, runtime, cache_home, NULL };
+       *d != NULL; d++)
+    g_assert_cmpint (g_mkdir_with_parents (*d, 0700), ==, 0);
+  cli (&made, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write", NULL);
+  assert_ok (&made);
+  cli (&first, env, "exec", "--session", path, "--", "true", NULL);
+  g_assert_cmpint (first.exit_code, ==, 0);
+  /* The call kept a cache, inside the record. */
+  listing = g_dir_open (kept, 0, NULL);
   g_assert_nonnull (listing);
-  cache = g_build_filename (folds, g_dir_read_name (listing), NULL);
-  g_assert_true (g_file_get_contents (cache, &text, NULL, NULL));
-  forged = g_string_new (text);
-  g_assert_cmpuint (g_string_replace (forged, "\"mode\":\"workspace-write\"",
-                                      "\"mode\":\"danger-full-access\"", 1), ==, 1);
-  g_assert_true (g_file_set_contents (cache, forged->str, -1, NULL));
-  g_assert_cmpint (g_chmod (cache, 0600), ==, 0);
+  g_assert_nonnull (g_dir_read_name (listing));
 
-  {
-    g_auto (DshTestRun) forged_run = { 0 };
+  cli (&forged, env, "exec", "--session", path, "--writable-root", runtime, "--writable-root",
+       cache_home, "--", "sh", "-c", forge, NULL);
+  g_assert_cmpint (forged.exit_code, ==, 0);
+  cli (&inside, env, "exec", "--session", path, "--writable-root", kept, "--", "sh", "-c", forge,
+       NULL);
+  dsh_test_assert_refused (&inside, "holds the writable root");
 
-    cli (&forged_run, env, "exec", "--session", path, "--", "sh", "-c", script, NULL);
-    g_assert_cmpint (forged_run.exit_code, !=, 0);
-  }
+  cli (&later, env, "exec", "--session", path, "--", "sh", "-c", escape, NULL);
+  g_assert_cmpint (later.exit_code, !=, 0);
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
   dsh_test_remove_tree (dir);
 }
@@ -644,8 +686,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/session-cli/lifecycle", test_session_lifecycle);
-  g_test_add_func ("/session-cli/exec-ignores-reachable-fold-cache",
-                   test_exec_ignores_reachable_fold_cache);
+  g_test_add_func ("/session-cli/exec-refuses-reachable-fold-cache",
+                   test_exec_refuses_reachable_fold_cache);
+  g_test_add_func ("/session-cli/fold-cache-out-of-every-call-reach",
+                   test_fold_cache_out_of_every_call_reach);
   g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
   g_test_add_func ("/session-cli/resumed-session-keeps-permissions",

@@ -12,19 +12,16 @@
 #include <string.h>
 
 #include "dsh-platform-private.h"
+#include "dsh-root-grants-private.h"
 
 char *
 dsh_probe_cache_default_path (void)
 {
-  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
-  g_autofree char *dir = NULL;
+  /* Inside the record of granted roots, which no call's writable roots may reach: a cache a
+   * confined command of an earlier call could write would let it make the first candidate
+   * skip its probe in the calls after it. */
+  g_autofree char *dir = dsh_root_grants_default_dir ();
 
-  /* The runtime directory is private to the user and cleared at logout; otherwise the cache
-   * directory under the home. */
-  if (runtime != NULL && g_path_is_absolute (runtime))
-    dir = g_build_filename (runtime, "dsh-sandbox", NULL);
-  else
-    dir = g_build_filename (g_get_user_cache_dir (), "dsh-sandbox", NULL);
   /* Only a real directory of our own that nobody else can write: never a link someone put
    * there to have this process write elsewhere. It exists on every call but the first. */
   if (!dsh_platform_is_private_dir (dir) &&

@@ -1,6 +1,7 @@
-/* dsh-root-grants-place.c — where the record of granted writable roots lives and where it may
- * not (beneath a root a confined command could erase it), how a record is refused, and how its
- * entries are named and what they hold: the same on every platform.
+/* dsh-root-grants-place.c — where the record of granted writable roots and the session fold
+ * caches live and where they may not (within reach of any call's writable roots: a confined
+ * command could erase the one and forge the other for a later call), how a record is refused,
+ * and how its entries are named and what they hold: the same on every platform.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -50,24 +51,74 @@ dsh_root_grants_refuse (GError **error, const char *dir, const char *why)
   return FALSE;
 }
 
+/* DSH_SANDBOX_FOLD_CACHE when it names a directory of its own, else NULL. */
+static const char *
+fold_cache_setting (void)
+{
+  const char *setting = g_getenv ("DSH_SANDBOX_FOLD_CACHE");
+
+  return setting != NULL && g_path_is_absolute (setting) ? setting : NULL;
+}
+
+char *
+dsh_fold_cache_dir (void)
+{
+  const char *setting = g_getenv ("DSH_SANDBOX_FOLD_CACHE");
+  g_autofree char *record = NULL;
+
+  if (g_strcmp0 (setting, "off") == 0)
+    return NULL;
+  if (fold_cache_setting () != NULL)
+    return g_strdup (setting);
+  record = dsh_root_grants_default_dir ();
+  return g_build_filename (record, "session-folds", NULL);
+}
+
+static gboolean
+refuse_fold_cache (GError **error, const char *dir, const char *where, const char *root)
+{
+  g_autofree char *shown = g_utf8_make_valid (dir, -1);
+  g_autofree char *shown_root = g_utf8_make_valid (root, -1);
+
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+               "the session fold cache %s %s the writable root %s, where a confined command "
+               "could forge what a later call trusts; refusing to run the command "
+               "(DSH_SANDBOX_FOLD_CACHE names another private directory, or off)",
+               shown, where, shown_root);
+  return FALSE;
+}
+
 gboolean
 dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
                                     const char *const *roots,
                                     GError **error)
 {
   const char *dir = dsh_root_grants_dir (grants);
+  g_autofree char *folds = NULL;
 
+  /* The fold caches live inside the record unless DSH_SANDBOX_FOLD_CACHE moves them: then their
+   * directory is kept out of every call's reach too, as the record is. */
+  if (fold_cache_setting () != NULL)
+    folds = dsh_canonical_path (fold_cache_setting ());
   for (gsize i = 0; roots != NULL && roots[i] != NULL; i++)
     {
-      if (dsh_path_is_beneath (dir, roots[i]))
+      if (dsh_path_is_beneath (dir, roots[i]) || dsh_path_is_beneath (roots[i], dir))
         {
           g_autofree char *root = g_utf8_make_valid (roots[i], -1);
-          g_autofree char *why = g_strdup_printf ("lies inside the writable root %s, where a "
-                                                  "confined command could erase it",
-                                                  root);
-
+          g_autofree char *why =
+            dsh_path_is_beneath (dir, roots[i])
+              ? g_strdup_printf ("lies inside the writable root %s, where a confined command "
+                                 "could erase it",
+                                 root)
+              : g_strdup_printf ("holds the writable root %s, where a confined command could "
+                                 "change what it keeps",
+                                 root);
           return dsh_root_grants_refuse (error, dir, why);
         }
+      if (folds != NULL && dsh_path_is_beneath (folds, roots[i]))
+        return refuse_fold_cache (error, folds, "lies inside", roots[i]);
+      if (folds != NULL && dsh_path_is_beneath (roots[i], folds))
+        return refuse_fold_cache (error, folds, "holds", roots[i]);
     }
   return TRUE;
 }

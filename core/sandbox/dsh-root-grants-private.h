@@ -28,6 +28,12 @@ typedef struct _DshRootGrants DshRootGrants;
  * user's state directory ($XDG_STATE_HOME, ~/.local/state). */
 char          *dsh_root_grants_default_dir      (void);
 
+/* The session fold caches' directory: $DSH_SANDBOX_FOLD_CACHE when it names one, else
+ * session-folds inside the record's default directory; NULL when it is "off". Later calls
+ * trust what is kept there, so no call's writable roots may reach it (see
+ * dsh_root_grants_check_out_of_reach()). */
+char          *dsh_fold_cache_dir               (void);
+
 /* Opens (creating it) the record at dir; it must be a real directory of this user that nobody
  * else can write. NULL with DSH_SANDBOX_ERROR_ROOT_REFUSED otherwise: without a trustworthy
  * record no root may be granted. */

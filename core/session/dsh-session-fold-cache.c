@@ -14,6 +14,7 @@
 #include "dsh-error.h"
 
 #include "dsh-platform-private.h"
+#include "dsh-root-grants-private.h"
 #include "dsh-roots.h"
 #include "dsh-json-strict-private.h"
 #include "dsh-vocabulary-private.h"
@@ -23,21 +24,13 @@
 char *
 dsh_session_fold_cache_path (const char *log_path)
 {
-  const char *setting = g_getenv ("DSH_SANDBOX_FOLD_CACHE");
-  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
-  g_autofree char *dir = NULL;
+  g_autofree char *dir = dsh_fold_cache_dir ();
   g_autofree char *canonical = NULL;
   g_autofree char *name = NULL;
   const char *tmp = g_get_tmp_dir ();
 
-  if (g_strcmp0 (setting, "off") == 0)
+  if (dir == NULL)
     return NULL;
-  if (setting != NULL && g_path_is_absolute (setting))
-    dir = g_strdup (setting);
-  else if (runtime != NULL && g_path_is_absolute (runtime))
-    dir = g_build_filename (runtime, "dsh-sandbox", "session-folds", NULL);
-  else
-    dir = g_build_filename (g_get_user_cache_dir (), "dsh-sandbox", "session-folds", NULL);
   /* Shared scratch space is within every confined command's reach. */
   if (dsh_path_is_beneath (dir, "/tmp") || dsh_path_is_beneath (dir, tmp) ||
       dsh_path_is_beneath (dir, "/var/tmp") || dsh_path_is_beneath (dir, "/dev/shm"))

@@ -327,18 +327,19 @@ test_helper_must_be_executable (void)
 }
 
 /* A pinned backend is a sole candidate, taken without a probe: the call does not even look for
- * the default probe cache, while an unpinned one keeps it where it always did. */
+ * the default probe cache, while an unpinned one keeps it where it always does, inside the
+ * record of granted roots. */
 static void
 test_pinned_backend_skips_probe_cache (void)
 {
-  g_autofree char *cache_home = dsh_test_scratch_dir ("pinned-cache");
-  g_autofree char *cache_dir = g_build_filename (cache_home, "dsh-sandbox", NULL);
-  g_autofree char *cache_env = g_strdup_printf ("XDG_CACHE_HOME=%s", cache_home);
+  g_autofree char *scratch = dsh_test_scratch_dir ("pinned-cache");
+  g_autofree char *state = g_build_filename (scratch, "state", NULL);
+  g_autofree char *cache = g_build_filename (state, "probe-cache-v5", NULL);
+  g_autofree char *state_env = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", state);
   const char *args[] = { dsh_test_cli (), "exec", "--mode", "read-only", "--", "true", NULL };
-  const char *pinned[] = { "DSH_SANDBOX_BACKEND=landlock", "DSH_SANDBOX_PROBE_CACHE",
-                           "XDG_RUNTIME_DIR", cache_env, NULL };
-  const char *unpinned[] = { "DSH_SANDBOX_BACKEND", "DSH_SANDBOX_PROBE_CACHE",
-                             "XDG_RUNTIME_DIR", cache_env, NULL };
+  const char *pinned[] = { "DSH_SANDBOX_BACKEND=landlock", "DSH_SANDBOX_PROBE_CACHE", state_env,
+                           NULL };
+  const char *unpinned[] = { "DSH_SANDBOX_BACKEND", "DSH_SANDBOX_PROBE_CACHE", state_env, NULL };
 
   if (!require_both_backends ())
     return;
@@ -347,16 +348,16 @@ test_pinned_backend_skips_probe_cache (void)
 
     dsh_test_run (&run, args, pinned, "/", NULL);
     g_assert_cmpint (run.exit_code, ==, 0);
-    g_assert_false (g_file_test (cache_dir, G_FILE_TEST_EXISTS));
+    g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
   }
   {
     g_auto (DshTestRun) run = { 0 };
 
     dsh_test_run (&run, args, unpinned, "/", NULL);
     g_assert_cmpint (run.exit_code, ==, 0);
-    g_assert_true (g_file_test (cache_dir, G_FILE_TEST_IS_DIR));
+    g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
   }
-  dsh_test_remove_tree (cache_home);
+  dsh_test_remove_tree (scratch);
 }
 
 int
