@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "dsh-roots-private.h"
+#include "dsh-root-grants-private.h"
 #include "dsh-permission-presets-cache-private.h"
 
 DshPermissionPresets *
@@ -157,14 +158,33 @@ dsh_cli_check_unreachable (const char *what,
 {
   g_autofree char *canonical = dsh_canonical_path (path);
   g_autofree char *root = dsh_writable_root_on_way (path, workspace_root, extra_roots);
+  g_autofree char *record = NULL;
+  g_autoptr (DshRootGrants) grants = NULL;
+  g_autofree char *granted = NULL;
 
-  if (root == NULL)
+  if (root != NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+                   "the %s %s lies inside %s, which confined commands may write: a "
+                   "command could rewrite its own policy; keep it outside the workspace, "
+                   "/tmp, the temp directory and the extra writable roots",
+                   what, dsh_cli_printable (canonical), dsh_cli_printable (root));
+      return FALSE;
+    }
+  /* Nor may any other call's commands have reached it: another session's, or a sessionless
+   * call's, extra writable root. */
+  record = dsh_root_grants_default_dir ();
+  grants = dsh_root_grants_open (record, error);
+  if (grants == NULL)
+    return FALSE;
+  granted = dsh_root_grants_granted_ancestor (grants, canonical);
+  if (granted == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-               "the %s %s lies inside %s, which confined commands may write: a "
-               "command could rewrite its own policy; keep it outside the workspace, "
-               "/tmp, the temp directory and the extra writable roots",
-               what, dsh_cli_printable (canonical), dsh_cli_printable (root));
+               "the %s %s lies inside %s, which was granted to confined commands as a writable "
+               "root before: one of them could have rewritten this policy; keep it outside "
+               "every directory ever granted",
+               what, dsh_cli_printable (canonical), dsh_cli_printable (granted));
   return FALSE;
 }
 

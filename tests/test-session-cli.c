@@ -465,6 +465,47 @@ test_fold_cache_out_of_every_call_reach (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A session log is out of reach of every call, not only of its session's: a sessionless call
+ * with the log's directory as an extra writable root appends a forged danger-full-access; the
+ * session's next call refuses the log instead of running under it. */
+static void
+test_session_log_out_of_every_call_reach (void)
+{
+  g_autofree char *dir = fold_cache_scratch_dir ();
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *logs = g_build_filename (dir, "logs", NULL);
+  g_autofree char *path = g_build_filename (logs, "s.jsonl", NULL);
+  g_autofree char *marker = g_build_filename (dir, "marker", NULL);
+  g_autofree char *escape = g_strdup_printf ("echo x > '%s'", marker);
+  g_autofree char *forge = g_strdup_printf (
+    "printf '%%s\\n' '{\"type\":\"sandbox/mode\",\"data\":{\"mode\":"
+    "\"danger-full-access\"},\"time\":\"2026-12-02T00:00:00.000Z\"}' >> '%s'",
+    path);
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                        "DSH_SANDBOX_FOLD_CACHE=off", NULL };
+  g_auto (DshTestRun) made = { 0 };
+  g_auto (DshTestRun) forged = { 0 };
+  g_auto (DshTestRun) later = { 0 };
+  g_autofree char *contents = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (ws, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (logs, 0700), ==, 0);
+  cli (&made, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write", NULL);
+  assert_ok (&made);
+  cli (&forged, env, "exec", "--mode", "workspace-write", "--workspace", ws, "--writable-root",
+       logs, "--", "sh", "-c", forge, NULL);
+  g_assert_cmpint (forged.exit_code, ==, 0);
+  contents = dsh_test_read_file (path);
+  g_assert_nonnull (strstr (contents, "danger-full-access"));
+
+  cli (&later, env, "exec", "--session", path, "--", "sh", "-c", escape, NULL);
+  dsh_test_assert_refused (&later, "which was granted to confined commands as a writable root");
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
 static void
 test_policy_resolve_and_context (void)
 {
@@ -690,6 +731,8 @@ main (int argc, char **argv)
                    test_exec_refuses_reachable_fold_cache);
   g_test_add_func ("/session-cli/fold-cache-out-of-every-call-reach",
                    test_fold_cache_out_of_every_call_reach);
+  g_test_add_func ("/session-cli/session-log-out-of-every-call-reach",
+                   test_session_log_out_of_every_call_reach);
   g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
   g_test_add_func ("/session-cli/resumed-session-keeps-permissions",

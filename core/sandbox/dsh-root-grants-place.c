@@ -123,6 +123,28 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
   return TRUE;
 }
 
+char *
+dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  for (;;)
+    {
+      DshRootIdentity identity;
+      gint64 since;
+      g_autofree char *parent = NULL;
+
+      if (dsh_root_identity_of_path (dir, &identity) &&
+          dsh_root_grants_lookup (grants, &identity, &since))
+        return g_steal_pointer (&dir);
+      parent = g_path_get_dirname (dir);
+      if (g_str_equal (parent, dir))
+        return NULL;
+      g_free (dir);
+      dir = g_steal_pointer (&parent);
+    }
+}
+
 /* Appends value in lower-case hexadecimal, without leading zeros. */
 static char *
 append_hex (char *out, guint64 value)

@@ -62,6 +62,16 @@ gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
                                                  const DshRootIdentity *identity,
                                                  gint64                *out_since);
 
+/* The nearest directory on the way to path (canonical, absolute; path itself excluded) that was
+ * ever granted as a writable root, or NULL. What lies beneath it a confined command of that
+ * grant could have changed: a session log or configuration found there is not to be trusted. */
+char          *dsh_root_grants_granted_ancestor (DshRootGrants         *grants,
+                                                 const char            *path);
+
+/* The identity of the directory path (absolute) names; FALSE when it cannot be read. */
+gboolean       dsh_root_identity_of_path        (const char            *path,
+                                                 DshRootIdentity       *identity);
+
 /* Records root (canonical, opened without following any symlink) as granted now, unless it
  * already was (the first grant's time stays). A missing root is granted nothing. */
 gboolean       dsh_root_grants_record           (DshRootGrants         *grants,

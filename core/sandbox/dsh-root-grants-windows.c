@@ -227,6 +227,24 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
 }
 
 gboolean
+dsh_root_identity_of_path (const char *path, DshRootIdentity *identity)
+{
+  g_autofree wchar_t *wide = dsh_windows_wide (path, NULL);
+  gboolean known;
+  HANDLE handle;
+
+  if (wide == NULL)
+    return FALSE;
+  handle = CreateFileW (wide, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  if (handle == INVALID_HANDLE_VALUE)
+    return FALSE;
+  known = dsh_windows_identity (handle, identity, NULL, NULL);
+  CloseHandle (handle);
+  return known;
+}
+
+gboolean
 dsh_root_identity_at (int dir_fd,
                       const char *path,
                       DshRootIdentity *identity,

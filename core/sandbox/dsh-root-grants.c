@@ -257,6 +257,12 @@ dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, 
   return TRUE;
 }
 
+gboolean
+dsh_root_identity_of_path (const char *path, DshRootIdentity *identity)
+{
+  return dsh_root_identity_at (AT_FDCWD, path, identity, NULL, NULL);
+}
+
 /* The identity of path below dir_fd (dir_fd itself for ""), never following a symlink, and its
  * mode; *out_changed_us (nullable) its ctime. */
 static gboolean
