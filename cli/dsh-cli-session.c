@@ -65,6 +65,11 @@ dsh_cli_join_extra_roots (DshSandboxPolicy *policy,
   policy->extra_writable_roots = g_strv_builder_end (builder);
   if (policy->extra_writable_roots[0] == NULL)
     g_clear_pointer (&policy->extra_writable_roots, g_strfreev);
+  /* The deployment's configuration decides the roots of the calls after this one: this call's
+   * commands must not be able to rewrite it. */
+  if (presets != NULL && policy->mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE)
+    return dsh_cli_check_config_unreachable (
+      policy->workspace_root, (const char *const *) policy->extra_writable_roots, error);
   return TRUE;
 }
 

@@ -506,6 +506,63 @@ test_session_log_out_of_every_call_reach (void)
   dsh_test_remove_tree (dir);
 }
 
+/* The deployment configuration names extra writable roots for every later call, so no call's
+ * commands may rewrite it: one inside a sessionless call's workspace is refused, and so is one
+ * inside a directory an earlier call (run without the configuration) granted, whose command
+ * made its own directory writable through it. */
+static void
+test_config_out_of_every_call_reach (void)
+{
+  g_autofree char *dir = fold_cache_scratch_dir ();
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *etc = g_build_filename (dir, "etc", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+  g_autofree char *inner = g_build_filename (ws, "config.json", NULL);
+  g_autofree char *config = g_build_filename (etc, "config.json", NULL);
+  g_autofree char *marker = g_build_filename (outside, "marker", NULL);
+  g_autofree char *escape = g_strdup_printf ("echo x > '%s'", marker);
+  g_autofree char *forge = g_strdup_printf ("echo '{\"extraWritableRoots\": [\"%s\"]}' > '%s'",
+                                            outside, config);
+  g_autofree char *inner_env = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", inner);
+  g_autofree char *config_env = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", config);
+  const char *plain[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                          "DSH_SANDBOX_CONFIG", NULL };
+  const char *with_inner[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                               inner_env, NULL };
+  const char *with_config[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                                config_env, NULL };
+  g_auto (DshTestRun) refused = { 0 };
+  g_auto (DshTestRun) reading = { 0 };
+  g_auto (DshTestRun) forged = { 0 };
+  g_auto (DshTestRun) later = { 0 };
+  g_autofree char *contents = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  for (const char *const *d = (const char *const[]) { ws, etc, outside, NULL }; *d != NULL; d++)
+    g_assert_cmpint (g_mkdir_with_parents (*d, 0700), ==, 0);
+  dsh_test_write_file (inner, "{}");
+  dsh_test_write_file (config, "{}");
+
+  cli (&refused, with_inner, "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+       "-c", escape, NULL);
+  dsh_test_assert_refused (&refused, "the deployment configuration");
+  /* A read-only call cannot write it: nothing to refuse. */
+  cli (&reading, with_inner, "exec", "--mode", "read-only", "--workspace", ws, "--", "true", NULL);
+  g_assert_cmpint (reading.exit_code, ==, 0);
+
+  cli (&forged, plain, "exec", "--mode", "workspace-write", "--workspace", ws, "--writable-root",
+       etc, "--", "sh", "-c", forge, NULL);
+  g_assert_cmpint (forged.exit_code, ==, 0);
+  contents = dsh_test_read_file (config);
+  g_assert_nonnull (strstr (contents, outside));
+  cli (&later, with_config, "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+       "-c", escape, NULL);
+  dsh_test_assert_refused (&later, "which was granted to confined commands as a writable root");
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
 static void
 test_policy_resolve_and_context (void)
 {
@@ -733,6 +790,8 @@ main (int argc, char **argv)
                    test_fold_cache_out_of_every_call_reach);
   g_test_add_func ("/session-cli/session-log-out-of-every-call-reach",
                    test_session_log_out_of_every_call_reach);
+  g_test_add_func ("/session-cli/config-out-of-every-call-reach",
+                   test_config_out_of_every_call_reach);
   g_test_add_func ("/session-cli/policy-resolve-and-context", test_policy_resolve_and_context);
   g_test_add_func ("/session-cli/bad-input", test_bad_input);
   g_test_add_func ("/session-cli/resumed-session-keeps-permissions",
