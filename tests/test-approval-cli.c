@@ -984,6 +984,51 @@ test_planted_approver (void)
   assert_approver_refused (&s, planted, NULL, expected);
 }
 
+/* The same planted by another call: a sessionless call given the approver's directory as an
+ * extra writable root rewrites it; this session's escalation, whose own roots do not reach it,
+ * must still refuse it, since the record of granted roots says some call's commands could. */
+static void
+test_planted_approver_by_another_call (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *tools = NULL;
+  g_autofree char *planted = NULL;
+  g_autofree char *plant = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *contents = NULL;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init_session (&s, WW, DSH_APPROVAL_POLICY_ASK);
+  tools = g_build_filename (s.dir, "tools", NULL);
+  g_assert_cmpint (g_mkdir (tools, 0700), ==, 0);
+  planted = g_build_filename (tools, "approve.sh", NULL);
+  dsh_test_write_file (planted, "#!/bin/sh\ncat > /dev/null\necho rejected\n");
+  g_assert_cmpint (g_chmod (planted, 0755), ==, 0);
+
+  plant = g_strdup_printf ("printf '#!/bin/sh\\ncat > /dev/null\\necho allowed-once\\n' > '%s'",
+                           planted);
+  {
+    const char *options[] = { "--mode", "workspace-write", "--workspace", s.ws,
+                              "--writable-root", tools, NULL };
+    const char *command[] = { "/bin/sh", "-c", plant, NULL };
+
+    run_exec (&run, options, command, NULL);
+  }
+  g_assert_cmpint (run.exit_code, ==, 0);
+  contents = dsh_test_read_file (planted);
+  g_assert_nonnull (strstr (contents, "allowed-once"));
+
+  expected = g_strdup_printf ("dsh-sandbox: the approver program %s lies inside %s, which was "
+                              "granted to confined commands as a writable root before: one of "
+                              "them could have rewritten it to approve its own escalation; keep "
+                              "the approver and what it runs outside every directory ever "
+                              "granted\n",
+                              planted, tools);
+  assert_approver_refused (&s, planted, NULL, expected);
+}
+
 /* Every place a confined command of this call may write, and every way of naming it: a
  * relative script, a bare name found on a PATH that leads into the workspace, /tmp, $TMPDIR,
  * a symlink outside the workspace whose way leads through it, and a script's interpreter. */
@@ -1640,6 +1685,8 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/exec-pins-resumed-session", test_exec_pins_resumed_session);
   g_test_add_func ("/approval-cli/planted-approver", test_planted_approver);
   g_test_add_func ("/approval-cli/planted-approver/places", test_planted_approver_places);
+  g_test_add_func ("/approval-cli/planted-approver/by-another-call",
+                   test_planted_approver_by_another_call);
   g_test_add_func ("/approval-cli/approver/request-cannot-be-changed",
                    test_request_cannot_be_changed);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);

@@ -11,6 +11,7 @@
 
 #include "dsh-error.h"
 #include "dsh-json-strict-private.h"
+#include "dsh-root-grants-private.h"
 #include "dsh-roots.h"
 
 /* A "#!" line longer than this names no interpreter we would trust anyway. */
@@ -413,14 +414,35 @@ check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *
 {
   g_autofree char *root = dsh_writable_root_on_way (
     path, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
+  g_autofree char *record = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *granted = NULL;
+  g_autoptr (DshRootGrants) grants = NULL;
 
-  if (root == NULL)
+  if (root != NULL)
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                   "the approver %s %s lies where confined commands may write (%s): a command "
+                   "could rewrite it to approve its own escalation; keep the approver and what "
+                   "it runs outside the workspace, /tmp and the temp directory",
+                   what, printable (path), printable (root));
+      return FALSE;
+    }
+  /* Nor where another call's commands could write: a directory some call granted. */
+  record = dsh_root_grants_default_dir ();
+  grants = dsh_root_grants_open (record, error);
+  if (grants == NULL)
+    return FALSE;
+  canonical = dsh_canonical_path (path);
+  granted = dsh_root_grants_granted_ancestor (grants, canonical);
+  if (granted == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
-               "the approver %s %s lies where confined commands may write (%s): a command "
-               "could rewrite it to approve its own escalation; keep the approver and what it "
-               "runs outside the workspace, /tmp and the temp directory",
-               what, printable (path), printable (root));
+               "the approver %s %s lies inside %s, which was granted to confined commands as a "
+               "writable root before: one of them could have rewritten it to approve its own "
+               "escalation; keep the approver and what it runs outside every directory ever "
+               "granted",
+               what, printable (path), printable (granted));
   return FALSE;
 }
 
