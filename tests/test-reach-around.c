@@ -450,6 +450,81 @@ test_root_cannot_undo_the_sandbox (void)
   dsh_test_remove_tree (dir);
 }
 
+/* What an earlier call granted stays out of trust: a module directory or a runner's PATH
+ * directory that one call handed out as an extra writable root (its command could have put a
+ * module or a runner there) is refused by every later call, whose own roots do not reach it. */
+static void
+test_module_and_runner_in_granted_dir (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *modules = g_build_filename (dir, "modules", NULL);
+  g_autofree char *bin = g_build_filename (dir, "bin", NULL);
+  g_autofree char *runner = g_build_filename (bin, "fake-runner", NULL);
+  g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
+  g_autofree char *copy = NULL;
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  g_autofree char *touch = g_strdup_printf ("touch %s", marker);
+  g_autofree char *env_dir = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", modules);
+  g_autofree char *path_env = g_strdup_printf ("PATH=%s:%s", bin, g_getenv ("PATH"));
+  const char *env[] = { env_dir, path_env, "DSH_FAKE_ALPHA_RUNNER=fake-runner",
+                        "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *args[] = { "exec", "--workspace", ws, "--", "sh", "-c", touch, NULL };
+  const char *grantor[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_BACKEND_DIR",
+                            "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  for (const char *const *d = (const char *const[]) { ws, modules, bin, NULL }; *d != NULL; d++)
+    g_assert_cmpint (g_mkdir (*d, 0755), ==, 0);
+  copy = dsh_test_copy_module (alpha, modules);
+  dsh_test_write_file (runner, "#!/bin/sh\nexit 0\n");
+  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+
+  /* Before any grant, the module is loaded and its runner found on PATH. */
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    g_assert_cmpint (g_unlink (marker), ==, 0);
+  }
+  /* One call gets the runner's directory as an extra writable root... */
+  {
+    const char *grant[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                            "--writable-root", bin, "--", "true", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, grant, grantor, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  /* ...and from then on the runner found there is no runner. */
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    dsh_test_assert_never_ran (&run, marker);
+    g_assert_nonnull (strstr (run.err, "the runner file is not on PATH"));
+  }
+  /* The same for the module directory. */
+  {
+    const char *grant[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                            "--writable-root", modules, "--", "true", NULL };
+    const char *no_runner[] = { env_dir, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+    g_auto (DshTestRun) run = { 0 };
+    g_auto (DshTestRun) later = { 0 };
+
+    dsh_test_run_cli (&run, grant, grantor, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    dsh_test_run_cli (&later, args, no_runner, ws);
+    dsh_test_assert_never_ran (&later, marker);
+    g_assert_nonnull (strstr (later.err, "fake-alpha: refused: the module lies inside a "
+                                         "directory confined commands may write"));
+  }
+  dsh_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -457,6 +532,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/path-is-beneath", test_path_is_beneath);
   g_test_add_func ("/reach-around/inherited-descriptor", test_inherited_descriptor_closed);
   g_test_add_func ("/reach-around/module-in-workspace", test_module_in_workspace_refused);
+  g_test_add_func ("/reach-around/module-and-runner-in-granted-dir",
+                   test_module_and_runner_in_granted_dir);
   g_test_add_func ("/reach-around/session-log-in-reach", test_session_log_in_reach_refused);
   g_test_add_func ("/reach-around/planted-root-symlink", test_planted_root_symlink_refused);
   g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);

@@ -427,7 +427,8 @@ static void
 test_probe_cache_keyed_by_dependencies (Fixture *f, gconstpointer data)
 {
   g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
-  g_autofree char *bin = dsh_test_make_tmp_dir ();
+  /* Outside /tmp, which workspace-write calls grant: a runner there is no runner. */
+  g_autofree char *bin = dsh_test_scratch_dir ("runner-bin");
   g_autofree char *runner = g_build_filename (bin, "dsh-fake-runner", NULL);
   g_autofree char *replacement = g_build_filename (bin, "replacement", NULL);
   g_autofree char *module = g_build_filename (f->modules_dir, "libdsh-backend-fake-alpha.so", NULL);
@@ -754,8 +755,9 @@ test_probe_cache_dir_identity_holds (Fixture *f, gconstpointer data)
 static void
 test_confine_names_the_checked_runner (Fixture *f, gconstpointer data)
 {
-  g_autofree char *first_dir = dsh_test_make_tmp_dir ();
-  g_autofree char *later_dir = dsh_test_make_tmp_dir ();
+  /* Outside /tmp, which workspace-write calls grant: a runner there is no runner. */
+  g_autofree char *first_dir = dsh_test_scratch_dir ("runner-first");
+  g_autofree char *later_dir = dsh_test_scratch_dir ("runner-later");
   g_autofree char *first = g_build_filename (first_dir, "dsh-fake-runner", NULL);
   g_autofree char *later = g_build_filename (later_dir, "dsh-fake-runner", NULL);
   g_autofree char *old_path = g_strdup (g_getenv ("PATH"));

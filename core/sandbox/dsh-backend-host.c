@@ -10,6 +10,7 @@
 #include "dsh-error.h"
 #include "dsh-module-loader-private.h"
 #include "dsh-platform-private.h"
+#include "dsh-root-grants-private.h"
 #include "dsh-roots.h"
 #include "dsh-spawn-private.h"
 
@@ -139,6 +140,30 @@ remembered (DshBackendCall *call, gboolean helper, const char *name)
   return NULL;
 }
 
+/* Found on PATH beneath a directory some call granted as a writable root: that call's command
+ * could have put it there. The system's own directories no call may grant. */
+static gboolean
+is_in_granted_dir (const char *path)
+{
+  g_autofree char *record = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *granted = NULL;
+  g_autoptr (DshRootGrants) grants = NULL;
+
+  for (gsize i = 0; system_program_dirs[i] != NULL; i++)
+    {
+      if (dsh_path_is_beneath (path, system_program_dirs[i]))
+        return FALSE;
+    }
+  record = dsh_root_grants_default_dir ();
+  grants = dsh_root_grants_open (record, NULL);
+  if (grants == NULL)
+    return TRUE;
+  canonical = dsh_canonical_path (path);
+  granted = dsh_root_grants_granted_ancestor (grants, canonical);
+  return granted != NULL;
+}
+
 static const char *
 host_find_program (DshBackendHost *host, const char *name)
 {
@@ -149,7 +174,8 @@ host_find_program (DshBackendHost *host, const char *name)
     return found (call, FALSE, name, path);
   path = dsh_backend_find_program (name);
   /* A runner a confined command could have written is no runner. */
-  if (path == NULL || dsh_backend_path_is_untrusted (path, call->untrusted_roots))
+  if (path == NULL || dsh_backend_path_is_untrusted (path, call->untrusted_roots) ||
+      is_in_granted_dir (path))
     {
       g_free (path);
       return NULL;

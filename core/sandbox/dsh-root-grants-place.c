@@ -126,7 +126,7 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
 char *
 dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *dir = g_strdup (path);
 
   for (;;)
     {

@@ -62,9 +62,10 @@ gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
                                                  const DshRootIdentity *identity,
                                                  gint64                *out_since);
 
-/* The nearest directory on the way to path (canonical, absolute; path itself excluded) that was
- * ever granted as a writable root, or NULL. What lies beneath it a confined command of that
- * grant could have changed: a session log or configuration found there is not to be trusted. */
+/* The nearest directory at or above path (canonical, absolute) that was ever granted as a
+ * writable root, or NULL. What lies beneath it a confined command of that grant could have
+ * changed: a session log, a configuration, an approver, a module or a runner found there is not
+ * to be trusted. */
 char          *dsh_root_grants_granted_ancestor (DshRootGrants         *grants,
                                                  const char            *path);
 
