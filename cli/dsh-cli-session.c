@@ -182,7 +182,7 @@ dsh_cli_check_unreachable (const char *what,
   grants = dsh_root_grants_open (record, error);
   if (grants == NULL)
     return FALSE;
-  granted = dsh_root_grants_granted_ancestor (grants, canonical);
+  granted = dsh_root_grants_granted_ancestor (grants, path);
   if (granted == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,

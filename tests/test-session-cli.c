@@ -503,6 +503,23 @@ test_session_log_out_of_every_call_reach (void)
   cli (&later, env, "exec", "--session", path, "--", "sh", "-c", escape, NULL);
   dsh_test_assert_refused (&later, "which was granted to confined commands as a writable root");
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+
+  /* Nor through a symlink in that directory, which a command there could point at another
+   * session's log: the log is judged as spelled too, not only where the link leads. */
+  {
+    g_autofree char *other_logs = g_build_filename (dir, "other-logs", NULL);
+    g_autofree char *other = g_build_filename (other_logs, "t.jsonl", NULL);
+    g_autofree char *link = g_build_filename (logs, "link.jsonl", NULL);
+    g_auto (DshTestRun) other_made = { 0 };
+    g_auto (DshTestRun) through = { 0 };
+
+    g_assert_cmpint (g_mkdir (other_logs, 0700), ==, 0);
+    cli (&other_made, NULL, "session", "new", other, "--cwd", ws, NULL);
+    assert_ok (&other_made);
+    g_assert_cmpint (symlink (other, link), ==, 0);
+    cli (&through, env, "exec", "--session", link, "--", "true", NULL);
+    dsh_test_assert_refused (&through, "which was granted to confined commands as a writable root");
+  }
   dsh_test_remove_tree (dir);
 }
 

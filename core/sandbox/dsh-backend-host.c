@@ -146,7 +146,6 @@ static gboolean
 is_in_granted_dir (const char *path)
 {
   g_autofree char *record = NULL;
-  g_autofree char *canonical = NULL;
   g_autofree char *granted = NULL;
   g_autoptr (DshRootGrants) grants = NULL;
 
@@ -159,8 +158,7 @@ is_in_granted_dir (const char *path)
   grants = dsh_root_grants_open (record, NULL);
   if (grants == NULL)
     return TRUE;
-  canonical = dsh_canonical_path (path);
-  granted = dsh_root_grants_granted_ancestor (grants, canonical);
+  granted = dsh_root_grants_granted_ancestor (grants, path);
   return granted != NULL;
 }
 

@@ -11,6 +11,7 @@
 
 #include "dsh-error.h"
 #include "dsh-roots.h"
+#include "dsh-roots-private.h"
 
 char *
 dsh_root_grants_default_dir (void)
@@ -123,8 +124,9 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
   return TRUE;
 }
 
-char *
-dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
+/* The nearest granted directory at or above dir, walking up its spelling. */
+static char *
+granted_at_or_above (DshRootGrants *grants, const char *path)
 {
   g_autofree char *dir = g_strdup (path);
 
@@ -143,6 +145,22 @@ dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
       g_free (dir);
       dir = g_steal_pointer (&parent);
     }
+}
+
+char *
+dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
+{
+  g_autofree char *spelled = dsh_absolute_path_as_spelled (path);
+  g_autofree char *canonical = NULL;
+  char *granted;
+
+  /* As spelled first: a symlink on the way that lies in a granted directory could have been
+   * pointed elsewhere by a command of that grant. Then where it leads. */
+  granted = granted_at_or_above (grants, spelled);
+  if (granted != NULL)
+    return granted;
+  canonical = dsh_canonical_path (path);
+  return granted_at_or_above (grants, canonical);
 }
 
 /* Appends value in lower-case hexadecimal, without leading zeros. */

@@ -62,8 +62,8 @@ gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
                                                  const DshRootIdentity *identity,
                                                  gint64                *out_since);
 
-/* The nearest directory at or above path (canonical, absolute) that was ever granted as a
- * writable root, or NULL. What lies beneath it a confined command of that grant could have
+/* The nearest directory at or above path (as spelled, made absolute, then canonical) that was
+ * ever granted as a writable root, or NULL. What lies beneath it a confined command of that grant could have
  * changed: a session log, a configuration, an approver, a module or a runner found there is not
  * to be trusted. */
 char          *dsh_root_grants_granted_ancestor (DshRootGrants         *grants,

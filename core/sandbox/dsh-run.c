@@ -117,7 +117,6 @@ add_granted_module_dir (GStrvBuilder *builder)
 {
   const char *dir = g_getenv ("DSH_SANDBOX_BACKEND_DIR");
   g_autofree char *record = NULL;
-  g_autofree char *canonical = NULL;
   g_autofree char *granted = NULL;
   g_autoptr (DshRootGrants) grants = NULL;
 
@@ -125,10 +124,9 @@ add_granted_module_dir (GStrvBuilder *builder)
     return;
   record = dsh_root_grants_default_dir ();
   grants = dsh_root_grants_open (record, NULL);
-  canonical = dsh_canonical_path (dir);
   /* Without a record nothing can be told apart: the directory itself is not trusted. */
-  granted = grants != NULL ? dsh_root_grants_granted_ancestor (grants, canonical)
-                           : g_strdup (canonical);
+  granted = grants != NULL ? dsh_root_grants_granted_ancestor (grants, dir)
+                           : dsh_canonical_path (dir);
   if (granted != NULL)
     g_strv_builder_add (builder, granted);
 }

@@ -415,7 +415,6 @@ check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *
   g_autofree char *root = dsh_writable_root_on_way (
     path, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
   g_autofree char *record = NULL;
-  g_autofree char *canonical = NULL;
   g_autofree char *granted = NULL;
   g_autoptr (DshRootGrants) grants = NULL;
 
@@ -433,8 +432,7 @@ check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *
   grants = dsh_root_grants_open (record, error);
   if (grants == NULL)
     return FALSE;
-  canonical = dsh_canonical_path (path);
-  granted = dsh_root_grants_granted_ancestor (grants, canonical);
+  granted = dsh_root_grants_granted_ancestor (grants, path);
   if (granted == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
