@@ -304,7 +304,8 @@ test_probe_json_real (void)
 static void
 test_probe_refuses_fixtures (void)
 {
-  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  /* Outside /tmp, which workspace-write calls grant: no module there is trusted. */
+  g_autofree char *dir = dsh_test_scratch_dir ("fixtures");
   const char *fixtures[] = { "fake-alpha", "noentry", "fake-abimajor", "fake-abiminor",
                              "fake-norules", "fake-broken", "fake-beta" };
   g_autofree char *env_dir = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", dir);
@@ -354,8 +355,9 @@ test_probe_refuses_fixtures (void)
 static void
 test_probe_refuses_untrusted_files (void)
 {
-  g_autofree char *dir = dsh_test_make_tmp_dir ();
-  g_autofree char *shared_dir = dsh_test_make_tmp_dir ();
+  /* Outside /tmp, which workspace-write calls grant, so that each file's own fault shows. */
+  g_autofree char *dir = dsh_test_scratch_dir ("untrusted");
+  g_autofree char *shared_dir = dsh_test_scratch_dir ("untrusted-shared");
   g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
   g_autofree char *copy = dsh_test_copy_module (alpha, dir);
   g_autofree char *shared_copy = dsh_test_copy_module (alpha, shared_dir);

@@ -46,6 +46,8 @@ typedef struct {
   GStrv helper_dirs;
   char *backend_override;
   gboolean backend_dir_ignored;
+  /* DSH_SANDBOX_BACKEND_DIR named backend_dirs[0]. */
+  gboolean backend_dir_overridden;
   char *probe_cache_path;
   GStrv untrusted_roots;
 

@@ -11,6 +11,7 @@
 #include "dsh-error.h"
 #include "dsh-platform-private.h"
 #include "dsh-probe-cache-private.h"
+#include "dsh-root-grants-private.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
 
@@ -800,9 +801,38 @@ dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path
   g_mutex_unlock (&self->lock);
 }
 
+/* A module directory named by DSH_SANDBOX_BACKEND_DIR beneath a directory some call granted is
+ * as untrusted as the caller's own roots: that call's command could have put a module there.
+ * The installed directories are system directories, which no call may grant. */
+static GStrv
+with_granted_module_dir (DshBackendSelector *self, GStrv canonical_roots)
+{
+  g_autofree char *record = NULL;
+  g_autofree char *granted = NULL;
+  g_autoptr (DshRootGrants) grants = NULL;
+  g_autoptr (GStrvBuilder) builder = NULL;
+
+  if (!self->backend_dir_overridden)
+    return canonical_roots;
+  record = dsh_root_grants_default_dir ();
+  grants = dsh_root_grants_open (record, NULL);
+  /* Without a record nothing can be told apart: the directory itself is not trusted. */
+  granted = grants != NULL ? dsh_root_grants_granted_ancestor (grants, self->backend_dirs[0])
+                           : dsh_canonical_path (self->backend_dirs[0]);
+  if (granted == NULL)
+    return canonical_roots;
+  builder = g_strv_builder_new ();
+  if (canonical_roots != NULL)
+    g_strv_builder_addv (builder, (const char **) canonical_roots);
+  g_strv_builder_add (builder, granted);
+  g_strfreev (canonical_roots);
+  return g_strv_builder_end (builder);
+}
+
 void
 dsh_backend_selector_take_untrusted_roots (DshBackendSelector *self, GStrv canonical_roots)
 {
+  canonical_roots = with_granted_module_dir (self, canonical_roots);
   g_mutex_lock (&self->lock);
   g_strfreev (self->untrusted_roots);
   self->untrusted_roots = canonical_roots;
@@ -848,6 +878,7 @@ dsh_backend_selector_new (const char *const *backend_dirs, const char *const *he
       const char *dirs[] = { dir_override, NULL };
 
       self->backend_dirs = g_strdupv ((char **) dirs);
+      self->backend_dir_overridden = TRUE;
     }
   else
     self->backend_dirs = g_strdupv ((char **) backend_dirs);
@@ -870,6 +901,7 @@ dsh_backend_selector_new_like (DshBackendSelector *self)
   like->helper_dirs = g_strdupv (self->helper_dirs);
   like->backend_override = g_strdup (self->backend_override);
   like->backend_dir_ignored = self->backend_dir_ignored;
+  like->backend_dir_overridden = self->backend_dir_overridden;
   like->probe_cache_path = g_strdup (self->probe_cache_path);
   like->untrusted_roots = g_strdupv (self->untrusted_roots);
   g_mutex_unlock (&self->lock);

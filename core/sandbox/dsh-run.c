@@ -13,8 +13,6 @@
 #include "dsh-config.h"
 #include "dsh-error.h"
 #include "dsh-roots.h"
-#include "dsh-platform-private.h"
-#include "dsh-root-grants-private.h"
 #include "dsh-spawn-private.h"
 #include "dsh-texts.h"
 
@@ -109,28 +107,6 @@ dsh_run_result_free (DshRunResult *result)
 
 /* ---- the trust checks ---------------------------------------------------------------------- */
 
-/* A module directory named by DSH_SANDBOX_BACKEND_DIR beneath a directory some call granted is
- * as untrusted as this call's own roots: that call's command could have put a module there. The
- * installed directories are system directories, which no call may grant. */
-static void
-add_granted_module_dir (GStrvBuilder *builder)
-{
-  const char *dir = g_getenv ("DSH_SANDBOX_BACKEND_DIR");
-  g_autofree char *record = NULL;
-  g_autofree char *granted = NULL;
-  g_autoptr (DshRootGrants) grants = NULL;
-
-  if (dir == NULL || *dir == '\0' || dsh_platform_is_privileged ())
-    return;
-  record = dsh_root_grants_default_dir ();
-  grants = dsh_root_grants_open (record, NULL);
-  /* Without a record nothing can be told apart: the directory itself is not trusted. */
-  granted = grants != NULL ? dsh_root_grants_granted_ancestor (grants, dir)
-                           : dsh_canonical_path (dir);
-  if (granted != NULL)
-    g_strv_builder_add (builder, granted);
-}
-
 /* Everything a confined command of this workspace may write, where no module, helper or runner
  * may come from. An uninstalled build (build_file, else NULL) under /tmp or the temp directory
  * still trusts its own tree there (a development build; installed modules never live there). */
@@ -140,7 +116,6 @@ untrusted_roots (const DshSandboxPolicy *policy, const char *build_file)
   g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
   g_auto (GStrv) roots = NULL;
 
-  add_granted_module_dir (builder);
   /* A workspace of / would leave no trusted file at all (and workspace-write refuses it). */
   if (policy == NULL || g_str_equal (policy->workspace_root, "/"))
     return g_strv_builder_end (builder);
