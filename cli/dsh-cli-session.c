@@ -163,8 +163,6 @@ dsh_cli_check_unreachable (const char *what,
 {
   g_autofree char *canonical = dsh_canonical_path (path);
   g_autofree char *root = dsh_writable_root_on_way (path, workspace_root, extra_roots);
-  g_autofree char *record = NULL;
-  g_autoptr (DshRootGrants) grants = NULL;
   g_autofree char *granted = NULL;
 
   if (root != NULL)
@@ -178,11 +176,8 @@ dsh_cli_check_unreachable (const char *what,
     }
   /* Nor may any other call's commands have reached it: another session's, or a sessionless
    * call's, extra writable root. */
-  record = dsh_root_grants_default_dir ();
-  grants = dsh_root_grants_open (record, error);
-  if (grants == NULL)
+  if (!dsh_root_grants_find_granted_above (path, &granted, error))
     return FALSE;
-  granted = dsh_root_grants_granted_ancestor (grants, path);
   if (granted == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,

@@ -145,21 +145,15 @@ remembered (DshBackendCall *call, gboolean helper, const char *name)
 static gboolean
 is_in_granted_dir (const char *path)
 {
-  g_autofree char *record = NULL;
-  g_autofree char *granted = NULL;
-  g_autoptr (DshRootGrants) grants = NULL;
+  g_autofree char *untrusted = NULL;
 
   for (gsize i = 0; system_program_dirs[i] != NULL; i++)
     {
       if (dsh_path_is_beneath (path, system_program_dirs[i]))
         return FALSE;
     }
-  record = dsh_root_grants_default_dir ();
-  grants = dsh_root_grants_open (record, NULL);
-  if (grants == NULL)
-    return TRUE;
-  granted = dsh_root_grants_granted_ancestor (grants, path);
-  return granted != NULL;
+  untrusted = dsh_root_grants_untrusted_above (path);
+  return untrusted != NULL;
 }
 
 static const char *

@@ -807,18 +807,12 @@ dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path
 static GStrv
 with_granted_module_dir (DshBackendSelector *self, GStrv canonical_roots)
 {
-  g_autofree char *record = NULL;
   g_autofree char *granted = NULL;
-  g_autoptr (DshRootGrants) grants = NULL;
   g_autoptr (GStrvBuilder) builder = NULL;
 
   if (!self->backend_dir_overridden)
     return canonical_roots;
-  record = dsh_root_grants_default_dir ();
-  grants = dsh_root_grants_open (record, NULL);
-  /* Without a record nothing can be told apart: the directory itself is not trusted. */
-  granted = grants != NULL ? dsh_root_grants_granted_ancestor (grants, self->backend_dirs[0])
-                           : dsh_canonical_path (self->backend_dirs[0]);
+  granted = dsh_root_grants_untrusted_above (self->backend_dirs[0]);
   if (granted == NULL)
     return canonical_roots;
   builder = g_strv_builder_new ();

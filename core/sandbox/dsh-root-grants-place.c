@@ -163,6 +163,30 @@ dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
   return granted_at_or_above (grants, canonical);
 }
 
+gboolean
+dsh_root_grants_find_granted_above (const char *path, char **out_granted, GError **error)
+{
+  g_autofree char *record = dsh_root_grants_default_dir ();
+  g_autoptr (DshRootGrants) grants = dsh_root_grants_open (record, error);
+
+  *out_granted = NULL;
+  if (grants == NULL)
+    return FALSE;
+  *out_granted = dsh_root_grants_granted_ancestor (grants, path);
+  return TRUE;
+}
+
+char *
+dsh_root_grants_untrusted_above (const char *path)
+{
+  char *granted = NULL;
+
+  /* Without a record nothing can be told apart: the path itself is not trusted. */
+  if (!dsh_root_grants_find_granted_above (path, &granted, NULL))
+    return dsh_canonical_path (path);
+  return granted;
+}
+
 /* Appends value in lower-case hexadecimal, without leading zeros. */
 static char *
 append_hex (char *out, guint64 value)

@@ -69,6 +69,16 @@ gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
 char          *dsh_root_grants_granted_ancestor (DshRootGrants         *grants,
                                                  const char            *path);
 
+/* The same, asked of the default record: FALSE with error when that cannot be opened, else TRUE
+ * with *out_granted the directory or NULL. */
+gboolean       dsh_root_grants_find_granted_above (const char          *path,
+                                                   char               **out_granted,
+                                                   GError             **error);
+
+/* The directory at or above path that no trust may come from: the granted one, or path itself
+ * when the record cannot be opened; NULL when nothing above path was granted. */
+char          *dsh_root_grants_untrusted_above  (const char            *path);
+
 /* The identity of the directory path (absolute) names; FALSE when it cannot be read. */
 gboolean       dsh_root_identity_of_path        (const char            *path,
                                                  DshRootIdentity       *identity);

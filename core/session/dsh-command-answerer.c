@@ -414,9 +414,7 @@ check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *
 {
   g_autofree char *root = dsh_writable_root_on_way (
     path, policy->workspace_root, (const char *const *) policy->extra_writable_roots);
-  g_autofree char *record = NULL;
   g_autofree char *granted = NULL;
-  g_autoptr (DshRootGrants) grants = NULL;
 
   if (root != NULL)
     {
@@ -428,11 +426,8 @@ check_out_of_reach (const char *what, const char *path, const DshSandboxPolicy *
       return FALSE;
     }
   /* Nor where another call's commands could write: a directory some call granted. */
-  record = dsh_root_grants_default_dir ();
-  grants = dsh_root_grants_open (record, error);
-  if (grants == NULL)
+  if (!dsh_root_grants_find_granted_above (path, &granted, error))
     return FALSE;
-  granted = dsh_root_grants_granted_ancestor (grants, path);
   if (granted == NULL)
     return TRUE;
   g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
