@@ -1,7 +1,8 @@
 /* dsh-root-grants-place.c — where the record of granted writable roots and the session fold
  * caches live and where they may not (within reach of any call's writable roots: a confined
  * command could erase the one and forge the other for a later call), how a record is refused,
- * and how its entries are named and what they hold: the same on every platform.
+ * which directory above a path some call granted (nothing found beneath it is trusted), and how
+ * its entries are named and what they hold: the same on every platform.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
