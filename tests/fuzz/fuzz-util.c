@@ -56,6 +56,14 @@ fuzz_scratch_dir (void)
   if (g_mkdtemp_full (scratch, 0700) == NULL)
     g_error ("cannot make a scratch directory %s: %s", scratch, g_strerror (errno));
   atexit (remove_scratch);
+  /* A record of granted roots of its own, as each test has: the user's would gain this run's
+   * grants, and its earlier grants (a temp directory, say) would refuse this run's files. */
+  if (g_getenv ("DSH_SANDBOX_STATE_DIR") == NULL)
+    {
+      g_autofree char *state = g_build_filename (scratch, "state", NULL);
+
+      g_setenv ("DSH_SANDBOX_STATE_DIR", state, TRUE);
+    }
   return scratch;
 }
 
