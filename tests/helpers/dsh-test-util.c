@@ -17,14 +17,15 @@
 
 /* Every test process keeps its own record of granted roots, beside its scratch space: grants made
  * by another suite, or by an earlier run on this machine, would otherwise turn this one's
- * symlinks into planted ones. A test that sets DSH_SANDBOX_STATE_DIR itself keeps its own. */
+ * symlinks into planted ones. It replaces the one the script suites share; a test that sets
+ * DSH_SANDBOX_STATE_DIR itself later keeps its own. */
 __attribute__ ((constructor)) static void
 use_private_state_dir (void)
 {
   const char *scratch = g_getenv ("DSH_TEST_SCRATCH");
   g_autofree char *dir = NULL;
 
-  if (scratch == NULL || g_getenv ("DSH_SANDBOX_STATE_DIR") != NULL)
+  if (scratch == NULL)
     return;
   dir = g_build_filename (scratch, "state-XXXXXX", NULL);
   if (g_mkdtemp_full (dir, 0700) != NULL)
