@@ -161,6 +161,9 @@ dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
   if (granted != NULL)
     return granted;
   canonical = dsh_canonical_path (path);
+  /* Without a link or ".." on the way the same directories were just asked about. */
+  if (g_str_equal (canonical, spelled))
+    return NULL;
   return granted_at_or_above (grants, canonical);
 }
 
