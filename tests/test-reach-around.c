@@ -522,6 +522,19 @@ test_module_and_runner_in_granted_dir (void)
     g_assert_nonnull (strstr (later.err, "fake-alpha: refused: the module lies inside a "
                                          "directory confined commands may write"));
   }
+  /* A library harness that never names roots of its own gets the same refusal. */
+  {
+    g_autoptr (DshLocalProvider) provider = NULL;
+    g_autoptr (GError) error = NULL;
+
+    g_setenv ("DSH_SANDBOX_BACKEND_DIR", modules, TRUE);
+    provider = dsh_local_provider_new ();
+    g_unsetenv ("DSH_SANDBOX_BACKEND_DIR");
+    g_assert_null (dsh_local_provider_get_selected (provider, &error));
+    g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+    g_assert_nonnull (strstr (error->message, "fake-alpha: refused: the module lies inside a "
+                                              "directory confined commands may write"));
+  }
   dsh_test_remove_tree (dir);
 }
 

@@ -836,11 +836,17 @@ static void
 test_backend_dir_env_replaces_dirs (Fixture *f, gconstpointer data)
 {
   const char *dirs[] = { "/nonexistent-dsh-modules", NULL };
+  /* Out of /tmp, which the process's earlier workspace-write calls granted: an overriding
+   * directory beneath a granted one is refused (test-reach-around). */
+  g_autofree char *override = dsh_test_scratch_dir ("override");
+  g_autofree char *module = dsh_test_module_path ("fake-alpha");
+  g_autofree char *copy = dsh_test_copy_module (module, override);
   g_autoptr (DshLocalProvider) provider = NULL;
 
-  g_setenv ("DSH_SANDBOX_BACKEND_DIR", f->modules_dir, TRUE);
+  g_setenv ("DSH_SANDBOX_BACKEND_DIR", override, TRUE);
   provider = dsh_local_provider_new_for_dirs (dirs, NULL);
   g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  dsh_test_remove_tree (override);
 }
 
 static void

@@ -880,6 +880,9 @@ dsh_backend_selector_new (const char *const *backend_dirs, const char *const *he
   self->helper_dirs = g_strdupv ((char **) helper_dirs);
   if (backend != NULL && backend[0] != '\0')
     self->backend_override = g_strdup (backend);
+  /* A caller that never names roots of its own still must not load a module an earlier call's
+   * command could have planted. */
+  self->untrusted_roots = with_granted_module_dir (self, NULL);
   return self;
 }
 
