@@ -1638,6 +1638,53 @@ test_request_cannot_be_changed (void)
   g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==, JUSTIFICATION);
 }
 
+/* Where no memfd can be made, the request is an unlinked file in the record of granted roots,
+ * which no call's roots reach: never a name in the temp directory, every command's root. */
+static void
+test_request_without_memfd (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonObject) request = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *approver_path = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *command_script = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *record_prefix = NULL;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  link = g_build_filename (s.dir, "stdin-link", NULL);
+  approver_path = g_build_filename (s.dir, "approver.sh", NULL);
+  script = g_strdup_printf ("#!/bin/sh\nreadlink /proc/self/fd/0 > '%s'\ncat > '%s'\n"
+                            "echo rejected\n", link, s.request);
+  dsh_test_write_file (approver_path, script);
+  command_script = script_writing (s.ws, "f", &target);
+  for (const char *const *a = (const char *const[]) {
+         dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno", "EPERM", "--syscall",
+         "memfd_create", "--", dsh_test_cli (), "exec", "--session", s.session, "--approver",
+         s.approver, "--sandbox-permissions", "workspace-write", "--justification",
+         JUSTIFICATION, "--", "/bin/sh", "-c", command_script, NULL };
+       *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+  run_argv (&run, (const char *const *) argv->pdata, NULL);
+  dsh_test_assert_never_ran (&run, target);
+  g_assert_nonnull (strstr (run.err, "rejected"));
+
+  g_assert_true (g_file_get_contents (link, &shown, NULL, NULL));
+  record_prefix = g_strconcat (dsh_test_getenv_required ("DSH_SANDBOX_STATE_DIR"),
+                               "/approval-request-", NULL);
+  g_assert_true (g_str_has_prefix (shown, record_prefix));
+  g_assert_nonnull (strstr (shown, " (deleted)"));
+  request = read_json_object (s.request, "approval-request.schema.json");
+  g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==, JUSTIFICATION);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1689,6 +1736,7 @@ main (int argc, char **argv)
                    test_planted_approver_by_another_call);
   g_test_add_func ("/approval-cli/approver/request-cannot-be-changed",
                    test_request_cannot_be_changed);
+  g_test_add_func ("/approval-cli/approver/request-without-memfd", test_request_without_memfd);
   g_test_add_func ("/approval-cli/full-tmpfs/before", test_full_tmpfs_before);
   g_test_add_func ("/approval-cli/full-tmpfs/during", test_full_tmpfs_during);
   for (guint i = 0; i < G_N_ELEMENTS (pty_cases); i++)

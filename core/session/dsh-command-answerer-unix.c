@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* memfd_create, file seals */
 
 #include "dsh-command-answerer-private.h"
+#include "dsh-root-grants-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,18 +27,50 @@ reset_sigpipe (gpointer user_data)
   signal (SIGPIPE, SIG_DFL);
 }
 
+/* Where no memfd can be made: a private file in the record of granted roots, unlinked at once.
+ * The record lies out of every call's writable roots (dsh_root_grants_check_out_of_reach()),
+ * so no confined command can open the file while it has a name; the temp directory, one of
+ * every command's writable roots, would have let one open it in that moment and rewrite the
+ * request later. */
+static int
+request_file_open_in_record (GError **error)
+{
+  g_autofree char *dir = dsh_root_grants_default_dir ();
+  DshRootGrants *grants = dsh_root_grants_open (dir, error);
+  g_autofree char *path = NULL;
+  int fd;
+
+  if (grants == NULL)
+    return -1;
+  path = g_build_filename (dsh_root_grants_dir (grants), "approval-request-XXXXXX", NULL);
+  dsh_root_grants_free (grants);
+  fd = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot make the approval request: %s", g_strerror (saved));
+      return -1;
+    }
+  g_unlink (path);
+  return fd;
+}
+
 #ifdef __linux__
-/* A file with no name, sealed once written. A file in the temp directory had a name until it was
- * unlinked, and a confined command (the temp directory is one of its writable roots) could open
- * it in that moment and rewrite the request after it was written: the approver would then be
- * shown another command than the one it grants. */
+/* A file with no name, sealed once written, so that not even a reopening through /proc can
+ * change it. */
 #define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
 
 static int
-request_file_open (GError **error)
+request_file_open (gboolean *sealable, GError **error)
 {
   int fd = memfd_create ("dsh-approval-request", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
+  *sealable = fd >= 0;
+  /* Kernels before 3.17, or a filter that refuses the call. */
+  if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+    return request_file_open_in_record (error);
   if (fd < 0)
     {
       int saved = errno;
@@ -49,9 +82,9 @@ request_file_open (GError **error)
 }
 
 static gboolean
-request_file_seal (int fd, GError **error)
+request_file_seal (int fd, gboolean sealable, GError **error)
 {
-  if (fcntl (fd, F_ADD_SEALS, SEALS) == 0)
+  if (!sealable || fcntl (fd, F_ADD_SEALS, SEALS) == 0)
     return TRUE;
   {
     int saved = errno;
@@ -62,21 +95,16 @@ request_file_seal (int fd, GError **error)
   }
 }
 #else
-/* Elsewhere an unlinked private file in the temp directory (not verified against a racing
- * confined command on those systems). */
+/* Not verified against a racing confined command on these systems. */
 static int
-request_file_open (GError **error)
+request_file_open (gboolean *sealable, GError **error)
 {
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp ("dsh-approval-XXXXXX.json", &path, error);
-
-  if (fd >= 0)
-    g_unlink (path);
-  return fd;
+  *sealable = FALSE;
+  return request_file_open_in_record (error);
 }
 
 static gboolean
-request_file_seal (int fd, GError **error)
+request_file_seal (int fd, gboolean sealable, GError **error)
 {
   return TRUE;
 }
@@ -88,7 +116,8 @@ static int
 request_file (const char *text, GError **error)
 {
   gsize length = strlen (text);
-  int fd = request_file_open (error);
+  gboolean sealable = FALSE;
+  int fd = request_file_open (&sealable, error);
 
   if (fd < 0)
     return -1;
@@ -109,7 +138,7 @@ request_file (const char *text, GError **error)
         }
       done += (gsize) n;
     }
-  if (!request_file_seal (fd, error))
+  if (!request_file_seal (fd, sealable, error))
     {
       close (fd);
       return -1;

@@ -58,6 +58,7 @@ static const Syscall plain_syscalls[] = {
   { "umount2", __NR_umount2 },
   { "pivot_root", __NR_pivot_root },
   { "openat2", __NR_openat2 },
+  { "memfd_create", __NR_memfd_create },
 };
 
 static const struct sock_filter prologue[] = { NATIVE_ARCH_PROLOGUE };
