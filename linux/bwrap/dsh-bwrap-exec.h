@@ -1,5 +1,7 @@
 /* dsh-bwrap-exec.h — what the parts of the bubblewrap launcher share: its one fatal exit, the
- * argv it builds for bwrap, the writable roots, and what the sandbox must look like.
+ * argv it builds for bwrap, the writable roots, and what the sandbox must look like. The
+ * launcher program and the backend module (doing the launcher's first step in a caller that
+ * exits after the command) each define fatal() and hand_to_bwrap() their own way.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,7 +13,8 @@
 #define FATAL_PREFIX "dsh-bwrap-exec: fatal: "
 #define EXIT_RUNNER_FAILURE 125
 
-/* Prints one "dsh-bwrap-exec: fatal: " line and exits 125: nothing ran. */
+/* Prints one "dsh-bwrap-exec: fatal: " line and exits 125: nothing ran. (In the module: the
+ * step fails with that line.) */
 _Noreturn void fatal (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
 void *checked (void *p);
 char *format (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
@@ -24,6 +27,12 @@ typedef struct {
 } Argv;
 
 void argv_add (Argv *argv, char *item);
+
+/* From our argv ([--write PATH]... -- BWRAP PROFILE... -- ARGV...), bwrap's. */
+void build_bwrap_argv (int argc, char **argv, Argv *out);
+
+/* fd (opened for bwrap, not close-on-exec) must reach bwrap's process, and nothing else. */
+void hand_to_bwrap (int fd);
 
 typedef struct {
   dev_t dev;
@@ -61,7 +70,9 @@ void protect_repository_of (Argv *argv, int root_fd, const char *root);
 extern size_t n_absent;
 void undo_planted_config (void);
 
-/* dsh-bwrap-inside.c: the check inside the sandbox, which also carries the command's argv. */
+/* dsh-bwrap-inside.c: the check inside the sandbox, which also carries the command's argv.
+ * bwrap runs the launcher file at launcher_file again ("/proc/self/exe": this very program). */
+extern const char *launcher_file;
 void note_host_mounts (void);
 void add_inside_step (Argv *argv, char **command, int n_command);
 int run_inside (int data, int self);

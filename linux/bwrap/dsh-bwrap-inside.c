@@ -279,10 +279,12 @@ write_all (int fd, const char *data, size_t len)
 /* bwrap runs this very launcher again, from a descriptor (our path may be hidden in the
  * sandbox), with what to check and the command's argv in a memfd: no argv limit applies. The
  * checks are put together here and written in one go. */
+const char *launcher_file = "/proc/self/exe";
+
 void
 add_inside_step (Argv *argv, char **command, int n_command)
 {
-  int self = open ("/proc/self/exe", O_RDONLY);
+  int self = open (launcher_file, O_RDONLY);
   int data = (int) syscall (SYS_memfd_create, "dsh-bwrap-exec", MFD_ALLOW_SEALING);
   char *text = NULL;
   size_t len = 0;
@@ -311,6 +313,8 @@ add_inside_step (Argv *argv, char **command, int n_command)
   if (fcntl (data, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0 ||
       lseek (data, 0, SEEK_SET) != 0)
     fatal ("cannot prepare the check inside the sandbox: %s", strerror (errno));
+  hand_to_bwrap (self);
+  hand_to_bwrap (data);
   argv_add (argv, format ("/proc/self/fd/%d", self));
   argv_add (argv, "--inside");
   argv_add (argv, format ("%d", data));
