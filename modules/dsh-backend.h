@@ -22,6 +22,8 @@
  * 1.1: enum-typed fields are int32_t (the enums still name the values); optional per-provider
  * instance hooks; optional version, license and origin strings; DSH_BACKEND_DEFINE();
  * dsh_backend_push_args().
+ * 1.2: optional take_first_step() and first_step_done(), and the host's keep_fd(): a caller
+ * that exits after the command lets the module do its runner's first step in the caller.
  */
 #pragma once
 
@@ -33,8 +35,8 @@ extern "C" {
 #endif
 
 #define DSH_BACKEND_ABI_MAJOR 1
-/* 1.1 added DshBackendDescriptor.denial_exclusions. */
-#define DSH_BACKEND_ABI_MINOR 1
+/* 1.1 added DshBackendDescriptor.denial_exclusions, 1.2 take_first_step. */
+#define DSH_BACKEND_ABI_MINOR 2
 
 #if defined(_WIN32)
 #define DSH_BACKEND_EXPORT __declspec (dllexport)
@@ -129,7 +131,12 @@ struct _DshBackendHost {
    * provider makes into it after that; NULL for a module without instance hooks. */
   void *instance;
 
-  void *reserved[15];
+  /* Since 1.2, only during take_first_step(): fd, opened close-on-exec by the module, is one the
+   * argv it pushes needs open. The command's process gets it (and, above 2, only what was kept
+   * this way); the core closes it here once that process is gone. */
+  void (*keep_fd) (DshBackendHost *host, int fd);
+
+  void *reserved[14];
 };
 
 typedef struct {
@@ -180,7 +187,20 @@ typedef struct {
   /* Who ships the module, e.g. a URL or a vendor name. */
   const char *origin;
 
-  void *reserved[10];
+  /* Since 1.2, optional, both or neither. For a caller that exits after the command (the
+   * command line's exec), the first step of the runner that confine()'s argv starts, done in
+   * that caller's process: one exec fewer. argv is what confine() pushed. Either push through
+   * host->push_arg the argv to start instead (naming its descriptors with host->keep_fd) and
+   * return 0; or push nothing and return 0, and argv starts as it is; or, where the runner
+   * would have failed, set_error with the one stderr line it would have printed, set
+   * *exit_status to the status it would have exited with, and return nonzero: the core then
+   * classifies that as it would the runner's own failure. After the
+   * command's process is gone, first_step_done() is called once whenever take_first_step()
+   * pushed an argv. Called from one thread, at most once per process. */
+  int (*take_first_step) (DshBackendHost *host, const char *const *argv, int32_t *exit_status);
+  void (*first_step_done) (DshBackendHost *host);
+
+  void *reserved[8];
 } DshBackendDescriptor;
 
 typedef const DshBackendDescriptor *(*DshBackendDescribeFunc) (void);

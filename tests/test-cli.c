@@ -324,8 +324,8 @@ test_probe_refuses_fixtures (void)
     { "noentry", "refused",
       "the module exports neither dsh_backend_noentry_describe nor dsh_backend_describe" },
     { "fake-abimajor", "refused",
-      "backend ABI 2.0 is incompatible with the core's ABI 1.1 (major version differs)" },
-    { "fake-abiminor", "refused", "backend ABI 1.99 is newer than the core's ABI 1.1" },
+      "backend ABI 2.0 is incompatible with the core's ABI 1.2 (major version differs)" },
+    { "fake-abiminor", "refused", "backend ABI 1.99 is newer than the core's ABI 1.2" },
     { "fake-norules", "refused", "the descriptor has no runner-failure rules" },
   };
 

@@ -10,6 +10,7 @@ Usage: test-hot-reload.py CLI BWRAP_MODULE LANDLOCK_MODULE
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -86,12 +87,27 @@ def test_exec_survives_rewrite():
     shutil.rmtree(workspace)
 
 
+def loaded_extent(path):
+    """Where the last loadable segment of an ELF64 little-endian file ends in the file."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    phoff, = struct.unpack_from('<Q', data, 0x20)
+    phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
+    end = 0
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from(
+            '<IIQQQQ', data, phoff + i * phentsize)
+        if p_type == 1:  # PT_LOAD
+            end = max(end, p_offset + p_filesz)
+    return end
+
+
 def test_incomplete_module_refused():
     """A module caught half-written (its segments run past its end) is refused, not mapped."""
     directory = scratch()
     module = install(BWRAP, directory, 'libdsh-backend-bwrap.so')
     with open(module, 'r+b') as f:
-        f.truncate(os.path.getsize(BWRAP) // 2)
+        f.truncate(loaded_extent(module) - 1)
     proc = subprocess.run([CLI, 'probe', '--json'], env=env_for(directory), cwd='/',
                           capture_output=True)
     check(proc.returncode >= 0, 'probe died of signal %d' % -proc.returncode)

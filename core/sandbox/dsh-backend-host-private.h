@@ -44,6 +44,8 @@ typedef struct {
    * a second search; a call with those records none of its own. */
   GPtrArray *lookups;
   const GPtrArray *remembered;
+  /* Descriptors the module's first step kept for its runner (ascending), closed with the call. */
+  GArray *kept_fds;
 } DshBackendCall;
 
 void  dsh_backend_call_init   (DshBackendCall     *call,

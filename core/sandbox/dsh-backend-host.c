@@ -5,6 +5,7 @@
  */
 #include "dsh-backend-host-private.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "dsh-error.h"
@@ -50,6 +51,23 @@ host_push_arg (DshBackendHost *host, const char *arg)
   DshBackendCall *call = call_of (host);
 
   g_ptr_array_add (call->argv, g_string_chunk_insert (call->arg_chunk, arg != NULL ? arg : ""));
+}
+
+static void
+host_keep_fd (DshBackendHost *host, int fd)
+{
+  DshBackendCall *call = call_of (host);
+  guint at = 0;
+
+  /* 0-2 are the command's own stdin, stdout and stderr. */
+  if (fd <= 2)
+    return;
+  if (call->kept_fds == NULL)
+    call->kept_fds = g_array_new (FALSE, FALSE, sizeof (int));
+  while (at < call->kept_fds->len && g_array_index (call->kept_fds, int, at) < fd)
+    at++;
+  if (at == call->kept_fds->len || g_array_index (call->kept_fds, int, at) != fd)
+    g_array_insert_val (call->kept_fds, at, fd);
 }
 
 static void
@@ -245,6 +263,7 @@ dsh_backend_call_init (DshBackendCall *call,
   call->host.find_helper = host_find_helper;
   call->host.get_env = host_get_env;
   call->host.spawn_probe = host_spawn_probe;
+  call->host.keep_fd = host_keep_fd;
 
   call->helper_dirs = helper_dirs;
   call->untrusted_roots = untrusted_roots;
@@ -267,6 +286,9 @@ dsh_backend_call_clear (DshBackendCall *call)
   g_clear_pointer (&call->strings, g_ptr_array_unref);
   g_clear_pointer (&call->programs, g_ptr_array_unref);
   g_clear_pointer (&call->lookups, g_ptr_array_unref);
+  for (guint i = 0; call->kept_fds != NULL && i < call->kept_fds->len; i++)
+    g_close (g_array_index (call->kept_fds, int, i), NULL);
+  g_clear_pointer (&call->kept_fds, g_array_unref);
 }
 
 gboolean

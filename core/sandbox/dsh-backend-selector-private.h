@@ -94,6 +94,8 @@ const char         *dsh_backend_selector_get_selected      (DshBackendSelector *
                                                             const char         *mode,
                                                             GError            **error);
 GStrv               dsh_backend_selector_list_backends     (DshBackendSelector *self);
+/* The module of the backend selected so far, or NULL: borrowed, alive as long as self. */
+DshBackendModule   *dsh_backend_selector_selected_module   (DshBackendSelector *self);
 /* Runs the module's confine() and checks that the result wraps, never passes through; on
  * success call->argv and call->reasons are NULL-terminated. Clear call either way. */
 gboolean            dsh_backend_selector_call_confine      (DshBackendSelector     *self,

@@ -749,6 +749,17 @@ dsh_backend_selector_get_selected (DshBackendSelector *self, const char *mode, G
   return selected != NULL ? selected->module->name : NULL;
 }
 
+DshBackendModule *
+dsh_backend_selector_selected_module (DshBackendSelector *self)
+{
+  DshBackendModule *module;
+
+  g_mutex_lock (&self->lock);
+  module = self->selected != NULL ? self->selected->module : NULL;
+  g_mutex_unlock (&self->lock);
+  return module;
+}
+
 GStrv
 dsh_backend_selector_list_backends (DshBackendSelector *self)
 {

@@ -8,10 +8,12 @@
 #include "dsh-run.h"
 #include "dsh-run-private.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dsh-config.h"
 #include "dsh-error.h"
+#include "dsh-first-step-private.h"
 #include "dsh-roots.h"
 #include "dsh-spawn-private.h"
 #include "dsh-texts.h"
@@ -206,13 +208,15 @@ confined_environment (void)
  * would have without a sandbox, such as a make jobserver's descriptors. */
 static gboolean
 spawn (DshRunResult *result, const char *const *argv, const DshConfinement *confinement,
-       const DshRunOptions *options, GString *captured, GError **error)
+       const GArray *kept_fds, const DshRunOptions *options, GString *captured, GError **error)
 {
   gboolean confined = confinement != NULL;
   g_autoptr (GPtrArray) envp = confined ? confined_environment () : NULL;
   const DshSpawnOptions spawn_options = {
     .forward_signals = options->forward_signals,
     .close_inherited_fds = confined,
+    .keep_fds = kept_fds != NULL ? (const int *) (gpointer) kept_fds->data : NULL,
+    .n_keep_fds = kept_fds != NULL ? kept_fds->len : 0,
     .envp = envp != NULL ? (char *const *) envp->pdata : NULL,
     .confinement = confinement,
   };
@@ -247,7 +251,7 @@ run_unconfined (DshRunResult *result, const char *const *argv, const DshRunOptio
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
 
-  if (!spawn (result, argv, NULL, options, captured, &error))
+  if (!spawn (result, argv, NULL, NULL, options, captured, &error))
     {
       /* Without a runner, we are the ones that failed to start the command. */
       g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
@@ -294,6 +298,8 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) spawn_error = NULL;
   g_autofree char *detail = NULL;
+  g_autofree char *runner_line = NULL;
+  DshFirstStep step = { 0 };
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   GError *error = NULL;
 
@@ -309,14 +315,35 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
     return never_ran (result, outcome_of_refusal (error), error);
 
   take_confinement_facts (result, confinement);
-  if (!spawn (result, (const char *const *) confinement->argv, confinement, options, captured,
-              &spawn_error))
+  /* A process that exits after the call may have the runner's first step done here. */
+  if (exiting && !dsh_first_step_take (&step, selector, (const char *const *) confinement->argv,
+                                       &runner_line, &result->exit_code))
     {
-      g_autofree char *text = dsh_text_runner_failure (mode, spawn_error->message);
-
-      return never_ran_literal (result, DSH_OUTCOME_RUNNER_FAILURE,
-                                DSH_SANDBOX_ERROR_RUNNER_FAILURE, text);
+      /* As the runner would have: its one line on our stderr, then its exit. */
+      fprintf (stderr, "%s\n", runner_line);
+      fflush (stderr);
+      g_string_append (captured, runner_line);
+      g_string_append_c (captured, '\n');
+      result->term_signal = 0;
     }
+  else
+    {
+      const char *const *start = step.taken ? (const char *const *) step.call.argv->pdata
+                                            : (const char *const *) confinement->argv;
+      gboolean started = spawn (result, start, confinement, step.call.kept_fds, options,
+                                captured, &spawn_error);
+
+      /* Before anything of ours follows the command's own stderr. */
+      dsh_first_step_finish (&step);
+      if (!started)
+        {
+          g_autofree char *text = dsh_text_runner_failure (mode, spawn_error->message);
+
+          return never_ran_literal (result, DSH_OUTCOME_RUNNER_FAILURE,
+                                    DSH_SANDBOX_ERROR_RUNNER_FAILURE, text);
+        }
+    }
+  dsh_first_step_finish (&step);
 
   result->outcome = dsh_confinement_classify (confinement, result->exit_code, captured->str,
                                               captured->len, &detail);

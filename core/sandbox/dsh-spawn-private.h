@@ -22,6 +22,10 @@ typedef struct {
   /* Close every descriptor above stderr in the command: a sandbox governs what a command can
    * open, so a writable descriptor inherited from the caller would reach around it. */
   gboolean close_inherited_fds;
+  /* Descriptors above stderr the command gets open all the same (ascending, close-on-exec
+   * here): those a backend's first step opened for its runner. */
+  const int *keep_fds;
+  gsize n_keep_fds;
   /* The command's environment (NULL-terminated "NAME=value"), or NULL for ours. */
   char *const *envp;
   /* Whose denials to look for in a flood of stderr too large to keep, or NULL. */

@@ -21,8 +21,11 @@ typedef struct {
   gboolean null_stdio;
   /* Working directory of the command, or NULL to inherit. */
   const char *cwd;
-  /* Close every descriptor above 2 in the command. */
+  /* Close every descriptor above 2 in the command... */
   gboolean close_inherited_fds;
+  /* ...but these (ascending, above 2, close-on-exec here), which it gets open. Linux only. */
+  const int *keep_fds;
+  gsize n_keep_fds;
   /* Signals the command starts with at their default disposition even if ours ignores them. */
   const sigset_t *defaults;
 } DshSpawnStart;

@@ -97,19 +97,45 @@ open_null_on (int to, int flags)
   return TRUE;
 }
 
+/* Every descriptor from lowest to highest (-1: the last there may be). */
 static void
-close_from (int lowest)
+close_range_of (int lowest, int highest)
 {
   struct rlimit limit;
-  int highest = 1024;
+  int last = highest;
 
-  if (syscall (SYS_close_range, (unsigned int) lowest, ~0U, 0) == 0)
+  if (syscall (SYS_close_range, (unsigned int) lowest,
+               highest < 0 ? ~0U : (unsigned int) highest, 0) == 0)
     return;
   /* Kernels before 5.9: each descriptor the limit allows. */
-  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    highest = (int) MIN (limit.rlim_cur, (rlim_t) G_MAXINT);
-  for (int fd = lowest; fd < highest; fd++)
+  if (last < 0)
+    {
+      last = 1023;
+      if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        last = (int) MIN (limit.rlim_cur, (rlim_t) G_MAXINT) - 1;
+    }
+  for (int fd = lowest; fd <= last; fd++)
     close (fd);
+}
+
+/* Every descriptor above 2 but the kept ones, which lose close-on-exec. */
+static gboolean
+close_all_but_kept (const DshSpawnStart *start)
+{
+  int lowest = STDERR_FILENO + 1;
+
+  for (gsize i = 0; i < start->n_keep_fds; i++)
+    {
+      int fd = start->keep_fds[i];
+
+      if (fd > lowest)
+        close_range_of (lowest, fd - 1);
+      if (fcntl (fd, F_SETFD, 0) != 0)
+        return FALSE;
+      lowest = fd + 1;
+    }
+  close_range_of (lowest, -1);
+  return TRUE;
 }
 
 /* Until exec this is our memory, our handlers: a signal caught here would run our handler in
@@ -154,8 +180,11 @@ child_main (void *data)
       child->error = errno != 0 ? errno : EBADF;
       _exit (127);
     }
-  if (start->close_inherited_fds)
-    close_from (STDERR_FILENO + 1);
+  if (start->close_inherited_fds && !close_all_but_kept (start))
+    {
+      child->error = errno;
+      _exit (127);
+    }
   reset_signals (start->defaults, child->handlers_cleared);
   sigprocmask (SIG_SETMASK, &child->mask, NULL);
   execve (child->path, child->argv, child->envp);
@@ -295,6 +324,9 @@ dsh_spawn_start (pid_t *pid, const char *const *argv, char *const *envp,
   if (strchr (argv[0], '/') != NULL)
     return start_with_clone (pid, argv, envp, start);
 #endif
+  /* Nothing here clears close-on-exec on a kept descriptor. */
+  if (start->n_keep_fds > 0)
+    return ENOTSUP;
   return start_with_posix_spawn (pid, argv, envp, start);
 }
 

@@ -236,6 +236,13 @@ dsh_spawn_run (const char *const *argv,
   DWORD code = 0, started_error = 0;
   BOOL started;
 
+  /* No Windows backend takes a first step that keeps descriptors for its runner. */
+  if (options->n_keep_fds > 0)
+    {
+      g_set_error_literal (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                           "descriptors kept for a runner are not supported here");
+      return FALSE;
+    }
   program = find_program (argv[0], error);
   if (program == NULL)
     return FALSE;

@@ -316,6 +316,8 @@ dsh_spawn_run (const char *const *argv,
   start.null_stdio = options->quiet;
   start.cwd = options->cwd;
   start.close_inherited_fds = options->close_inherited_fds;
+  start.keep_fds = options->keep_fds;
+  start.n_keep_fds = options->n_keep_fds;
   /* The command starts with default dispositions for the signals we forward. */
   sigemptyset (&defaults);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)

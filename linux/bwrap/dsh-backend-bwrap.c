@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dsh-backend.h"
+#include "dsh-bwrap-first-step.h"
 
 /* Opens the writable roots without following symlinks and binds them by descriptor. */
 #define LAUNCHER "dsh-bwrap-exec"
@@ -195,4 +196,6 @@ DSH_BACKEND_DEFINE (bwrap,
                     .check = bwrap_check,
                     .denial_signatures = denial_signatures,
                     .runner_failure_rules = failure_rules,
-                    .n_runner_failure_rules = 2)
+                    .n_runner_failure_rules = 2,
+                    .take_first_step = dsh_bwrap_take_first_step,
+                    .first_step_done = dsh_bwrap_first_step_done)

@@ -96,7 +96,7 @@ test_descriptor (void)
   const DshBackendDescriptor *desc = dsh_backend_acl_describe ();
 
   g_assert_cmpuint (desc->abi_major, ==, 1);
-  g_assert_cmpuint (desc->abi_minor, ==, 1);
+  g_assert_cmpuint (desc->abi_minor, ==, DSH_BACKEND_ABI_MINOR);
   g_assert_cmpstr (desc->name, ==, "acl");
   g_assert_cmpint (desc->os, ==, DSH_BACKEND_OS_WINDOWS);
   g_assert_nonnull (desc->instance_new);

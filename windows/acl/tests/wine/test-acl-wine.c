@@ -244,9 +244,9 @@ test_dll (void)
   if (describe == NULL)
     return;
   desc = describe ();
-  check (desc->abi_major == 1 && desc->abi_minor == 1 && strcmp (desc->name, "acl") == 0 &&
-           desc->os == DSH_BACKEND_OS_WINDOWS,
-         "its descriptor is ABI 1.1, named acl, for Windows");
+  check (desc->abi_major == 1 && desc->abi_minor == DSH_BACKEND_ABI_MINOR &&
+           strcmp (desc->name, "acl") == 0 && desc->os == DSH_BACKEND_OS_WINDOWS,
+         "its descriptor is this header's ABI, named acl, for Windows");
 
   instance = mini_host_init (&mini, desc);
   check (desc->confine (&mini.host, &policy, argv) == 0 && mini.argc == 7 &&

@@ -1,0 +1,154 @@
+/* test-first-step.c — `dsh-sandbox exec` under bwrap does the launcher's first step itself: bwrap
+ * is its own child (one exec fewer), what the launcher checked and undid is checked and undone
+ * all the same, and a step that fails reads exactly as the launcher's own failure.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dsh-test-util.h"
+
+static const char *const bwrap_env[] = { "DSH_SANDBOX_BACKEND=bwrap", NULL };
+
+/* The program of the first process whose parent is pid, waiting for it to appear. */
+static char *
+child_program (GPid pid)
+{
+  for (int tries = 0; tries < 500; tries++)
+    {
+      g_autoptr (GDir) proc = g_dir_open ("/proc", 0, NULL);
+      const char *name;
+
+      while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+        {
+          g_autofree char *stat_path = g_build_filename ("/proc", name, "stat", NULL);
+          g_autofree char *stat = NULL;
+          const char *after_comm;
+          int ppid = 0;
+          char state;
+
+          if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (stat_path, &stat, NULL, NULL))
+            continue;
+          after_comm = strrchr (stat, ')');
+          if (after_comm != NULL && sscanf (after_comm + 1, " %c %d", &state, &ppid) == 2 &&
+              ppid == pid)
+            {
+              g_autofree char *exe = g_build_filename ("/proc", name, "exe", NULL);
+              char *target = g_file_read_link (exe, NULL);
+
+              if (target != NULL)
+                return target;
+            }
+        }
+      g_usleep (10 * 1000);
+    }
+  return NULL;
+}
+
+/* In a repository, whose missing config names the launcher watches, the launcher would stay
+ * as bwrap's parent until the command is gone. */
+static void
+test_bwrap_is_the_fronts_child (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  const char *argv[] = { dsh_test_cli (), "exec", "--mode", "workspace-write", "--workspace", ws,
+                         "--", "sleep", "2", NULL };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
+  g_autofree char *program = NULL;
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  GPid pid;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_true (g_spawn_async (ws, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  program = child_program (pid);
+  g_assert_nonnull (program);
+  /* Not the launcher, which would exec bwrap in turn. */
+  g_assert_true (g_str_has_suffix (program, "/bwrap"));
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_spawn_close_pid (pid);
+  dsh_test_remove_tree (ws);
+}
+
+/* The step keeps git's files read-only and, once the command is gone, removes a config name it
+ * planted where none was: the launcher's work, in the front. */
+static void
+test_git_protection_kept (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  g_autofree char *git = g_build_filename (ws, ".git", NULL);
+  g_autofree char *config = g_build_filename (git, "config", NULL);
+  g_autofree char *planted = g_build_filename (git, "config.worktree", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh", "-c",
+                         "echo '[alias] x = !touch /tmp/x' >> .git/config; "
+                         "echo '[core] fsmonitor = evil' > .git/config.worktree; echo done",
+                         NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_true (g_file_get_contents (config, &before, NULL, NULL));
+  dsh_test_run_cli (&run, args, bwrap_env, ws);
+  g_assert_nonnull (strstr (run.err, "Read-only file system"));
+  g_assert_nonnull (strstr (run.out, "done"));
+  g_assert_true (g_file_get_contents (config, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+  g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (run.err, "config.worktree, which the command created"));
+  dsh_test_remove_tree (ws);
+}
+
+/* Where the launcher would have failed, its one line and the runner failure follow. */
+static void
+test_failed_step_reads_as_the_launchers (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("first-step");
+  g_autofree char *ws = g_build_filename (dir, "new\nline", NULL);
+  g_autofree char *marker = g_build_filename (dir, "ran", NULL);
+  g_autofree char *touch = g_strdup_printf ("touch '%s'", marker);
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh", "-c",
+                         touch, NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  dsh_test_run_cli (&run, args, bwrap_env, ws);
+  dsh_test_assert_never_ran (&run, marker);
+  g_assert_true (g_str_has_prefix (run.err, "dsh-bwrap-exec: fatal: cannot protect a path with "
+                                            "a newline in it: "));
+  g_assert_nonnull (strstr (run.err, "\ndsh-sandbox: sandbox mode \"workspace-write\" is "
+                                     "requested but no sandbox backend is usable"));
+  g_assert_nonnull (strstr (run.err, "Runner failure: dsh-bwrap-exec: fatal: cannot protect"));
+  dsh_test_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/first-step/bwrap-is-the-fronts-child", test_bwrap_is_the_fronts_child);
+  g_test_add_func ("/first-step/git-protection-kept", test_git_protection_kept);
+  g_test_add_func ("/first-step/failed-step-reads-as-the-launchers",
+                   test_failed_step_reads_as_the_launchers);
+  return g_test_run ();
+}
