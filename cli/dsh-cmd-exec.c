@@ -21,6 +21,7 @@
 #include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 #include "dsh-exec-call.h"
+#include "dsh-execution-private.h"
 #include "dsh-report-destination.h"
 
 typedef struct {
@@ -177,6 +178,8 @@ run (Exec *exec)
   exec->execution = dsh_execution_new ((const char *const *) exec->command, exec->policy,
                                        exec->session, exec->approval);
   dsh_execution_set_call_policy (exec->execution, exec->call_policy);
+  /* This process ends with the call. */
+  dsh_execution_set_exits_after (exec->execution, TRUE);
   if (exec->options.sandbox_permissions != NULL)
     dsh_execution_set_escalation (exec->execution, exec->requested_mode,
                                   exec->options.justification);

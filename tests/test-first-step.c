@@ -49,15 +49,23 @@ child_program (GPid pid)
 }
 
 /* In a repository, whose missing config names the launcher watches, the launcher would stay
- * as bwrap's parent until the command is gone. */
+ * as bwrap's parent until the command is gone. With a session (data) too: that exec also ends
+ * its process. */
 static void
-test_bwrap_is_the_fronts_child (void)
+test_bwrap_is_the_fronts_child (gconstpointer data)
 {
-  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  gboolean with_session = GPOINTER_TO_INT (data);
+  g_autofree char *dir = dsh_test_scratch_dir ("first-step");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *log = g_build_filename (dir, "session.jsonl", NULL);
   const char *init[] = { "git", "init", "-q", ws, NULL };
+  const char *session_new[] = { "session", "new", log, "--cwd", ws, NULL };
+  const char *set_mode[] = { "session", "set-mode", log, "workspace-write", NULL };
+  const char *plain[] = { dsh_test_cli (), "exec", "--mode", "workspace-write", "--workspace", ws,
+                          "--", "sleep", "2", NULL };
+  const char *in_session[] = { dsh_test_cli (), "exec", "--session", log, "--", "sleep", "2",
+                               NULL };
   g_auto (DshTestRun) run = { 0 };
-  const char *argv[] = { dsh_test_cli (), "exec", "--mode", "workspace-write", "--workspace", ws,
-                         "--", "sleep", "2", NULL };
   g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
   g_autofree char *program = NULL;
   g_autoptr (GError) error = NULL;
@@ -66,10 +74,18 @@ test_bwrap_is_the_fronts_child (void)
 
   if (!dsh_test_require_bwrap ())
     return;
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
   dsh_test_run (&run, init, NULL, ws, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
-  g_assert_true (g_spawn_async (ws, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                &pid, &error));
+  if (with_session)
+    {
+      dsh_test_run_cli (&run, session_new, NULL, ws);
+      g_assert_cmpint (run.exit_code, ==, 0);
+      dsh_test_run_cli (&run, set_mode, NULL, ws);
+      g_assert_cmpint (run.exit_code, ==, 0);
+    }
+  g_assert_true (g_spawn_async (ws, (char **) (with_session ? in_session : plain), envp,
+                                G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
   g_assert_no_error (error);
   program = child_program (pid);
   g_assert_nonnull (program);
@@ -78,7 +94,7 @@ test_bwrap_is_the_fronts_child (void)
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   g_spawn_close_pid (pid);
-  dsh_test_remove_tree (ws);
+  dsh_test_remove_tree (dir);
 }
 
 /* The step keeps git's files read-only and, once the command is gone, removes a config name it
@@ -146,7 +162,10 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/first-step/bwrap-is-the-fronts-child", test_bwrap_is_the_fronts_child);
+  g_test_add_data_func ("/first-step/bwrap-is-the-fronts-child", GINT_TO_POINTER (FALSE),
+                        test_bwrap_is_the_fronts_child);
+  g_test_add_data_func ("/first-step/bwrap-is-the-fronts-child/session", GINT_TO_POINTER (TRUE),
+                        test_bwrap_is_the_fronts_child);
   g_test_add_func ("/first-step/git-protection-kept", test_git_protection_kept);
   g_test_add_func ("/first-step/failed-step-reads-as-the-launchers",
                    test_failed_step_reads_as_the_launchers);

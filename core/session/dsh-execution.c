@@ -4,10 +4,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-execution.h"
+#include "dsh-execution-private.h"
 
 #include "dsh-error.h"
 #include "dsh-escalation.h"
 #include "dsh-interrupt-watch-private.h"
+#include "dsh-run-private.h"
 #include "dsh-texts.h"
 
 /**
@@ -50,6 +52,7 @@ struct _DshExecution {
   gpointer askable_data;
   GDestroyNotify askable_destroy;
   DshRunOptions run_options;
+  gboolean exits_after;
 
   char *call_id;
   char *turn_id;
@@ -556,12 +559,22 @@ dsh_execution_run (DshExecution *self)
       /* The wider mode lives in this shallow copy and nowhere else. */
       effective = *self->policy;
       effective.mode = mode;
-      result = dsh_run ((const char *const *) self->argv, &effective, &self->run_options);
+      result = self->exits_after
+                 ? dsh_run_before_exit ((const char *const *) self->argv, &effective,
+                                        &self->run_options)
+                 : dsh_run ((const char *const *) self->argv, &effective, &self->run_options);
       if (result->marker != NULL)
         self->hint = hint_after_denial (self, mode);
     }
   end_turn (self);
   return result;
+}
+
+void
+dsh_execution_set_exits_after (DshExecution *self, gboolean exits_after)
+{
+  g_return_if_fail (DSH_IS_EXECUTION (self));
+  self->exits_after = exits_after;
 }
 
 /**
