@@ -69,6 +69,9 @@ void protect_repository_of (Argv *argv, int root_fd, const char *root);
 /* Config names that were missing, to look at once the call is over. */
 extern size_t n_absent;
 void undo_planted_config (void);
+/* Forgets every git directory seen and expectation made, for a process that protects more than
+ * one tree (the fuzz target); the launcher protects one. */
+void protect_repository_reset (void);
 
 /* dsh-bwrap-inside.c: the check inside the sandbox, which also carries the command's argv.
  * bwrap runs the launcher file at launcher_file again ("/proc/self/exe": this very program). */

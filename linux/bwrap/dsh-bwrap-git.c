@@ -407,8 +407,7 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
   else if (kind != 0)
     fatal ("'%s' is neither a directory nor a file; its git hooks cannot be protected",
            dotgit_path);
-  else
-    free (dotgit_path);
+  free (dotgit_path);
   return kind != 0;
 }
 
@@ -443,6 +442,22 @@ protect_repository_of (Argv *argv, int root_fd, const char *root)
       close (fd);
     }
   free (dir);
+}
+
+void
+protect_repository_reset (void)
+{
+  for (size_t i = 0; i < n_absent; i++)
+    {
+      close (absent[i].dirfd);
+      free (absent[i].path);
+    }
+  n_absent = 0;
+  n_seen_git_dirs = 0;
+  for (size_t i = 0; i < n_protected; i++)
+    free (protected_paths[i].path);
+  n_protected = 0;
+  n_writable = 0;
 }
 
 /* After the call: a config name that was missing and now exists was made by the command; git

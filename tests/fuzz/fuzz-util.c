@@ -17,8 +17,8 @@ void __sanitizer_set_report_fd (void *fd) __attribute__ ((weak));
 
 static char *scratch;
 
-static void
-remove_tree (const char *path)
+void
+fuzz_remove_tree (const char *path)
 {
   GDir *dir = g_dir_open (path, 0, NULL);
   const char *name;
@@ -28,7 +28,7 @@ remove_tree (const char *path)
       g_autofree char *child = g_build_filename (path, name, NULL);
 
       if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
+        fuzz_remove_tree (child);
       else
         g_unlink (child);
     }
@@ -41,7 +41,7 @@ static void
 remove_scratch (void)
 {
   if (scratch != NULL)
-    remove_tree (scratch);
+    fuzz_remove_tree (scratch);
 }
 
 const char *

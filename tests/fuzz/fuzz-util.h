@@ -17,6 +17,9 @@ G_BEGIN_DECLS
  * with everything in it when the process exits. */
 const char *fuzz_scratch_dir    (void);
 
+/* Removes path and everything beneath it, following no symlink; a missing path is no error. */
+void        fuzz_remove_tree    (const char    *path);
+
 /* data[0..size) cut at every NUL into at most max_fields strings (the last takes the rest, NULs
  * and all cut off); the array owns them. */
 GPtrArray  *fuzz_split_fields   (const uint8_t *data,
