@@ -4,7 +4,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <gmodule.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dsh-backend-fake-host-private.h"
@@ -186,10 +188,68 @@ test_workspace_write_argv (void)
   g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
 }
 
+static gboolean
+is_kept (const DshBackendFakeHost *fake, const char *fd_text)
+{
+  int fd = atoi (fd_text);
+
+  for (guint i = 0; fake->call.kept_fds != NULL && i < fake->call.kept_fds->len; i++)
+    if (g_array_index (fake->call.kept_fds, int, i) == fd)
+      return fcntl (fd, F_GETFD) == FD_CLOEXEC;
+  return FALSE;
+}
+
+/* The launcher's first step in the caller: a read-only argv (bwrap itself) is left alone; the
+ * launcher's argv becomes bwrap's, each root bound from a descriptor the host keeps
+ * (close-on-exec here), the command behind the launcher's inside step; only once a process. */
+static void
+test_first_step (void)
+{
+  const DshBackendDescriptor *desc = describe ();
+  g_autoptr (DshBackendFakeHost) fake = new_linux_host ();
+  g_autofree char *ws = dsh_test_make_tmp_dir ();
+  g_autofree char *launcher = g_build_filename (g_getenv ("DSH_BWRAP_LAUNCHER_DIR"),
+                                                "dsh-bwrap-exec", NULL);
+  const char *direct[] = { "/usr/bin/bwrap", "--ro-bind", "/", "/", "--", "true", NULL };
+  const char *wrapped[] = { launcher, "--write", ws, "--", "/usr/bin/bwrap", "--ro-bind", "/",
+                            "/", "--", "make", "-j2", NULL };
+  GPtrArray *got;
+  int32_t status = 0;
+  guint i;
+
+  g_assert_true (DSH_BACKEND_ABI_AT_LEAST (desc, 2));
+  g_assert_cmpint (desc->take_first_step (&fake->call.host, direct, &status), ==, 0);
+  g_assert_cmpuint (fake->call.argv->len, ==, 0);
+
+  g_assert_cmpint (desc->take_first_step (&fake->call.host, wrapped, &status), ==, 0);
+  got = fake->call.argv;
+  g_assert_cmpuint (got->len, >, 0);
+  g_assert_cmpstr (got->pdata[0], ==, "/usr/bin/bwrap");
+  for (i = 1; i < got->len && !g_str_equal (got->pdata[i], "--"); i++)
+    if (g_str_equal (got->pdata[i], "--bind-fd") && g_str_equal (got->pdata[i + 2], ws))
+      break;
+  g_assert_cmpuint (i, <, got->len);
+  g_assert_true (is_kept (fake, got->pdata[i + 1]));
+  for (; i < got->len && !g_str_equal (got->pdata[i], "--"); i++)
+    ;
+  /* bwrap runs the launcher from a kept descriptor, with the checks in another. */
+  g_assert_cmpuint (i + 4, <, got->len);
+  g_assert_true (g_str_has_prefix (got->pdata[i + 1], "/proc/self/fd/"));
+  g_assert_cmpstr (got->pdata[i + 2], ==, "--inside");
+  g_assert_true (is_kept (fake, got->pdata[i + 3]));
+  g_assert_true (is_kept (fake, got->pdata[i + 4]));
+  desc->first_step_done (&fake->call.host);
+
+  dsh_backend_fake_host_reset (fake);
+  g_assert_cmpint (desc->take_first_step (&fake->call.host, wrapped, &status), ==, 0);
+  g_assert_cmpuint (fake->call.argv->len, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/bwrap-module/first-step", test_first_step);
   g_test_add_func ("/bwrap-module/descriptor", test_descriptor);
   g_test_add_func ("/bwrap-module/fails-closed-without-runner", test_fails_closed_without_bwrap);
   g_test_add_func ("/bwrap-module/read-only-argv", test_read_only_argv);
