@@ -1589,6 +1589,59 @@ test_pty (gconstpointer data)
 static const char *
 answer_list[] = { "allowed-once", "rejected", "cancelled", "unavailable", "garbage", "crash" };
 
+/* An escalation of a workspace-write command in a read-only session, run by prefix (NULL:
+ * none) then exec, asked of an approver that notes what its stdin is, tries to write it through
+ * /proc/self/fd/0 unless changed is NULL, keeps the request it read (s->request) and rejects.
+ * The command never runs. Returns the target of the approver's stdin; *changed says whether the
+ * write went through. */
+static char *
+ask_recording_approver (Scratch *s, const char *const *prefix, gboolean *changed)
+{
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *changed_path = g_build_filename (s->dir, "changed", NULL);
+  g_autofree char *link = g_build_filename (s->dir, "stdin-link", NULL);
+  g_autofree char *approver_path = g_build_filename (s->dir, "approver.sh", NULL);
+  g_autofree char *script = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *command_script = NULL;
+  char *shown = NULL;
+
+  script = g_strdup_printf ("#!/bin/sh\n"
+                            "readlink /proc/self/fd/0 > '%s'\n"
+                            "%s'%s'%s\n"
+                            "cat > '%s'\n"
+                            "echo rejected\n",
+                            link,
+                            changed != NULL ? "if printf X 1<>/proc/self/fd/0 2>/dev/null; "
+                                              "then : > " : "# ",
+                            changed_path, changed != NULL ? "; fi" : "", s->request);
+  dsh_test_write_file (approver_path, script);
+  command_script = script_writing (s->ws, "f", &target);
+  dsh_test_argv_append (argv, prefix);
+  dsh_test_argv_append (argv, (const char *const[]) {
+    dsh_test_cli (), "exec", "--session", s->session, "--approver", s->approver,
+    "--sandbox-permissions", "workspace-write", "--justification", JUSTIFICATION, "--",
+    "/bin/sh", "-c", command_script, NULL });
+  g_ptr_array_add (argv, NULL);
+  run_argv (&run, (const char *const *) argv->pdata, NULL);
+  dsh_test_assert_never_ran (&run, target);
+  g_assert_nonnull (strstr (run.err, "rejected"));
+
+  g_assert_true (g_file_get_contents (link, &shown, NULL, NULL));
+  if (changed != NULL)
+    *changed = g_file_test (changed_path, G_FILE_TEST_EXISTS);
+  return shown;
+}
+
+static void
+assert_request_intact (const Scratch *s)
+{
+  g_autoptr (JsonObject) request = read_json_object (s->request, "approval-request.schema.json");
+
+  g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==, JUSTIFICATION);
+}
+
 /* The request the approver reads is the one that was asked: it never had a name in the temp
  * directory (a writable root of every confined command, which could have opened it there and
  * rewritten it after it was written), and reopening it cannot change it either. */
@@ -1596,93 +1649,41 @@ static void
 test_request_cannot_be_changed (void)
 {
   g_auto (Scratch) s = { 0 };
-  g_auto (DshTestRun) run = { 0 };
-  g_autoptr (JsonObject) request = NULL;
-  g_autofree char *approver_path = NULL;
-  g_autofree char *script = NULL;
-  g_autofree char *target = NULL;
-  g_autofree char *command_script = NULL;
-  g_autofree char *changed = NULL;
-  g_autofree char *link = NULL;
   g_autofree char *shown = NULL;
-  const char *tmp = g_get_tmp_dir ();
+  gboolean changed = TRUE;
 
   if (!dsh_test_require (bwrap_works (), "a working bwrap"))
     return;
   scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  changed = g_build_filename (s.dir, "changed", NULL);
-  link = g_build_filename (s.dir, "stdin-link", NULL);
-  approver_path = g_build_filename (s.dir, "approver.sh", NULL);
-  script = g_strdup_printf ("#!/bin/sh\n"
-                            "readlink /proc/self/fd/0 > '%s'\n"
-                            "if printf X 1<>/proc/self/fd/0 2>/dev/null; then : > '%s'; fi\n"
-                            "cat > '%s'\n"
-                            "echo rejected\n",
-                            link, changed, s.request);
-  dsh_test_write_file (approver_path, script);
-  command_script = script_writing (s.ws, "f", &target);
-  {
-    const char *options[] = { "--session", s.session, "--approver", s.approver,
-                              "--sandbox-permissions", "workspace-write",
-                              "--justification", JUSTIFICATION, NULL };
-    const char *command[] = { "/bin/sh", "-c", command_script, NULL };
-
-    run_exec (&run, options, command, NULL);
-  }
-  dsh_test_assert_never_ran (&run, target);
-
-  g_assert_true (g_file_get_contents (link, &shown, NULL, NULL));
-  g_assert_false (g_str_has_prefix (shown, tmp));
-  g_assert_false (g_file_test (changed, G_FILE_TEST_EXISTS));
-  request = read_json_object (s.request, "approval-request.schema.json");
-  g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==, JUSTIFICATION);
+  shown = ask_recording_approver (&s, NULL, &changed);
+  g_assert_false (g_str_has_prefix (shown, g_get_tmp_dir ()));
+  g_assert_false (changed);
+  assert_request_intact (&s);
 }
 
 /* Where no memfd can be made, the request is an unlinked file in the record of granted roots,
- * which no call's roots reach: never a name in the temp directory, every command's root. */
+ * which no call's roots reach: never a name in the temp directory, every command's root. It is
+ * read-only and opened for reading (root, as these tests may run, could still reopen it for
+ * writing: no write is tried here). */
 static void
 test_request_without_memfd (void)
 {
+  const char *const deny_memfd[] = { dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"),
+                                     "--errno", "EPERM", "--syscall", "memfd_create", "--",
+                                     NULL };
   g_auto (Scratch) s = { 0 };
-  g_auto (DshTestRun) run = { 0 };
-  g_autoptr (JsonObject) request = NULL;
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *approver_path = NULL;
-  g_autofree char *script = NULL;
-  g_autofree char *target = NULL;
-  g_autofree char *command_script = NULL;
-  g_autofree char *link = NULL;
   g_autofree char *shown = NULL;
   g_autofree char *record_prefix = NULL;
 
   if (!dsh_test_require (bwrap_works (), "a working bwrap"))
     return;
   scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  link = g_build_filename (s.dir, "stdin-link", NULL);
-  approver_path = g_build_filename (s.dir, "approver.sh", NULL);
-  script = g_strdup_printf ("#!/bin/sh\nreadlink /proc/self/fd/0 > '%s'\ncat > '%s'\n"
-                            "echo rejected\n", link, s.request);
-  dsh_test_write_file (approver_path, script);
-  command_script = script_writing (s.ws, "f", &target);
-  for (const char *const *a = (const char *const[]) {
-         dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno", "EPERM", "--syscall",
-         "memfd_create", "--", dsh_test_cli (), "exec", "--session", s.session, "--approver",
-         s.approver, "--sandbox-permissions", "workspace-write", "--justification",
-         JUSTIFICATION, "--", "/bin/sh", "-c", command_script, NULL };
-       *a != NULL; a++)
-    g_ptr_array_add (argv, (gpointer) *a);
-  g_ptr_array_add (argv, NULL);
-  run_argv (&run, (const char *const *) argv->pdata, NULL);
-  dsh_test_assert_never_ran (&run, target);
-  g_assert_nonnull (strstr (run.err, "rejected"));
-
-  g_assert_true (g_file_get_contents (link, &shown, NULL, NULL));
+  shown = ask_recording_approver (&s, deny_memfd, NULL);
   record_prefix = g_strconcat (dsh_test_getenv_required ("DSH_SANDBOX_STATE_DIR"),
                                "/approval-request-", NULL);
   g_assert_true (g_str_has_prefix (shown, record_prefix));
   g_assert_nonnull (strstr (shown, " (deleted)"));
-  request = read_json_object (s.request, "approval-request.schema.json");
-  g_assert_cmpstr (json_object_get_string_member (request, "justification"), ==, JUSTIFICATION);
+  assert_request_intact (&s);
 }
 
 int

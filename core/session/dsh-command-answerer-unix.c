@@ -31,30 +31,35 @@ reset_sigpipe (gpointer user_data)
  * The record lies out of every call's writable roots (dsh_root_grants_check_out_of_reach()),
  * so no confined command can open the file while it has a name; the temp directory, one of
  * every command's writable roots, would have let one open it in that moment and rewrite the
- * request later. */
+ * request later. The approver gets it opened read-only, and the file is made read-only once
+ * written, so that reopening it (through /proc) cannot write it either, short of root. */
 static int
-request_file_open_in_record (GError **error)
+request_file_open_in_record (int *read_fd, GError **error)
 {
   g_autofree char *dir = dsh_root_grants_default_dir ();
   DshRootGrants *grants = dsh_root_grants_open (dir, error);
   g_autofree char *path = NULL;
-  int fd;
+  int fd, saved;
 
   if (grants == NULL)
     return -1;
   path = g_build_filename (dsh_root_grants_dir (grants), "approval-request-XXXXXX", NULL);
   dsh_root_grants_free (grants);
   fd = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0)
+  if (fd >= 0)
     {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot make the approval request: %s", g_strerror (saved));
-      return -1;
+      *read_fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      saved = errno;
+      g_unlink (path);
+      if (*read_fd >= 0)
+        return fd;
+      close (fd);
+      errno = saved;
     }
-  g_unlink (path);
-  return fd;
+  saved = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               "cannot make the approval request: %s", g_strerror (saved));
+  return -1;
 }
 
 #ifdef __linux__
@@ -63,14 +68,14 @@ request_file_open_in_record (GError **error)
 #define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
 
 static int
-request_file_open (gboolean *sealable, GError **error)
+request_file_open (gboolean *sealable, int *read_fd, GError **error)
 {
   int fd = memfd_create ("dsh-approval-request", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
   *sealable = fd >= 0;
   /* Kernels before 3.17, or a filter that refuses the call. */
   if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-    return request_file_open_in_record (error);
+    return request_file_open_in_record (read_fd, error);
   if (fd < 0)
     {
       int saved = errno;
@@ -97,10 +102,10 @@ request_file_seal (int fd, gboolean sealable, GError **error)
 #else
 /* Not verified against a racing confined command on these systems. */
 static int
-request_file_open (gboolean *sealable, GError **error)
+request_file_open (gboolean *sealable, int *read_fd, GError **error)
 {
   *sealable = FALSE;
-  return request_file_open_in_record (error);
+  return request_file_open_in_record (read_fd, error);
 }
 
 static gboolean
@@ -117,7 +122,8 @@ request_file (const char *text, GError **error)
 {
   gsize length = strlen (text);
   gboolean sealable = FALSE;
-  int fd = request_file_open (&sealable, error);
+  int read_fd = -1;
+  int fd = request_file_open (&sealable, &read_fd, error);
 
   if (fd < 0)
     return -1;
@@ -132,11 +138,20 @@ request_file (const char *text, GError **error)
           int saved = errno;
 
           close (fd);
+          if (read_fd >= 0)
+            close (read_fd);
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                        "cannot write the approval request: %s", g_strerror (saved));
           return -1;
         }
       done += (gsize) n;
+    }
+  /* A file in the record: read-only from now on, handed over as opened for reading. */
+  if (read_fd >= 0)
+    {
+      (void) fchmod (fd, 0400);
+      close (fd);
+      return read_fd;
     }
   if (!request_file_seal (fd, sealable, error))
     {
