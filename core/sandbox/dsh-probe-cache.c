@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "dsh-child-path-private.h"
 #include "dsh-number-text-private.h"
 #include "dsh-platform-private.h"
 #include "dsh-root-grants-private.h"
@@ -28,7 +29,7 @@ dsh_probe_cache_default_path (void)
   if (!dsh_platform_is_private_dir (dir) &&
       (g_mkdir_with_parents (dir, 0700) != 0 || !dsh_platform_is_private_dir (dir)))
     return NULL;
-  return g_build_filename (dir, "probe-cache-v5", NULL);
+  return dsh_child_path (dir, "probe-cache-v5");
 }
 
 void
