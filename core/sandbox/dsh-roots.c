@@ -612,9 +612,11 @@ dsh_canonical_path (const char *path)
   g_return_val_if_fail (path != NULL, NULL);
 
   /* The walk goes one component at a time as the kernel does, so a ".." after a symlink climbs
-   * from the symlink's target, exactly as chdir does. */
-  absolute = dsh_absolute_path_as_spelled (path);
-  walk_path (absolute, &no_rules, &walk);
+   * from the symlink's target, exactly as chdir does. An absolute path is walked as it is, not
+   * copied first. */
+  if (!g_path_is_absolute (path))
+    absolute = dsh_absolute_path_as_spelled (path);
+  walk_path (absolute != NULL ? absolute : path, &no_rules, &walk);
   if (walk.resolved == NULL || walk.moved)
     return g_strdup (path);
   return g_steal_pointer (&walk.resolved);
