@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "dsh-child-path-private.h"
 #include "dsh-error.h"
 #include "dsh-module-loader-private.h"
 #include "dsh-platform-private.h"
@@ -106,7 +107,7 @@ dsh_backend_find_program (const char *name)
     {
       for (gsize i = 0; system_program_dirs[i] != NULL; i++)
         {
-          g_autofree char *path = g_build_filename (system_program_dirs[i], name, NULL);
+          g_autofree char *path = dsh_child_path (system_program_dirs[i], name);
 
           if (dsh_platform_is_program_file (path))
             return g_steal_pointer (&path);
@@ -204,7 +205,7 @@ host_find_helper (DshBackendHost *host, const char *name)
   /* Helpers come only from the project's own directories, never from PATH. */
   for (gsize i = 0; call->helper_dirs != NULL && call->helper_dirs[i] != NULL; i++)
     {
-      char *path = g_build_filename (call->helper_dirs[i], name, NULL);
+      char *path = dsh_child_path (call->helper_dirs[i], name);
 
       if (dsh_platform_is_program_file (path) &&
           !dsh_backend_path_is_untrusted (path, call->untrusted_roots))

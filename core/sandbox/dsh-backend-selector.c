@@ -266,7 +266,8 @@ run_functional_probe (DshBackendSelector *self, Candidate *candidate)
 static char *
 probe_cache_key (GPtrArray *chain, const Candidate *passed)
 {
-  GString *key = g_string_new (NULL);
+  /* A key is a few hundred bytes per module and runner file: grown once or not at all. */
+  GString *key = g_string_sized_new (1024);
 
   /* Everything the probe's outcome depends on, and nothing else: no age. The entry holds as
    * long as the host, the module set and the passed candidate's runner files are the same. */
@@ -278,7 +279,9 @@ probe_cache_key (GPtrArray *chain, const Candidate *passed)
 
       dsh_probe_cache_add_member (key, module->name, module->path);
     }
-  g_string_append_printf (key, "passed=%s;", passed->module->name);
+  g_string_append (key, "passed=");
+  g_string_append (key, passed->module->name);
+  g_string_append_c (key, ';');
   for (gsize i = 0; passed->runner_files != NULL && passed->runner_files[i] != NULL; i++)
     dsh_probe_cache_add_file (key, passed->runner_files[i]);
   return g_string_free (key, FALSE);

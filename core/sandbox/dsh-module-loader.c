@@ -26,6 +26,7 @@
 
 #include "dsh-backend-host-private.h"
 #include "dsh-config.h"
+#include "dsh-number-text-private.h"
 
 /* The opened file itself (fd), and the directory whoever could swap it for another needs.
  * file_st receives the file's status the check saw. */
@@ -175,7 +176,7 @@ copy_bytes (int fd, int copy, off_t size, gboolean *read_failed)
 static int
 copy_checked_content (int fd, const struct stat *before, const char *name, char **reason)
 {
-  g_autofree char *memfd_name = g_strdup_printf ("dsh-backend-%s", name);
+  g_autofree char *memfd_name = g_strconcat ("dsh-backend-", name, NULL);
   struct stat after;
   gboolean read_failed = FALSE;
   off_t copied;
@@ -259,12 +260,15 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots, int 
 #ifdef __linux__
   {
     int copy = copy_checked_content (fd, &file_st, module->name, &module->refused_reason);
+    GString *content;
 
     close (fd);
     if (copy < 0)
       return NULL;
     *out_fd = copy;
-    return g_strdup_printf ("/proc/self/fd/%d", copy);
+    content = g_string_new ("/proc/self/fd/");
+    dsh_number_text_append_signed (content, copy);
+    return g_string_free (content, FALSE);
   }
 #else
   /* Elsewhere the file is loaded by its name: Windows keeps a loaded DLL from being written,

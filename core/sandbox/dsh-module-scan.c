@@ -9,6 +9,8 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "dsh-child-path-private.h"
+
 #define MODULE_PREFIX "libdsh-backend-"
 
 void
@@ -90,7 +92,7 @@ dsh_module_loader_open_named (const char *const *dirs,
 
   for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
     {
-      g_autofree char *path = g_build_filename (dirs[d], file_name, NULL);
+      g_autofree char *path = dsh_child_path (dirs[d], file_name);
       DshBackendModule *module;
       GStatBuf st;
 
@@ -113,7 +115,7 @@ lies_in_dirs (const char *const *dirs, const char *path, const char *base)
 {
   for (gsize d = 0; dirs != NULL && dirs[d] != NULL; d++)
     {
-      g_autofree char *rebuilt = g_build_filename (dirs[d], base, NULL);
+      g_autofree char *rebuilt = dsh_child_path (dirs[d], base);
 
       if (g_str_equal (rebuilt, path))
         return TRUE;
@@ -189,7 +191,7 @@ dsh_module_loader_scan (const char *const *dirs,
 
           if (file_name == NULL)
             continue;
-          path = g_build_filename (dirs[d], files->pdata[i], NULL);
+          path = dsh_child_path (dirs[d], files->pdata[i]);
           module = module_new (path, g_steal_pointer (&file_name));
           module->excluded = only_name != NULL && !g_str_equal (module->name, only_name);
           if (module->excluded)

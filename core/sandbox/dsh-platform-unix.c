@@ -4,6 +4,8 @@
  */
 #include "dsh-platform-private.h"
 
+#include "dsh-number-text-private.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -29,7 +31,9 @@ dsh_platform_is_privileged (void)
 void
 dsh_platform_append_user (GString *key)
 {
-  g_string_append_printf (key, "uid=%u;", (guint) getuid ());
+  g_string_append (key, "uid=");
+  dsh_number_text_append_unsigned (key, (guint) getuid ());
+  g_string_append_c (key, ';');
 }
 
 gboolean
@@ -83,6 +87,15 @@ dsh_platform_read_private_file (const char *path, char *buf, gsize size, gsize *
   return TRUE;
 }
 
+/* One time as "%lld.%09ld". */
+static void
+append_time (GString *key, const struct timespec *time)
+{
+  dsh_number_text_append_signed (key, (long long) time->tv_sec);
+  g_string_append_c (key, '.');
+  dsh_number_text_append_padded (key, time->tv_nsec, 9);
+}
+
 void
 dsh_platform_append_file_identity (GString *key, const char *path)
 {
@@ -90,11 +103,24 @@ dsh_platform_append_file_identity (GString *key, const char *path)
 
   if (stat (path, &st) != 0)
     memset (&st, 0, sizeof (st));
-  g_string_append_printf (key, "%s|%lu|%lu|%o|%u|%lld|%lld.%09ld|%lld.%09ld;", path,
-                          (gulong) st.st_dev, (gulong) st.st_ino, (guint) st.st_mode,
-                          (guint) st.st_uid, (long long) st.st_size,
-                          (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                          (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  /* "%s|%lu|%lu|%o|%u|%lld|%lld.%09ld|%lld.%09ld;" with the same casts, byte for byte: entries
+   * written by earlier builds of this version must still match. */
+  g_string_append (key, path);
+  g_string_append_c (key, '|');
+  dsh_number_text_append_unsigned (key, (gulong) st.st_dev);
+  g_string_append_c (key, '|');
+  dsh_number_text_append_unsigned (key, (gulong) st.st_ino);
+  g_string_append_c (key, '|');
+  dsh_number_text_append_octal (key, (guint) st.st_mode);
+  g_string_append_c (key, '|');
+  dsh_number_text_append_unsigned (key, (guint) st.st_uid);
+  g_string_append_c (key, '|');
+  dsh_number_text_append_signed (key, (long long) st.st_size);
+  g_string_append_c (key, '|');
+  append_time (key, &st.st_mtim);
+  g_string_append_c (key, '|');
+  append_time (key, &st.st_ctim);
+  g_string_append_c (key, ';');
 }
 
 char *

@@ -11,6 +11,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "dsh-child-path-private.h"
+#include "dsh-number-text-private.h"
 #include "dsh-platform-private.h"
 #include "dsh-root-grants-private.h"
 
@@ -27,13 +29,15 @@ dsh_probe_cache_default_path (void)
   if (!dsh_platform_is_private_dir (dir) &&
       (g_mkdir_with_parents (dir, 0700) != 0 || !dsh_platform_is_private_dir (dir)))
     return NULL;
-  return g_build_filename (dir, "probe-cache-v5", NULL);
+  return dsh_child_path (dir, "probe-cache-v5");
 }
 
 void
 dsh_probe_cache_add_member (GString *key, const char *name, const char *module_path)
 {
-  g_string_append_printf (key, "module=%s|", name);
+  g_string_append (key, "module=");
+  g_string_append (key, name);
+  g_string_append_c (key, '|');
   dsh_platform_append_file_identity (key, module_path);
 }
 
@@ -47,7 +51,11 @@ dsh_probe_cache_add_file (GString *key, const char *path)
 void
 dsh_probe_cache_add_host_values (GString *key, const char *kernel_release, long landlock_abi)
 {
-  g_string_append_printf (key, "kernel=%s;landlock=%ld;", kernel_release, landlock_abi);
+  g_string_append (key, "kernel=");
+  g_string_append (key, kernel_release);
+  g_string_append (key, ";landlock=");
+  dsh_number_text_append_signed (key, landlock_abi);
+  g_string_append_c (key, ';');
 }
 
 void
@@ -103,8 +111,13 @@ read_record (const char *text, gsize len, gsize *at, const char *name)
 static void
 append_record (GString *text, const char *name, const char *value)
 {
-  g_string_append_printf (text, "%s %" G_GSIZE_FORMAT "\n", name, strlen (value));
-  g_string_append (text, value);
+  gsize len = strlen (value);
+
+  g_string_append (text, name);
+  g_string_append_c (text, ' ');
+  dsh_number_text_append_unsigned (text, len);
+  g_string_append_c (text, '\n');
+  g_string_append_len (text, value, (gssize) len);
   g_string_append_c (text, '\n');
 }
 

@@ -277,16 +277,38 @@ made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const
   return FALSE;
 }
 
-/* The names still to walk: the queue owns them, whichever way the walk ends. */
-typedef GQueue NameQueue;
-
-static void
-name_queue_free (NameQueue *queue)
+/* The names still to walk are the rest of one string, from *at on: a symlink's target is put
+ * in front of that rest, as the kernel goes on through it. Takes the next non-empty name into
+ * name (reused, so that a walk allocates nothing per component); FALSE when none is left. */
+static gboolean
+next_name (GString *pending, gsize *at, GString *name)
 {
-  g_queue_free_full (queue, g_free);
+  const char *p = pending->str + *at;
+  gsize len;
+
+  while (*p == '/')
+    p++;
+  if (*p == '\0')
+    {
+      *at = pending->len;
+      return FALSE;
+    }
+  len = strcspn (p, "/");
+  g_string_truncate (name, 0);
+  g_string_append_len (name, p, (gssize) len);
+  *at = (gsize) (p + len - pending->str);
+  return TRUE;
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (NameQueue, name_queue_free)
+/* The rest of pending from at on, with target (a symlink's) in front of it. */
+static void
+put_in_front (GString *pending, gsize *at, const char *target)
+{
+  g_string_erase (pending, 0, (gssize) *at);
+  g_string_prepend_c (pending, '/');
+  g_string_prepend (pending, target);
+  *at = 0;
+}
 
 /* The directory a walk stands in, opened without following a symlink. */
 #ifdef O_PATH
@@ -441,17 +463,15 @@ resolves_without_symlinks (const char *path, int *out_fd)
 static void
 walk_components (const char *path, const WalkRules *rules, Walk *walk)
 {
-  g_autoptr (NameQueue) pending = g_queue_new ();
-  g_autoptr (GString) resolved = g_string_new (NULL);
-  g_autoptr (GArray) ancestors = g_array_new (FALSE, FALSE, sizeof (Ancestor));
-  g_auto (GStrv) parts = NULL;
+  g_autoptr (GString) pending = g_string_new (path);
+  g_autoptr (GString) part = g_string_sized_new (256);
+  g_autoptr (GString) resolved = g_string_sized_new (pending->len + 1);
+  g_autoptr (GArray) ancestors = g_array_sized_new (FALSE, FALSE, sizeof (Ancestor), 16);
   DshRootIdentity identity;
+  gsize at = 0;
   guint links = 0;
   int here = -1;
 
-  parts = g_strsplit (path, "/", -1);
-  for (gsize i = 0; parts[i] != NULL; i++)
-    g_queue_push_tail (pending, g_strdup (parts[i]));
   here = open ("/", STEP_FLAGS | O_DIRECTORY);
   {
     Ancestor root;
@@ -461,20 +481,19 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
     g_array_append_val (ancestors, root);
   }
 
-  while (!g_queue_is_empty (pending))
+  while (next_name (pending, &at, part))
     {
-      g_autofree char *part = g_queue_pop_head (pending);
       g_autofree char *candidate = NULL;
       g_autofree char *target = NULL;
       gboolean is_link = FALSE;
       gint64 changed_us = 0;
       int next;
 
-      if (part[0] == '\0' || g_str_equal (part, "."))
+      if (g_str_equal (part->str, "."))
         continue;
       if (here < 0)
         goto out; /* a file, and something beneath it */
-      if (g_str_equal (part, ".."))
+      if (g_str_equal (part->str, ".."))
         {
           char *slash = strrchr (resolved->str, '/');
           DshRootIdentity parent;
@@ -499,21 +518,21 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
           continue;
         }
 
-      if (!step (here, part, &next, &identity, &is_link, &changed_us))
+      if (!step (here, part->str, &next, &identity, &is_link, &changed_us))
         goto out;
       if (!is_link)
         {
           Ancestor ancestor = { identity, changed_us };
 
           g_string_append_c (resolved, '/');
-          g_string_append (resolved, part);
+          g_string_append_len (resolved, part->str, (gssize) part->len);
           g_array_append_val (ancestors, ancestor);
           close_fd (&here);
           here = next;
           continue;
         }
 
-      candidate = g_strdup_printf ("%s/%s", resolved->str, part);
+      candidate = g_strconcat (resolved->str, "/", part->str, NULL);
       if (rules->not_before > 0 && changed_us >= rules->not_before - CLOCK_MARGIN_US)
         walk->planted_kind = PLANTED_SINCE_SESSION;
       else if (made_after_a_grant (walk, rules, ancestors, resolved->str, changed_us))
@@ -528,17 +547,12 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
       g_ptr_array_add (walk->link_dirs, g_strdup (resolved->len > 0 ? resolved->str : "/"));
 
       /* The target of the very link inspected. */
-      target = read_link_at (here, part, next);
+      target = read_link_at (here, part->str, next);
       close_fd (&next);
       if (target == NULL || ++links > 40)
         goto out;
       /* Continue through the link's target, as the kernel does. */
-      {
-        g_auto (GStrv) target_parts = g_strsplit (target, "/", -1);
-
-        for (gsize i = g_strv_length (target_parts); i > 0; i--)
-          g_queue_push_head (pending, g_strdup (target_parts[i - 1]));
-      }
+      put_in_front (pending, &at, target);
       if (target[0] == '/')
         {
           close_fd (&here);
@@ -598,9 +612,11 @@ dsh_canonical_path (const char *path)
   g_return_val_if_fail (path != NULL, NULL);
 
   /* The walk goes one component at a time as the kernel does, so a ".." after a symlink climbs
-   * from the symlink's target, exactly as chdir does. */
-  absolute = dsh_absolute_path_as_spelled (path);
-  walk_path (absolute, &no_rules, &walk);
+   * from the symlink's target, exactly as chdir does. An absolute path is walked as it is, not
+   * copied first. */
+  if (!g_path_is_absolute (path))
+    absolute = dsh_absolute_path_as_spelled (path);
+  walk_path (absolute != NULL ? absolute : path, &no_rules, &walk);
   if (walk.resolved == NULL || walk.moved)
     return g_strdup (path);
   return g_steal_pointer (&walk.resolved);

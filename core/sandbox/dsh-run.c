@@ -179,9 +179,14 @@ is_call_only (const char *entry)
 {
   for (guint i = 0; i < G_N_ELEMENTS (call_only_variables); i++)
     {
-      gsize len = strlen (call_only_variables[i]);
+      const char *name = call_only_variables[i];
+      gsize len;
 
-      if (strncmp (entry, call_only_variables[i], len) == 0 && entry[len] == '=')
+      /* Most entries differ at their first byte: passed over without a string call. */
+      if (entry[0] != name[0])
+        continue;
+      len = strlen (name);
+      if (strncmp (entry, name, len) == 0 && entry[len] == '=')
         return TRUE;
     }
   return FALSE;
@@ -191,8 +196,13 @@ is_call_only (const char *entry)
 static GPtrArray *
 confined_environment (void)
 {
-  GPtrArray *envp = g_ptr_array_new ();
+  gsize count = 0;
+  GPtrArray *envp;
 
+  while (environ[count] != NULL)
+    count++;
+  /* Room for all of it and the two entries added: one allocation. */
+  envp = g_ptr_array_sized_new ((guint) MIN (count + 2, G_MAXUINT));
   for (char **entry = environ; *entry != NULL; entry++)
     {
       if (!is_call_only (*entry))
