@@ -18,9 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/openat2.h>
-
 #include "dsh-bwrap-exec.h"
+#include "dsh-open-no-symlinks.h"
 
 /* bubblewrap 0.8 refuses more than 9000 arguments, counting the command's and those read with
  * --args alike; past this many the command's argv travels in a memfd instead. */
@@ -135,9 +134,7 @@ add_fd_mount (Argv *argv, const char *option, int fd, const char *dest)
 int
 open_beneath_nofollow (int dirfd, const char *path, int flags)
 {
-  struct open_how how = { .flags = (uint64_t) flags, .resolve = RESOLVE_NO_SYMLINKS };
-
-  return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+  return dsh_open_no_symlinks (dirfd, path, flags);
 }
 
 char **roots;

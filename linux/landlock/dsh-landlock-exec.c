@@ -39,6 +39,7 @@
 #include "dsh-child-relay.h"
 #include "dsh-execvp.h"
 #include "dsh-landlock-exec.h"
+#include "dsh-open-no-symlinks.h"
 
 /* The Landlock uapi, spelled out here: Debian 12's <linux/landlock.h> stops at ABI 2, and the
  * values are fixed kernel ABI. Syscall numbers are the same on every architecture (unified table
@@ -140,65 +141,12 @@ fatal_path (const char *what, const char *path, int errnum)
   exit (DSH_LANDLOCK_EXIT_FAILURE);
 }
 
-/* The same refusal one component at a time: O_NOFOLLOW alone only guards the last one, so every
- * component is opened beneath the one before and a symlink anywhere ends the walk with ELOOP.
- * Roots are canonical: "." and ".." are refused rather than walked. */
-static int
-open_by_components (const char *path)
-{
-  char component[NAME_MAX + 1];
-  const char *p = path;
-  int dir_fd;
-
-  if (path[0] != '/')
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  dir_fd = open ("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
-  while (dir_fd >= 0)
-    {
-      size_t len;
-      struct stat st;
-      int next;
-
-      while (*p == '/')
-        p++;
-      if (*p == '\0')
-        return dir_fd;
-      len = strcspn (p, "/");
-      if (len > NAME_MAX || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
-        {
-          close (dir_fd);
-          errno = len > NAME_MAX ? ENAMETOOLONG : EINVAL;
-          return -1;
-        }
-      memcpy (component, p, len);
-      component[len] = '\0';
-      p += len;
-      next = openat (dir_fd, component, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-      close (dir_fd);
-      if (next >= 0 && fstat (next, &st) == 0 && S_ISLNK (st.st_mode))
-        {
-          close (next);
-          errno = ELOOP;
-          return -1;
-        }
-      dir_fd = next;
-    }
-  return -1;
-}
-
+/* openat2 predates Landlock (5.6 against 5.13); a filter may still hide it, and then the walk
+ * goes one component at a time. */
 static int
 open_without_symlinks (const char *path)
 {
-  struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
-  int fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-
-  /* openat2 predates Landlock (5.6 against 5.13); a filter may still hide it. */
-  if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-    fd = open_by_components (path);
-  return fd;
+  return dsh_open_no_symlinks (AT_FDCWD, path, O_PATH | O_CLOEXEC);
 }
 
 /* Grant `rights` beneath `path`. A path that does not exist is skipped: a missing root matches

@@ -51,7 +51,8 @@ typedef struct {
   gboolean governs_metadata;
   gboolean reports_signal;
   /* For a launcher in front of the runner: how to make it fail, and its fatal line's start. */
-  const char *launcher_deny_syscalls;
+  /* What kind of .git at the workspace makes the launcher refuse ("fifo"). */
+  const char *launcher_refused_git;
   const char *launcher_fatal_prefix;
   /* Whether .git/hooks and .git/config stay read-only inside the writable roots. */
   gboolean protects_git;
@@ -94,7 +95,7 @@ static const BackendKey backend_keys[] = {
 };
 /* Only for a launcher in front of the runner: both keys or neither. */
 static const BackendKey launcher_keys[] = {
-  KEY ("LauncherDenySyscalls", KEY_STRING, launcher_deny_syscalls),
+  KEY ("LauncherRefusedGit", KEY_STRING, launcher_refused_git),
   KEY ("LauncherFatalPrefix", KEY_STRING, launcher_fatal_prefix),
 };
 #undef KEY
@@ -137,7 +138,7 @@ load_backend (const char *path)
   if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error))
     g_error ("%s: %s", path, error->message);
   expect_keys (file, path, backend_keys, G_N_ELEMENTS (backend_keys), b);
-  if (g_key_file_has_key (file, "Backend", "LauncherDenySyscalls", NULL) ||
+  if (g_key_file_has_key (file, "Backend", "LauncherRefusedGit", NULL) ||
       g_key_file_has_key (file, "Backend", "LauncherFatalPrefix", NULL))
     expect_keys (file, path, launcher_keys, G_N_ELEMENTS (launcher_keys), b);
   return b;
@@ -921,10 +922,16 @@ test_launcher_failure (Fixture *f, gconstpointer data)
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *report_text = NULL;
 
-  if (!require_backend () || backend->launcher_deny_syscalls == NULL)
+  if (!require_backend () || backend->launcher_refused_git == NULL)
     return;
 
-  dsh_test_add_deny_syscalls (argv, "ENOSYS", backend->launcher_deny_syscalls);
+  /* Something the launcher refuses for real, and the front's own checks let through. */
+  g_assert_cmpstr (backend->launcher_refused_git, ==, "fifo");
+  {
+    g_autofree char *git = g_build_filename (f->ws, ".git", NULL);
+
+    g_assert_cmpint (mkfifo (git, 0600), ==, 0);
+  }
   g_ptr_array_add (argv, (char *) dsh_test_cli ());
   g_ptr_array_add (argv, (char *) "exec");
   g_ptr_array_add (argv, (char *) "--mode=workspace-write");
