@@ -6,10 +6,8 @@
 #include <string.h>
 
 #include "dsh-backend.h"
+#include "dsh-bwrap-exec.h"
 #include "dsh-bwrap-first-step.h"
-
-/* Opens the writable roots without following symlinks and binds them by descriptor. */
-#define LAUNCHER "dsh-bwrap-exec"
 
 /* A write under a read-only bind fails with EROFS; this is how its text reads. */
 static const char *const denial_signatures[] = {
@@ -52,11 +50,11 @@ static const int fatal_exit_codes[] = { 1 };
 /* The launcher's one line when it cannot hand bwrap what it needs (see dsh-bwrap-exec.c),
  * with its own exit status. */
 static const char *const launcher_fatal_signatures[] = {
-  LAUNCHER ": fatal: ",
+  FATAL_PREFIX,
   NULL,
 };
 
-static const int launcher_fatal_exit_codes[] = { 125 };
+static const int launcher_fatal_exit_codes[] = { EXIT_RUNNER_FAILURE };
 
 static const DshBackendFailureRule failure_rules[] = {
   {
@@ -127,7 +125,7 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
     "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
     NULL,
   };
-  const char *launcher = host->find_helper (host, LAUNCHER);
+  const char *launcher = host->find_helper (host, LAUNCHER_NAME);
   const char *bwrap = host->find_program (host, "bwrap");
   int write = policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE;
   /* A workspace that is /tmp itself is the host's /tmp: a private one would swallow the writes. */
@@ -141,7 +139,7 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
     }
   if (launcher == NULL)
     {
-      host->set_error (host, "the bwrap launcher " LAUNCHER " was not found");
+      host->set_error (host, "the bwrap launcher " LAUNCHER_NAME " was not found");
       return -1;
     }
 
@@ -180,9 +178,9 @@ bwrap_check (DshBackendHost *host)
       host->set_error (host, "bwrap was not found on PATH");
       return -1;
     }
-  if (host->find_helper (host, LAUNCHER) == NULL)
+  if (host->find_helper (host, LAUNCHER_NAME) == NULL)
     {
-      host->set_error (host, "the bwrap launcher " LAUNCHER " was not found");
+      host->set_error (host, "the bwrap launcher " LAUNCHER_NAME " was not found");
       return -1;
     }
   return 0;

@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define FATAL_PREFIX "dsh-bwrap-exec: fatal: "
+/* The launcher's file name, its one fatal line's start and its exit status then: the backend
+ * module publishes the last two as its runner-failure rule, so all change together. */
+#define LAUNCHER_NAME "dsh-bwrap-exec"
+#define FATAL_PREFIX LAUNCHER_NAME ": fatal: "
 #define EXIT_RUNNER_FAILURE 125
 
 /* Prints one "dsh-bwrap-exec: fatal: " line and exits 125: nothing ran. (In the module: the

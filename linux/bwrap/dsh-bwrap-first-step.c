@@ -51,7 +51,7 @@ is_launcher_argv (const char *const *argv)
 {
   const char *slash = strrchr (argv[0], '/');
 
-  return slash != NULL && strcmp (slash + 1, "dsh-bwrap-exec") == 0 && argv[1] != NULL &&
+  return slash != NULL && strcmp (slash + 1, LAUNCHER_NAME) == 0 && argv[1] != NULL &&
          (strcmp (argv[1], "--write") == 0 || strcmp (argv[1], "--") == 0);
 }
 
