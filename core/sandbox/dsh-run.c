@@ -310,6 +310,7 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
   g_autofree char *detail = NULL;
   g_autofree char *runner_line = NULL;
   DshFirstStep step = { 0 };
+  gboolean started = TRUE;
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   GError *error = NULL;
 
@@ -337,23 +338,19 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
       result->term_signal = 0;
     }
   else
-    {
-      const char *const *start = step.taken ? (const char *const *) step.call.argv->pdata
-                                            : (const char *const *) confinement->argv;
-      gboolean started = spawn (result, start, confinement, step.call.kept_fds, options,
-                                captured, &spawn_error);
-
-      /* Before anything of ours follows the command's own stderr. */
-      dsh_first_step_finish (&step);
-      if (!started)
-        {
-          g_autofree char *text = dsh_text_runner_failure (mode, spawn_error->message);
-
-          return never_ran_literal (result, DSH_OUTCOME_RUNNER_FAILURE,
-                                    DSH_SANDBOX_ERROR_RUNNER_FAILURE, text);
-        }
-    }
+    started = spawn (result,
+                     step.taken ? (const char *const *) step.call.argv->pdata
+                                : (const char *const *) confinement->argv,
+                     confinement, step.call.kept_fds, options, captured, &spawn_error);
+  /* Before anything of ours follows the command's own stderr. */
   dsh_first_step_finish (&step);
+  if (!started)
+    {
+      g_autofree char *text = dsh_text_runner_failure (mode, spawn_error->message);
+
+      return never_ran_literal (result, DSH_OUTCOME_RUNNER_FAILURE,
+                                DSH_SANDBOX_ERROR_RUNNER_FAILURE, text);
+    }
 
   result->outcome = dsh_confinement_classify (confinement, result->exit_code, captured->str,
                                               captured->len, &detail);
