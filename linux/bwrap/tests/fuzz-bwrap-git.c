@@ -180,32 +180,30 @@ check_bound (int fd, const char *dest)
     violated ("a bound descriptor is not the file its destination names", dest);
 }
 
+/* Each option the protection makes, with its arguments: every one names a place beneath the
+ * writable root, and a bound descriptor is the file there. */
 static void
-check_mounts (const Argv *argv, const char *ws)
+check_mounts (const Argv *argv)
 {
-  for (size_t i = 0; i + 2 < argv->len || (i + 1 < argv->len && argv->items[i][0] == '-'); i++)
+  for (size_t i = 0; i < argv->len; i++)
     {
       const char *option = argv->items[i];
+      int bind = strcmp (option, "--bind-fd") == 0 || strcmp (option, "--ro-bind-fd") == 0;
+      int tmpfs = strcmp (option, "--tmpfs") == 0 || strcmp (option, "--remount-ro") == 0;
+      size_t n_args = bind ? 2 : 1;
+      const char *dest;
 
-      if (strcmp (option, "--bind-fd") == 0 || strcmp (option, "--ro-bind-fd") == 0)
-        {
-          const char *dest = argv->items[i + 2];
-
-          if (!is_writable (dest))
-            violated ("a mount outside the writable root", dest);
-          check_bound (atoi (argv->items[i + 1]), dest);
-          i += 2;
-        }
-      else if (strcmp (option, "--tmpfs") == 0 || strcmp (option, "--remount-ro") == 0)
-        {
-          if (!is_writable (argv->items[i + 1]))
-            violated ("a mount outside the writable root", argv->items[i + 1]);
-          i += 1;
-        }
-      else
+      if (!bind && !tmpfs)
         violated ("an option the git protection does not make", option);
+      if (i + n_args >= argv->len)
+        violated ("an option without its arguments", option);
+      dest = argv->items[i + n_args];
+      if (!is_writable (dest))
+        violated ("a mount outside the writable root", dest);
+      if (bind)
+        check_bound (atoi (argv->items[i + 1]), dest);
+      i += n_args;
     }
-  (void) ws;
 }
 
 int
@@ -244,7 +242,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (setjmp (refused) == 0)
     {
       protect_repository_of (&argv, root_fd, ws);
-      check_mounts (&argv, ws);
+      check_mounts (&argv);
     }
   else if (refusal[0] == '\0')
     violated ("a refusal without a message", NULL);
