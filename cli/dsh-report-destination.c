@@ -1,11 +1,15 @@
 /* dsh-report-destination.c — opening where "exec --report" writes. A file path is opened the
  * careful way (no symlink, no FIFO: dsh-sandbox writes unconfined, and a confined command may
- * have planted either); "-" and /dev/fd/N name descriptors the caller handed over, which are
- * duplicated, never opened by name, so no planted file is involved.
+ * have planted either, at the file or, beneath a directory some call could write, on the way to
+ * it); "-" and /dev/fd/N name descriptors the caller handed over, which are duplicated, never
+ * opened by name, so no planted file is involved.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-report-destination.h"
+
+#include "dsh-root-grants-private.h"
+#include "dsh-roots-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,14 +63,54 @@ open_descriptor (const char *path, int fd, GError **error)
   return copy;
 }
 
+#ifdef O_PATH
+#define DIRECTORY_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DIRECTORY_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+/* The directory the report goes in. Beneath a directory that was ever a writable root (or when
+ * the record cannot tell) no symlink on the way is followed: a command of that grant could have
+ * swapped a directory there for a link out of it. */
+static int
+open_directory (const char *path, const char *dir, GError **error)
+{
+  g_autofree char *untrusted = dsh_root_grants_untrusted_above (dir);
+  int fd = untrusted != NULL ? dsh_open_directory_no_symlinks (dir, FALSE)
+                             : open (dir, DIRECTORY_FLAGS);
+  int saved = errno;
+
+  if (fd >= 0)
+    return fd;
+  if (untrusted != NULL && saved == ELOOP)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_LOOP,
+                 "cannot open the report file %s: the way to it passes a symbolic link beneath "
+                 "%s, a directory confined commands were given to write",
+                 path, untrusted);
+  else
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                 "cannot open the report file %s: %s", path, g_strerror (saved));
+  return -1;
+}
+
 static int
 open_file (const char *path, GError **error)
 {
+  g_autofree char *spelled = dsh_absolute_path_as_spelled (path);
+  g_autofree char *dir = g_path_get_dirname (spelled);
+  g_autofree char *name = g_path_get_basename (spelled);
   struct stat st;
+  int dir_fd;
   int saved;
   int fd;
 
-  fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  dir_fd = open_directory (path, dir, error);
+  if (dir_fd < 0)
+    return -1;
+  fd = openat (dir_fd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  saved = errno;
+  close (dir_fd);
+  errno = saved;
   if (fd < 0)
     {
       saved = errno;

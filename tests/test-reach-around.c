@@ -266,6 +266,47 @@ test_planted_report_refused (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A directory on the way to the report, swapped for a symlink out of the workspace by an earlier
+ * call's command: the report must not follow it out. */
+static void
+test_report_through_planted_dir_refused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+  g_autofree char *precious = g_build_filename (outside, "report.json", NULL);
+  g_autofree char *reports = g_build_filename (ws, "reports", NULL);
+  g_autofree char *report = g_build_filename (reports, "report.json", NULL);
+  g_autofree char *plant = g_strdup_printf ("rm -r %s && ln -s %s %s", reports, outside,
+                                            reports);
+  const char *planting[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                             "-c", plant, NULL };
+  const char *reporting[] = { "exec", "--workspace", ws, "--report", report, "--", "true", NULL };
+
+  g_assert_cmpint (g_mkdir_with_parents (reports, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (outside, 0755), ==, 0);
+  dsh_test_write_file (precious, "precious\n");
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, planting, NULL, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  {
+    g_auto (DshTestRun) run = { 0 };
+    g_autofree char *expected = g_strdup_printf (
+      "dsh-sandbox: cannot open the report file %s: the way to it passes a symbolic link "
+      "beneath %s, a directory confined commands were given to write\n",
+      report, ws);
+
+    dsh_test_run_cli (&run, reporting, NULL, ws);
+    g_assert_cmpstr (run.err, ==, expected);
+    g_assert_cmpint (run.exit_code, ==, 125);
+  }
+  dsh_test_assert_file_is (precious, "precious\n");
+  dsh_test_remove_tree (dir);
+}
+
 /* Two sessions, one workspace inside the other: a command of the outer session replaces the
  * inner one's cwd with a symlink out of both. The inner session must refuse to follow it. */
 static void
@@ -550,6 +591,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/session-log-in-reach", test_session_log_in_reach_refused);
   g_test_add_func ("/reach-around/planted-root-symlink", test_planted_root_symlink_refused);
   g_test_add_func ("/reach-around/planted-report", test_planted_report_refused);
+  g_test_add_func ("/reach-around/report-through-planted-dir",
+                   test_report_through_planted_dir_refused);
   g_test_add_func ("/reach-around/probe-cache-in-reach", test_probe_cache_in_reach_unused);
   g_test_add_func ("/reach-around/stdin-file-not-reopened", test_stdin_file_not_reopened);
   g_test_add_func ("/reach-around/stdio-files-not-writable", test_stdio_files_not_writable);
