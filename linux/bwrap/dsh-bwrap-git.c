@@ -18,10 +18,12 @@
 
 #include "dsh-bwrap-exec.h"
 
-/* Submodules nest and worktrees multiply; a repository with more git directories than this is
- * refused rather than protected halfway. */
+/* Submodules nest and worktrees multiply; a repository with more git directories than this,
+ * git directories nested deeper, or a submodule name of more components, is refused rather than
+ * protected halfway. */
 #define MAX_GIT_DIRS 256
 #define MAX_GIT_DEPTH 6
+#define MAX_NAME_DEPTH 32
 
 /* `base/relative` (or `relative` alone when absolute) without "." and "..": valid only for a path
  * resolved with RESOLVE_NO_SYMLINKS, where ".." is lexical. */
@@ -73,15 +75,31 @@ read_small_file (int dirfd, const char *name, char *buffer, size_t size)
   return 1;
 }
 
-/* The first line of a small file (a .git file, commondir), without its newline. */
+/* A file that names a path (a .git file, commondir, gitdir), read as git reads it: all of it,
+ * with only the line ends at its end taken off (a newline inside is part of the path), and for
+ * gitdir trailing blanks too. NULL when missing or empty; too long to be a path is refused. */
 static char *
-read_first_line (int dirfd, const char *name)
+read_pointer (int dirfd, const char *name, const char *path, int trim_blanks)
 {
   char buffer[PATH_MAX + 16];
+  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  size_t len = 0;
+  ssize_t n;
 
-  if (!read_small_file (dirfd, name, buffer, sizeof buffer))
+  if (fd < 0)
     return NULL;
-  buffer[strcspn (buffer, "\r\n")] = '\0';
+  while ((n = read (fd, buffer + len, sizeof buffer - 1 - len)) > 0)
+    len += (size_t) n;
+  close (fd);
+  if (len == sizeof buffer - 1)
+    fatal ("'%s/%s' is too long to name a path; its git directory cannot be protected", path,
+           name);
+  while (len > 0 && (buffer[len - 1] == '\n' || buffer[len - 1] == '\r' ||
+                     (trim_blanks && (buffer[len - 1] == ' ' || buffer[len - 1] == '\t'))))
+    len--;
+  if (len == 0)
+    return NULL;
+  buffer[len] = '\0';
   return format ("%s", buffer);
 }
 
@@ -124,52 +142,125 @@ kind_of (int dirfd, const char *name, const char *path)
   fatal ("cannot inspect '%s/%s': %s", path, name, strerror (errno));
 }
 
-/* A git directory named by a file inside it (commondir) or beside it (a .git file), resolved
- * without symlinks; protected when it lies inside a writable root. */
+/* What path names as the kernel resolves it, symlinks followed (as git resolves what a .git
+ * file or commondir names): the real path of its nearest existing ancestor, with the missing rest
+ * after it. *exists: whether path itself is there. */
+static char *
+physical_path (const char *path, int *exists)
+{
+  char *head = format ("%s", path);
+  char *rest = NULL;
+
+  *exists = 1;
+  for (;;)
+    {
+      char *real = realpath (head, NULL);
+      char *slash;
+
+      if (real != NULL)
+        {
+          char *whole = rest != NULL ? join_normalised (real, rest) : join_normalised (real, ".");
+
+          free (real);
+          free (head);
+          free (rest);
+          return whole;
+        }
+      if (errno != ENOENT && errno != ENOTDIR)
+        fatal ("cannot resolve '%s': %s", path, strerror (errno));
+      *exists = 0;
+      slash = strrchr (head, '/');
+      if (slash == NULL || slash == head)
+        {
+          free (rest);
+          rest = format ("%s", path);
+          free (head);
+          head = format ("/");
+          continue;
+        }
+      {
+        char *more = rest != NULL ? format ("%s/%s", slash + 1, rest) : format ("%s", slash + 1);
+
+        free (rest);
+        rest = more;
+      }
+      *slash = '\0';
+    }
+}
+
+/* Where `target`, named in a file of from_dir, leads git, when that lies in a writable root:
+ * opened without following any symlink into *fd (-1 when it does not exist yet), and the path
+ * returned. NULL when git would look outside every writable root. Git follows symlinks there,
+ * and one inside a writable root could be repointed by the command: that is refused, and so is
+ * a lexical ".." that leads elsewhere than the kernel's. */
+static char *
+resolve_pointer (const char *from_dir, const char *target, const char *what, int flags, int *fd)
+{
+  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
+  char *lexical = join_normalised (from_dir, target);
+  int exists;
+  char *physical = physical_path (raw, &exists);
+
+  *fd = -1;
+  if (!is_writable (lexical) && !is_writable (physical))
+    {
+      free (raw);
+      free (lexical);
+      free (physical);
+      return NULL;
+    }
+  if (strcmp (lexical, physical) != 0)
+    fatal ("%s names '%s', which git reaches through a symlink inside the writable roots",
+           what, raw);
+  free (raw);
+  free (physical);
+  if (!exists)
+    return lexical;
+  *fd = open_beneath_nofollow (AT_FDCWD, lexical, flags);
+  if (*fd < 0 && errno == ELOOP)
+    fatal ("%s names '%s', which is reached through a symlink", what, lexical);
+  if (*fd < 0)
+    fatal ("cannot open '%s', named by %s: %s", lexical, what, strerror (errno));
+  return lexical;
+}
+
+/* A git directory named by a file inside it (commondir) or beside it (a .git file); protected
+ * when it lies inside a writable root. One that does not exist there yet would be used
+ * unprotected once the command made it: refused. */
 static void
 follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const char *what,
                     int depth)
 {
-  char *path = join_normalised (from_dir, target);
   int fd;
+  char *path = resolve_pointer (from_dir, target, what, O_PATH | O_DIRECTORY, &fd);
 
-  if (is_writable (path))
-    {
-      fd = open_beneath_nofollow (AT_FDCWD, path, O_PATH | O_DIRECTORY);
-      if (fd >= 0)
-        protect_git_dir (argv, fd, path, depth + 1);
-      else if (errno == ELOOP)
-        fatal ("the git directory '%s' named by %s is reached through a symlink", path, what);
-      else if (errno != ENOENT && errno != ENOTDIR)
-        fatal ("cannot open the git directory '%s' named by %s: %s", path, what,
-               strerror (errno));
-    }
+  if (path == NULL)
+    return;
+  if (fd < 0)
+    fatal ("%s names the git directory '%s', which does not exist: one the command made there "
+           "would be used unprotected",
+           what, path);
+  protect_git_dir (argv, fd, path, depth + 1);
   free (path);
 }
 
 /* A .git file of a linked worktree or a submodule, named by its git directory: read-only and a
- * mount point, so that it cannot be pointed at a git directory the command made. */
+ * mount point, so that it cannot be pointed at a git directory the command made. One that is
+ * gone leaves that worktree without a repository git finds there. */
 static void
-protect_dotgit_file (Argv *argv, const char *path)
+protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const char *what)
 {
   struct stat st;
   int fd;
+  char *path = resolve_pointer (from_dir, target, what, O_PATH, &fd);
 
-  if (!is_writable (path))
+  if (path == NULL)
     return;
-  fd = open_beneath_nofollow (AT_FDCWD, path, O_PATH);
-  if (fd < 0)
-    {
-      if (errno == ELOOP)
-        fatal ("'%s' is reached through a symlink", path);
-      return; /* gone: git no longer finds that worktree there */
-    }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      return;
-    }
-  add_fd_mount (argv, "--ro-bind-fd", fd, path);
+  if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
+    add_fd_mount (argv, "--ro-bind-fd", fd, path);
+  else if (fd >= 0)
+    close (fd);
+  free (path);
 }
 
 /* core.worktree of a git directory's config (set for submodules), or NULL. Lines only: a
@@ -214,9 +305,11 @@ configured_worktree (int gitdir_fd)
 
 /* Every git directory beneath modules/ (submodules, whose names may contain slashes) or
  * worktrees/ (linked worktrees): a directory holding HEAD is one. Each directory on the way is a
- * mount point too, so none of them can be renamed away and replaced by one the command made. */
+ * mount point too, so none of them can be renamed away and replaced by one the command made. A
+ * symlink there is refused: git follows it from the submodule's .git file to wherever it
+ * leads. name_depth counts the components of the name so far. */
 static void
-protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth)
+protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth, int name_depth)
 {
   DIR *dir;
   struct dirent *entry;
@@ -224,6 +317,8 @@ protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth)
 
   if (fd < 0 || (dir = fdopendir (fd)) == NULL)
     fatal ("cannot list '%s': %s", path, strerror (errno));
+  if (name_depth > MAX_NAME_DEPTH)
+    fatal ("'%s' is nested too deep to protect its git directories", path);
   add_fd_mount (argv, "--bind-fd", fcntl (dirfd, F_DUPFD, 3), path);
   while ((entry = readdir (dir)) != NULL)
     {
@@ -232,19 +327,24 @@ protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth)
 
       if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
         continue;
+      child_path = format ("%s/%s", path, entry->d_name);
+      if (kind_of (dirfd, entry->d_name, path) == S_IFLNK)
+        fatal ("'%s' is a symlink: the git directory it leads to cannot be protected",
+               child_path);
       child = open_beneath_nofollow (dirfd, entry->d_name, O_PATH | O_DIRECTORY);
       if (child < 0)
-        continue; /* not a directory, or a symlink git does not follow here */
-      child_path = format ("%s/%s", path, entry->d_name);
+        {
+          free (child_path);
+          continue; /* not a directory */
+        }
       if (kind_of (child, "HEAD", child_path) != 0)
         protect_git_dir (argv, child, child_path, depth + 1);
-      else if (depth < MAX_GIT_DEPTH)
+      else
         {
-          protect_nested_git_dirs (argv, child, child_path, depth + 1);
+          protect_nested_git_dirs (argv, child, child_path, depth, name_depth + 1);
           close (child);
         }
-      else
-        close (child);
+      free (child_path);
     }
   closedir (dir);
 }
@@ -324,28 +424,28 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
 
   /* Where the working tree's .git file lies: a linked worktree names it in gitdir, a submodule
    * in core.worktree. */
-  worktree_file = read_first_line (fd, "gitdir");
+  worktree_file = read_pointer (fd, "gitdir", path, 1);
   if (worktree_file != NULL)
     {
-      char *dotgit = join_normalised (path, worktree_file);
+      char *what = format ("'%s/gitdir'", path);
 
-      protect_dotgit_file (argv, dotgit);
-      free (dotgit);
+      protect_dotgit_file (argv, path, worktree_file, what);
+      free (what);
       free (worktree_file);
     }
   worktree_file = configured_worktree (fd);
   if (worktree_file != NULL)
     {
-      char *dir = join_normalised (path, worktree_file);
-      char *dotgit = format ("%s/.git", dir);
+      char *dotgit = format ("%s/.git", worktree_file);
+      char *what = format ("core.worktree in '%s/config'", path);
 
-      protect_dotgit_file (argv, dotgit);
+      protect_dotgit_file (argv, path, dotgit, what);
+      free (what);
       free (dotgit);
-      free (dir);
       free (worktree_file);
     }
 
-  commondir = read_first_line (fd, "commondir");
+  commondir = read_pointer (fd, "commondir", path, 0);
   if (commondir != NULL)
     {
       char *what = format ("'%s/commondir'", path);
@@ -363,7 +463,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
         {
           char *nested_path = format ("%s/%s", path, nested);
 
-          protect_nested_git_dirs (argv, nested_fd, nested_path, depth);
+          protect_nested_git_dirs (argv, nested_fd, nested_path, depth, 1);
           close (nested_fd);
           free (nested_path);
         }
@@ -388,7 +488,7 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
     }
   else if (kind == S_IFREG)
     {
-      char *line = read_first_line (dirfd, ".git");
+      char *line = read_pointer (dirfd, ".git", dir, 0);
       int fd = open_beneath_nofollow (dirfd, ".git", O_PATH);
 
       if (fd < 0)

@@ -1263,6 +1263,113 @@ test_git_submodule_protected (Fixture *f, gconstpointer data)
     }
 }
 
+/* Planting core.fsmonitor where git, unconfined, reads it next: `$PWD` is the workspace. */
+#define PLANT_FSMONITOR(config) \
+  "printf '[core]\\n\\tfsmonitor = touch %s/PWNED; false\\n' \"$PWD\" >> " config
+
+/* A repository whose git directory a pointer names the way git reads it, not the way a careful
+ * reader would: set up unconfined (host_setup) or by a first call (plant, which creates the
+ * repository: its own call is not protected), then attacked by a second call. git must run
+ * nothing the attack planted; the attack may also be refused outright. */
+static void
+assert_pointer_attack_held (Fixture *f, const char *host_setup, const char *plant,
+                            const char *attack)
+{
+  g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend () || !require_git ())
+    return;
+  if (!backend->protects_git)
+    return; /* pinned by git/protected-paths */
+
+  if (host_setup != NULL)
+    {
+      host_git (f, host_setup, &run);
+      g_assert_cmpint (run.exit_code, ==, 0);
+      dsh_test_run_clear (&run);
+    }
+  if (plant != NULL)
+    {
+      const char *command[] = { "sh", "-c", plant, NULL };
+
+      cli_exec (f, "workspace-write", command, &run);
+      assert_completed (f, &run, 0);
+      dsh_test_run_clear (&run);
+    }
+  {
+    const char *command[] = { "sh", "-c", attack, NULL };
+
+    cli_exec (f, "workspace-write", command, &run);
+    g_test_message ("attack: exit %d, %s", run.exit_code, run.err);
+    dsh_test_run_clear (&run);
+  }
+  host_git (f, "git status >/dev/null 2>&1; true", &run);
+  g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+}
+
+/* git takes a .git file whole, a newline inside the path included. */
+static void
+test_git_pointer_with_newline (Fixture *f, gconstpointer data)
+{
+  assert_pointer_attack_held (
+    f, NULL,
+    "git init -q -b main t && mv t/.git \"$(printf 'g\\nx')\" && rmdir t && "
+    "printf 'gitdir: g\\nx\\n' > .git",
+    PLANT_FSMONITOR ("\"$(printf 'g\\nx')/config\""));
+}
+
+/* git follows a symlink and then "..": link/../realgit is not ./realgit. */
+static void
+test_git_pointer_through_symlink (Fixture *f, gconstpointer data)
+{
+  assert_pointer_attack_held (
+    f, NULL,
+    "mkdir -p deep/dir realgit && git init -q -b main t && mv t/.git deep/realgit && rmdir t && "
+    "ln -s deep/dir link && printf 'gitdir: link/../realgit\\n' > .git",
+    PLANT_FSMONITOR ("deep/realgit/config"));
+}
+
+/* A .git file naming a git directory that does not exist yet, made by the next call. */
+static void
+test_git_pointer_dangling (Fixture *f, gconstpointer data)
+{
+  assert_pointer_attack_held (f, NULL, "printf 'gitdir: later\\n' > .git",
+                              "git init -q -b main t && mv t/.git later && rmdir t && "
+                              PLANT_FSMONITOR ("later/config"));
+}
+
+/* A submodule whose name has more components than git directories nest deep. */
+static void
+test_git_submodule_deep_name (Fixture *f, gconstpointer data)
+{
+  g_autofree char *setup = g_strdup_printf (
+    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "git init -q -b main '%s/deep-origin'; cd '%s/deep-origin'; echo l > l; git add l; "
+    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
+    "'%s/deep-origin' a/b/c/d/e/f/g/h; git commit -q -m sub",
+    f->base, f->base, f->ws, f->base);
+
+  assert_pointer_attack_held (f, setup, NULL,
+                              PLANT_FSMONITOR (".git/modules/a/b/c/d/e/f/g/h/config"));
+}
+
+/* A symlink among the submodules' git directories leads git wherever it points: no call may
+ * run with the git directory behind it unprotected. */
+static void
+test_git_modules_symlink (Fixture *f, gconstpointer data)
+{
+  g_autofree char *ran = g_build_filename (f->ws, "RAN", NULL);
+
+  assert_pointer_attack_held (f,
+                              "set -e; git init -q -b main . && mkdir -p .git/modules evil && "
+                              "git init -q --bare evil/lib && "
+                              "ln -s ../../evil/lib .git/modules/lib",
+                              NULL, "touch RAN");
+  if (backend->protects_git)
+    g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
+}
+
 /* Ordinary git work inside the workspace keeps working on every backend, in the repository
  * there and in one created by the call. */
 static void
@@ -1349,6 +1456,11 @@ main (int argc, char **argv)
   ADD ("git/protected-paths", test_git_files_protected);
   ADD ("git/worktree-protected", test_git_worktree_protected);
   ADD ("git/submodule-protected", test_git_submodule_protected);
+  ADD ("git/pointer-with-newline", test_git_pointer_with_newline);
+  ADD ("git/pointer-through-symlink", test_git_pointer_through_symlink);
+  ADD ("git/pointer-dangling", test_git_pointer_dangling);
+  ADD ("git/submodule-deep-name", test_git_submodule_deep_name);
+  ADD ("git/modules-symlink", test_git_modules_symlink);
   ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
