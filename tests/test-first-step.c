@@ -1,6 +1,7 @@
 /* test-first-step.c — `dsh-sandbox exec` under bwrap does the launcher's first step itself: bwrap
  * is its own child (one exec fewer), what the launcher checked and undid is checked and undone
- * all the same, and a step that fails reads exactly as the launcher's own failure.
+ * all the same (even when the front, or the launcher, is killed), and a step that fails reads
+ * exactly as the launcher's own failure.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,9 +14,9 @@
 
 static const char *const bwrap_env[] = { "DSH_SANDBOX_BACKEND=bwrap", NULL };
 
-/* The program of the first process whose parent is pid, waiting for it to appear. */
-static char *
-child_program (GPid pid)
+/* Whether a process whose parent is pid runs a program ending in suffix, waiting for one. */
+static gboolean
+has_child_running (GPid pid, const char *suffix)
 {
   for (int tries = 0; tries < 500; tries++)
     {
@@ -37,15 +38,15 @@ child_program (GPid pid)
               ppid == pid)
             {
               g_autofree char *exe = g_build_filename ("/proc", name, "exe", NULL);
-              char *target = g_file_read_link (exe, NULL);
+              g_autofree char *target = g_file_read_link (exe, NULL);
 
-              if (target != NULL)
-                return target;
+              if (target != NULL && g_str_has_suffix (target, suffix))
+                return TRUE;
             }
         }
       g_usleep (10 * 1000);
     }
-  return NULL;
+  return FALSE;
 }
 
 /* In a repository, whose missing config names the launcher watches, the launcher would stay
@@ -67,7 +68,6 @@ test_bwrap_is_the_fronts_child (gconstpointer data)
                                NULL };
   g_auto (DshTestRun) run = { 0 };
   g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
-  g_autofree char *program = NULL;
   g_autoptr (GError) error = NULL;
   int status = 0;
   GPid pid;
@@ -87,10 +87,8 @@ test_bwrap_is_the_fronts_child (gconstpointer data)
   g_assert_true (g_spawn_async (ws, (char **) (with_session ? in_session : plain), envp,
                                 G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
   g_assert_no_error (error);
-  program = child_program (pid);
-  g_assert_nonnull (program);
   /* Not the launcher, which would exec bwrap in turn. */
-  g_assert_true (g_str_has_suffix (program, "/bwrap"));
+  g_assert_true (has_child_running (pid, "/bwrap"));
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   g_spawn_close_pid (pid);
@@ -127,6 +125,83 @@ test_git_protection_kept (void)
   g_assert_cmpstr (after, ==, before);
   g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
   g_assert_nonnull (strstr (run.err, "config.worktree, which the command created"));
+  dsh_test_remove_tree (ws);
+}
+
+/* The argv confine returns for command in ws, under bwrap: the launcher's. */
+static GStrv
+confined_argv (const char *ws, const char *const *command)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (JsonNode) answer = NULL;
+  JsonArray *argv;
+  GStrv out;
+
+  for (const char *const *a = (const char *const[]) { "confine", "--mode", "workspace-write",
+                                                      "--workspace", ws, "--", NULL };
+       *a != NULL; a++)
+    g_ptr_array_add (args, (char *) *a);
+  for (gsize i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) command[i]);
+  g_ptr_array_add (args, NULL);
+  dsh_test_run_cli (&run, (const char *const *) args->pdata, bwrap_env, ws);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  answer = json_from_string (run.out, NULL);
+  argv = json_object_get_array_member (json_node_get_object (answer), "argv");
+  out = g_new0 (char *, json_array_get_length (argv) + 1);
+  for (guint i = 0; i < json_array_get_length (argv); i++)
+    out[i] = g_strdup (json_array_get_string_element (argv, i));
+  return out;
+}
+
+/* A command plants .git/commondir and waits for the harness's timeout, which kills the process
+ * that started bwrap (the front, data FALSE; the launcher of confine's argv, TRUE) with SIGKILL:
+ * the planted name must go all the same, once the sandbox is gone. */
+static void
+test_undo_survives_killed_starter (gconstpointer data)
+{
+  gboolean launcher = GPOINTER_TO_INT (data);
+  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  g_autofree char *planted = g_build_filename (ws, ".git", "commondir", NULL);
+  g_autofree char *ready = g_build_filename (ws, "ready", NULL);
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  const char *command[] = { "sh", "-c", "echo evil > .git/commondir; touch ready; exec sleep 60",
+                            NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  GPid pid;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  if (launcher)
+    argv = confined_argv (ws, command);
+  else
+    {
+      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+      g_strv_builder_add_many (builder, dsh_test_cli (), "exec", "--mode", "workspace-write",
+                               "--workspace", ws, "--", NULL);
+      g_strv_builder_addv (builder, (const char **) command);
+      argv = g_strv_builder_end (builder);
+    }
+  g_assert_true (g_spawn_async (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
+                                &error));
+  g_assert_no_error (error);
+  for (int tries = 0; tries < 1000 && !g_file_test (ready, G_FILE_TEST_EXISTS); tries++)
+    g_usleep (10 * 1000);
+  g_assert_true (g_file_test (planted, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  for (int tries = 0; tries < 1000 && g_file_test (planted, G_FILE_TEST_EXISTS); tries++)
+    g_usleep (10 * 1000);
+  g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
   dsh_test_remove_tree (ws);
 }
 
@@ -167,6 +242,10 @@ main (int argc, char **argv)
   g_test_add_data_func ("/first-step/bwrap-is-the-fronts-child/session", GINT_TO_POINTER (TRUE),
                         test_bwrap_is_the_fronts_child);
   g_test_add_func ("/first-step/git-protection-kept", test_git_protection_kept);
+  g_test_add_data_func ("/first-step/undo-survives-killed-front", GINT_TO_POINTER (FALSE),
+                        test_undo_survives_killed_starter);
+  g_test_add_data_func ("/first-step/undo-survives-killed-launcher", GINT_TO_POINTER (TRUE),
+                        test_undo_survives_killed_starter);
   g_test_add_func ("/first-step/failed-step-reads-as-the-launchers",
                    test_failed_step_reads_as_the_launchers);
   return g_test_run ();

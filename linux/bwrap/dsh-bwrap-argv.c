@@ -219,6 +219,7 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
   for (size_t i = 0; i < n_roots; i++)
     if (root_fds[i] >= 0)
       protect_repository_of (&out, root_fds[i], roots[i]);
+  start_undo_keeper (&out);
 
   argv_add (&out, "--");
   /* With nothing writable to check and a short argv, bwrap runs the command itself. */

@@ -104,6 +104,7 @@ run_bwrap (char **argv)
   bwrap_pid = 0;
 
   undo_planted_config ();
+  release_undo_keeper ();
   return dsh_exit_like_child (status);
 }
 

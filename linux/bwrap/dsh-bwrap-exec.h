@@ -71,7 +71,13 @@ int is_writable (const char *path);
 void protect_repository_of (Argv *argv, int root_fd, const char *root);
 /* Config names that were missing, to look at once the call is over. */
 extern size_t n_absent;
+int absent_dirfd (size_t i);
 void undo_planted_config (void);
+
+/* dsh-bwrap-undo-keeper.c: with config names to watch, a process that undoes the call if the
+ * one starting bwrap dies first; that one releases it once it has undone the call itself. */
+void start_undo_keeper (Argv *argv);
+void release_undo_keeper (void);
 /* Forgets every git directory seen and expectation made, for a process that protects more than
  * one tree (the fuzz target); the launcher protects one. */
 void protect_repository_reset (void);

@@ -87,4 +87,5 @@ dsh_bwrap_first_step_done (DshBackendHost *host)
 {
   (void) host;
   undo_planted_config ();
+  release_undo_keeper ();
 }

@@ -560,6 +560,12 @@ protect_repository_reset (void)
   n_writable = 0;
 }
 
+int
+absent_dirfd (size_t i)
+{
+  return absent[i].dirfd;
+}
+
 /* After the call: a config name that was missing and now exists was made by the command; git
  * would read code from it, so it goes. */
 void
