@@ -117,9 +117,12 @@ typedef struct {
   int dirfd;
   char *path;
   const char *name;
+  /* Why it goes, if the command makes it. */
+  const char *why;
 } Absent;
 
-static Absent absent[MAX_GIT_DIRS * 3];
+/* Config names of every git directory, and HEAD where a repository's work tree is. */
+static Absent absent[MAX_GIT_DIRS * 3 + 64];
 size_t n_absent;
 
 static Identity seen_git_dirs[MAX_GIT_DIRS];
@@ -128,6 +131,23 @@ static size_t n_seen_git_dirs;
 static const char *const config_names[] = { "config", "config.worktree", "commondir" };
 
 static void protect_git_dir (Argv *argv, int fd, const char *path, int depth);
+
+/* dirfd/name is missing now: if the command makes it, it goes once the call is over. */
+static void
+watch_absent (int dirfd, const char *path, const char *name, const char *why)
+{
+  Absent *a;
+
+  if (n_absent == sizeof absent / sizeof absent[0])
+    fatal ("'%s' holds too many git directories to protect", path);
+  a = &absent[n_absent++];
+  a->dirfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
+  a->path = format ("%s", path);
+  a->name = name;
+  a->why = why;
+  if (a->dirfd < 0)
+    fatal ("cannot keep '%s' open: %s", path, strerror (errno));
+}
 
 /* The kind of dirfd/name, without following it: 0 missing, else S_IFMT bits. */
 static mode_t
@@ -409,15 +429,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       if (file >= 0)
         add_fd_mount (argv, "--ro-bind-fd", file, format ("%s/%s", path, config_names[i]));
       else if (errno == ENOENT)
-        {
-          Absent *a = &absent[n_absent++];
-
-          a->dirfd = fcntl (fd, F_DUPFD_CLOEXEC, 3);
-          a->path = format ("%s", path);
-          a->name = config_names[i];
-          if (a->dirfd < 0)
-            fatal ("cannot keep '%s' open: %s", path, strerror (errno));
-        }
+        watch_absent (fd, path, config_names[i], "a later git would have run code it names");
       else
         fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
     }
@@ -507,6 +519,19 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
   else if (kind != 0)
     fatal ("'%s' is neither a directory nor a file; its git hooks cannot be protected",
            dotgit_path);
+  else if (kind_of (dirfd, "HEAD", dir) != 0 && kind_of (dirfd, "objects", dir) == S_IFDIR &&
+           kind_of (dirfd, "refs", dir) == S_IFDIR)
+    {
+      /* No .git, but the directory itself is a git directory: git takes it for a bare one. */
+      protect_git_dir (argv, fcntl (dirfd, F_DUPFD_CLOEXEC, 3), dir, 0);
+      free (dotgit_path);
+      return 1;
+    }
+  /* Where git finds a repository through .git, a .git it cannot use (HEAD garbled, say) makes
+   * it take the directory itself for a bare repository, and that needs a HEAD. */
+  if (kind != 0 && kind_of (dirfd, "HEAD", dir) == 0)
+    watch_absent (dirfd, dir, "HEAD",
+                  "a later git would have taken that directory for a repository of its own");
   free (dotgit_path);
   return kind != 0;
 }
@@ -578,10 +603,8 @@ undo_planted_config (void)
       if (fstatat (absent[i].dirfd, absent[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
       if (unlinkat (absent[i].dirfd, absent[i].name, S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
-        fprintf (stderr,
-                 "dsh-bwrap-exec: removed %s/%s, which the command created: a later git would "
-                 "have run code it names\n",
-                 absent[i].path, absent[i].name);
+        fprintf (stderr, "dsh-bwrap-exec: removed %s/%s, which the command created: %s\n",
+                 absent[i].path, absent[i].name, absent[i].why);
       else
         fprintf (stderr, "dsh-bwrap-exec: warning: %s/%s was created by the command and cannot "
                          "be removed: %s\n",

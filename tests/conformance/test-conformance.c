@@ -1304,7 +1304,7 @@ assert_pointer_attack_held (Fixture *f, const char *host_setup, const char *plan
     g_test_message ("attack: exit %d, %s", run.exit_code, run.err);
     dsh_test_run_clear (&run);
   }
-  host_git (f, "git status >/dev/null 2>&1; true", &run);
+  host_git (f, "git status >/dev/null 2>&1; git st >/dev/null 2>&1; true", &run);
   g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
 }
 
@@ -1352,6 +1352,27 @@ test_git_submodule_deep_name (Fixture *f, gconstpointer data)
 
   assert_pointer_attack_held (f, setup, NULL,
                               PLANT_FSMONITOR (".git/modules/a/b/c/d/e/f/g/h/config"));
+}
+
+/* A .git git cannot use (HEAD garbled) makes it take the work tree itself for a bare repository,
+ * whose config the same call wrote. */
+static void
+test_git_bare_fallback (Fixture *f, gconstpointer data)
+{
+  assert_pointer_attack_held (
+    f, "git init -q -b main . && git add file && git commit -q -m init", NULL,
+    "echo garbage > .git/HEAD && mkdir -p objects refs && echo 'ref: refs/heads/main' > HEAD && "
+    "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n"
+    "\\tworktree = %s\\n' \"$PWD\" > config && " PLANT_FSMONITOR ("config"));
+}
+
+/* A workspace that is a bare repository: its config and hooks are held as a .git's are. */
+static void
+test_git_bare_at_root (Fixture *f, gconstpointer data)
+{
+  assert_pointer_attack_held (f, "git init -q --bare .", NULL,
+                              "git config alias.st '!touch PWNED'; "
+                              "printf '[alias]\\n\\tst = !touch PWNED\\n' >> config");
 }
 
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
@@ -1461,6 +1482,8 @@ main (int argc, char **argv)
   ADD ("git/pointer-dangling", test_git_pointer_dangling);
   ADD ("git/submodule-deep-name", test_git_submodule_deep_name);
   ADD ("git/modules-symlink", test_git_modules_symlink);
+  ADD ("git/bare-fallback", test_git_bare_fallback);
+  ADD ("git/bare-at-root", test_git_bare_at_root);
   ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
