@@ -283,14 +283,15 @@ protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const
   free (path);
 }
 
-/* core.worktree of a git directory's config (set for submodules), or NULL. Lines only: a
- * value git would read differently is at worst a .git file left unprotected here, and the
- * config itself is read-only. */
+/* A value in a git directory's config (section "[core]", key "worktree"), or NULL. Lines only:
+ * the config itself is read-only, and a value git would read differently is at worst a .git
+ * file left unprotected (core.worktree) or an index read as SHA-1's (extensions.objectformat),
+ * which then names no submodule. */
 static char *
-configured_worktree (int gitdir_fd)
+config_value (int gitdir_fd, const char *section, const char *name)
 {
   char buffer[65536];
-  int in_core = 0;
+  int in_section = 0;
 
   if (!read_small_file (gitdir_fd, "config", buffer, sizeof buffer))
     return NULL;
@@ -301,12 +302,12 @@ configured_worktree (int gitdir_fd)
 
       if (key[0] == '[')
         {
-          in_core = strncasecmp (key, "[core]", 6) == 0;
+          in_section = strncasecmp (key, section, strlen (section)) == 0;
           continue;
         }
-      if (!in_core || strncasecmp (key, "worktree", 8) != 0)
+      if (!in_section || strncasecmp (key, name, strlen (name)) != 0)
         continue;
-      value = key + 8 + strspn (key + 8, " \t");
+      value = key + strlen (name) + strspn (key + strlen (name), " \t");
       if (value[0] != '=')
         continue;
       value += 1 + strspn (value + 1, " \t");
@@ -445,7 +446,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       free (what);
       free (worktree_file);
     }
-  worktree_file = configured_worktree (fd);
+  worktree_file = config_value (fd, "[core]", "worktree");
   if (worktree_file != NULL)
     {
       char *dotgit = format ("%s/.git", worktree_file);
@@ -482,6 +483,51 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
     }
 }
 
+static int protect_repository_at (Argv *argv, int dirfd, const char *dir);
+
+typedef struct {
+  Argv *argv;
+  int worktree_fd;
+  const char *worktree;
+} Superproject;
+
+static void
+protect_submodule (const char *name, void *data)
+{
+  Superproject *super = data;
+  char *path = format ("%s/%s", strcmp (super->worktree, "/") == 0 ? "" : super->worktree, name);
+  int fd = open_beneath_nofollow (super->worktree_fd, name, O_PATH | O_DIRECTORY);
+
+  /* Missing, or beyond a symlink: git does not enter it either. */
+  if (fd >= 0)
+    {
+      protect_repository_at (super->argv, fd, path);
+      close (fd);
+    }
+  free (path);
+}
+
+/* The submodules the index of the git directory at gitdir records, whose work trees lie in
+ * worktree: git status enters each, so the repository there is protected too. */
+static void
+protect_recorded_submodules (Argv *argv, int worktree_fd, const char *worktree,
+                             const char *gitdir)
+{
+  Superproject super = { argv, worktree_fd, worktree };
+  int fd = open_beneath_nofollow (worktree_fd, ".git", O_PATH | O_DIRECTORY);
+  char *format_name;
+  size_t hash_size = 20;
+
+  if (fd < 0)
+    fatal ("cannot open '%s': %s", gitdir, strerror (errno));
+  format_name = config_value (fd, "[extensions]", "objectformat");
+  if (format_name != NULL && strcasecmp (format_name, "sha256") == 0)
+    hash_size = 32;
+  free (format_name);
+  for_each_gitlink (fd, gitdir, hash_size, protect_submodule, &super);
+  close (fd);
+}
+
 /* The repository a git started in `dir` finds there: a .git directory, or a .git file naming
  * the git directory elsewhere (a linked worktree, a submodule). Returns whether one was found. */
 static int
@@ -497,6 +543,7 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
       if (fd < 0)
         fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
       protect_git_dir (argv, fd, dotgit_path, 0);
+      protect_recorded_submodules (argv, dirfd, dir, dotgit_path);
     }
   else if (kind == S_IFREG)
     {

@@ -1286,6 +1286,7 @@ assert_pointer_attack_held (Fixture *f, const char *host_setup, const char *plan
   if (host_setup != NULL)
     {
       host_git (f, host_setup, &run);
+      g_test_message ("setup: %s", run.err);
       g_assert_cmpint (run.exit_code, ==, 0);
       dsh_test_run_clear (&run);
     }
@@ -1373,6 +1374,25 @@ test_git_bare_at_root (Fixture *f, gconstpointer data)
   assert_pointer_attack_held (f, "git init -q --bare .", NULL,
                               "git config alias.st '!touch PWNED'; "
                               "printf '[alias]\\n\\tst = !touch PWNED\\n' >> config");
+}
+
+/* A submodule the user added with its git directory in its own work tree (not absorbed into
+ * .git/modules): git status of the superproject enters it, as the index records it. data: how
+ * the superproject is made (its index format, its object names). */
+static void
+test_git_embedded_submodule (Fixture *f, gconstpointer data)
+{
+  const char *object_format =
+    strstr ((const char *) data, "sha256") != NULL ? "--object-format=sha256" : "";
+  g_autofree char *setup = g_strdup_printf (
+    "set -e; git init -q -b main %s . && git add file && git commit -q -m init; "
+    "git init -q -b main %s '%s/inner-origin'; cd '%s/inner-origin'; echo i > i; git add i; "
+    "git commit -q -m i; cd '%s'; git clone -q '%s/inner-origin' a/b/inner; "
+    "git add a/b/inner 2>/dev/null; git commit -q -m sub; %s",
+    object_format, object_format, f->base, f->base, f->ws, f->base,
+    strstr ((const char *) data, "v4") != NULL ? "git update-index --index-version 4" : "true");
+
+  assert_pointer_attack_held (f, setup, NULL, PLANT_FSMONITOR ("a/b/inner/.git/config"));
 }
 
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
@@ -1483,6 +1503,12 @@ main (int argc, char **argv)
   ADD ("git/submodule-deep-name", test_git_submodule_deep_name);
   ADD ("git/modules-symlink", test_git_modules_symlink);
   ADD ("git/bare-fallback", test_git_bare_fallback);
+  g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule"), Fixture,
+              "index v2", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
+  g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule/index-v4"),
+              Fixture, "index v4", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
+  g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule/sha256"),
+              Fixture, "sha256", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
   ADD ("git/bare-at-root", test_git_bare_at_root);
   ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);

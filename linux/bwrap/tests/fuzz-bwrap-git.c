@@ -8,8 +8,9 @@
  *     following a symlink;
  *   - it changes nothing in the tree.
  *
- * Layout: NUL-separated entries "T:PATH=CONTENT": T is d (directory), f (file holding CONTENT)
- * or l (symlink to CONTENT); PATH is relative to the writable root "ws", or starts with
+ * Layout: NUL-separated entries "T:PATH=CONTENT": T is d (directory), f (file holding CONTENT),
+ * x (file holding the bytes CONTENT spells in hexadecimal: a git index, say) or l (symlink to
+ * CONTENT); PATH is relative to the writable root "ws", or starts with
  * "../out/" for its sibling outside the roots; an entry that is anything else is skipped.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -121,6 +122,19 @@ make_entry (const char *entry, const char *ws, const char *out)
       break;
     case 'f':
       (void) g_file_set_contents (where, equals + 1, -1, NULL);
+      break;
+    case 'x':
+      {
+        g_autoptr (GByteArray) bytes = g_byte_array_new ();
+
+        for (const char *h = equals + 1; g_ascii_isxdigit (h[0]) && g_ascii_isxdigit (h[1]); h += 2)
+          {
+            guint8 byte = (guint8) (g_ascii_xdigit_value (h[0]) << 4 | g_ascii_xdigit_value (h[1]));
+
+            g_byte_array_append (bytes, &byte, 1);
+          }
+        (void) g_file_set_contents (where, (const char *) bytes->data, (gssize) bytes->len, NULL);
+      }
       break;
     case 'l':
       (void) !symlink (equals + 1, where);
