@@ -162,86 +162,103 @@ kind_of (int dirfd, const char *name, const char *path)
   fatal ("cannot inspect '%s/%s': %s", path, name, strerror (errno));
 }
 
-/* What path names as the kernel resolves it, symlinks followed (as git resolves what a .git
- * file or commondir names): the real path of its nearest existing ancestor, with the missing rest
- * after it. *exists: whether path itself is there. */
+/* What the absolute path names as the kernel resolves it, symlinks followed (as git resolves
+ * what a .git file or commondir names), one component at a time: the real path of what exists,
+ * with the missing rest after it. *exists: whether all of it is there; *through_writable_link:
+ * whether a symlink on the way lies in a writable root, where the command could repoint it. */
 static char *
-physical_path (const char *path, int *exists)
+physical_path (const char *path, int *exists, int *through_writable_link)
 {
-  char *head = format ("%s", path);
-  char *rest = NULL;
+  char *copy = format ("%s", path);
+  char *current = format ("/");
+  char *save = NULL;
 
   *exists = 1;
-  for (;;)
+  *through_writable_link = 0;
+  for (char *part = strtok_r (copy, "/", &save); part != NULL; part = strtok_r (NULL, "/", &save))
     {
-      char *real = realpath (head, NULL);
-      char *slash;
+      char *next;
+      struct stat st;
 
-      if (real != NULL)
+      if (strcmp (part, ".") == 0)
+        continue;
+      if (strcmp (part, "..") == 0)
         {
-          char *whole = rest != NULL ? join_normalised (real, rest) : join_normalised (real, ".");
+          char *slash = strrchr (current, '/');
 
-          free (real);
-          free (head);
-          free (rest);
-          return whole;
-        }
-      if (errno != ENOENT && errno != ENOTDIR)
-        fatal ("cannot resolve '%s': %s", path, strerror (errno));
-      *exists = 0;
-      slash = strrchr (head, '/');
-      if (slash == NULL || slash == head)
-        {
-          free (rest);
-          rest = format ("%s", path);
-          free (head);
-          head = format ("/");
+          if (slash != current)
+            *slash = '\0';
+          else
+            current[1] = '\0';
           continue;
         }
-      {
-        char *more = rest != NULL ? format ("%s/%s", slash + 1, rest) : format ("%s", slash + 1);
+      next = strcmp (current, "/") == 0 ? format ("/%s", part) : format ("%s/%s", current, part);
+      if (lstat (next, &st) != 0)
+        {
+          if (errno != ENOENT && errno != ENOTDIR)
+            fatal ("cannot resolve '%s': %s", path, strerror (errno));
+          *exists = 0;
+        }
+      else if (S_ISLNK (st.st_mode))
+        {
+          char *real = realpath (next, NULL);
 
-        free (rest);
-        rest = more;
-      }
-      *slash = '\0';
+          if (is_writable (current))
+            *through_writable_link = 1;
+          if (real == NULL)
+            *exists = 0; /* dangling: where it would lead is not known */
+          else
+            {
+              free (next);
+              next = real;
+            }
+        }
+      free (current);
+      current = next;
+      if (!*exists)
+        {
+          /* The rest cannot be resolved by the kernel either: lexically, as far as it goes. */
+          char *rest = save != NULL && *save != '\0' ? join_normalised (current, save)
+                                                       : format ("%s", current);
+
+          free (current);
+          current = rest;
+          break;
+        }
     }
+  free (copy);
+  return current;
 }
 
 /* Where `target`, named in a file of from_dir, leads git, when that lies in a writable root:
  * opened without following any symlink into *fd (-1 when it does not exist yet), and the path
- * returned. NULL when git would look outside every writable root. Git follows symlinks there,
- * and one inside a writable root could be repointed by the command: that is refused, and so is
- * a lexical ".." that leads elsewhere than the kernel's. */
+ * returned. NULL when git would look outside every writable root. Git follows symlinks there:
+ * one inside a writable root, which the command could repoint, refuses the call. */
 static char *
 resolve_pointer (const char *from_dir, const char *target, const char *what, int flags, int *fd)
 {
   char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
-  char *lexical = join_normalised (from_dir, target);
-  int exists;
-  char *physical = physical_path (raw, &exists);
+  int exists, through_writable_link;
+  char *physical = physical_path (raw, &exists, &through_writable_link);
 
   *fd = -1;
-  if (!is_writable (lexical) && !is_writable (physical))
-    {
-      free (raw);
-      free (lexical);
-      free (physical);
-      return NULL;
-    }
-  if (strcmp (lexical, physical) != 0)
+  if (through_writable_link)
     fatal ("%s names '%s', which git reaches through a symlink inside the writable roots",
            what, raw);
   free (raw);
-  free (physical);
+  if (!is_writable (physical))
+    {
+      free (physical);
+      return NULL;
+    }
   if (!exists)
-    return lexical;
-  *fd = open_beneath_nofollow (AT_FDCWD, lexical, flags);
+    return physical;
+  *fd = open_beneath_nofollow (AT_FDCWD, physical, flags);
   if (*fd < 0 && errno == ELOOP)
-    fatal ("%s names '%s', which is reached through a symlink", what, lexical);
+    fatal ("%s names '%s', which is reached through a symlink", what, physical);
   if (*fd < 0)
-    fatal ("cannot open '%s', named by %s: %s", lexical, what, strerror (errno));
-  return lexical;
+    fatal ("cannot open '%s', named by %s: %s", physical, what, strerror (errno));
+  return physical;
 }
 
 /* A git directory named by a file inside it (commondir) or beside it (a .git file); protected

@@ -1331,6 +1331,29 @@ test_git_pointer_through_symlink (Fixture *f, gconstpointer data)
     PLANT_FSMONITOR ("deep/realgit/config"));
 }
 
+/* A symlink outside the writable roots on the way is not the command's to repoint: a submodule
+ * whose .git file reaches its git directory through one (a symlinked home, say) still works. */
+static void
+test_git_pointer_through_outside_symlink (Fixture *f, gconstpointer data)
+{
+  g_autofree char *setup = g_strdup_printf (
+    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "git init -q -b main '%s/lib-origin'; cd '%s/lib-origin'; echo l > l; git add l; "
+    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
+    "'%s/lib-origin' lib; git commit -q -m sub; ln -s '%s' '%s/link'; "
+    "echo 'gitdir: %s/link/.git/modules/lib' > lib/.git; cd lib && git status >/dev/null",
+    f->base, f->base, f->ws, f->base, f->ws, f->outside, f->outside);
+  const char *command[] = { "sh", "-c", "echo written > new-file", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend () || !require_git ())
+    return;
+  host_git (f, setup, &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+}
+
 /* A .git file naming a git directory that does not exist yet, made by the next call. */
 static void
 test_git_pointer_dangling (Fixture *f, gconstpointer data)
@@ -1500,6 +1523,7 @@ main (int argc, char **argv)
   ADD ("git/pointer-with-newline", test_git_pointer_with_newline);
   ADD ("git/pointer-through-symlink", test_git_pointer_through_symlink);
   ADD ("git/pointer-dangling", test_git_pointer_dangling);
+  ADD ("git/pointer-through-outside-symlink", test_git_pointer_through_outside_symlink);
   ADD ("git/submodule-deep-name", test_git_submodule_deep_name);
   ADD ("git/modules-symlink", test_git_modules_symlink);
   ADD ("git/bare-fallback", test_git_bare_fallback);
