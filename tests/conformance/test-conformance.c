@@ -1331,18 +1331,29 @@ test_git_pointer_through_symlink (Fixture *f, gconstpointer data)
     PLANT_FSMONITOR ("deep/realgit/config"));
 }
 
+/* A script that makes the workspace a repository with a submodule at path (its git directory
+ * in .git/modules), cloned from an origin outside the workspace. */
+static char *
+superproject_script (Fixture *f, const char *path)
+{
+  return g_strdup_printf (
+    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "git init -q -b main '%s/origin'; cd '%s/origin'; echo l > l; git add l; "
+    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
+    "'%s/origin' '%s'; git commit -q -m sub",
+    f->base, f->base, f->ws, f->base, path);
+}
+
 /* A symlink outside the writable roots on the way is not the command's to repoint: a submodule
  * whose .git file reaches its git directory through one (a symlinked home, say) still works. */
 static void
 test_git_pointer_through_outside_symlink (Fixture *f, gconstpointer data)
 {
+  g_autofree char *superproject = superproject_script (f, "lib");
   g_autofree char *setup = g_strdup_printf (
-    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
-    "git init -q -b main '%s/lib-origin'; cd '%s/lib-origin'; echo l > l; git add l; "
-    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
-    "'%s/lib-origin' lib; git commit -q -m sub; ln -s '%s' '%s/link'; "
-    "echo 'gitdir: %s/link/.git/modules/lib' > lib/.git; cd lib && git status >/dev/null",
-    f->base, f->base, f->ws, f->base, f->ws, f->outside, f->outside);
+    "%s; ln -s '%s' '%s/link'; echo 'gitdir: %s/link/.git/modules/lib' > lib/.git; "
+    "cd lib && git status >/dev/null",
+    superproject, f->ws, f->outside, f->outside);
   const char *command[] = { "sh", "-c", "echo written > new-file", NULL };
   g_auto (DshTestRun) run = { 0 };
 
@@ -1367,12 +1378,7 @@ test_git_pointer_dangling (Fixture *f, gconstpointer data)
 static void
 test_git_submodule_deep_name (Fixture *f, gconstpointer data)
 {
-  g_autofree char *setup = g_strdup_printf (
-    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
-    "git init -q -b main '%s/deep-origin'; cd '%s/deep-origin'; echo l > l; git add l; "
-    "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
-    "'%s/deep-origin' a/b/c/d/e/f/g/h; git commit -q -m sub",
-    f->base, f->base, f->ws, f->base);
+  g_autofree char *setup = superproject_script (f, "a/b/c/d/e/f/g/h");
 
   assert_pointer_attack_held (f, setup, NULL,
                               PLANT_FSMONITOR (".git/modules/a/b/c/d/e/f/g/h/config"));
