@@ -508,14 +508,36 @@ typedef struct {
   const char *worktree;
 } Superproject;
 
+/* A path git accepts in an index: relative, no empty, "." or ".." component. */
+static int
+is_index_path (const char *name)
+{
+  for (const char *part = name;; part++)
+    {
+      size_t len = strcspn (part, "/");
+
+      if (len == 0 || (len == 1 && part[0] == '.') || (len == 2 && strncmp (part, "..", 2) == 0))
+        return 0;
+      part += len;
+      if (*part == '\0')
+        return 1;
+    }
+}
+
 static void
 protect_submodule (const char *name, void *data)
 {
   Superproject *super = data;
-  char *path = format ("%s/%s", strcmp (super->worktree, "/") == 0 ? "" : super->worktree, name);
-  int fd = open_beneath_nofollow (super->worktree_fd, name, O_PATH | O_DIRECTORY);
+  char *path;
+  int fd;
 
-  /* Missing, or beyond a symlink: git does not enter it either. */
+  if (!is_index_path (name))
+    return; /* git refuses such an entry */
+  path = format ("%s/%s", strcmp (super->worktree, "/") == 0 ? "" : super->worktree, name);
+  /* Outside the writable roots the command cannot change it; missing, or beyond a symlink, git
+   * does not enter it either. */
+  fd = is_writable (path) ? open_beneath_nofollow (super->worktree_fd, name, O_PATH | O_DIRECTORY)
+                          : -1;
   if (fd >= 0)
     {
       protect_repository_at (super->argv, fd, path);

@@ -144,6 +144,13 @@ make_entry (const char *entry, const char *ws, const char *out)
     }
 }
 
+/* g_ptr_array_sort hands over pointers to the elements. */
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
 /* Every name, kind, size and content (of files) beneath dir, in order. */
 static void
 describe_tree (GString *out, const char *dir)
@@ -154,7 +161,7 @@ describe_tree (GString *out, const char *dir)
 
   while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
     g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, names->pdata[i], NULL);
@@ -212,7 +219,10 @@ check_mounts (const Argv *argv)
       if (i + n_args >= argv->len)
         violated ("an option without its arguments", option);
       dest = argv->items[i + n_args];
-      if (!is_writable (dest))
+      /* bwrap walks "..", so a destination beneath the root only as spelled is not enough. */
+      if (!is_writable (dest) || strstr (dest, "/../") != NULL || strstr (dest, "/./") != NULL ||
+          g_str_has_suffix (dest, "/..") || g_str_has_suffix (dest, "/.") ||
+          strstr (dest, "//") != NULL)
         violated ("a mount outside the writable root", dest);
       if (bind)
         check_bound (atoi (argv->items[i + 1]), dest);
@@ -225,12 +235,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   static char *ws, *out;
   static char *root_list[2];
-  g_autofree char *text = g_strndup ((const char *) data, size);
+  /* The entries are NUL-separated: a copy of every byte, not g_strndup's (which stops at the
+   * first NUL). */
+  g_autofree char *text = g_malloc (size + 1);
   g_autoptr (GString) before = g_string_new (NULL);
   g_autoptr (GString) after = g_string_new (NULL);
   Argv argv = { 0 };
   int root_fd;
 
+  memcpy (text, data, size);
+  text[size] = '\0';
   if (ws == NULL)
     {
       g_autofree char *scratch = realpath (fuzz_scratch_dir (), NULL);
