@@ -291,6 +291,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       }
     else if (strcmp (argv.items[i], "--tmpfs") == 0)
       free (argv.items[++i]);
+    else if (strcmp (argv.items[i], "--remount-ro") == 0)
+      i++; /* the tmpfs's destination, freed with it */
   close (root_fd);
   free (argv.items);
   refusal[0] = '\0';
