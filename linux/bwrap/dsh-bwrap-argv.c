@@ -163,7 +163,7 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
 {
   static const char usage[] = "usage: dsh-bwrap-exec [--write ABSOLUTE-PATH]... -- BWRAP "
                               "OPTION... -- ARGV...";
-  Argv out = { 0 };
+  Argv out = { 0 }, protections = { 0 };
   int *root_fds;
   int bwrap_at = -1, command_at = -1;
 
@@ -215,10 +215,16 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
       else if (errno != ENOENT && errno != ENOTDIR)
         fatal ("cannot open '%s': %s", roots[i], strerror (errno));
     }
-  /* After every root is bound, so that no later bind covers a protection. */
+  /* After every root is bound, and the work trees below them held in place, so that no later
+   * bind covers a protection. */
   for (size_t i = 0; i < n_roots; i++)
     if (root_fds[i] >= 0)
-      protect_repository_of (&out, root_fds[i], roots[i]);
+      protect_repository_of (&protections, root_fds[i], roots[i]);
+  for (size_t i = 0; i < pinned_work_trees.len; i++)
+    argv_add (&out, pinned_work_trees.items[i]);
+  for (size_t i = 0; i < protections.len; i++)
+    argv_add (&out, protections.items[i]);
+  free (protections.items);
   start_undo_keeper (&out);
 
   argv_add (&out, "--");

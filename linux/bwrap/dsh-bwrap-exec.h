@@ -67,8 +67,10 @@ extern char **roots;
 extern size_t n_roots;
 int is_writable (const char *path);
 
-/* dsh-bwrap-git.c: git's own files inside the roots. */
+/* dsh-bwrap-git.c: git's own files inside the roots. The binds that hold the work trees below a
+ * root in place go into pinned_work_trees, to come before every protection. */
 void protect_repository_of (Argv *argv, int root_fd, const char *root);
+extern Argv pinned_work_trees;
 /* dsh-bwrap-git-index.c: calls visit with the path of every submodule (gitlink) the index of
  * the git directory gitdir_fd records. */
 void for_each_gitlink (int gitdir_fd, const char *gitdir_path, size_t hash_size,

@@ -149,6 +149,55 @@ watch_absent (int dirfd, const char *path, const char *name, const char *why)
     fatal ("cannot keep '%s' open: %s", path, strerror (errno));
 }
 
+/* Work trees below a root that hold a protected .git: each directory from beneath the root
+ * down to the work tree becomes a mount point, bound before every protection (a later bind
+ * would cover them). Else renaming one of them away moves the protected .git with it, and a
+ * .git the command makes takes its place. */
+Argv pinned_work_trees;
+static char *pinned[MAX_GIT_DIRS * 4];
+static size_t n_pinned;
+
+static int
+is_root (const char *path)
+{
+  for (size_t i = 0; i < n_roots; i++)
+    if (strcmp (roots[i], path) == 0)
+      return 1;
+  return 0;
+}
+
+static void
+pin_work_tree (const char *dir)
+{
+  char *path = format ("%s", dir);
+  char *slash;
+
+  for (;;)
+    {
+      int fd, seen = 0;
+
+      if (!is_writable (path) || is_root (path))
+        break;
+      for (size_t i = 0; i < n_pinned && !seen; i++)
+        seen = strcmp (pinned[i], path) == 0;
+      if (!seen)
+        {
+          if (n_pinned == sizeof pinned / sizeof pinned[0])
+            fatal ("'%s' holds too many git work trees to protect", path);
+          fd = open_beneath_nofollow (AT_FDCWD, path, O_PATH | O_DIRECTORY);
+          if (fd < 0)
+            fatal ("cannot hold the work tree '%s': %s", path, strerror (errno));
+          add_fd_mount (&pinned_work_trees, "--bind-fd", fd, path);
+          pinned[n_pinned++] = format ("%s", path);
+        }
+      slash = strrchr (path, '/');
+      if (slash == NULL || slash == path)
+        break;
+      *slash = '\0';
+    }
+  free (path);
+}
+
 /* The kind of dirfd/name, without following it: 0 missing, else S_IFMT bits. */
 static mode_t
 kind_of (int dirfd, const char *name, const char *path)
@@ -294,7 +343,13 @@ protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const
   if (path == NULL)
     return;
   if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
-    add_fd_mount (argv, "--ro-bind-fd", fd, path);
+    {
+      char *slash = strrchr (path, '/');
+
+      add_fd_mount (argv, "--ro-bind-fd", fd, path);
+      *slash = '\0';
+      pin_work_tree (path);
+    }
   else if (fd >= 0)
     close (fd);
   free (path);
@@ -540,7 +595,8 @@ protect_submodule (const char *name, void *data)
                           : -1;
   if (fd >= 0)
     {
-      protect_repository_at (super->argv, fd, path);
+      if (protect_repository_at (super->argv, fd, path))
+        pin_work_tree (path);
       close (fd);
     }
   free (path);
@@ -658,6 +714,10 @@ protect_repository_of (Argv *argv, int root_fd, const char *root)
 void
 protect_repository_reset (void)
 {
+  for (size_t i = 0; i < n_pinned; i++)
+    free (pinned[i]);
+  n_pinned = 0;
+  pinned_work_trees.len = 0;
   for (size_t i = 0; i < n_absent; i++)
     {
       close (absent[i].dirfd);

@@ -1271,10 +1271,23 @@ test_git_submodule_protected (Fixture *f, gconstpointer data)
  * reader would: set up unconfined (host_setup) or by a first call (plant, which creates the
  * repository: its own call is not protected), then attacked by a second call. git must run
  * nothing the attack planted; the attack may also be refused outright. */
+static void assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant,
+                                   const char *attack, const char *where);
+
 static void
 assert_pointer_attack_held (Fixture *f, const char *host_setup, const char *plant,
                             const char *attack)
 {
+  assert_attack_held_in (f, host_setup, plant, attack, ".");
+}
+
+/* The same, git run in the directory where (relative to the workspace). */
+static void
+assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant, const char *attack,
+                       const char *where)
+{
+  g_autofree char *check = g_strdup_printf (
+    "cd '%s' && git status >/dev/null 2>&1; git st >/dev/null 2>&1; true", where);
   g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
   g_auto (DshTestRun) run = { 0 };
 
@@ -1305,7 +1318,7 @@ assert_pointer_attack_held (Fixture *f, const char *host_setup, const char *plan
     g_test_message ("attack: exit %d, %s", run.exit_code, run.err);
     dsh_test_run_clear (&run);
   }
-  host_git (f, "git status >/dev/null 2>&1; git st >/dev/null 2>&1; true", &run);
+  host_git (f, check, &run);
   g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
 }
 
@@ -1424,6 +1437,48 @@ test_git_embedded_submodule (Fixture *f, gconstpointer data)
   assert_pointer_attack_held (f, setup, NULL, PLANT_FSMONITOR ("a/b/inner/.git/config"));
 }
 
+/* A .git evil enough for git to use in place of a work tree's own: `$PWD/.evil`, with the work
+ * tree at `$PWD/$1` and core.fsmonitor planted. */
+#define EVIL_GIT_DIR(from, tree) \
+  "mkdir .evil && cp -r " from "/objects " from "/refs " from "/HEAD .evil/ && " \
+  "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tworktree = %s/" tree "\\n' " \
+  "\"$PWD\" > .evil/config && " PLANT_FSMONITOR (".evil/config")
+
+/* The directory holding a protected .git below the workspace root, renamed away so that a .git
+ * the command made takes its place: an absorbed submodule, an embedded one, a linked worktree
+ * (data). */
+static void
+test_git_work_tree_renamed (Fixture *f, gconstpointer data)
+{
+  const char *kind = data;
+  g_autofree char *absorbed = superproject_script (f, "sub");
+  g_autofree char *embedded = g_strdup_printf (
+    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "git init -q -b main '%s/origin'; cd '%s/origin'; echo i > i; git add i; "
+    "git commit -q -m i; cd '%s'; git clone -q '%s/origin' sub; git add sub 2>/dev/null; "
+    "git commit -q -m sub",
+    f->base, f->base, f->ws, f->base);
+
+  if (g_str_equal (kind, "absorbed"))
+    assert_attack_held_in (f, absorbed, NULL,
+                           "mv sub .old; " EVIL_GIT_DIR (".git/modules/sub", "sub")
+                           " && mkdir -p sub && echo \"gitdir: $PWD/.evil\" > sub/.git",
+                           ".");
+  else if (g_str_equal (kind, "embedded"))
+    assert_attack_held_in (f, embedded, NULL,
+                           "mv sub .old; mkdir -p sub && cd sub && git init -q && "
+                           "git config core.fsmonitor \"touch $PWD/../PWNED; false\"",
+                           ".");
+  else
+    assert_attack_held_in (f, "git init -q -b main . && git add file && git commit -q -m init && "
+                              "git worktree add -q .worktrees/feat",
+                           NULL,
+                           "mv .worktrees/feat .worktrees/.old; " EVIL_GIT_DIR (".git", ".worktrees/feat")
+                           " && mkdir -p .worktrees/feat && "
+                           "echo \"gitdir: $PWD/.evil\" > .worktrees/feat/.git",
+                           ".worktrees/feat");
+}
+
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
  * run with the git directory behind it unprotected. */
 static void
@@ -1540,6 +1595,11 @@ main (int argc, char **argv)
   g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule/sha256"),
               Fixture, "sha256", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
   ADD ("git/bare-at-root", test_git_bare_at_root);
+  for (const char *const *kind = (const char *const[]) { "absorbed", "embedded", "worktree", NULL };
+       *kind != NULL; kind++)
+    g_test_add (dsh_test_backend_case_path (
+                  "conformance", name, g_strdup_printf ("git/work-tree-renamed/%s", *kind)),
+                Fixture, *kind, fixture_set_up, test_git_work_tree_renamed, fixture_tear_down);
   ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);

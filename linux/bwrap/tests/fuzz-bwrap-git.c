@@ -230,6 +230,25 @@ check_mounts (const Argv *argv)
     }
 }
 
+/* What the protection opened and wrote for bwrap goes with the input: a descriptor and a
+ * destination after each bind, a destination shared by a tmpfs and its remount. */
+static void
+release_mounts (const Argv *argv)
+{
+  for (size_t i = 0; i + 1 < argv->len; i++)
+    if (strcmp (argv->items[i], "--bind-fd") == 0 || strcmp (argv->items[i], "--ro-bind-fd") == 0)
+      {
+        close (atoi (argv->items[i + 1]));
+        free (argv->items[i + 1]);
+        free (argv->items[i + 2]);
+        i += 2;
+      }
+    else if (strcmp (argv->items[i], "--tmpfs") == 0)
+      free (argv->items[++i]);
+    else if (strcmp (argv->items[i], "--remount-ro") == 0)
+      i++; /* the tmpfs's destination, freed with it */
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -270,6 +289,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (setjmp (refused) == 0)
     {
       protect_repository_of (&argv, root_fd, ws);
+      check_mounts (&pinned_work_trees);
       check_mounts (&argv);
     }
   else if (refusal[0] == '\0')
@@ -279,20 +299,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   describe_tree (after, out);
   if (strcmp (before->str, after->str) != 0)
     violated ("the protection changed the tree", NULL);
-  /* What the protection opened and wrote for bwrap goes with the input: a descriptor and a
-   * destination after each bind, a destination shared by a tmpfs and its remount. */
-  for (size_t i = 0; i + 1 < argv.len; i++)
-    if (strcmp (argv.items[i], "--bind-fd") == 0 || strcmp (argv.items[i], "--ro-bind-fd") == 0)
-      {
-        close (atoi (argv.items[i + 1]));
-        free (argv.items[i + 1]);
-        free (argv.items[i + 2]);
-        i += 2;
-      }
-    else if (strcmp (argv.items[i], "--tmpfs") == 0)
-      free (argv.items[++i]);
-    else if (strcmp (argv.items[i], "--remount-ro") == 0)
-      i++; /* the tmpfs's destination, freed with it */
+  release_mounts (&pinned_work_trees);
+  release_mounts (&argv);
   close (root_fd);
   free (argv.items);
   refusal[0] = '\0';
