@@ -71,10 +71,11 @@ int is_writable (const char *path);
  * root in place go into pinned_work_trees, to come before every protection. */
 void protect_repository_of (Argv *argv, int root_fd, const char *root);
 extern Argv pinned_work_trees;
-/* dsh-bwrap-git-index.c: calls visit with the path of every submodule (gitlink) the index of
- * the git directory gitdir_fd records. */
-void for_each_gitlink (int gitdir_fd, const char *gitdir_path, size_t hash_size,
-                       void (*visit) (const char *path, void *data), void *data);
+/* dsh-bwrap-git-index.c: calls visit with the path of every submodule (gitlink) the index
+ * index_name (index, or a split index's sharedindex.*) of the git directory gitdir_fd records. */
+void for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
+                       size_t hash_size, void (*visit) (const char *path, void *data),
+                       void *data);
 /* Config names that were missing, to look at once the call is over. */
 extern size_t n_absent;
 int absent_dirfd (size_t i);

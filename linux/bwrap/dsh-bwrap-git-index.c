@@ -2,7 +2,8 @@
  * `git status` of the superproject enters each one whose work tree is there, wherever its git
  * directory lies (an old-style submodule keeps it in its own work tree, not in .git/modules).
  * The index is read as git writes it (versions 2 to 4, SHA-1 or SHA-256 object names); one that
- * cannot be read that way names no submodule to git either.
+ * cannot be read that way names no submodule to git either. A split index keeps most entries in
+ * a sharedindex.* file beside it, read the same way.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -53,10 +54,10 @@ read_varint (const unsigned char **p, const unsigned char *end, size_t *out)
 }
 
 void
-for_each_gitlink (int gitdir_fd, const char *gitdir_path, size_t hash_size,
-                  void (*visit) (const char *path, void *data), void *data)
+for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
+                  size_t hash_size, void (*visit) (const char *path, void *data), void *data)
 {
-  int fd = openat (gitdir_fd, "index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int fd = openat (gitdir_fd, index_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   const unsigned char *map, *p, *end;
   char *name = NULL;
   size_t name_len = 0;
@@ -71,11 +72,11 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, size_t hash_size,
       return;
     }
   if ((uint64_t) st.st_size > MAX_INDEX_SIZE)
-    fatal ("'%s/index' is too large to find its submodules", gitdir_path);
+    fatal ("'%s/%s' is too large to find its submodules", gitdir_path, index_name);
   map = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   close (fd);
   if (map == MAP_FAILED)
-    fatal ("cannot read '%s/index': %s", gitdir_path, strerror (errno));
+    fatal ("cannot read '%s/%s': %s", gitdir_path, index_name, strerror (errno));
   end = map + st.st_size;
   version = be32 (map + 4);
   count = be32 (map + 8);

@@ -602,25 +602,75 @@ protect_submodule (const char *name, void *data)
   free (path);
 }
 
-/* The submodules the index of the git directory at gitdir records, whose work trees lie in
- * worktree: git status enters each, so the repository there is protected too. */
+/* The object names' length of the repository whose git directory is gitdir_fd: its config
+ * says (in a linked worktree's, that of the common directory). */
+static size_t
+hash_size_of (int gitdir_fd, const char *gitdir)
+{
+  char *value = config_value (gitdir_fd, "[extensions]", "objectformat");
+  char *common = value == NULL ? read_pointer (gitdir_fd, "commondir", gitdir, 0) : NULL;
+  size_t size;
+
+  if (common != NULL)
+    {
+      int exists, link;
+      char *raw = common[0] == '/' ? format ("%s", common) : format ("%s/%s", gitdir, common);
+      char *path = physical_path (raw, &exists, &link);
+      int fd = exists ? open (path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+
+      if (fd >= 0)
+        {
+          value = config_value (fd, "[extensions]", "objectformat");
+          close (fd);
+        }
+      free (path);
+      free (raw);
+      free (common);
+    }
+  size = value != NULL && strcasecmp (value, "sha256") == 0 ? 32 : 20;
+  free (value);
+  return size;
+}
+
+/* The submodules the index of the git directory gitdir_fd records (a split index's shared part
+ * included), whose work trees lie in worktree: git status enters each, so the repository there
+ * is protected too. */
 static void
-protect_recorded_submodules (Argv *argv, int worktree_fd, const char *worktree,
+protect_recorded_submodules (Argv *argv, int worktree_fd, const char *worktree, int gitdir_fd,
                              const char *gitdir)
 {
   Superproject super = { argv, worktree_fd, worktree };
-  int fd = open_beneath_nofollow (worktree_fd, ".git", O_PATH | O_DIRECTORY);
-  char *format_name;
-  size_t hash_size = 20;
+  size_t hash_size = hash_size_of (gitdir_fd, gitdir);
+  int list_fd = openat (gitdir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *listing = list_fd >= 0 ? fdopendir (list_fd) : NULL;
+  struct dirent *entry;
 
-  if (fd < 0)
-    fatal ("cannot open '%s': %s", gitdir, strerror (errno));
-  format_name = config_value (fd, "[extensions]", "objectformat");
-  if (format_name != NULL && strcasecmp (format_name, "sha256") == 0)
-    hash_size = 32;
-  free (format_name);
-  for_each_gitlink (fd, gitdir, hash_size, protect_submodule, &super);
-  close (fd);
+  for_each_gitlink (gitdir_fd, gitdir, "index", hash_size, protect_submodule, &super);
+  if (listing == NULL)
+    fatal ("cannot list '%s': %s", gitdir, strerror (errno));
+  while ((entry = readdir (listing)) != NULL)
+    if (strncmp (entry->d_name, "sharedindex.", strlen ("sharedindex.")) == 0)
+      for_each_gitlink (gitdir_fd, gitdir, entry->d_name, hash_size, protect_submodule, &super);
+  closedir (listing);
+}
+
+/* Where a .git file in dir names the git directory, wherever that lies: the submodules its
+ * index records have their work trees in dir. */
+static void
+protect_submodules_of_gitfile (Argv *argv, int dirfd, const char *dir, const char *target)
+{
+  int exists, link;
+  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", dir, target);
+  char *gitdir = physical_path (raw, &exists, &link);
+  int fd = exists ? open (gitdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+
+  if (fd >= 0)
+    {
+      protect_recorded_submodules (argv, dirfd, dir, fd, gitdir);
+      close (fd);
+    }
+  free (gitdir);
+  free (raw);
 }
 
 /* The repository a git started in `dir` finds there: a .git directory, or a .git file naming
@@ -638,7 +688,11 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
       if (fd < 0)
         fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
       protect_git_dir (argv, fd, dotgit_path, 0);
-      protect_recorded_submodules (argv, dirfd, dir, dotgit_path);
+      fd = open_beneath_nofollow (dirfd, ".git", O_PATH | O_DIRECTORY);
+      if (fd < 0)
+        fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
+      protect_recorded_submodules (argv, dirfd, dir, fd, dotgit_path);
+      close (fd);
     }
   else if (kind == S_IFREG)
     {
@@ -655,6 +709,7 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
 
           follow_git_pointer (argv, dir, line + 8, what, 0);
           free (what);
+          protect_submodules_of_gitfile (argv, dirfd, dir, line + 8);
         }
       free (line);
     }

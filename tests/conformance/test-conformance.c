@@ -1432,7 +1432,10 @@ test_git_embedded_submodule (Fixture *f, gconstpointer data)
     "git commit -q -m i; cd '%s'; git clone -q '%s/inner-origin' a/b/inner; "
     "git add a/b/inner 2>/dev/null; git commit -q -m sub; %s",
     object_format, object_format, f->base, f->base, f->ws, f->base,
-    strstr ((const char *) data, "v4") != NULL ? "git update-index --index-version 4" : "true");
+    strstr ((const char *) data, "v4") != NULL      ? "git update-index --index-version 4"
+    : strstr ((const char *) data, "split") != NULL ? "git update-index --split-index && "
+                                                      "echo b > b && git add b"
+                                                    : "true");
 
   assert_pointer_attack_held (f, setup, NULL, PLANT_FSMONITOR ("a/b/inner/.git/config"));
 }
@@ -1477,6 +1480,21 @@ test_git_work_tree_renamed (Fixture *f, gconstpointer data)
                            " && mkdir -p .worktrees/feat && "
                            "echo \"gitdir: $PWD/.evil\" > .worktrees/feat/.git",
                            ".worktrees/feat");
+}
+
+/* A workspace whose .git is a file (a linked worktree of a repository elsewhere) with an
+ * embedded submodule: the index of the git directory that file names records it. */
+static void
+test_git_embedded_submodule_of_worktree (Fixture *f, gconstpointer data)
+{
+  g_autofree char *setup = g_strdup_printf (
+    "set -e; rm file; git init -q -b main '%s/main'; cd '%s/main'; echo m > m; git add m; "
+    "git commit -q -m m; git worktree add -q '%s'; git init -q -b main '%s/origin'; "
+    "cd '%s/origin'; echo i > i; git add i; git commit -q -m i; cd '%s'; "
+    "git clone -q '%s/origin' inner; git add inner 2>/dev/null; git commit -q -m inner",
+    f->base, f->base, f->ws, f->base, f->base, f->ws, f->base);
+
+  assert_pointer_attack_held (f, setup, NULL, PLANT_FSMONITOR ("inner/.git/config"));
 }
 
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
@@ -1594,6 +1612,10 @@ main (int argc, char **argv)
               Fixture, "index v4", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
   g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule/sha256"),
               Fixture, "sha256", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
+  g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule/split"),
+              Fixture, "split index", fixture_set_up, test_git_embedded_submodule,
+              fixture_tear_down);
+  ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/bare-at-root", test_git_bare_at_root);
   for (const char *const *kind = (const char *const[]) { "absorbed", "embedded", "worktree", NULL };
        *kind != NULL; kind++)
