@@ -220,8 +220,7 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
   for (size_t i = 0; i < n_roots; i++)
     if (root_fds[i] >= 0)
       protect_repository_of (&protections, root_fds[i], roots[i]);
-  for (size_t i = 0; i < pinned_work_trees.len; i++)
-    argv_add (&out, pinned_work_trees.items[i]);
+  hold_work_trees (&out);
   for (size_t i = 0; i < protections.len; i++)
     argv_add (&out, protections.items[i]);
   free (protections.items);

@@ -68,9 +68,9 @@ extern size_t n_roots;
 int is_writable (const char *path);
 
 /* dsh-bwrap-git.c: git's own files inside the roots. The binds that hold the work trees below a
- * root in place go into pinned_work_trees, to come before every protection. */
+ * root in place, which must come before every protection, are added by hold_work_trees(). */
 void protect_repository_of (Argv *argv, int root_fd, const char *root);
-extern Argv pinned_work_trees;
+void hold_work_trees (Argv *argv);
 /* dsh-bwrap-git-index.c: calls visit with the path of every submodule (gitlink) the index
  * index_name (index, or a split index's sharedindex.*) of the git directory gitdir_fd records. */
 void for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,

@@ -128,7 +128,11 @@ size_t n_absent;
 static Identity seen_git_dirs[MAX_GIT_DIRS];
 static size_t n_seen_git_dirs;
 
-static const char *const config_names[] = { "config", "config.worktree", "commondir" };
+/* Held read-only where they are, removed after the call where the command made them: what git
+ * reads code from (config, config.worktree, commondir) and, in a linked worktree's git
+ * directory, gitdir, which names the worktree's .git file (pointed elsewhere, a later call
+ * would protect that one instead). */
+static const char *const config_names[] = { "config", "config.worktree", "commondir", "gitdir" };
 
 static void protect_git_dir (Argv *argv, int fd, const char *path, int depth);
 
@@ -150,10 +154,9 @@ watch_absent (int dirfd, const char *path, const char *name, const char *why)
 }
 
 /* Work trees below a root that hold a protected .git: each directory from beneath the root
- * down to the work tree becomes a mount point, bound before every protection (a later bind
- * would cover them). Else renaming one of them away moves the protected .git with it, and a
- * .git the command makes takes its place. */
-Argv pinned_work_trees;
+ * down to the work tree becomes a mount point, bound before every protection and ancestors
+ * first (a later bind would cover what lies beneath). Else renaming one of them away moves the
+ * protected .git with it, and a .git the command makes takes its place. */
 static char *pinned[MAX_GIT_DIRS * 4];
 static size_t n_pinned;
 
@@ -167,35 +170,54 @@ is_root (const char *path)
 }
 
 static void
+pin_directory (const char *path)
+{
+  for (size_t i = 0; i < n_pinned; i++)
+    if (strcmp (pinned[i], path) == 0)
+      return;
+  if (n_pinned == sizeof pinned / sizeof pinned[0])
+    fatal ("'%s' holds too many git work trees to protect", path);
+  pinned[n_pinned++] = format ("%s", path);
+}
+
+static void
 pin_work_tree (const char *dir)
 {
   char *path = format ("%s", dir);
-  char *slash;
 
-  for (;;)
+  /* Up to, not including, the root or the first directory outside the roots. */
+  while (is_writable (path) && !is_root (path))
     {
-      int fd, seen = 0;
+      char *slash = strrchr (path, '/');
 
-      if (!is_writable (path) || is_root (path))
-        break;
-      for (size_t i = 0; i < n_pinned && !seen; i++)
-        seen = strcmp (pinned[i], path) == 0;
-      if (!seen)
-        {
-          if (n_pinned == sizeof pinned / sizeof pinned[0])
-            fatal ("'%s' holds too many git work trees to protect", path);
-          fd = open_beneath_nofollow (AT_FDCWD, path, O_PATH | O_DIRECTORY);
-          if (fd < 0)
-            fatal ("cannot hold the work tree '%s': %s", path, strerror (errno));
-          add_fd_mount (&pinned_work_trees, "--bind-fd", fd, path);
-          pinned[n_pinned++] = format ("%s", path);
-        }
-      slash = strrchr (path, '/');
+      pin_directory (path);
       if (slash == NULL || slash == path)
         break;
       *slash = '\0';
     }
   free (path);
+}
+
+static int
+shorter_first (const void *a, const void *b)
+{
+  size_t la = strlen (*(char *const *) a), lb = strlen (*(char *const *) b);
+
+  return la < lb ? -1 : la > lb;
+}
+
+void
+hold_work_trees (Argv *argv)
+{
+  qsort (pinned, n_pinned, sizeof *pinned, shorter_first);
+  for (size_t i = 0; i < n_pinned; i++)
+    {
+      int fd = open_beneath_nofollow (AT_FDCWD, pinned[i], O_PATH | O_DIRECTORY);
+
+      if (fd < 0)
+        fatal ("cannot hold the work tree '%s': %s", pinned[i], strerror (errno));
+      add_fd_mount (argv, "--bind-fd", fd, pinned[i]);
+    }
 }
 
 /* The kind of dirfd/name, without following it: 0 missing, else S_IFMT bits. */
@@ -396,11 +418,21 @@ config_value (int gitdir_fd, const char *section, const char *name)
   return NULL;
 }
 
+/* Whether dirfd is a submodule's git directory rather than a directory on the way to one:
+ * what it holds tells, and its config, held read-only from its first call on, cannot be taken
+ * away (HEAD could). */
+static int
+is_submodule_git_dir (int dirfd, const char *path)
+{
+  return kind_of (dirfd, "HEAD", path) != 0 || kind_of (dirfd, "config", path) != 0 ||
+         kind_of (dirfd, "objects", path) != 0 || kind_of (dirfd, "commondir", path) != 0;
+}
+
 /* Every git directory beneath modules/ (submodules, whose names may contain slashes) or
- * worktrees/ (linked worktrees): a directory holding HEAD is one. Each directory on the way is a
+ * worktrees/ (linked worktrees, where each directory is one). Each directory on the way is a
  * mount point too, so none of them can be renamed away and replaced by one the command made. A
  * symlink there is refused: git follows it from the submodule's .git file to wherever it
- * leads. name_depth counts the components of the name so far. */
+ * leads. name_depth counts the components of the name so far; 0 for worktrees/. */
 static void
 protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth, int name_depth)
 {
@@ -430,7 +462,7 @@ protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth, int
           free (child_path);
           continue; /* not a directory */
         }
-      if (kind_of (child, "HEAD", child_path) != 0)
+      if (name_depth == 0 || is_submodule_git_dir (child, child_path))
         protect_git_dir (argv, child, child_path, depth + 1);
       else
         {
@@ -548,7 +580,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
         {
           char *nested_path = format ("%s/%s", path, nested);
 
-          protect_nested_git_dirs (argv, nested_fd, nested_path, depth, 1);
+          protect_nested_git_dirs (argv, nested_fd, nested_path, depth, i == 0 ? 1 : 0);
           close (nested_fd);
           free (nested_path);
         }
@@ -772,7 +804,6 @@ protect_repository_reset (void)
   for (size_t i = 0; i < n_pinned; i++)
     free (pinned[i]);
   n_pinned = 0;
-  pinned_work_trees.len = 0;
   for (size_t i = 0; i < n_absent; i++)
     {
       close (absent[i].dirfd);

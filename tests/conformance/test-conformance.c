@@ -1272,19 +1272,21 @@ test_git_submodule_protected (Fixture *f, gconstpointer data)
  * repository: its own call is not protected), then attacked by a second call. git must run
  * nothing the attack planted; the attack may also be refused outright. */
 static void assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant,
-                                   const char *attack, const char *where);
+                                   gboolean plant_completes, const char *attack,
+                                   const char *where);
 
 static void
 assert_pointer_attack_held (Fixture *f, const char *host_setup, const char *plant,
                             const char *attack)
 {
-  assert_attack_held_in (f, host_setup, plant, attack, ".");
+  assert_attack_held_in (f, host_setup, plant, TRUE, attack, ".");
 }
 
-/* The same, git run in the directory where (relative to the workspace). */
+/* The same, git run in the directory where (relative to the workspace); a first call that
+ * prepares the attack (plant) may also be refused or denied unless plant_completes. */
 static void
-assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant, const char *attack,
-                       const char *where)
+assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant,
+                       gboolean plant_completes, const char *attack, const char *where)
 {
   g_autofree char *check = g_strdup_printf (
     "cd '%s' && git status >/dev/null 2>&1; git st >/dev/null 2>&1; true", where);
@@ -1308,7 +1310,9 @@ assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant, co
       const char *command[] = { "sh", "-c", plant, NULL };
 
       cli_exec (f, "workspace-write", command, &run);
-      assert_completed (f, &run, 0);
+      if (plant_completes)
+        assert_completed (f, &run, 0);
+      g_test_message ("plant: exit %d, %s", run.exit_code, run.err);
       dsh_test_run_clear (&run);
     }
   {
@@ -1447,6 +1451,21 @@ test_git_embedded_submodule (Fixture *f, gconstpointer data)
   "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tworktree = %s/" tree "\\n' " \
   "\"$PWD\" > .evil/config && " PLANT_FSMONITOR (".evil/config")
 
+/* Sets the repository up unconfined; then an ordinary call there must run: what holds its git
+ * directories in place must not refuse the layout. */
+static void
+set_up_usable_repository (Fixture *f, const char *setup)
+{
+  const char *command[] = { "sh", "-c", "echo more >> file", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  host_git (f, setup, &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  dsh_test_run_clear (&run);
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+}
+
 /* The directory holding a protected .git below the workspace root, renamed away so that a .git
  * the command made takes its place: an absorbed submodule, an embedded one, a linked worktree
  * (data). */
@@ -1461,23 +1480,28 @@ test_git_work_tree_renamed (Fixture *f, gconstpointer data)
     "git commit -q -m i; cd '%s'; git clone -q '%s/origin' sub; git add sub 2>/dev/null; "
     "git commit -q -m sub",
     f->base, f->base, f->ws, f->base);
+  const char *worktree = "git init -q -b main . && git add file && git commit -q -m init && "
+                         "git worktree add -q .worktrees/feat";
 
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  set_up_usable_repository (f, g_str_equal (kind, "absorbed")   ? absorbed
+                               : g_str_equal (kind, "embedded") ? embedded
+                                                                : worktree);
   if (g_str_equal (kind, "absorbed"))
-    assert_attack_held_in (f, absorbed, NULL,
+    assert_attack_held_in (f, NULL, NULL, TRUE,
                            "mv sub .old; " EVIL_GIT_DIR (".git/modules/sub", "sub")
                            " && mkdir -p sub && echo \"gitdir: $PWD/.evil\" > sub/.git",
                            ".");
   else if (g_str_equal (kind, "embedded"))
-    assert_attack_held_in (f, embedded, NULL,
+    assert_attack_held_in (f, NULL, NULL, TRUE,
                            "mv sub .old; mkdir -p sub && cd sub && git init -q && "
                            "git config core.fsmonitor \"touch $PWD/../PWNED; false\"",
                            ".");
   else
-    assert_attack_held_in (f, "git init -q -b main . && git add file && git commit -q -m init && "
-                              "git worktree add -q .worktrees/feat",
-                           NULL,
-                           "mv .worktrees/feat .worktrees/.old; " EVIL_GIT_DIR (".git", ".worktrees/feat")
-                           " && mkdir -p .worktrees/feat && "
+    assert_attack_held_in (f, NULL, NULL, TRUE,
+                           "mv .worktrees/feat .worktrees/.old; "
+                           EVIL_GIT_DIR (".git", ".worktrees/feat") " && mkdir -p .worktrees/feat && "
                            "echo \"gitdir: $PWD/.evil\" > .worktrees/feat/.git",
                            ".worktrees/feat");
 }
@@ -1495,6 +1519,50 @@ test_git_embedded_submodule_of_worktree (Fixture *f, gconstpointer data)
     f->base, f->base, f->ws, f->base, f->base, f->ws, f->base);
 
   assert_pointer_attack_held (f, setup, NULL, PLANT_FSMONITOR ("inner/.git/config"));
+}
+
+/* What decides which git directories are protected must be out of the command's reach: a
+ * first call takes away what the protection recognised, a second plants. data: a linked
+ * worktree outside the workspace (its HEAD removed), one inside (its gitdir pointed elsewhere),
+ * an absorbed submodule (its gitlink and HEAD removed). */
+static void
+test_git_recognition_removed (Fixture *f, gconstpointer data)
+{
+  const char *kind = data;
+  g_autofree char *outside_tree = g_build_filename (f->outside, "wt", NULL);
+  g_autofree char *outside_setup = g_strdup_printf (
+    "git init -q -b main . && git add file && git commit -q -m init && git worktree add -q '%s'",
+    outside_tree);
+  g_autofree char *absorbed = superproject_script (f, "sub");
+  const char *inside_setup = "git init -q -b main . && git add file && git commit -q -m init && "
+                             "git worktree add -q .worktrees/feat";
+
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  set_up_usable_repository (f, g_str_equal (kind, "outside-worktree")  ? outside_setup
+                               : g_str_equal (kind, "inside-worktree") ? inside_setup
+                                                                       : absorbed);
+  if (g_str_equal (kind, "outside-worktree"))
+    assert_attack_held_in (f, NULL,
+                           "cp .git/worktrees/wt/HEAD .h && rm .git/worktrees/wt/HEAD", FALSE,
+                           EVIL_GIT_DIR (".git", "nowhere")
+                           " ; echo \"$PWD/.evil\" > .git/worktrees/wt/commondir; "
+                           "mv .h .git/worktrees/wt/HEAD",
+                           outside_tree);
+  else if (g_str_equal (kind, "inside-worktree"))
+    assert_attack_held_in (f, NULL,
+                           "echo \"$PWD/nowhere/.git\" > .git/worktrees/feat/gitdir", FALSE,
+                           EVIL_GIT_DIR (".git", ".worktrees/feat")
+                           " ; echo \"gitdir: $PWD/.evil\" > .worktrees/feat/.git; "
+                           "echo \"$PWD/.worktrees/feat/.git\" > .git/worktrees/feat/gitdir",
+                           ".worktrees/feat");
+  else
+    assert_attack_held_in (f, NULL,
+                           "cp .git/index .i; cp .git/modules/sub/HEAD .h; "
+                           "git rm -q --cached sub; rm .git/modules/sub/HEAD", FALSE,
+                           PLANT_FSMONITOR (".git/modules/sub/config")
+                           "; mv .h .git/modules/sub/HEAD; mv .i .git/index",
+                           ".");
 }
 
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
@@ -1616,6 +1684,12 @@ main (int argc, char **argv)
               Fixture, "split index", fixture_set_up, test_git_embedded_submodule,
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
+  for (const char *const *kind = (const char *const[]) { "outside-worktree", "inside-worktree",
+                                                         "absorbed-submodule", NULL };
+       *kind != NULL; kind++)
+    g_test_add (dsh_test_backend_case_path (
+                  "conformance", name, g_strdup_printf ("git/recognition-removed/%s", *kind)),
+                Fixture, *kind, fixture_set_up, test_git_recognition_removed, fixture_tear_down);
   ADD ("git/bare-at-root", test_git_bare_at_root);
   for (const char *const *kind = (const char *const[]) { "absorbed", "embedded", "worktree", NULL };
        *kind != NULL; kind++)

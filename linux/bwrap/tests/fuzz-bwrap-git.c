@@ -259,7 +259,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *text = g_malloc (size + 1);
   g_autoptr (GString) before = g_string_new (NULL);
   g_autoptr (GString) after = g_string_new (NULL);
-  Argv argv = { 0 };
+  Argv argv = { 0 }, held = { 0 };
   int root_fd;
 
   memcpy (text, data, size);
@@ -289,7 +289,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (setjmp (refused) == 0)
     {
       protect_repository_of (&argv, root_fd, ws);
-      check_mounts (&pinned_work_trees);
+      hold_work_trees (&held);
+      check_mounts (&held);
       check_mounts (&argv);
     }
   else if (refusal[0] == '\0')
@@ -299,9 +300,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   describe_tree (after, out);
   if (strcmp (before->str, after->str) != 0)
     violated ("the protection changed the tree", NULL);
-  release_mounts (&pinned_work_trees);
+  release_mounts (&held);
   release_mounts (&argv);
   close (root_fd);
+  free (held.items);
   free (argv.items);
   refusal[0] = '\0';
   return 0;
