@@ -71,7 +71,7 @@ run_bwrap (char **argv)
   int status = 0;
   pid_t child;
 
-  if (n_absent == 0)
+  if (n_watched == 0)
     {
       execv (argv[0], argv);
       fatal ("cannot execute '%s': %s", argv[0], strerror (errno));

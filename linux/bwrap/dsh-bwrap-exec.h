@@ -76,9 +76,9 @@ void hold_work_trees (Argv *argv);
 void for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
                        size_t hash_size, void (*visit) (const char *path, void *data),
                        void *data);
-/* Config names that were missing, to look at once the call is over. */
-extern size_t n_absent;
-int absent_dirfd (size_t i);
+/* Config names to look at once the call is over: missing ones, and those held read-only. */
+extern size_t n_watched;
+int watched_dirfd (size_t i);
 void undo_planted_config (void);
 
 /* dsh-bwrap-undo-keeper.c: with config names to watch, a process that undoes the call if the

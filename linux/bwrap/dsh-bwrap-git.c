@@ -113,17 +113,22 @@ read_pointer (int dirfd, const char *name, const char *path, int trim_blanks)
  * read-only directory. A config name that is missing cannot be held by a mount without making
  * git read something, so its appearance is undone after the call instead. */
 
+/* A name whose appearance during the call is undone afterwards: missing at the start (id {0, 0})
+ * or the file it was then (id), bound read-only. One that appears, or is another file at the
+ * end (a concurrent call's undo of a name it created can detach this call's bind of it, and
+ * this call's command could then make it anew), goes. */
 typedef struct {
   int dirfd;
   char *path;
   const char *name;
+  Identity id;
   /* Why it goes, if the command makes it. */
   const char *why;
-} Absent;
+} Watched;
 
 /* Config names of every git directory, and HEAD where a repository's work tree is. */
-static Absent absent[MAX_GIT_DIRS * 3 + 64];
-size_t n_absent;
+static Watched watched[MAX_GIT_DIRS * 4 + 64];
+size_t n_watched;
 
 static Identity seen_git_dirs[MAX_GIT_DIRS];
 static size_t n_seen_git_dirs;
@@ -136,20 +141,22 @@ static const char *const config_names[] = { "config", "config.worktree", "common
 
 static void protect_git_dir (Argv *argv, int fd, const char *path, int depth);
 
-/* dirfd/name is missing now: if the command makes it, it goes once the call is over. */
+/* dirfd/name is missing now (id {0, 0}) or that file: if the command makes it, or another file
+ * in its place, it goes once the call is over. */
 static void
-watch_absent (int dirfd, const char *path, const char *name, const char *why)
+watch_name (int dirfd, const char *path, const char *name, Identity id, const char *why)
 {
-  Absent *a;
+  Watched *w;
 
-  if (n_absent == sizeof absent / sizeof absent[0])
+  if (n_watched == sizeof watched / sizeof watched[0])
     fatal ("'%s' holds too many git directories to protect", path);
-  a = &absent[n_absent++];
-  a->dirfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
-  a->path = format ("%s", path);
-  a->name = name;
-  a->why = why;
-  if (a->dirfd < 0)
+  w = &watched[n_watched++];
+  w->dirfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
+  w->path = format ("%s", path);
+  w->name = name;
+  w->id = id;
+  w->why = why;
+  if (w->dirfd < 0)
     fatal ("cannot keep '%s' open: %s", path, strerror (errno));
 }
 
@@ -532,9 +539,17 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       int file = open_beneath_nofollow (fd, config_names[i], O_PATH);
 
       if (file >= 0)
-        add_fd_mount (argv, "--ro-bind-fd", file, format ("%s/%s", path, config_names[i]));
+        {
+          char *dest = format ("%s/%s", path, config_names[i]);
+
+          watch_name (fd, path, config_names[i], identity_of (file, dest),
+                      "a later git would have run code it names");
+          add_fd_mount (argv, "--ro-bind-fd", file, dest);
+          free (dest);
+        }
       else if (errno == ENOENT)
-        watch_absent (fd, path, config_names[i], "a later git would have run code it names");
+        watch_name (fd, path, config_names[i], (Identity) { 0, 0 },
+                    "a later git would have run code it names");
       else
         fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
     }
@@ -759,7 +774,7 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
   /* Where git finds a repository through .git, a .git it cannot use (HEAD garbled, say) makes
    * it take the directory itself for a bare repository, and that needs a HEAD. */
   if (kind != 0 && kind_of (dirfd, "HEAD", dir) == 0)
-    watch_absent (dirfd, dir, "HEAD",
+    watch_name (dirfd, dir, "HEAD", (Identity) { 0, 0 },
                   "a later git would have taken that directory for a repository of its own");
   free (dotgit_path);
   return kind != 0;
@@ -804,12 +819,12 @@ protect_repository_reset (void)
   for (size_t i = 0; i < n_pinned; i++)
     free (pinned[i]);
   n_pinned = 0;
-  for (size_t i = 0; i < n_absent; i++)
+  for (size_t i = 0; i < n_watched; i++)
     {
-      close (absent[i].dirfd);
-      free (absent[i].path);
+      close (watched[i].dirfd);
+      free (watched[i].path);
     }
-  n_absent = 0;
+  n_watched = 0;
   n_seen_git_dirs = 0;
   for (size_t i = 0; i < n_protected; i++)
     free (protected_paths[i].path);
@@ -818,28 +833,32 @@ protect_repository_reset (void)
 }
 
 int
-absent_dirfd (size_t i)
+watched_dirfd (size_t i)
 {
-  return absent[i].dirfd;
+  return watched[i].dirfd;
 }
 
-/* After the call: a config name that was missing and now exists was made by the command; git
- * would read code from it, so it goes. */
+/* After the call: a config name that was missing and now exists, or is another file than the
+ * one held read-only, was made by the command (or in reach of it); git would read code from it,
+ * so it goes. */
 void
 undo_planted_config (void)
 {
-  for (size_t i = 0; i < n_absent; i++)
+  for (size_t i = 0; i < n_watched; i++)
     {
       struct stat st;
 
-      if (fstatat (absent[i].dirfd, absent[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      if (fstatat (watched[i].dirfd, watched[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
-      if (unlinkat (absent[i].dirfd, absent[i].name, S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
+      if ((watched[i].id.dev != 0 || watched[i].id.ino != 0) && st.st_dev == watched[i].id.dev &&
+          st.st_ino == watched[i].id.ino)
+        continue; /* the file it was */
+      if (unlinkat (watched[i].dirfd, watched[i].name, S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
         fprintf (stderr, "dsh-bwrap-exec: removed %s/%s, which the command created: %s\n",
-                 absent[i].path, absent[i].name, absent[i].why);
+                 watched[i].path, watched[i].name, watched[i].why);
       else
         fprintf (stderr, "dsh-bwrap-exec: warning: %s/%s was created by the command and cannot "
                          "be removed: %s\n",
-                 absent[i].path, absent[i].name, strerror (errno));
+                 watched[i].path, watched[i].name, strerror (errno));
     }
 }

@@ -92,7 +92,7 @@ wait_gone (pid_t pid)
 static _Noreturn void
 keep (int release_end, int info_end)
 {
-  int *fds = checked (calloc (n_absent + 3, sizeof *fds));
+  int *fds = checked (calloc (n_watched + 3, sizeof *fds));
   size_t n_fds = 0, len = 0;
   char info[4096] = "";
   int info_open = 1;
@@ -116,8 +116,8 @@ keep (int release_end, int info_end)
   fds[n_fds++] = STDERR_FILENO;
   fds[n_fds++] = release_end;
   fds[n_fds++] = info_end;
-  for (size_t i = 0; i < n_absent; i++)
-    fds[n_fds++] = absent_dirfd (i);
+  for (size_t i = 0; i < n_watched; i++)
+    fds[n_fds++] = watched_dirfd (i);
   for (size_t i = 1; i < n_fds; i++)
     for (size_t j = i; j > 0 && fds[j - 1] > fds[j]; j--)
       {
@@ -175,7 +175,7 @@ start_undo_keeper (Argv *argv)
   int release[2], info[2];
   pid_t keeper;
 
-  if (n_absent == 0)
+  if (n_watched == 0)
     return;
   if (pipe2 (release, O_CLOEXEC) != 0 || pipe2 (info, O_CLOEXEC) != 0)
     fatal ("cannot watch the call's git config names: %s", strerror (errno));

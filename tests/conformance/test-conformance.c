@@ -1565,6 +1565,41 @@ test_git_recognition_removed (Fixture *f, gconstpointer data)
                            ".");
 }
 
+/* Two calls at once on one repository: the first plants .git/commondir, which the second,
+ * starting then, holds read-only; the first's undo removes it (and with it the second's hold),
+ * and the second's command plants it anew. The second call's own undo must take that away. */
+static void
+test_git_concurrent_undo (Fixture *f, gconstpointer data)
+{
+  g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
+  g_autofree char *commondir = g_build_filename (f->ws, ".git", "commondir", NULL);
+  g_autofree char *exec = g_strdup_printf (
+    "env HOME='%s' TMPDIR='%s' DSH_SANDBOX_BACKEND=%s DSH_SANDBOX_PROBE_CACHE=off '%s' exec "
+    "--mode workspace-write --workspace '%s' --",
+    f->home, f->tmpdir, backend->name, dsh_test_cli (), f->ws);
+  g_autofree char *script = g_strdup_printf (
+    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "mkdir .evil && cp -r .git/objects .git/refs .git/HEAD .evil/; "
+    "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch %%s/PWNED; false\\n' "
+    "\"$PWD\" > .evil/config; "
+    "%s sh -c 'echo /nonexistent > .git/commondir; "
+    "  for i in $(seq 100); do [ -e .b ] && break; sleep .1; done' & "
+    "for i in $(seq 100); do [ -e .git/commondir ] && break; sleep .05; done; "
+    "%s sh -c 'touch .b; for i in $(seq 100); do [ -e .git/commondir ] || break; sleep .1; done; "
+    "  echo \"$PWD/.evil\" > .git/commondir; rm .b' || true; "
+    "wait; git status >/dev/null 2>&1; true",
+    exec, exec);
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  host_git (f, script, &run);
+  g_test_message ("%s", run.err);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_false (g_file_test (commondir, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+}
+
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
  * run with the git directory behind it unprotected. */
 static void
@@ -1684,6 +1719,7 @@ main (int argc, char **argv)
               Fixture, "split index", fixture_set_up, test_git_embedded_submodule,
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
+  ADD ("git/concurrent-undo", test_git_concurrent_undo);
   for (const char *const *kind = (const char *const[]) { "outside-worktree", "inside-worktree",
                                                          "absorbed-submodule", NULL };
        *kind != NULL; kind++)
