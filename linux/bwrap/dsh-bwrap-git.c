@@ -176,6 +176,18 @@ is_root (const char *path)
   return 0;
 }
 
+/* Whether path is a root or lies above one. */
+static int
+holds_a_root (const char *path)
+{
+  size_t len = strlen (path);
+
+  for (size_t i = 0; i < n_roots; i++)
+    if (strncmp (roots[i], path, len) == 0 && (roots[i][len] == '\0' || roots[i][len] == '/'))
+      return 1;
+  return 0;
+}
+
 static void
 pin_directory (const char *path)
 {
@@ -520,7 +532,10 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       return;
     }
 
-  add_fd_mount (argv, "--bind-fd", fd, path);
+  /* A bare repository's git directory may be a root, or hold one: bound already, and a bind
+   * over it would cover that root's (fd is then closed at the end). */
+  if (!holds_a_root (path))
+    add_fd_mount (argv, "--bind-fd", fd, path);
   if (hooks == S_IFDIR)
     add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (fd, "hooks", O_PATH | O_DIRECTORY),
                   format ("%s/hooks", path));
@@ -600,6 +615,8 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
           free (nested_path);
         }
     }
+  if (holds_a_root (path))
+    close (fd);
 }
 
 static int protect_repository_at (Argv *argv, int dirfd, const char *dir);

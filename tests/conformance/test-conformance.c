@@ -1271,6 +1271,21 @@ test_git_submodule_protected (Fixture *f, gconstpointer data)
  * reader would: set up unconfined (host_setup) or by a first call (plant, which creates the
  * repository: its own call is not protected), then attacked by a second call. git must run
  * nothing the attack planted; the attack may also be refused outright. */
+/* Sets the repository up unconfined; then an ordinary call there must run: what holds its git
+ * directories in place must not refuse the layout. */
+static void
+set_up_usable_repository (Fixture *f, const char *setup)
+{
+  const char *command[] = { "sh", "-c", "echo more >> file", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  host_git (f, setup, &run);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  dsh_test_run_clear (&run);
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+}
+
 static void assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant,
                                    gboolean plant_completes, const char *attack,
                                    const char *where);
@@ -1299,12 +1314,7 @@ assert_attack_held_in (Fixture *f, const char *host_setup, const char *plant,
     return; /* pinned by git/protected-paths */
 
   if (host_setup != NULL)
-    {
-      host_git (f, host_setup, &run);
-      g_test_message ("setup: %s", run.err);
-      g_assert_cmpint (run.exit_code, ==, 0);
-      dsh_test_run_clear (&run);
-    }
+    set_up_usable_repository (f, host_setup);
   if (plant != NULL)
     {
       const char *command[] = { "sh", "-c", plant, NULL };
@@ -1417,7 +1427,10 @@ test_git_bare_fallback (Fixture *f, gconstpointer data)
 static void
 test_git_bare_at_root (Fixture *f, gconstpointer data)
 {
-  assert_pointer_attack_held (f, "git init -q --bare .", NULL,
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  set_up_usable_repository (f, "git init -q --bare .");
+  assert_pointer_attack_held (f, NULL, NULL,
                               "git config alias.st '!touch PWNED'; "
                               "printf '[alias]\\n\\tst = !touch PWNED\\n' >> config");
 }
@@ -1450,21 +1463,6 @@ test_git_embedded_submodule (Fixture *f, gconstpointer data)
   "mkdir .evil && cp -r " from "/objects " from "/refs " from "/HEAD .evil/ && " \
   "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tworktree = %s/" tree "\\n' " \
   "\"$PWD\" > .evil/config && " PLANT_FSMONITOR (".evil/config")
-
-/* Sets the repository up unconfined; then an ordinary call there must run: what holds its git
- * directories in place must not refuse the layout. */
-static void
-set_up_usable_repository (Fixture *f, const char *setup)
-{
-  const char *command[] = { "sh", "-c", "echo more >> file", NULL };
-  g_auto (DshTestRun) run = { 0 };
-
-  host_git (f, setup, &run);
-  g_assert_cmpint (run.exit_code, ==, 0);
-  dsh_test_run_clear (&run);
-  cli_exec (f, "workspace-write", command, &run);
-  assert_completed (f, &run, 0);
-}
 
 /* The directory holding a protected .git below the workspace root, renamed away so that a .git
  * the command made takes its place: an absorbed submodule, an embedded one, a linked worktree
@@ -1607,11 +1605,16 @@ test_git_modules_symlink (Fixture *f, gconstpointer data)
 {
   g_autofree char *ran = g_build_filename (f->ws, "RAN", NULL);
 
-  assert_pointer_attack_held (f,
-                              "set -e; git init -q -b main . && mkdir -p .git/modules evil && "
-                              "git init -q --bare evil/lib && "
-                              "ln -s ../../evil/lib .git/modules/lib",
-                              NULL, "touch RAN");
+  g_auto (DshTestRun) setup = { 0 };
+
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  host_git (f,
+            "set -e; git init -q -b main . && mkdir -p .git/modules evil && "
+            "git init -q --bare evil/lib && ln -s ../../evil/lib .git/modules/lib",
+            &setup);
+  g_assert_cmpint (setup.exit_code, ==, 0);
+  assert_pointer_attack_held (f, NULL, NULL, "touch RAN");
   if (backend->protects_git)
     g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
 }
