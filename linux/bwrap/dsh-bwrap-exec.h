@@ -71,11 +71,13 @@ int is_writable (const char *path);
  * root in place, which must come before every protection, are added by hold_work_trees(). */
 void protect_repository_of (Argv *argv, int root_fd, const char *root);
 void hold_work_trees (Argv *argv);
-/* dsh-bwrap-git-index.c: calls visit with the path of every submodule (gitlink) the index
- * index_name (index, or a split index's sharedindex.*) of the git directory gitdir_fd records. */
+/* dsh-bwrap-git-index.c: calls visit with the path of every submodule (gitlink; with
+ * all_entries, of every entry) the index index_name (index, or a split index's sharedindex.*) of
+ * the git directory gitdir_fd records. *replaced (if given) is set when a nameless gitlink
+ * replaces an entry of the shared index. */
 void for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
-                       size_t hash_size, void (*visit) (const char *path, void *data),
-                       void *data);
+                       size_t hash_size, int all_entries, int *replaced,
+                       void (*visit) (const char *path, void *data), void *data);
 /* Config names to look at once the call is over: missing ones, and those held read-only. */
 extern size_t n_watched;
 int watched_dirfd (size_t i);

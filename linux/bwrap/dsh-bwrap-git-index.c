@@ -24,6 +24,7 @@
 #define MAX_INDEX_SIZE (512u << 20)
 #define GITLINK_MODE 0160000u
 #define EXTENDED_FLAG 0x4000u
+#define NAME_MASK 0x0fffu
 
 static uint32_t
 be32 (const unsigned char *p)
@@ -55,7 +56,8 @@ read_varint (const unsigned char **p, const unsigned char *end, size_t *out)
 
 void
 for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
-                  size_t hash_size, void (*visit) (const char *path, void *data), void *data)
+                  size_t hash_size, int all_entries, int *replaced,
+                  void (*visit) (const char *path, void *data), void *data)
 {
   int fd = openat (gitdir_fd, index_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   const unsigned char *map, *p, *end;
@@ -95,7 +97,8 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
         break;
       mode = be32 (p + 24);
       flags = (unsigned) p[40 + hash_size] << 8 | p[40 + hash_size + 1];
-      if (version >= 3 && (flags & EXTENDED_FLAG))
+      /* As git reads it: the extended flags follow whatever the version says. */
+      if (flags & EXTENDED_FLAG)
         fixed += 2;
       if ((size_t) (end - p) < fixed)
         break;
@@ -121,14 +124,23 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
         p = nul + 1;
       else
         {
-          /* Entries are padded with NULs to a multiple of 8 bytes. */
-          size_t size = ((size_t) (nul - entry) + 8) & ~(size_t) 7;
+          /* Entries are padded with NULs to a multiple of 8 bytes, counted as git counts them:
+           * from the name's length in the flags, unless that says it is longer than they hold. */
+          size_t name_field = (flags & NAME_MASK) < NAME_MASK ? (flags & NAME_MASK)
+                                                              : (size_t) (nul - suffix);
+          size_t size = (fixed + name_field + 8) & ~(size_t) 7;
 
           if ((size_t) (end - entry) < size)
             break;
+          if (name_field < name_len)
+            name[name_field] = '\0';
           p = entry + size;
         }
-      if ((mode & 0170000u) == GITLINK_MODE)
+      /* A split index's entry that replaces one of the shared index has no name: the shared
+       * entry it replaces may become a gitlink, so every entry there counts. */
+      if ((mode & 0170000u) == GITLINK_MODE && name[0] == '\0' && replaced != NULL)
+        *replaced = 1;
+      if (all_entries || (mode & 0170000u) == GITLINK_MODE)
         visit (name, data);
     }
   free (name);

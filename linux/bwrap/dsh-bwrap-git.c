@@ -372,9 +372,10 @@ follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const 
 }
 
 /* A .git file of a linked worktree or a submodule, named by its git directory: read-only and a
- * mount point, so that it cannot be pointed at a git directory the command made. One that is
- * gone leaves that worktree without a repository git finds there. */
-static void
+ * mount point, so that it cannot be pointed at a git directory the command made. Returns the
+ * work tree it lies in (NULL when outside the roots or gone: that worktree then has no
+ * repository git finds there). */
+static char *
 protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const char *what)
 {
   struct stat st;
@@ -382,7 +383,7 @@ protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const
   char *path = resolve_pointer (from_dir, target, what, O_PATH, &fd);
 
   if (path == NULL)
-    return;
+    return NULL;
   if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
     {
       char *slash = strrchr (path, '/');
@@ -390,10 +391,12 @@ protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const
       add_fd_mount (argv, "--ro-bind-fd", fd, path);
       *slash = '\0';
       pin_work_tree (path);
+      return path;
     }
-  else if (fd >= 0)
+  if (fd >= 0)
     close (fd);
   free (path);
+  return NULL;
 }
 
 /* A value in a git directory's config (section "[core]", key "worktree"), or NULL. Lines only:
@@ -493,6 +496,8 @@ protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth, int
   closedir (dir);
 }
 
+static void protect_work_tree_of (Argv *argv, int gitdir_fd, const char *gitdir, char *worktree);
+
 static void
 protect_git_dir (Argv *argv, int fd, const char *path, int depth)
 {
@@ -526,20 +531,19 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       if (kind != 0 && kind != S_IFREG)
         fallback_read_only = 1;
     }
+  /* The rest (the .git files it names, its worktrees and submodules) is protected all the same:
+   * read-only here holds only this directory. */
   if (fallback_read_only)
-    {
-      add_fd_mount (argv, "--ro-bind-fd", fd, path);
-      return;
-    }
-
+    add_fd_mount (argv, "--ro-bind-fd", fcntl (fd, F_DUPFD_CLOEXEC, 3), path);
   /* A bare repository's git directory may be a root, or hold one: bound already, and a bind
    * over it would cover that root's (fd is then closed at the end). */
-  if (!holds_a_root (path))
+  else if (!holds_a_root (path))
     add_fd_mount (argv, "--bind-fd", fd, path);
-  if (hooks == S_IFDIR)
+  /* Read-only as a whole, its hooks and config names are held with it. */
+  if (!fallback_read_only && hooks == S_IFDIR)
     add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (fd, "hooks", O_PATH | O_DIRECTORY),
                   format ("%s/hooks", path));
-  else
+  else if (!fallback_read_only)
     {
       char *dest = format ("%s/hooks", path);
 
@@ -549,7 +553,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       argv_add (argv, dest);
       expect_protected ((Identity) { 0, 0 }, dest);
     }
-  for (size_t i = 0; i < sizeof config_names / sizeof config_names[0]; i++)
+  for (size_t i = 0; !fallback_read_only && i < sizeof config_names / sizeof config_names[0]; i++)
     {
       int file = open_beneath_nofollow (fd, config_names[i], O_PATH);
 
@@ -576,7 +580,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
     {
       char *what = format ("'%s/gitdir'", path);
 
-      protect_dotgit_file (argv, path, worktree_file, what);
+      protect_work_tree_of (argv, fd, path, protect_dotgit_file (argv, path, worktree_file, what));
       free (what);
       free (worktree_file);
     }
@@ -586,7 +590,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       char *dotgit = format ("%s/.git", worktree_file);
       char *what = format ("core.worktree in '%s/config'", path);
 
-      protect_dotgit_file (argv, path, dotgit, what);
+      protect_work_tree_of (argv, fd, path, protect_dotgit_file (argv, path, dotgit, what));
       free (what);
       free (dotgit);
       free (worktree_file);
@@ -615,7 +619,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
           free (nested_path);
         }
     }
-  if (holds_a_root (path))
+  if (fallback_read_only || holds_a_root (path))
     close (fd);
 }
 
@@ -709,13 +713,35 @@ protect_recorded_submodules (Argv *argv, int worktree_fd, const char *worktree, 
   DIR *listing = list_fd >= 0 ? fdopendir (list_fd) : NULL;
   struct dirent *entry;
 
-  for_each_gitlink (gitdir_fd, gitdir, "index", hash_size, protect_submodule, &super);
+  int replaced = 0;
+
+  for_each_gitlink (gitdir_fd, gitdir, "index", hash_size, 0, &replaced, protect_submodule,
+                    &super);
   if (listing == NULL)
     fatal ("cannot list '%s': %s", gitdir, strerror (errno));
   while ((entry = readdir (listing)) != NULL)
     if (strncmp (entry->d_name, "sharedindex.", strlen ("sharedindex.")) == 0)
-      for_each_gitlink (gitdir_fd, gitdir, entry->d_name, hash_size, protect_submodule, &super);
+      for_each_gitlink (gitdir_fd, gitdir, entry->d_name, hash_size, replaced, NULL,
+                        protect_submodule, &super);
   closedir (listing);
+}
+
+/* A linked worktree's or a submodule's work tree (taken, may be NULL), whose git directory is
+ * gitdir_fd: the submodules that git directory's own index records lie in it. */
+static void
+protect_work_tree_of (Argv *argv, int gitdir_fd, const char *gitdir, char *worktree)
+{
+  int fd;
+
+  if (worktree == NULL)
+    return;
+  fd = open_beneath_nofollow (AT_FDCWD, worktree, O_PATH | O_DIRECTORY);
+  if (fd >= 0)
+    {
+      protect_recorded_submodules (argv, fd, worktree, gitdir_fd, gitdir);
+      close (fd);
+    }
+  free (worktree);
 }
 
 /* Where a .git file in dir names the git directory, wherever that lies: the submodules its

@@ -1598,6 +1598,55 @@ test_git_concurrent_undo (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
 }
 
+/* Round three: a git directory made read-only as a whole (a config name planted as a directory)
+ * still has its worktree's .git file held; a linked worktree's own submodules are held; and a
+ * split index whose gitlink replaces a shared entry by position still names it. */
+static void
+test_git_round_three (Fixture *f, gconstpointer data)
+{
+  const char *kind = data;
+  const char *worktree = "git init -q -b main . && git add file && git commit -q -m init && "
+                         "git worktree add -q .worktrees/feat";
+  g_autofree char *worktree_submodule = g_strdup_printf (
+    "%s && cd .worktrees/feat && git init -q lib && cd lib && echo l > l && git add l && "
+    "git commit -q -m l && cd .. && git add lib 2>/dev/null && git commit -q -m sub",
+    worktree);
+  const char *split = "git init -q -b main . && for i in 0 1 2 3 4 5 6 7 8 9; do echo $i > f$i; "
+                      "done && git init -q lib && cd lib && echo l > l && git add l && "
+                      "git commit -q -m l && cd .. && git add file f* lib 2>/dev/null && "
+                      "git commit -q -m sub";
+
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  if (g_str_equal (kind, "read-only-git-dir"))
+    {
+      set_up_usable_repository (f, worktree);
+      assert_attack_held_in (f, NULL, "mkdir -p .git/worktrees/feat/config.worktree/x", FALSE,
+                             EVIL_GIT_DIR (".git", ".worktrees/feat")
+                             "; echo \"gitdir: $PWD/.evil\" > .worktrees/feat/.git",
+                             ".worktrees/feat");
+    }
+  else if (g_str_equal (kind, "linked-worktree-submodule"))
+    {
+      set_up_usable_repository (f, worktree_submodule);
+      assert_attack_held_in (f, NULL, NULL, TRUE,
+                             "git -C .worktrees/feat/lib config core.fsmonitor "
+                             "\"touch $PWD/PWNED; false\"",
+                             ".worktrees/feat");
+    }
+  else
+    {
+      set_up_usable_repository (f, split);
+      assert_attack_held_in (f, NULL,
+                             "C=$(git rev-parse :lib); B=$(git rev-parse :f0); "
+                             "git update-index --cacheinfo 100644,$B,lib && "
+                             "git update-index --split-index && "
+                             "git update-index --cacheinfo 160000,$C,lib",
+                             FALSE,
+                             "git -C lib config core.fsmonitor \"touch $PWD/PWNED; false\"", ".");
+    }
+}
+
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
  * run with the git directory behind it unprotected. */
 static void
@@ -1723,6 +1772,13 @@ main (int argc, char **argv)
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/concurrent-undo", test_git_concurrent_undo);
+  for (const char *const *kind = (const char *const[]) { "read-only-git-dir",
+                                                         "linked-worktree-submodule",
+                                                         "split-index-replaced", NULL };
+       *kind != NULL; kind++)
+    g_test_add (dsh_test_backend_case_path (
+                  "conformance", name, g_strdup_printf ("git/round-three/%s", *kind)),
+                Fixture, *kind, fixture_set_up, test_git_round_three, fixture_tear_down);
   for (const char *const *kind = (const char *const[]) { "outside-worktree", "inside-worktree",
                                                          "absorbed-submodule", NULL };
        *kind != NULL; kind++)
