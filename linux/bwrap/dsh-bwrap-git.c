@@ -1,5 +1,7 @@
 /* dsh-bwrap-git.c — keeps the git files that a later unconfined git runs by itself read-only
- * inside the writable roots, and undoes the config names a command planted.
+ * inside the writable roots, finding every git directory there as git would (its pointers in
+ * dsh-bwrap-git-pointer.c, its submodules from the index in dsh-bwrap-git-index.c, the work
+ * trees held in place in dsh-bwrap-git-hold.c), and undoes the config names a command planted.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,45 +19,7 @@
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
-
-/* Submodules nest and worktrees multiply; a repository with more git directories than this,
- * git directories nested deeper, or a submodule name of more components, is refused rather than
- * protected halfway. */
-#define MAX_GIT_DIRS 256
-#define MAX_GIT_DEPTH 6
-#define MAX_NAME_DEPTH 32
-
-/* `base/relative` (or `relative` alone when absolute) without "." and "..": valid only for a path
- * resolved with RESOLVE_NO_SYMLINKS, where ".." is lexical. */
-static char *
-join_normalised (const char *base, const char *relative)
-{
-  char *joined = relative[0] == '/' ? format ("%s", relative) : format ("%s/%s", base, relative);
-  char *out = checked (malloc (strlen (joined) + 2));
-  size_t len = 0;
-
-  for (char *part = strtok (joined, "/"); part != NULL; part = strtok (NULL, "/"))
-    {
-      if (strcmp (part, ".") == 0)
-        continue;
-      if (strcmp (part, "..") == 0)
-        {
-          while (len > 0 && out[len - 1] != '/')
-            len--;
-          if (len > 0)
-            len--;
-          continue;
-        }
-      out[len++] = '/';
-      memcpy (out + len, part, strlen (part));
-      len += strlen (part);
-    }
-  if (len == 0)
-    out[len++] = '/';
-  out[len] = '\0';
-  free (joined);
-  return out;
-}
+#include "dsh-bwrap-git-private.h"
 
 /* The start of a small file in dirfd, NUL-terminated: whether it had anything to read. */
 static int
@@ -73,34 +37,6 @@ read_small_file (int dirfd, const char *name, char *buffer, size_t size)
     return 0;
   buffer[n] = '\0';
   return 1;
-}
-
-/* A file that names a path (a .git file, commondir, gitdir), read as git reads it: all of it,
- * with only the line ends at its end taken off (a newline inside is part of the path), and for
- * gitdir trailing blanks too. NULL when missing or empty; too long to be a path is refused. */
-static char *
-read_pointer (int dirfd, const char *name, const char *path, int trim_blanks)
-{
-  char buffer[PATH_MAX + 16];
-  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  size_t len = 0;
-  ssize_t n;
-
-  if (fd < 0)
-    return NULL;
-  while ((n = read (fd, buffer + len, sizeof buffer - 1 - len)) > 0)
-    len += (size_t) n;
-  close (fd);
-  if (len == sizeof buffer - 1)
-    fatal ("'%s/%s' is too long to name a path; its git directory cannot be protected", path,
-           name);
-  while (len > 0 && (buffer[len - 1] == '\n' || buffer[len - 1] == '\r' ||
-                     (trim_blanks && (buffer[len - 1] == ' ' || buffer[len - 1] == '\t'))))
-    len--;
-  if (len == 0)
-    return NULL;
-  buffer[len] = '\0';
-  return format ("%s", buffer);
 }
 
 /* ---- git files that run code later ----------------------------------------------------------
@@ -160,85 +96,6 @@ watch_name (int dirfd, const char *path, const char *name, Identity id, const ch
     fatal ("cannot keep '%s' open: %s", path, strerror (errno));
 }
 
-/* Work trees below a root that hold a protected .git: each directory from beneath the root
- * down to the work tree becomes a mount point, bound before every protection and ancestors
- * first (a later bind would cover what lies beneath). Else renaming one of them away moves the
- * protected .git with it, and a .git the command makes takes its place. */
-static char *pinned[MAX_GIT_DIRS * 4];
-static size_t n_pinned;
-
-static int
-is_root (const char *path)
-{
-  for (size_t i = 0; i < n_roots; i++)
-    if (strcmp (roots[i], path) == 0)
-      return 1;
-  return 0;
-}
-
-/* Whether path is a root or lies above one. */
-static int
-holds_a_root (const char *path)
-{
-  size_t len = strlen (path);
-
-  for (size_t i = 0; i < n_roots; i++)
-    if (strncmp (roots[i], path, len) == 0 && (roots[i][len] == '\0' || roots[i][len] == '/'))
-      return 1;
-  return 0;
-}
-
-static void
-pin_directory (const char *path)
-{
-  for (size_t i = 0; i < n_pinned; i++)
-    if (strcmp (pinned[i], path) == 0)
-      return;
-  if (n_pinned == sizeof pinned / sizeof pinned[0])
-    fatal ("'%s' holds too many git work trees to protect", path);
-  pinned[n_pinned++] = format ("%s", path);
-}
-
-static void
-pin_work_tree (const char *dir)
-{
-  char *path = format ("%s", dir);
-
-  /* Up to, not including, the root or the first directory outside the roots. */
-  while (is_writable (path) && !is_root (path))
-    {
-      char *slash = strrchr (path, '/');
-
-      pin_directory (path);
-      if (slash == NULL || slash == path)
-        break;
-      *slash = '\0';
-    }
-  free (path);
-}
-
-static int
-shorter_first (const void *a, const void *b)
-{
-  size_t la = strlen (*(char *const *) a), lb = strlen (*(char *const *) b);
-
-  return la < lb ? -1 : la > lb;
-}
-
-void
-hold_work_trees (Argv *argv)
-{
-  qsort (pinned, n_pinned, sizeof *pinned, shorter_first);
-  for (size_t i = 0; i < n_pinned; i++)
-    {
-      int fd = open_beneath_nofollow (AT_FDCWD, pinned[i], O_PATH | O_DIRECTORY);
-
-      if (fd < 0)
-        fatal ("cannot hold the work tree '%s': %s", pinned[i], strerror (errno));
-      add_fd_mount (argv, "--bind-fd", fd, pinned[i]);
-    }
-}
-
 /* The kind of dirfd/name, without following it: 0 missing, else S_IFMT bits. */
 static mode_t
 kind_of (int dirfd, const char *name, const char *path)
@@ -250,105 +107,6 @@ kind_of (int dirfd, const char *name, const char *path)
   if (errno == ENOENT)
     return 0;
   fatal ("cannot inspect '%s/%s': %s", path, name, strerror (errno));
-}
-
-/* What the absolute path names as the kernel resolves it, symlinks followed (as git resolves
- * what a .git file or commondir names), one component at a time: the real path of what exists,
- * with the missing rest after it. *exists: whether all of it is there; *through_writable_link:
- * whether a symlink on the way lies in a writable root, where the command could repoint it. */
-static char *
-physical_path (const char *path, int *exists, int *through_writable_link)
-{
-  char *copy = format ("%s", path);
-  char *current = format ("/");
-  char *save = NULL;
-
-  *exists = 1;
-  *through_writable_link = 0;
-  for (char *part = strtok_r (copy, "/", &save); part != NULL; part = strtok_r (NULL, "/", &save))
-    {
-      char *next;
-      struct stat st;
-
-      if (strcmp (part, ".") == 0)
-        continue;
-      if (strcmp (part, "..") == 0)
-        {
-          char *slash = strrchr (current, '/');
-
-          if (slash != current)
-            *slash = '\0';
-          else
-            current[1] = '\0';
-          continue;
-        }
-      next = strcmp (current, "/") == 0 ? format ("/%s", part) : format ("%s/%s", current, part);
-      if (lstat (next, &st) != 0)
-        {
-          if (errno != ENOENT && errno != ENOTDIR)
-            fatal ("cannot resolve '%s': %s", path, strerror (errno));
-          *exists = 0;
-        }
-      else if (S_ISLNK (st.st_mode))
-        {
-          char *real = realpath (next, NULL);
-
-          if (is_writable (current))
-            *through_writable_link = 1;
-          if (real == NULL)
-            *exists = 0; /* dangling: where it would lead is not known */
-          else
-            {
-              free (next);
-              next = real;
-            }
-        }
-      free (current);
-      current = next;
-      if (!*exists)
-        {
-          /* The rest cannot be resolved by the kernel either: lexically, as far as it goes. */
-          char *rest = save != NULL && *save != '\0' ? join_normalised (current, save)
-                                                       : format ("%s", current);
-
-          free (current);
-          current = rest;
-          break;
-        }
-    }
-  free (copy);
-  return current;
-}
-
-/* Where `target`, named in a file of from_dir, leads git, when that lies in a writable root:
- * opened without following any symlink into *fd (-1 when it does not exist yet), and the path
- * returned. NULL when git would look outside every writable root. Git follows symlinks there:
- * one inside a writable root, which the command could repoint, refuses the call. */
-static char *
-resolve_pointer (const char *from_dir, const char *target, const char *what, int flags, int *fd)
-{
-  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
-  int exists, through_writable_link;
-  char *physical = physical_path (raw, &exists, &through_writable_link);
-
-  *fd = -1;
-  if (through_writable_link)
-    fatal ("%s names '%s', which git reaches through a symlink inside the writable roots",
-           what, raw);
-  free (raw);
-  if (!is_writable (physical))
-    {
-      free (physical);
-      return NULL;
-    }
-  if (!exists)
-    return physical;
-  *fd = open_beneath_nofollow (AT_FDCWD, physical, flags);
-  if (*fd < 0 && errno == ELOOP)
-    fatal ("%s names '%s', which is reached through a symlink", what, physical);
-  if (*fd < 0)
-    fatal ("cannot open '%s', named by %s: %s", physical, what, strerror (errno));
-  return physical;
 }
 
 /* A git directory named by a file inside it (commondir) or beside it (a .git file); protected
@@ -859,9 +617,7 @@ protect_repository_of (Argv *argv, int root_fd, const char *root)
 void
 protect_repository_reset (void)
 {
-  for (size_t i = 0; i < n_pinned; i++)
-    free (pinned[i]);
-  n_pinned = 0;
+  hold_reset ();
   for (size_t i = 0; i < n_watched; i++)
     {
       close (watched[i].dirfd);
