@@ -157,6 +157,41 @@ protect_dotgit_file (Argv *argv, const char *from_dir, const char *target, const
   return NULL;
 }
 
+/* A config value (what follows its "="), in place, as git reads it: blanks around it dropped
+ * unless quoted, '"' quoting, \\ \" \n \t \b escaped, ';' or '#' outside quotes starting a
+ * comment. */
+static char *
+unquote_config_value (char *raw)
+{
+  char *out = raw, *value = raw, *kept = raw;
+  int quoted = 0;
+
+  raw += strspn (raw, " \t");
+  for (; *raw != '\0' && *raw != '\r'; raw++)
+    {
+      if (*raw == '"')
+        quoted = !quoted;
+      else if (!quoted && (*raw == ';' || *raw == '#'))
+        break;
+      else if (*raw == '\\' && raw[1] != '\0')
+        {
+          raw++;
+          *out++ = *raw == 'n' ? '\n' : *raw == 't' ? '\t' : *raw == 'b' ? '\b' : *raw;
+          kept = out;
+        }
+      else
+        {
+          *out++ = *raw;
+          if (quoted || (*raw != ' ' && *raw != '\t'))
+            kept = out;
+        }
+      if (*raw == '"')
+        kept = out;
+    }
+  *kept = '\0';
+  return value;
+}
+
 /* A value in a git directory's config (section "[core]", key "worktree"), or NULL. Lines only:
  * the config itself is read-only, and a value git would read differently is at worst a .git
  * file left unprotected (core.worktree) or an index read as SHA-1's (extensions.objectformat),
@@ -172,7 +207,7 @@ config_value (int gitdir_fd, const char *section, const char *name)
   for (char *line = strtok (buffer, "\n"); line != NULL; line = strtok (NULL, "\n"))
     {
       char *key = line + strspn (line, " \t");
-      char *value, *end;
+      char *value;
 
       if (key[0] == '[')
         {
@@ -184,15 +219,7 @@ config_value (int gitdir_fd, const char *section, const char *name)
       value = key + strlen (name) + strspn (key + strlen (name), " \t");
       if (value[0] != '=')
         continue;
-      value += 1 + strspn (value + 1, " \t");
-      end = value + strlen (value);
-      while (end > value && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-        *--end = '\0';
-      if (value[0] == '"' && end > value + 1 && end[-1] == '"')
-        {
-          end[-1] = '\0';
-          value++;
-        }
+      value = unquote_config_value (value + 1);
       return value[0] != '\0' ? format ("%s", value) : NULL;
     }
   return NULL;
@@ -331,6 +358,22 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
         fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
     }
 
+  /* The git directories beneath first, then what this one names: a later bind of a directory
+   * above one already bound would cover it. */
+  for (int i = 0; i < 2; i++)
+    {
+      const char *nested = i == 0 ? "modules" : "worktrees";
+      int nested_fd = open_beneath_nofollow (fd, nested, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+      if (nested_fd >= 0)
+        {
+          char *nested_path = format ("%s/%s", path, nested);
+
+          protect_nested_git_dirs (argv, nested_fd, nested_path, depth, i == 0 ? 1 : 0);
+          close (nested_fd);
+          free (nested_path);
+        }
+    }
   /* Where the working tree's .git file lies: a linked worktree names it in gitdir, a submodule
    * in core.worktree. */
   worktree_file = read_pointer (fd, "gitdir", path, 1);
@@ -362,20 +405,6 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       follow_git_pointer (argv, path, commondir, what, depth);
       free (what);
       free (commondir);
-    }
-  for (int i = 0; i < 2; i++)
-    {
-      const char *nested = i == 0 ? "modules" : "worktrees";
-      int nested_fd = open_beneath_nofollow (fd, nested, O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-      if (nested_fd >= 0)
-        {
-          char *nested_path = format ("%s/%s", path, nested);
-
-          protect_nested_git_dirs (argv, nested_fd, nested_path, depth, i == 0 ? 1 : 0);
-          close (nested_fd);
-          free (nested_path);
-        }
     }
   if (fallback_read_only || holds_a_root (path))
     close (fd);
@@ -573,10 +602,24 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
       return 1;
     }
   /* Where git finds a repository through .git, a .git it cannot use (HEAD garbled, say) makes
-   * it take the directory itself for a bare repository, and that needs a HEAD. */
-  if (kind != 0 && kind_of (dirfd, "HEAD", dir) == 0)
-    watch_name (dirfd, dir, "HEAD", (Identity) { 0, 0 },
-                  "a later git would have taken that directory for a repository of its own");
+   * it take the directory itself for a bare repository, and that needs a HEAD: one that is
+   * missing goes if the command makes it, one that is there (a project file) is held
+   * read-only, so that it cannot be made a valid one. */
+  if (kind != 0)
+    {
+      mode_t head = kind_of (dirfd, "HEAD", dir);
+      char *head_path = format ("%s/HEAD", strcmp (dir, "/") == 0 ? "" : dir);
+
+      if (head == 0)
+        watch_name (dirfd, dir, "HEAD", (Identity) { 0, 0 },
+                    "a later git would have taken that directory for a repository of its own");
+      else if (head == S_IFLNK)
+        fatal ("'%s' is a symlink: the repository beside it cannot be protected", head_path);
+      else
+        add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (dirfd, "HEAD", O_PATH),
+                      head_path);
+      free (head_path);
+    }
   free (dotgit_path);
   return kind != 0;
 }

@@ -1647,6 +1647,65 @@ test_git_round_three (Fixture *f, gconstpointer data)
     }
 }
 
+/* Round four: core.worktree read with git's escapes (a submodule path with a backslash); a
+ * project file named HEAD beside .git cannot be made a bare repository's; and a submodule of a
+ * submodule, checked out recursively, still lets a call run (nested git directories bound
+ * parents first). */
+static void
+test_git_round_four (Fixture *f, gconstpointer data)
+{
+  const char *kind = data;
+  g_autofree char *origin = g_strdup_printf (
+    "git init -q -b main '%s/origin'; cd '%s/origin'; echo o > o; git add o; git commit -q -m o; "
+    "cd '%s'",
+    f->base, f->base, f->ws);
+  g_autofree char *backslash = g_strdup_printf (
+    "set -e; git init -q -b main . && git add file && git commit -q -m init; %s; "
+    "git -c protocol.file.allow=always submodule add -q '%s/origin' 'x\\y'; git commit -q -m sub",
+    origin, f->base);
+  g_autofree char *nested = g_strdup_printf (
+    "set -e; git init -q -b main '%s/inner'; cd '%s/inner'; echo i > i; git add i; "
+    "git commit -q -m i; git init -q -b main '%s/middle'; cd '%s/middle'; echo m > m; "
+    "git add m; git -c protocol.file.allow=always submodule add -q '%s/inner' inner; "
+    "git commit -q -m m; cd '%s'; git init -q -b main . && git add file && git commit -q -m init; "
+    "git -c protocol.file.allow=always submodule add -q '%s/middle' middle; "
+    "git -c protocol.file.allow=always submodule update -q --init --recursive; git commit -q -m sub",
+    f->base, f->base, f->base, f->base, f->base, f->ws, f->base);
+
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  if (g_str_equal (kind, "escaped-worktree"))
+    {
+      set_up_usable_repository (f, backslash);
+      assert_attack_held_in (
+        f, NULL, "git rm -q --cached 'x\\y'", FALSE,
+        "cp -r '.git/modules/x\\y' evilgit; "
+        "git config -f evilgit/config core.worktree \"$PWD/x\\y\"; "
+        "git config -f evilgit/config core.fsmonitor \"touch $PWD/PWNED; false\"; "
+        "echo \"gitdir: $PWD/evilgit\" > 'x\\y/.git'; "
+        "git update-index --add --cacheinfo 160000,$(git -C 'x\\y' rev-parse HEAD),'x\\y'",
+        ".");
+    }
+  else if (g_str_equal (kind, "head-beside-git"))
+    {
+      set_up_usable_repository (
+        f, "git init -q -b main . && echo notes > HEAD && git add file HEAD && "
+           "git commit -q -m init");
+      assert_attack_held_in (
+        f, NULL, NULL, TRUE,
+        "echo garbage > .git/HEAD; echo 'ref: refs/heads/main' > HEAD; mkdir -p objects refs; "
+        "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = %s\\n' "
+        "\"$PWD\" > config; " PLANT_FSMONITOR ("config"),
+        ".");
+    }
+  else
+    {
+      set_up_usable_repository (f, nested);
+      assert_attack_held_in (f, NULL, NULL, TRUE,
+                             PLANT_FSMONITOR (".git/modules/middle/modules/inner/config"), ".");
+    }
+}
+
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
  * run with the git directory behind it unprotected. */
 static void
@@ -1772,6 +1831,12 @@ main (int argc, char **argv)
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/concurrent-undo", test_git_concurrent_undo);
+  for (const char *const *kind = (const char *const[]) { "escaped-worktree", "head-beside-git",
+                                                         "nested-submodules", NULL };
+       *kind != NULL; kind++)
+    g_test_add (dsh_test_backend_case_path (
+                  "conformance", name, g_strdup_printf ("git/round-four/%s", *kind)),
+                Fixture, *kind, fixture_set_up, test_git_round_four, fixture_tear_down);
   for (const char *const *kind = (const char *const[]) { "read-only-git-dir",
                                                          "linked-worktree-submodule",
                                                          "split-index-replaced", NULL };
