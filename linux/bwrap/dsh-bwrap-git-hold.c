@@ -19,7 +19,7 @@
 static char *pinned[MAX_GIT_DIRS * 4];
 static size_t n_pinned;
 
-static int
+int
 is_root (const char *path)
 {
   for (size_t i = 0; i < n_roots; i++)

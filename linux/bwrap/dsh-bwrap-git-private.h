@@ -25,7 +25,8 @@ char *resolve_pointer (const char *from_dir, const char *target, const char *wha
                        int *fd);
 
 /* dsh-bwrap-git-hold.c */
-/* Whether path is a root or lies above one. */
+/* Whether path is a root; whether it is one or lies above one. */
+int is_root (const char *path);
 int holds_a_root (const char *path);
 /* Holds dir, and each directory above it below its root, in place (see hold_work_trees()). */
 void pin_work_tree (const char *dir);

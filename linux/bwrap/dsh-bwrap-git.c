@@ -112,6 +112,9 @@ kind_of (int dirfd, const char *name, const char *path)
 /* A git directory named by a file inside it (commondir) or beside it (a .git file); protected
  * when it lies inside a writable root. One that does not exist there yet would be used
  * unprotected once the command made it: refused. */
+static void follow_outside_git_dir (Argv *argv, const char *from_dir, const char *target,
+                                    int depth);
+
 static void
 follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const char *what,
                     int depth)
@@ -120,13 +123,43 @@ follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const 
   char *path = resolve_pointer (from_dir, target, what, O_PATH | O_DIRECTORY, &fd);
 
   if (path == NULL)
-    return;
+    {
+      follow_outside_git_dir (argv, from_dir, target, depth);
+      return;
+    }
   if (fd < 0)
     fatal ("%s names the git directory '%s', which does not exist: one the command made there "
            "would be used unprotected",
            what, path);
   protect_git_dir (argv, fd, path, depth + 1);
   free (path);
+}
+
+/* A git directory outside every root cannot be changed by the command, but git takes config and
+ * hooks from where its commondir points, which may be inside them. */
+static void
+follow_outside_git_dir (Argv *argv, const char *from_dir, const char *target, int depth)
+{
+  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
+  int exists, link;
+  char *path = physical_path (raw, &exists, &link);
+  int fd = exists ? open (path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+  char *commondir = fd >= 0 ? read_pointer (fd, "commondir", path, 0) : NULL;
+
+  if (depth > MAX_GIT_DEPTH)
+    fatal ("'%s' leads through too many git directories to protect", path);
+  if (commondir != NULL)
+    {
+      char *what = format ("'%s/commondir'", path);
+
+      follow_git_pointer (argv, path, commondir, what, depth + 1);
+      free (what);
+      free (commondir);
+    }
+  if (fd >= 0)
+    close (fd);
+  free (path);
+  free (raw);
 }
 
 /* A .git file of a linked worktree or a submodule, named by its git directory: read-only and a
@@ -316,13 +349,18 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       if (kind != 0 && kind != S_IFREG)
         fallback_read_only = 1;
     }
+  /* A root inside a git directory would be covered by its bind, and without one the git
+   * directory could be renamed away with its protections: refused. */
+  if (holds_a_root (path) && !is_root (path))
+    fatal ("a writable root lies inside the git directory '%s', which then cannot be protected",
+           path);
   /* The rest (the .git files it names, its worktrees and submodules) is protected all the same:
    * read-only here holds only this directory. */
   if (fallback_read_only)
     add_fd_mount (argv, "--ro-bind-fd", fcntl (fd, F_DUPFD_CLOEXEC, 3), path);
-  /* A bare repository's git directory may be a root, or hold one: bound already, and a bind
-   * over it would cover that root's (fd is then closed at the end). */
-  else if (!holds_a_root (path))
+  /* A bare repository's git directory may be a root: bound already, and a bind over it would
+   * cover the root's (fd is then closed at the end). */
+  else if (!is_root (path))
     add_fd_mount (argv, "--bind-fd", fd, path);
   /* Read-only as a whole, its hooks and config names are held with it. */
   if (!fallback_read_only && hooks == S_IFDIR)

@@ -1706,6 +1706,56 @@ test_git_round_four (Fixture *f, gconstpointer data)
     }
 }
 
+/* Round five: a worktree's git directory outside every root whose commondir points inside them
+ * (git's config and hooks then come from there); and a writable root inside a git directory,
+ * which would leave that git directory free to be renamed away with its protections. */
+static void
+test_git_round_five (Fixture *f, gconstpointer data)
+{
+  const char *kind = data;
+
+  if (!require_backend () || !require_git () || !backend->protects_git)
+    return;
+  if (g_str_equal (kind, "outside-git-dir-commondir"))
+    {
+      g_autofree char *setup = g_strdup_printf (
+        "set -e; git init -q -b main '%s/src'; cd '%s/src'; echo s > s; git add s; "
+        "git commit -q -m s; mv .git '%s/c.git'; git --git-dir='%s/c.git' config core.bare true; "
+        "mkdir '%s/wt'; echo '%s/c.git' > '%s/wt/commondir'; echo '%s/.git' > '%s/wt/gitdir'; "
+        "git --git-dir='%s/c.git' rev-parse HEAD > '%s/wt/HEAD'; "
+        "echo 'gitdir: %s/wt' > '%s/.git'",
+        f->base, f->base, f->ws, f->ws, f->outside, f->ws, f->outside, f->ws, f->outside, f->ws,
+        f->outside, f->outside, f->ws);
+
+      set_up_usable_repository (f, setup);
+      assert_attack_held_in (f, NULL, NULL, TRUE, PLANT_FSMONITOR ("c.git/config"), ".");
+    }
+  else
+    {
+      g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
+      g_autofree char *refs = g_build_filename (f->ws, ".git", "refs", NULL);
+      g_autofree char *home_env = g_strdup_printf ("HOME=%s", f->home);
+      g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", f->tmpdir);
+      g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend->name);
+      const char *env[] = { home_env, tmpdir_env, backend_env, "DSH_SANDBOX_PROBE_CACHE=off",
+                            NULL };
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", f->ws,
+                             "--writable-root", refs, "--", "sh", "-c",
+                             "mv .git .git-old && cp -r .git-old .git-new && mv .git-new .git && "
+                             PLANT_FSMONITOR (".git/config"),
+                             NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      make_repository (f);
+      dsh_test_run_cli (&run, args, env, f->ws);
+      g_assert_cmpint (run.exit_code, ==, 125);
+      g_assert_nonnull (strstr (run.err, "lies inside the git directory"));
+      dsh_test_run_clear (&run);
+      host_git (f, "git status >/dev/null 2>&1; true", &run);
+      g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+    }
+}
+
 /* A symlink among the submodules' git directories leads git wherever it points: no call may
  * run with the git directory behind it unprotected. */
 static void
@@ -1831,6 +1881,12 @@ main (int argc, char **argv)
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/concurrent-undo", test_git_concurrent_undo);
+  for (const char *const *kind = (const char *const[]) { "outside-git-dir-commondir",
+                                                         "root-inside-git-dir", NULL };
+       *kind != NULL; kind++)
+    g_test_add (dsh_test_backend_case_path (
+                  "conformance", name, g_strdup_printf ("git/round-five/%s", *kind)),
+                Fixture, *kind, fixture_set_up, test_git_round_five, fixture_tear_down);
   for (const char *const *kind = (const char *const[]) { "escaped-worktree", "head-beside-git",
                                                          "nested-submodules", NULL };
        *kind != NULL; kind++)
