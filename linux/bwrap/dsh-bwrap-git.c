@@ -733,7 +733,8 @@ undo_planted_config (void)
       if ((watched[i].id.dev != 0 || watched[i].id.ino != 0) && st.st_dev == watched[i].id.dev &&
           st.st_ino == watched[i].id.ino)
         continue; /* the file it was */
-      if (unlinkat (watched[i].dirfd, watched[i].name, S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
+      if (unlinkat (watched[i].dirfd, watched[i].name,
+                    S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
         fprintf (stderr, "dsh-bwrap-exec: removed %s/%s, which the command created: %s\n",
                  watched[i].path, watched[i].name, watched[i].why);
       else

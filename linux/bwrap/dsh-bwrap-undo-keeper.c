@@ -158,10 +158,14 @@ keep (int release_end, int info_end)
         }
     }
   /* What bwrap wrote before it went the way of its parent. */
-  while (info_open && child_pid_in (info) == 0 && len < sizeof info - 1 &&
-         ((n = read (info_end, info + len, sizeof info - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
-    if (n > 0)
-      info[len += (size_t) n] = '\0';
+  while (info_open && child_pid_in (info) == 0 && len < sizeof info - 1)
+    {
+      n = read (info_end, info + len, sizeof info - 1 - len);
+      if (n > 0)
+        info[len += (size_t) n] = '\0';
+      else if (n == 0 || errno != EINTR)
+        break;
+    }
   child = child_pid_in (info);
   if (child > 0)
     wait_gone (child);

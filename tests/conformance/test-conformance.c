@@ -1499,7 +1499,8 @@ test_git_work_tree_renamed (Fixture *f, gconstpointer data)
   else
     assert_attack_held_in (f, NULL, NULL, TRUE,
                            "mv .worktrees/feat .worktrees/.old; "
-                           EVIL_GIT_DIR (".git", ".worktrees/feat") " && mkdir -p .worktrees/feat && "
+                           EVIL_GIT_DIR (".git", ".worktrees/feat")
+                           " && mkdir -p .worktrees/feat && "
                            "echo \"gitdir: $PWD/.evil\" > .worktrees/feat/.git",
                            ".worktrees/feat");
 }
@@ -1669,7 +1670,8 @@ test_git_round_four (Fixture *f, gconstpointer data)
     "git add m; git -c protocol.file.allow=always submodule add -q '%s/inner' inner; "
     "git commit -q -m m; cd '%s'; git init -q -b main . && git add file && git commit -q -m init; "
     "git -c protocol.file.allow=always submodule add -q '%s/middle' middle; "
-    "git -c protocol.file.allow=always submodule update -q --init --recursive; git commit -q -m sub",
+    "git -c protocol.file.allow=always submodule update -q --init --recursive; "
+    "git commit -q -m sub",
     f->base, f->base, f->base, f->base, f->base, f->ws, f->base);
 
   if (!require_backend () || !require_git () || !backend->protects_git)
@@ -1824,6 +1826,20 @@ backend_works (void)
   return run.exit_code == 0;
 }
 
+/* One case for each kind, PATH/KIND, the kind its data. */
+static void
+add_kinds (const char *backend_name, const char *path, const char *const *kinds,
+           void (*test) (Fixture *f, gconstpointer data))
+{
+  for (; *kinds != NULL; kinds++)
+    {
+      g_autofree char *kind_path = g_strdup_printf ("%s/%s", path, *kinds);
+
+      g_test_add (dsh_test_backend_case_path ("conformance", backend_name, kind_path), Fixture,
+                  *kinds, fixture_set_up, test, fixture_tear_down);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1881,37 +1897,25 @@ main (int argc, char **argv)
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/concurrent-undo", test_git_concurrent_undo);
-  for (const char *const *kind = (const char *const[]) { "outside-git-dir-commondir",
-                                                         "root-inside-git-dir", NULL };
-       *kind != NULL; kind++)
-    g_test_add (dsh_test_backend_case_path (
-                  "conformance", name, g_strdup_printf ("git/round-five/%s", *kind)),
-                Fixture, *kind, fixture_set_up, test_git_round_five, fixture_tear_down);
-  for (const char *const *kind = (const char *const[]) { "escaped-worktree", "head-beside-git",
-                                                         "nested-submodules", NULL };
-       *kind != NULL; kind++)
-    g_test_add (dsh_test_backend_case_path (
-                  "conformance", name, g_strdup_printf ("git/round-four/%s", *kind)),
-                Fixture, *kind, fixture_set_up, test_git_round_four, fixture_tear_down);
-  for (const char *const *kind = (const char *const[]) { "read-only-git-dir",
-                                                         "linked-worktree-submodule",
-                                                         "split-index-replaced", NULL };
-       *kind != NULL; kind++)
-    g_test_add (dsh_test_backend_case_path (
-                  "conformance", name, g_strdup_printf ("git/round-three/%s", *kind)),
-                Fixture, *kind, fixture_set_up, test_git_round_three, fixture_tear_down);
-  for (const char *const *kind = (const char *const[]) { "outside-worktree", "inside-worktree",
-                                                         "absorbed-submodule", NULL };
-       *kind != NULL; kind++)
-    g_test_add (dsh_test_backend_case_path (
-                  "conformance", name, g_strdup_printf ("git/recognition-removed/%s", *kind)),
-                Fixture, *kind, fixture_set_up, test_git_recognition_removed, fixture_tear_down);
+  add_kinds (name, "git/round-five",
+             (const char *const[]) { "outside-git-dir-commondir", "root-inside-git-dir", NULL },
+             test_git_round_five);
+  add_kinds (name, "git/round-four",
+             (const char *const[]) { "escaped-worktree", "head-beside-git", "nested-submodules",
+                                     NULL },
+             test_git_round_four);
+  add_kinds (name, "git/round-three",
+             (const char *const[]) { "read-only-git-dir", "linked-worktree-submodule",
+                                     "split-index-replaced", NULL },
+             test_git_round_three);
+  add_kinds (name, "git/recognition-removed",
+             (const char *const[]) { "outside-worktree", "inside-worktree", "absorbed-submodule",
+                                     NULL },
+             test_git_recognition_removed);
   ADD ("git/bare-at-root", test_git_bare_at_root);
-  for (const char *const *kind = (const char *const[]) { "absorbed", "embedded", "worktree", NULL };
-       *kind != NULL; kind++)
-    g_test_add (dsh_test_backend_case_path (
-                  "conformance", name, g_strdup_printf ("git/work-tree-renamed/%s", *kind)),
-                Fixture, *kind, fixture_set_up, test_git_work_tree_renamed, fixture_tear_down);
+  add_kinds (name, "git/work-tree-renamed",
+             (const char *const[]) { "absorbed", "embedded", "worktree", NULL },
+             test_git_work_tree_renamed);
   ADD ("git/workflow", test_git_workflow);
   ADD ("passthrough/background-child-dies", test_background_child);
   ADD ("passthrough/supervisor-cannot-be-killed", test_supervisor_cannot_be_killed);
