@@ -205,6 +205,36 @@ test_undo_survives_killed_starter (gconstpointer data)
   dsh_test_remove_tree (ws);
 }
 
+/* confine's argv, run as a library harness runs it, works in a repository whose git directory
+ * the launcher holds in a way of its own: read-only as a whole (hooks/ a symlink), or a bare
+ * repository at the root (data). Each descriptor for bwrap must be open across its exec. */
+static void
+test_launcher_argv_runs (gconstpointer data)
+{
+  const char *kind = data;
+  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  g_autofree char *touch = g_strdup_printf ("touch '%s'", marker);
+  const char *bare[] = { "git", "init", "-q", "--bare", ws, NULL };
+  const char *init[] = { "sh", "-c", "git init -q . && rm -rf .git/hooks && "
+                                     "ln -s /nonexistent .git/hooks", NULL };
+  const char *command[] = { "sh", "-c", touch, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (GStrv) argv = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_run (&run, g_str_equal (kind, "bare") ? bare : init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  argv = confined_argv (ws, command);
+  dsh_test_run_clear (&run);
+  dsh_test_run (&run, (const char *const *) argv, NULL, ws, NULL);
+  g_test_message ("%s", run.err);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (ws);
+}
+
 /* Where the launcher would have failed, its one line and the runner failure follow. */
 static void
 test_failed_step_reads_as_the_launchers (void)
@@ -246,6 +276,9 @@ main (int argc, char **argv)
                         test_undo_survives_killed_starter);
   g_test_add_data_func ("/first-step/undo-survives-killed-launcher", GINT_TO_POINTER (TRUE),
                         test_undo_survives_killed_starter);
+  g_test_add_data_func ("/first-step/launcher-argv-runs/read-only-git-dir", "hooks symlink",
+                        test_launcher_argv_runs);
+  g_test_add_data_func ("/first-step/launcher-argv-runs/bare", "bare", test_launcher_argv_runs);
   g_test_add_func ("/first-step/failed-step-reads-as-the-launchers",
                    test_failed_step_reads_as_the_launchers);
   return g_test_run ();

@@ -357,7 +357,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
   /* The rest (the .git files it names, its worktrees and submodules) is protected all the same:
    * read-only here holds only this directory. */
   if (fallback_read_only)
-    add_fd_mount (argv, "--ro-bind-fd", fcntl (fd, F_DUPFD_CLOEXEC, 3), path);
+    add_fd_mount (argv, "--ro-bind-fd", fcntl (fd, F_DUPFD, 3), path);
   /* A bare repository's git directory may be a root: bound already, and a bind over it would
    * cover the root's (fd is then closed at the end). */
   else if (!is_root (path))
