@@ -125,7 +125,8 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
       else
         {
           /* Entries are padded with NULs to a multiple of 8 bytes, counted as git counts them:
-           * from the name's length in the flags, unless that says it is longer than they hold. */
+           * from the name's length in the flags, or up to its NUL when the flags say 0xfff (too
+           * long for them). */
           size_t name_field = (flags & NAME_MASK) < NAME_MASK ? (flags & NAME_MASK)
                                                               : (size_t) (nul - suffix);
           size_t size = (fixed + name_field + 8) & ~(size_t) 7;

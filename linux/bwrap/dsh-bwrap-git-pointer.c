@@ -145,6 +145,26 @@ physical_path (const char *path, int *exists, int *through_writable_link)
   return current;
 }
 
+/* target as named in a file of from_dir: absolute, or relative to from_dir. */
+char *
+pointer_path (const char *from_dir, const char *target)
+{
+  return target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
+}
+
+/* The directory target (named in a file of from_dir) leads to, wherever it lies, opened O_PATH
+ * (-1 when it is not there), its real path in *out_path. */
+int
+open_pointed_dir (const char *from_dir, const char *target, char **out_path)
+{
+  char *raw = pointer_path (from_dir, target);
+  int exists, link;
+
+  *out_path = physical_path (raw, &exists, &link);
+  free (raw);
+  return exists ? open (*out_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+}
+
 /* Where `target`, named in a file of from_dir, leads git, when that lies in a writable root:
  * opened without following any symlink into *fd (-1 when it does not exist yet), and the path
  * returned. NULL when git would look outside every writable root. Git follows symlinks there:
@@ -152,7 +172,7 @@ physical_path (const char *path, int *exists, int *through_writable_link)
 char *
 resolve_pointer (const char *from_dir, const char *target, const char *what, int flags, int *fd)
 {
-  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
+  char *raw = pointer_path (from_dir, target);
   int exists, through_writable_link;
   char *physical = physical_path (raw, &exists, &through_writable_link);
 

@@ -20,6 +20,10 @@ char *join_normalised (const char *base, const char *relative);
 char *read_pointer (int dirfd, const char *name, const char *path, int trim_blanks);
 /* The absolute path as the kernel resolves it; see the definition. */
 char *physical_path (const char *path, int *exists, int *through_writable_link);
+/* target as named in a file of from_dir; the directory it leads to wherever it lies, opened
+ * O_PATH (-1 when missing), its real path in *out_path. */
+char *pointer_path (const char *from_dir, const char *target);
+int open_pointed_dir (const char *from_dir, const char *target, char **out_path);
 /* Where target, named in a file of from_dir, leads git inside the writable roots, or NULL. */
 char *resolve_pointer (const char *from_dir, const char *target, const char *what, int flags,
                        int *fd);

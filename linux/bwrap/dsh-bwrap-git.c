@@ -96,6 +96,13 @@ watch_name (int dirfd, const char *path, const char *name, Identity id, const ch
     fatal ("cannot keep '%s' open: %s", path, strerror (errno));
 }
 
+/* dir/name, for a dir that may be "/". */
+static char *
+child_of (const char *dir, const char *name)
+{
+  return format ("%s/%s", strcmp (dir, "/") == 0 ? "" : dir, name);
+}
+
 /* The kind of dirfd/name, without following it: 0 missing, else S_IFMT bits. */
 static mode_t
 kind_of (int dirfd, const char *name, const char *path)
@@ -109,12 +116,12 @@ kind_of (int dirfd, const char *name, const char *path)
   fatal ("cannot inspect '%s/%s': %s", path, name, strerror (errno));
 }
 
-/* A git directory named by a file inside it (commondir) or beside it (a .git file); protected
- * when it lies inside a writable root. One that does not exist there yet would be used
- * unprotected once the command made it: refused. */
 static void follow_outside_git_dir (Argv *argv, const char *from_dir, const char *target,
                                     int depth);
 
+/* A git directory named by a file inside it (commondir) or beside it (a .git file); protected
+ * when it lies inside a writable root. One that does not exist there yet would be used
+ * unprotected once the command made it: refused. */
 static void
 follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const char *what,
                     int depth)
@@ -140,14 +147,14 @@ follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const 
 static void
 follow_outside_git_dir (Argv *argv, const char *from_dir, const char *target, int depth)
 {
-  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", from_dir, target);
-  int exists, link;
-  char *path = physical_path (raw, &exists, &link);
-  int fd = exists ? open (path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-  char *commondir = fd >= 0 ? read_pointer (fd, "commondir", path, 0) : NULL;
+  char *path;
+  int fd;
+  char *commondir;
 
   if (depth > MAX_GIT_DEPTH)
-    fatal ("'%s' leads through too many git directories to protect", path);
+    fatal ("'%s' leads through too many git directories to protect", from_dir);
+  fd = open_pointed_dir (from_dir, target, &path);
+  commondir = fd >= 0 ? read_pointer (fd, "commondir", path, 0) : NULL;
   if (commondir != NULL)
     {
       char *what = format ("'%s/commondir'", path);
@@ -159,7 +166,6 @@ follow_outside_git_dir (Argv *argv, const char *from_dir, const char *target, in
   if (fd >= 0)
     close (fd);
   free (path);
-  free (raw);
 }
 
 /* A .git file of a linked worktree or a submodule, named by its git directory: read-only and a
@@ -314,6 +320,45 @@ protect_nested_git_dirs (Argv *argv, int dirfd, const char *path, int depth, int
   closedir (dir);
 }
 
+/* A git directory's hooks/ (an empty read-only one when missing) and config names bound
+ * read-only over themselves, each watched for what the command makes of it. */
+static void
+protect_hooks_and_config (Argv *argv, int fd, const char *path, mode_t hooks)
+{
+  if (hooks == S_IFDIR)
+    add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (fd, "hooks", O_PATH | O_DIRECTORY),
+                  format ("%s/hooks", path));
+  else
+    {
+      char *dest = format ("%s/hooks", path);
+
+      argv_add (argv, "--tmpfs");
+      argv_add (argv, dest);
+      argv_add (argv, "--remount-ro");
+      argv_add (argv, dest);
+      expect_protected ((Identity) { 0, 0 }, dest);
+    }
+  for (size_t i = 0; i < sizeof config_names / sizeof config_names[0]; i++)
+    {
+      int file = open_beneath_nofollow (fd, config_names[i], O_PATH);
+
+      if (file >= 0)
+        {
+          char *dest = format ("%s/%s", path, config_names[i]);
+
+          watch_name (fd, path, config_names[i], identity_of (file, dest),
+                      "a later git would have run code it names");
+          add_fd_mount (argv, "--ro-bind-fd", file, dest);
+          free (dest);
+        }
+      else if (errno == ENOENT)
+        watch_name (fd, path, config_names[i], (Identity) { 0, 0 },
+                    "a later git would have run code it names");
+      else
+        fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
+    }
+}
+
 static void protect_work_tree_of (Argv *argv, int gitdir_fd, const char *gitdir, char *worktree);
 
 static void
@@ -363,38 +408,8 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
   else if (!is_root (path))
     add_fd_mount (argv, "--bind-fd", fd, path);
   /* Read-only as a whole, its hooks and config names are held with it. */
-  if (!fallback_read_only && hooks == S_IFDIR)
-    add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (fd, "hooks", O_PATH | O_DIRECTORY),
-                  format ("%s/hooks", path));
-  else if (!fallback_read_only)
-    {
-      char *dest = format ("%s/hooks", path);
-
-      argv_add (argv, "--tmpfs");
-      argv_add (argv, dest);
-      argv_add (argv, "--remount-ro");
-      argv_add (argv, dest);
-      expect_protected ((Identity) { 0, 0 }, dest);
-    }
-  for (size_t i = 0; !fallback_read_only && i < sizeof config_names / sizeof config_names[0]; i++)
-    {
-      int file = open_beneath_nofollow (fd, config_names[i], O_PATH);
-
-      if (file >= 0)
-        {
-          char *dest = format ("%s/%s", path, config_names[i]);
-
-          watch_name (fd, path, config_names[i], identity_of (file, dest),
-                      "a later git would have run code it names");
-          add_fd_mount (argv, "--ro-bind-fd", file, dest);
-          free (dest);
-        }
-      else if (errno == ENOENT)
-        watch_name (fd, path, config_names[i], (Identity) { 0, 0 },
-                    "a later git would have run code it names");
-      else
-        fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
-    }
+  if (!fallback_read_only)
+    protect_hooks_and_config (argv, fd, path, hooks);
 
   /* The git directories beneath first, then what this one names: a later bind of a directory
    * above one already bound would cover it. */
@@ -444,7 +459,7 @@ protect_git_dir (Argv *argv, int fd, const char *path, int depth)
       free (what);
       free (commondir);
     }
-  if (fallback_read_only || holds_a_root (path))
+  if (fallback_read_only || is_root (path))
     close (fd);
 }
 
@@ -481,7 +496,7 @@ protect_submodule (const char *name, void *data)
 
   if (!is_index_path (name))
     return; /* git refuses such an entry */
-  path = format ("%s/%s", strcmp (super->worktree, "/") == 0 ? "" : super->worktree, name);
+  path = child_of (super->worktree, name);
   /* Outside the writable roots the command cannot change it; missing, or beyond a symlink, git
    * does not enter it either. */
   fd = is_writable (path) ? open_beneath_nofollow (super->worktree_fd, name, O_PATH | O_DIRECTORY)
@@ -506,10 +521,8 @@ hash_size_of (int gitdir_fd, const char *gitdir)
 
   if (common != NULL)
     {
-      int exists, link;
-      char *raw = common[0] == '/' ? format ("%s", common) : format ("%s/%s", gitdir, common);
-      char *path = physical_path (raw, &exists, &link);
-      int fd = exists ? open (path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+      char *path;
+      int fd = open_pointed_dir (gitdir, common, &path);
 
       if (fd >= 0)
         {
@@ -517,7 +530,6 @@ hash_size_of (int gitdir_fd, const char *gitdir)
           close (fd);
         }
       free (path);
-      free (raw);
       free (common);
     }
   size = value != NULL && strcasecmp (value, "sha256") == 0 ? 32 : 20;
@@ -537,7 +549,6 @@ protect_recorded_submodules (Argv *argv, int worktree_fd, const char *worktree, 
   int list_fd = openat (gitdir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *listing = list_fd >= 0 ? fdopendir (list_fd) : NULL;
   struct dirent *entry;
-
   int replaced = 0;
 
   for_each_gitlink (gitdir_fd, gitdir, "index", hash_size, 0, &replaced, protect_submodule,
@@ -574,10 +585,8 @@ protect_work_tree_of (Argv *argv, int gitdir_fd, const char *gitdir, char *workt
 static void
 protect_submodules_of_gitfile (Argv *argv, int dirfd, const char *dir, const char *target)
 {
-  int exists, link;
-  char *raw = target[0] == '/' ? format ("%s", target) : format ("%s/%s", dir, target);
-  char *gitdir = physical_path (raw, &exists, &link);
-  int fd = exists ? open (gitdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  char *gitdir;
+  int fd = open_pointed_dir (dir, target, &gitdir);
 
   if (fd >= 0)
     {
@@ -585,7 +594,6 @@ protect_submodules_of_gitfile (Argv *argv, int dirfd, const char *dir, const cha
       close (fd);
     }
   free (gitdir);
-  free (raw);
 }
 
 /* The repository a git started in `dir` finds there: a .git directory, or a .git file naming
@@ -593,7 +601,7 @@ protect_submodules_of_gitfile (Argv *argv, int dirfd, const char *dir, const cha
 static int
 protect_repository_at (Argv *argv, int dirfd, const char *dir)
 {
-  char *dotgit_path = format ("%s/.git", strcmp (dir, "/") == 0 ? "" : dir);
+  char *dotgit_path = child_of (dir, ".git");
   mode_t kind = kind_of (dirfd, ".git", dir);
 
   if (kind == S_IFDIR)
@@ -602,10 +610,8 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
 
       if (fd < 0)
         fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
-      protect_git_dir (argv, fd, dotgit_path, 0);
-      fd = open_beneath_nofollow (dirfd, ".git", O_PATH | O_DIRECTORY);
-      if (fd < 0)
-        fatal ("cannot open '%s': %s", dotgit_path, strerror (errno));
+      /* The index read is the very git directory's that was protected. */
+      protect_git_dir (argv, fcntl (fd, F_DUPFD, 3), dotgit_path, 0);
       protect_recorded_submodules (argv, dirfd, dir, fd, dotgit_path);
       close (fd);
     }
@@ -646,7 +652,7 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
   if (kind != 0)
     {
       mode_t head = kind_of (dirfd, "HEAD", dir);
-      char *head_path = format ("%s/HEAD", strcmp (dir, "/") == 0 ? "" : dir);
+      char *head_path = child_of (dir, "HEAD");
 
       if (head == 0)
         watch_name (dirfd, dir, "HEAD", (Identity) { 0, 0 },

@@ -57,6 +57,14 @@ close_all_but (const int *keep, size_t n_keep)
     }
 }
 
+static int
+lower_first (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 /* The sandbox's first process in bwrap's `{ "child-pid": N, ... }` read so far, or 0. */
 static pid_t
 child_pid_in (const char *text)
@@ -118,14 +126,7 @@ keep (int release_end, int info_end)
   fds[n_fds++] = info_end;
   for (size_t i = 0; i < n_watched; i++)
     fds[n_fds++] = watched_dirfd (i);
-  for (size_t i = 1; i < n_fds; i++)
-    for (size_t j = i; j > 0 && fds[j - 1] > fds[j]; j--)
-      {
-        int swap = fds[j];
-
-        fds[j] = fds[j - 1];
-        fds[j - 1] = swap;
-      }
+  qsort (fds, n_fds, sizeof *fds, lower_first);
   close_all_but (fds, n_fds);
 
   /* Until the starter says it undid the call, or dies; meanwhile bwrap says whom to wait for. */
