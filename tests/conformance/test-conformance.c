@@ -1082,12 +1082,16 @@ host_git (Fixture *f, const char *script, DshTestRun *run)
   dsh_test_run (run, argv, env, f->ws, NULL);
 }
 
+/* The workspace made a repository of its one file; and with a linked worktree inside it. */
+#define INIT_REPOSITORY "git init -q -b main . && git add file && git commit -q -m init"
+#define INIT_WITH_WORKTREE INIT_REPOSITORY " && git worktree add -q .worktrees/feat"
+
 static void
 make_repository (Fixture *f)
 {
   g_auto (DshTestRun) run = { 0 };
 
-  host_git (f, "git init -q -b main . && git add file && git commit -q -m init", &run);
+  host_git (f, INIT_REPOSITORY, &run);
   g_assert_cmpint (run.exit_code, ==, 0);
 }
 
@@ -1364,7 +1368,7 @@ static char *
 superproject_script (Fixture *f, const char *path)
 {
   return g_strdup_printf (
-    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "set -e; " INIT_REPOSITORY "; "
     "git init -q -b main '%s/origin'; cd '%s/origin'; echo l > l; git add l; "
     "git commit -q -m l; cd '%s'; git -c protocol.file.allow=always submodule add -q "
     "'%s/origin' '%s'; git commit -q -m sub",
@@ -1417,7 +1421,7 @@ static void
 test_git_bare_fallback (Fixture *f, gconstpointer data)
 {
   assert_pointer_attack_held (
-    f, "git init -q -b main . && git add file && git commit -q -m init", NULL,
+    f, INIT_REPOSITORY, NULL,
     "echo garbage > .git/HEAD && mkdir -p objects refs && echo 'ref: refs/heads/main' > HEAD && "
     "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n"
     "\\tworktree = %s\\n' \"$PWD\" > config && " PLANT_FSMONITOR ("config"));
@@ -1473,13 +1477,12 @@ test_git_work_tree_renamed (Fixture *f, gconstpointer data)
   const char *kind = data;
   g_autofree char *absorbed = superproject_script (f, "sub");
   g_autofree char *embedded = g_strdup_printf (
-    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "set -e; " INIT_REPOSITORY "; "
     "git init -q -b main '%s/origin'; cd '%s/origin'; echo i > i; git add i; "
     "git commit -q -m i; cd '%s'; git clone -q '%s/origin' sub; git add sub 2>/dev/null; "
     "git commit -q -m sub",
     f->base, f->base, f->ws, f->base);
-  const char *worktree = "git init -q -b main . && git add file && git commit -q -m init && "
-                         "git worktree add -q .worktrees/feat";
+  const char *worktree = INIT_WITH_WORKTREE;
 
   if (!require_backend () || !require_git () || !backend->protects_git)
     return;
@@ -1530,11 +1533,10 @@ test_git_recognition_removed (Fixture *f, gconstpointer data)
   const char *kind = data;
   g_autofree char *outside_tree = g_build_filename (f->outside, "wt", NULL);
   g_autofree char *outside_setup = g_strdup_printf (
-    "git init -q -b main . && git add file && git commit -q -m init && git worktree add -q '%s'",
+    INIT_REPOSITORY " && git worktree add -q '%s'",
     outside_tree);
   g_autofree char *absorbed = superproject_script (f, "sub");
-  const char *inside_setup = "git init -q -b main . && git add file && git commit -q -m init && "
-                             "git worktree add -q .worktrees/feat";
+  const char *inside_setup = INIT_WITH_WORKTREE;
 
   if (!require_backend () || !require_git () || !backend->protects_git)
     return;
@@ -1577,7 +1579,7 @@ test_git_concurrent_undo (Fixture *f, gconstpointer data)
     "--mode workspace-write --workspace '%s' --",
     f->home, f->tmpdir, backend->name, dsh_test_cli (), f->ws);
   g_autofree char *script = g_strdup_printf (
-    "set -e; git init -q -b main . && git add file && git commit -q -m init; "
+    "set -e; " INIT_REPOSITORY "; "
     "mkdir .evil && cp -r .git/objects .git/refs .git/HEAD .evil/; "
     "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch %%s/PWNED; false\\n' "
     "\"$PWD\" > .evil/config; "
@@ -1606,8 +1608,7 @@ static void
 test_git_round_three (Fixture *f, gconstpointer data)
 {
   const char *kind = data;
-  const char *worktree = "git init -q -b main . && git add file && git commit -q -m init && "
-                         "git worktree add -q .worktrees/feat";
+  const char *worktree = INIT_WITH_WORKTREE;
   g_autofree char *worktree_submodule = g_strdup_printf (
     "%s && cd .worktrees/feat && git init -q lib && cd lib && echo l > l && git add l && "
     "git commit -q -m l && cd .. && git add lib 2>/dev/null && git commit -q -m sub",
@@ -1661,14 +1662,14 @@ test_git_round_four (Fixture *f, gconstpointer data)
     "cd '%s'",
     f->base, f->base, f->ws);
   g_autofree char *backslash = g_strdup_printf (
-    "set -e; git init -q -b main . && git add file && git commit -q -m init; %s; "
+    "set -e; " INIT_REPOSITORY "; %s; "
     "git -c protocol.file.allow=always submodule add -q '%s/origin' 'x\\y'; git commit -q -m sub",
     origin, f->base);
   g_autofree char *nested = g_strdup_printf (
     "set -e; git init -q -b main '%s/inner'; cd '%s/inner'; echo i > i; git add i; "
     "git commit -q -m i; git init -q -b main '%s/middle'; cd '%s/middle'; echo m > m; "
     "git add m; git -c protocol.file.allow=always submodule add -q '%s/inner' inner; "
-    "git commit -q -m m; cd '%s'; git init -q -b main . && git add file && git commit -q -m init; "
+    "git commit -q -m m; cd '%s'; " INIT_REPOSITORY "; "
     "git -c protocol.file.allow=always submodule add -q '%s/middle' middle; "
     "git -c protocol.file.allow=always submodule update -q --init --recursive; "
     "git commit -q -m sub",
