@@ -63,23 +63,24 @@ open_descriptor (const char *path, int fd, GError **error)
   return copy;
 }
 
-#ifdef O_PATH
-#define DIRECTORY_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
-#else
-#define DIRECTORY_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-#endif
-
-/* The directory the report goes in. Beneath a directory that was ever a writable root (or when
- * the record cannot tell) no symlink on the way is followed: a command of that grant could have
- * swapped a directory there for a link out of it. */
+/* The directory the report goes in, reached by one walk that follows no symlink beneath a
+ * directory that was ever a writable root (none at all when the record cannot tell): a command
+ * of that grant could have swapped a directory there for a link out of it. What the walk
+ * reached is what is written in, so nothing is looked up twice. */
 static int
 open_directory (const char *path, const char *dir, GError **error)
 {
-  g_autofree char *untrusted = dsh_root_grants_untrusted_above (dir);
-  int fd = untrusted != NULL ? dsh_open_directory_no_symlinks (dir, FALSE)
-                             : open (dir, DIRECTORY_FLAGS);
-  int saved = errno;
+  g_autofree char *record = dsh_root_grants_default_dir ();
+  g_autoptr (DshRootGrants) grants = dsh_root_grants_open (record, NULL);
+  g_autofree char *untrusted = NULL;
+  int fd;
+  int saved;
 
+  if (grants != NULL)
+    fd = dsh_roots_open_within_grants (grants, dir, &untrusted);
+  else if ((fd = dsh_open_directory_no_symlinks (dir, FALSE)) < 0 && errno == ELOOP)
+    untrusted = g_strdup (dir);
+  saved = errno;
   if (fd >= 0)
     return fd;
   if (untrusted != NULL && saved == ELOOP)

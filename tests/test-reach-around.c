@@ -267,24 +267,33 @@ test_planted_report_refused (void)
 }
 
 /* A directory on the way to the report, swapped for a symlink out of the workspace by an earlier
- * call's command: the report must not follow it out. */
+ * call's command: the report must not follow it out, spelled through the workspace or reaching
+ * it through the user's own older link (a walk asks every directory it passes, not only the
+ * spelling's and the end's). */
 static void
 test_report_through_planted_dir_refused (void)
 {
   g_autofree char *dir = dsh_test_scratch_dir ("reach");
   g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *user_link = g_build_filename (dir, "ws-link", NULL);
   g_autofree char *outside = g_build_filename (dir, "outside", NULL);
   g_autofree char *precious = g_build_filename (outside, "report.json", NULL);
   g_autofree char *reports = g_build_filename (ws, "reports", NULL);
   g_autofree char *report = g_build_filename (reports, "report.json", NULL);
+  g_autofree char *linked_report = g_build_filename (user_link, "reports", "report.json", NULL);
   g_autofree char *plant = g_strdup_printf ("rm -r %s && ln -s %s %s", reports, outside,
                                             reports);
   const char *planting[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
                              "-c", plant, NULL };
-  const char *reporting[] = { "exec", "--workspace", ws, "--report", report, "--", "true", NULL };
+  const char *spelled[] = { ws, report };
+  const char *through_link[] = { other, linked_report };
+  const char *const *reporting[] = { spelled, through_link };
 
   g_assert_cmpint (g_mkdir_with_parents (reports, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (other, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (outside, 0755), ==, 0);
+  g_assert_cmpint (symlink (ws, user_link), ==, 0);
   dsh_test_write_file (precious, "precious\n");
   {
     g_auto (DshTestRun) run = { 0 };
@@ -292,18 +301,21 @@ test_report_through_planted_dir_refused (void)
     dsh_test_run_cli (&run, planting, NULL, ws);
     g_assert_cmpint (run.exit_code, ==, 0);
   }
-  {
-    g_auto (DshTestRun) run = { 0 };
-    g_autofree char *expected = g_strdup_printf (
-      "dsh-sandbox: cannot open the report file %s: the way to it passes a symbolic link "
-      "beneath %s, a directory confined commands were given to write\n",
-      report, ws);
+  for (guint i = 0; i < G_N_ELEMENTS (reporting); i++)
+    {
+      const char *args[] = { "exec", "--mode", "read-only", "--workspace", reporting[i][0],
+                             "--report", reporting[i][1], "--", "true", NULL };
+      g_auto (DshTestRun) run = { 0 };
+      g_autofree char *expected = g_strdup_printf (
+        "dsh-sandbox: cannot open the report file %s: the way to it passes a symbolic link "
+        "beneath %s, a directory confined commands were given to write\n",
+        reporting[i][1], ws);
 
-    dsh_test_run_cli (&run, reporting, NULL, ws);
-    g_assert_cmpstr (run.err, ==, expected);
-    g_assert_cmpint (run.exit_code, ==, 125);
-  }
-  dsh_test_assert_file_is (precious, "precious\n");
+      dsh_test_run_cli (&run, args, NULL, reporting[i][0]);
+      g_assert_cmpstr (run.err, ==, expected);
+      g_assert_cmpint (run.exit_code, ==, 125);
+      dsh_test_assert_file_is (precious, "precious\n");
+    }
   dsh_test_remove_tree (dir);
 }
 

@@ -125,46 +125,12 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
   return TRUE;
 }
 
-/* The nearest granted directory at or above dir, walking up its spelling. */
-static char *
-granted_at_or_above (DshRootGrants *grants, const char *path)
-{
-  g_autofree char *dir = g_strdup (path);
-
-  for (;;)
-    {
-      DshRootIdentity identity;
-      gint64 since;
-      g_autofree char *parent = NULL;
-
-      if (dsh_root_identity_of_path (dir, &identity) &&
-          dsh_root_grants_lookup (grants, &identity, &since))
-        return g_steal_pointer (&dir);
-      parent = g_path_get_dirname (dir);
-      if (g_str_equal (parent, dir))
-        return NULL;
-      g_free (dir);
-      dir = g_steal_pointer (&parent);
-    }
-}
-
 char *
 dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
 {
   g_autofree char *spelled = dsh_absolute_path_as_spelled (path);
-  g_autofree char *canonical = NULL;
-  char *granted;
 
-  /* As spelled first: a symlink on the way that lies in a granted directory could have been
-   * pointed elsewhere by a command of that grant. Then where it leads. */
-  granted = granted_at_or_above (grants, spelled);
-  if (granted != NULL)
-    return granted;
-  canonical = dsh_canonical_path (path);
-  /* Without a link or ".." on the way the same directories were just asked about. */
-  if (g_str_equal (canonical, spelled))
-    return NULL;
-  return granted_at_or_above (grants, canonical);
+  return dsh_roots_granted_on_the_way (grants, spelled);
 }
 
 gboolean

@@ -62,10 +62,10 @@ gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
                                                  const DshRootIdentity *identity,
                                                  gint64                *out_since);
 
-/* The nearest directory at or above path (as spelled, made absolute, then canonical) that was
- * ever granted as a writable root, or NULL. What lies beneath it a confined command of that grant could have
- * changed: a session log, a configuration, an approver, a module or a runner found there is not
- * to be trusted. */
+/* The directory ever granted as a writable root that path (made absolute as spelled) lies
+ * beneath, or passes a symlink beneath on its way, or NULL (dsh_roots_granted_on_the_way()).
+ * What lies beneath it a confined command of that grant could have changed: a session log, a
+ * configuration, an approver, a module or a runner found there is not to be trusted. */
 char          *dsh_root_grants_granted_ancestor (DshRootGrants         *grants,
                                                  const char            *path);
 

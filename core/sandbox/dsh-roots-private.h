@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "dsh-policy.h"
+#include "dsh-root-grants-private.h"
 
 G_BEGIN_DECLS
 
@@ -73,5 +74,19 @@ gboolean dsh_roots_pin_walked           (DshSandboxPolicy       *policy,
  * policy holds it (never resolved again), then the temp roots and extra roots that would not
  * widen them. */
 GStrv    dsh_roots_unpinned             (const DshSandboxPolicy *policy);
+
+/* Where path (absolute, as spelled) leads, asked of grants on the way there: the granted
+ * directory beneath which a symlink on the way lies (of any age: where it leads was for that
+ * grant's commands to choose), else the nearest granted directory at or above where the path
+ * ends (or, for a missing path, the directory its walk reached); NULL for none. */
+char    *dsh_roots_granted_on_the_way   (DshRootGrants          *grants,
+                                         const char             *spelled);
+
+/* An O_PATH descriptor of what path (absolute) leads to, reached by that same walk, which
+ * follows a symlink only where no granted directory lies above it. -1 with errno set: ELOOP,
+ * *out_granted receiving the granted directory, for a symlink beneath one. Unix only. */
+int      dsh_roots_open_within_grants   (DshRootGrants          *grants,
+                                         const char             *path,
+                                         char                  **out_granted);
 
 G_END_DECLS

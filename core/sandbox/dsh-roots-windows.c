@@ -116,6 +116,46 @@ dsh_canonical_path (const char *path)
   return canonical != NULL ? canonical : g_strdup (path);
 }
 
+/* The nearest granted directory at or above path, walking up its spelling. */
+static char *
+granted_at_or_above (DshRootGrants *grants, const char *path)
+{
+  g_autofree char *dir = g_strdup (path);
+
+  for (;;)
+    {
+      DshRootIdentity identity;
+      gint64 since;
+      g_autofree char *parent = NULL;
+
+      if (dsh_root_identity_of_path (dir, &identity) &&
+          dsh_root_grants_lookup (grants, &identity, &since))
+        return g_steal_pointer (&dir);
+      parent = g_path_get_dirname (dir);
+      if (g_str_equal (parent, dir))
+        return NULL;
+      g_free (dir);
+      dir = g_steal_pointer (&parent);
+    }
+}
+
+char *
+dsh_roots_granted_on_the_way (DshRootGrants *grants, const char *spelled)
+{
+  g_autofree char *canonical = NULL;
+  char *granted;
+
+  /* As spelled first: a link on the way that lies in a granted directory could have been
+   * pointed elsewhere by a command of that grant. Then where it leads. */
+  granted = granted_at_or_above (grants, spelled);
+  if (granted != NULL)
+    return granted;
+  canonical = dsh_canonical_path (spelled);
+  if (g_str_equal (canonical, spelled))
+    return NULL;
+  return granted_at_or_above (grants, canonical);
+}
+
 /* ---- the rules ----------------------------------------------------------------------------- */
 
 /* The user's profile directory as Windows spells it, or NULL when the environment names none. */

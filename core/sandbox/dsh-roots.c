@@ -186,6 +186,10 @@ typedef struct {
   gint64 not_before;
   /* Symlinks made beneath a directory after it was granted are refused (NULL: no record). */
   DshRootGrants *grants;
+  /* Every symlink beneath a granted directory is refused, however old (where it leads is for
+   * that grant's commands to choose), and the nearest granted directory at or above where the
+   * walk stops is noted. */
+  gboolean within_grants;
 } WalkRules;
 
 typedef enum {
@@ -203,6 +207,9 @@ typedef struct {
   PlantedKind planted_kind;
   char *planted;
   char *granted_dir;
+  /* With within_grants and no symlink refused: the nearest granted directory at or above where
+   * the walk stopped. */
+  char *granted_above;
   /* Where the walk ended when it went all the way, else NULL. */
   char *resolved;
   /* A directory the walk came through was moved while it walked. */
@@ -220,6 +227,7 @@ walk_clear (Walk *walk)
   g_clear_pointer (&walk->link_dirs, g_ptr_array_unref);
   g_clear_pointer (&walk->planted, g_free);
   g_clear_pointer (&walk->granted_dir, g_free);
+  g_clear_pointer (&walk->granted_above, g_free);
   g_clear_pointer (&walk->resolved, g_free);
   if (walk->has_fd)
     close (walk->fd);
@@ -267,7 +275,7 @@ made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const
       gint64 since = 0;
 
       if (dsh_root_grants_lookup (rules->grants, &ancestor->identity, &since) &&
-          newest >= since - CLOCK_MARGIN_US)
+          (rules->within_grants || newest >= since - CLOCK_MARGIN_US))
         {
           walk->granted_dir = leading_components (resolved, i - 1);
           return TRUE;
@@ -275,6 +283,21 @@ made_after_a_grant (Walk *walk, const WalkRules *rules, GArray *ancestors, const
       newest = MAX (newest, ancestor->changed_us);
     }
   return FALSE;
+}
+
+/* The nearest of ancestors (as in made_after_a_grant()) that grants holds, as a path. */
+static char *
+granted_at_or_above (DshRootGrants *grants, GArray *ancestors, const char *resolved)
+{
+  for (guint i = ancestors->len; grants != NULL && i > 0; i--)
+    {
+      gint64 since;
+
+      if (dsh_root_grants_lookup (grants, &g_array_index (ancestors, Ancestor, i - 1).identity,
+                                  &since))
+        return leading_components (resolved, i - 1);
+    }
+  return NULL;
 }
 
 /* The names still to walk are the rest of one string, from *at on: a symlink's target is put
@@ -567,6 +590,8 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
   walk->fd = here;
   here = -1;
 out:
+  if (rules->within_grants && walk->planted == NULL)
+    walk->granted_above = granted_at_or_above (rules->grants, ancestors, resolved->str);
   close_fd (&here);
 }
 
@@ -588,6 +613,58 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
       walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
       walk_components (path, rules, walk);
     }
+}
+
+/* ---- what a path passes on its way --------------------------------------------------------- */
+
+/* Always component by component, even without a symlink: whether a directory was granted is
+ * asked of the very directory the walk stood in, never of a path looked up again. */
+static void
+walk_within_grants (DshRootGrants *grants, const char *path, Walk *walk)
+{
+  const WalkRules rules = { .grants = grants, .within_grants = TRUE };
+
+  walk->links = g_ptr_array_new_with_free_func (g_free);
+  walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
+  walk_components (path, &rules, walk);
+}
+
+int
+dsh_roots_open_within_grants (DshRootGrants *grants, const char *path, char **out_granted)
+{
+  g_auto (Walk) walk = { 0 };
+  int saved;
+
+  walk_within_grants (grants, path, &walk);
+  saved = errno;
+  *out_granted = NULL;
+  if (walk.planted != NULL)
+    {
+      *out_granted = g_steal_pointer (&walk.granted_dir);
+      errno = ELOOP;
+      return -1;
+    }
+  if (!walk.has_fd)
+    {
+      errno = walk.moved ? ESTALE : saved != 0 ? saved : ENOENT;
+      return -1;
+    }
+  walk.has_fd = FALSE;
+  return walk.fd;
+}
+
+char *
+dsh_roots_granted_on_the_way (DshRootGrants *grants, const char *spelled)
+{
+  g_auto (Walk) walk = { 0 };
+
+  walk_within_grants (grants, spelled, &walk);
+  /* A directory moved while it was walked: nothing on the way can be vouched for. */
+  if (walk.moved)
+    return g_strdup (spelled);
+  if (walk.planted != NULL)
+    return g_steal_pointer (&walk.granted_dir);
+  return g_steal_pointer (&walk.granted_above);
 }
 
 /**
