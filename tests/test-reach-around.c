@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -366,6 +367,82 @@ test_nested_session_cwd_swap_refused (void)
     dsh_test_assert_never_ran (&run, written);
     g_assert_true (g_pattern_match_simple (expected, run.err));
   }
+  /* Nor does the library's resolution of that session, nor the fence given what it resolves. */
+  {
+    g_autoptr (DshPolicyService) service = dsh_policy_service_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                   dir);
+    g_autoptr (DshSandboxPolicy) policy = dsh_policy_service_resolve (service, inner_session);
+    g_autoptr (GError) fence_error = NULL;
+
+    g_assert_cmpint (policy->mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
+    g_assert_cmpstr (policy->workspace_root, ==, inner);
+    g_assert_cmpint (dsh_fs_fence_open (policy, written, O_WRONLY | O_CREAT, 0644, &fence_error),
+                     ==, -1);
+    g_assert_nonnull (fence_error);
+    g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
+  }
+  dsh_test_remove_tree (dir);
+}
+
+/* The fence given a policy nothing was pinned into resolves the temp directory itself: a TMPDIR
+ * that an earlier call's command swapped for a symlink out of its workspace is left out of the
+ * roots, not followed. The temp directory is read once per process, so a subprocess asks. */
+static void
+test_fence_planted_tmpdir_refused (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *ws = NULL;
+  g_autofree char *tmp = NULL;
+  g_autofree char *outside = NULL;
+  g_autofree char *victim = NULL;
+  g_autofree char *plant = NULL;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr (DshSandboxPolicy) policy = NULL;
+      g_autoptr (GError) error = NULL;
+
+      /* The record of the grant made below, not the one this process was started with. */
+      g_setenv ("DSH_SANDBOX_STATE_DIR", g_getenv ("DSH_TEST_STATE_DIR"), TRUE);
+      policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, g_getenv ("DSH_TEST_WS"),
+                                       NULL);
+      g_assert_cmpint (dsh_fs_fence_open (policy, g_getenv ("DSH_TEST_VICTIM"),
+                                          O_WRONLY | O_TRUNC, 0, &error), ==, -1);
+      g_assert_nonnull (error);
+      return;
+    }
+  dir = dsh_test_scratch_dir ("reach");
+  ws = g_build_filename (dir, "ws", NULL);
+  tmp = g_build_filename (ws, ".tmp", NULL);
+  outside = g_build_filename (dir, "outside", NULL);
+  victim = g_build_filename (outside, "victim", NULL);
+  plant = g_strdup_printf ("rmdir '%s' && ln -s '%s' '%s'", tmp, outside, tmp);
+  g_assert_cmpint (g_mkdir_with_parents (tmp, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (outside, 0755), ==, 0);
+  dsh_test_write_file (victim, "precious\n");
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", plant, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, NULL, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  {
+    g_autofree char *saved_tmpdir = g_strdup (g_getenv ("TMPDIR"));
+
+    g_setenv ("TMPDIR", tmp, TRUE);
+    g_setenv ("DSH_TEST_WS", ws, TRUE);
+    g_setenv ("DSH_TEST_VICTIM", victim, TRUE);
+    g_setenv ("DSH_TEST_STATE_DIR", g_getenv ("DSH_SANDBOX_STATE_DIR"), TRUE);
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    if (saved_tmpdir != NULL)
+      g_setenv ("TMPDIR", saved_tmpdir, TRUE);
+    else
+      g_unsetenv ("TMPDIR");
+  }
+  g_test_trap_assert_passed ();
+  dsh_test_assert_file_is (victim, "precious\n");
   dsh_test_remove_tree (dir);
 }
 
@@ -611,5 +688,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/root-cannot-undo-the-sandbox",
                    test_root_cannot_undo_the_sandbox);
   g_test_add_func ("/reach-around/nested-session-cwd-swap", test_nested_session_cwd_swap_refused);
+  g_test_add_func ("/reach-around/fence-planted-tmpdir", test_fence_planted_tmpdir_refused);
   return g_test_run ();
 }

@@ -75,6 +75,15 @@ gboolean dsh_roots_pin_walked           (DshSandboxPolicy       *policy,
  * widen them. */
 GStrv    dsh_roots_unpinned             (const DshSandboxPolicy *policy);
 
+/* Where path (made absolute as spelled) leads, canonical, through no symlink a confined command
+ * could have planted: one made since session_created (nullable, ISO 8601), or beneath a
+ * directory after its grant (any symlink, when the record cannot be read). Where the way passes
+ * such a symlink, *out_planted (nullable) is set and the path comes back as spelled,
+ * unresolved: no layer opens it, for each opens its roots without following a symlink. */
+char    *dsh_roots_unplanted_root       (const char             *path,
+                                         const char             *session_created,
+                                         gboolean               *out_planted);
+
 /* Where path (absolute, as spelled) leads, asked of grants on the way there: the granted
  * directory beneath which a symlink on the way lies (of any age: where it leads was for that
  * grant's commands to choose), else the nearest granted directory at or above where the path

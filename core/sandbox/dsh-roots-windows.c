@@ -116,6 +116,16 @@ dsh_canonical_path (const char *path)
   return canonical != NULL ? canonical : g_strdup (path);
 }
 
+/* Links are held against the rules where the roots are pinned (resolve_root()); what a root
+ * leads to before that is its resolution alone. */
+char *
+dsh_roots_unplanted_root (const char *path, const char *session_created, gboolean *out_planted)
+{
+  if (out_planted != NULL)
+    *out_planted = FALSE;
+  return dsh_workspace_root (path, NULL);
+}
+
 /* The nearest granted directory at or above path, walking up its spelling. */
 static char *
 granted_at_or_above (DshRootGrants *grants, const char *path)

@@ -33,6 +33,10 @@
  * @fallback_root: (nullable): the workspace of a call without a session (%NULL: the current
  *   directory)
  *
+ * A symlink on the way that a confined command could have planted (one made beneath a
+ * directory after it was granted as a writable root) is not followed: the path then comes back
+ * as spelled, made absolute, and every layer refuses to open it.
+ *
  * Returns: (transfer full) (type filename): the canonical @session_cwd or, without one, the
  *   canonical @fallback_root
  *
@@ -42,12 +46,10 @@ char *
 dsh_workspace_root (const char *session_cwd, const char *fallback_root)
 {
   const char *root = session_cwd != NULL ? session_cwd : fallback_root;
-  g_autofree char *canonical = NULL;
 
   g_return_val_if_fail (root != NULL, NULL);
 
-  canonical = dsh_canonical_path (root);
-  return dsh_lexically_canonical (canonical);
+  return dsh_roots_unplanted_root (root, NULL, NULL);
 }
 
 /**
@@ -172,6 +174,18 @@ dsh_open_directory_no_symlinks (const char *path, gboolean portable)
 }
 
 /* ---- the walk ------------------------------------------------------------------------------ */
+
+/* created (ISO 8601, nullable) in Unix microseconds; 0 when there is none to compare with. */
+static gint64
+unix_us_of (const char *created)
+{
+  g_autoptr (GDateTime) when = created != NULL ? g_date_time_new_from_iso8601 (created, NULL)
+                                               : NULL;
+
+  if (when == NULL)
+    return 0;
+  return g_date_time_to_unix (when) * G_USEC_PER_SEC + g_date_time_get_microsecond (when);
+}
 
 /* File timestamps come from the kernel's coarse clock, which lags the clock a grant or a
  * session's creation was stamped with by up to a tick (more on a network filesystem): a symlink
@@ -667,6 +681,51 @@ dsh_roots_granted_on_the_way (DshRootGrants *grants, const char *spelled)
   return g_steal_pointer (&walk.granted_above);
 }
 
+/* ---- where a root leads -------------------------------------------------------------------- */
+
+char *
+dsh_roots_unplanted_root (const char *path, const char *session_created, gboolean *out_planted)
+{
+  g_autofree char *absolute = dsh_absolute_path_as_spelled (path);
+  g_autofree char *record = NULL;
+  g_autoptr (DshRootGrants) grants = NULL;
+  g_auto (Walk) walk = { 0 };
+  WalkRules rules = { unix_us_of (session_created), NULL, FALSE };
+  int fd;
+
+  if (out_planted != NULL)
+    *out_planted = FALSE;
+  /* Without a symlink on the way nothing can have been planted, and the record is not read. */
+  switch (resolves_without_symlinks (absolute, &fd))
+    {
+    case 1:
+      close (fd);
+      return is_lexically_canonical (absolute) ? g_steal_pointer (&absolute)
+                                               : lexical_join (absolute);
+    case -1:
+      return dsh_lexically_canonical (absolute);
+    default:
+      break;
+    }
+  record = dsh_root_grants_default_dir ();
+  rules.grants = grants = dsh_root_grants_open (record, NULL);
+  walk.links = g_ptr_array_new_with_free_func (g_free);
+  walk.link_dirs = g_ptr_array_new_with_free_func (g_free);
+  /* Without a record no symlink can be told apart from a planted one: none is followed. */
+  if (grants != NULL)
+    walk_components (absolute, &rules, &walk);
+  /* As spelled: normalised, a ".." after the symlink would name another, real directory. */
+  if (grants == NULL || walk.planted != NULL || walk.moved)
+    {
+      if (out_planted != NULL)
+        *out_planted = TRUE;
+      return g_steal_pointer (&absolute);
+    }
+  if (walk.resolved == NULL)
+    return dsh_lexically_canonical (absolute);
+  return g_steal_pointer (&walk.resolved);
+}
+
 /**
  * dsh_canonical_path:
  * @path: a path, absolute or relative to the current directory
@@ -852,17 +911,23 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
   temp_areas (&tmp, &tmpdir);
   g_ptr_array_add (roots, dsh_lexically_canonical (policy->workspace_root));
   {
-    g_autofree char *canonical_tmp = dsh_canonical_path (tmp);
+    /* Through a symlink that could have been planted a temp root is left out: the fence and
+     * the runners then refuse what would lie there. */
+    gboolean tmp_planted = FALSE;
+    gboolean tmpdir_planted = FALSE;
+    g_autofree char *canonical_tmp = dsh_roots_unplanted_root (tmp, NULL, &tmp_planted);
     /* The same spelling resolves once. */
-    g_autofree char *canonical_tmpdir = !g_path_is_absolute (tmpdir) ? NULL
-                                        : g_str_equal (tmpdir, tmp)  ? g_strdup (canonical_tmp)
-                                                                     : dsh_canonical_path (tmpdir);
-    gboolean tmp_added = !g_str_equal (canonical_tmp, "/");
+    g_autofree char *canonical_tmpdir =
+      !g_path_is_absolute (tmpdir) ? NULL
+      : g_str_equal (tmpdir, tmp)  ? (tmpdir_planted = tmp_planted, g_strdup (canonical_tmp))
+                                   : dsh_roots_unplanted_root (tmpdir, NULL, &tmpdir_planted);
+    gboolean tmp_added = !tmp_planted && !g_str_equal (canonical_tmp, "/");
 
     if (tmp_added)
       add_unique (roots, canonical_tmp);
     /* A temp directory that is /tmp itself, added already, needs no check. */
-    if (canonical_tmpdir != NULL && !(tmp_added && g_str_equal (canonical_tmpdir, canonical_tmp)))
+    if (canonical_tmpdir != NULL && !tmpdir_planted &&
+        !(tmp_added && g_str_equal (canonical_tmpdir, canonical_tmp)))
       {
         g_autofree char *why = root_refusal (canonical_tmpdir, policy->workspace_root);
 
@@ -1032,14 +1097,7 @@ dsh_roots_resolve (const char *spelled_workspace,
   /* As spelled, made absolute but not normalised: ".." must be walked the kernel's way. This
    * walk is the resolution: its end is the string every later step receives. */
   absolute = dsh_absolute_path_as_spelled (spelled_workspace);
-  if (session_created != NULL)
-    {
-      g_autoptr (GDateTime) when = g_date_time_new_from_iso8601 (session_created, NULL);
-
-      if (when != NULL)
-        rules.not_before = g_date_time_to_unix (when) * G_USEC_PER_SEC +
-                           g_date_time_get_microsecond (when);
-    }
+  rules.not_before = unix_us_of (session_created);
   walk_path (absolute, &rules, &workspace_walk);
   rules.not_before = 0;
   if (workspace_walk.moved)
@@ -1161,17 +1219,15 @@ dsh_roots_pin_walked (DshSandboxPolicy *policy, const char *spelled_workspace, G
 gboolean
 dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **error)
 {
-  g_autoptr (GDateTime) when = g_date_time_new_from_iso8601 (created, NULL);
   g_auto (Walk) walk = { 0 };
   WalkRules rules = { 0 };
 
   g_return_val_if_fail (cwd != NULL, FALSE);
 
+  rules.not_before = unix_us_of (created);
   /* No creation time to compare with: nothing can be told apart, so nothing is refused here. */
-  if (when == NULL || !g_path_is_absolute (cwd))
+  if (rules.not_before == 0 || !g_path_is_absolute (cwd))
     return TRUE;
-  rules.not_before = g_date_time_to_unix (when) * G_USEC_PER_SEC +
-                     g_date_time_get_microsecond (when);
   walk_path (cwd, &rules, &walk);
   if (walk.planted != NULL)
     return refuse_planted (error, cwd, &walk, walk.planted);

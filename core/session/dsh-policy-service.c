@@ -6,6 +6,7 @@
 #include "dsh-policy-service.h"
 
 #include "dsh-roots.h"
+#include "dsh-roots-private.h"
 #include "dsh-vocabulary-private.h"
 #include "dsh-texts.h"
 
@@ -140,9 +141,11 @@ resolve (DshPolicyService *self, DshSessionLog *session, const DshSandboxMode *e
   else if (session != NULL)
     dsh_policy_service_override_of (self, session, &mode);
 
-  /* The session's immutable cwd names its workspace; only agentless calls use the fallback. */
-  root = dsh_workspace_root (session != NULL ? dsh_session_log_get_cwd (session) : NULL,
-                             self->fallback_root);
+  /* The session's immutable cwd names its workspace, through no symlink made since the session
+   * was (nor planted by any call's command); only agentless calls use the fallback. */
+  root = session != NULL ? dsh_roots_unplanted_root (dsh_session_log_get_cwd (session),
+                                                     dsh_session_log_get_created (session), NULL)
+                         : dsh_workspace_root (NULL, self->fallback_root);
   policy = dsh_sandbox_policy_new (mode, root,
                                    session != NULL ? dsh_session_log_get_id (session) : NULL);
   /* A session keeps the extra roots it was created with, whatever the defaults say now. */
