@@ -549,7 +549,9 @@ test_stdio_files_not_writable (void)
 }
 
 /* A root caller's command keeps no capability to undo the sandbox: no remount of / read-write,
- * no sysctl (kernel.core_pattern would run a file of its choosing on the host). */
+ * no sysctl (kernel.core_pattern would run a file of its choosing on the host), and none at all
+ * (with CAP_SYS_TIME it could step the clock back and date a symlink it plants before a grant,
+ * which the roots then follow). */
 static void
 test_root_cannot_undo_the_sandbox (void)
 {
@@ -558,7 +560,8 @@ test_root_cannot_undo_the_sandbox (void)
   g_autofree char *outside = g_build_filename (dir, "outside", NULL);
   g_autofree char *script = g_strdup_printf (
     "mount -o remount,rw,bind / 2>/dev/null; echo escaped > '%s'; "
-    "cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname && echo sysctl-written",
+    "cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname && echo sysctl-written; "
+    "grep '^Cap' /proc/self/status",
     outside);
 
   if (!dsh_test_require (getuid () == 0, "root (the case is a root caller)"))
@@ -576,6 +579,10 @@ test_root_cannot_undo_the_sandbox (void)
       g_test_message ("%s: %s", backends[i], run.err);
       dsh_test_assert_file_is (outside, "original\n");
       g_assert_null (strstr (run.out, "sysctl-written"));
+      g_assert_cmpstr (run.out, ==,
+                       "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\n"
+                       "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
+                       "CapAmb:\t0000000000000000\n");
     }
   dsh_test_remove_tree (dir);
 }

@@ -115,12 +115,14 @@ report_enforcement (DshBackendHost *host, const DshBackendPolicy *policy, long a
 {
   char reason[320];
 
-  /* No ABI so far governs metadata: chmod, chown, utimes, setxattr and file flags work on any
-   * path the command can resolve, where bwrap's read-only mounts refuse them. Truncation below
-   * ABI 3 is no reason: the launcher's seccomp filter closes it. */
+  /* No ABI so far governs metadata: chmod, utimes and setxattr work on any file the caller
+   * owns that the command can resolve, where bwrap's read-only mounts refuse them (the launcher
+   * drops every capability, so a root caller's command can no longer change the owner or the
+   * file flags of others' files). Truncation below ABI 3 is no reason: the launcher's seccomp
+   * filter closes it. */
   host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
-  host->add_reason (host, "Landlock does not govern file metadata: changing mode, owner, "
-                          "timestamps, extended attributes or file flags (chattr +i, +a) "
+  host->add_reason (host, "Landlock does not govern file metadata: changing the mode, "
+                          "timestamps or extended attributes of the caller's own files "
                           "outside the writable roots is not prevented");
   /* Rights granted on a directory hold for everything beneath it, and the git files must stay
    * inside a writable workspace for git to work there: no rule layout can take them out. */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -743,6 +744,34 @@ child_exit (int status, const char *prefix, const char *what, const char *detail
   _exit (status);
 }
 
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+/* In the child: gives up every capability, as bwrap's profile does. A root caller's command
+ * would otherwise keep root's powers beyond the files Landlock governs, and some undo what the
+ * roots rely on: with CAP_SYS_TIME it could step the clock back and date a symlink it plants
+ * before a grant. The bounding set goes first (that needs CAP_SETPCAP; a caller without it has
+ * none to regain, since no_new_privs keeps exec from granting any), then what the child holds. */
+static int
+drop_capabilities (void)
+{
+  struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+  for (int cap = 0; cap < 64; cap++)
+    {
+      if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
+        return errno;
+    }
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+    return errno;
+  if (syscall (SYS_capset, &header, none) != 0)
+    return errno;
+  return 0;
+}
+
 /* In the child: confine it (only it — the launcher stays outside the domain it supervises), then
  * run the command. The relayed signals still have the dispositions the launcher was started
  * with (its handlers are installed only once the child has exec'd), so the command gets them
@@ -757,6 +786,10 @@ confine_and_exec (int ruleset_fd, char **command, const sigset_t *mask)
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
                 "prctl(PR_SET_NO_NEW_PRIVS) failed", strerror (errno));
+  errnum = drop_capabilities ();
+  if (errnum != 0)
+    child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
+                "cannot drop the command's capabilities", strerror (errnum));
   errnum = install_command_filter ();
   if (errnum != 0)
     child_exit (DSH_LANDLOCK_EXIT_FAILURE, DSH_LANDLOCK_FATAL_PREFIX,
