@@ -67,8 +67,9 @@ test_module_in_workspace_refused (void)
   g_autofree char *expected = g_strdup_printf ("dsh-sandbox: %s Cause: no backend module for "
                                                "this host could be loaded; fake-alpha: refused: "
                                                "the module lies inside a directory confined "
-                                               "commands may write (the workspace, /tmp or the "
-                                               "temp directory)\n",
+                                               "commands may write (the workspace, /tmp, the "
+                                               "temp directory, an extra writable root, or one "
+                                               "an earlier call granted)\n",
                                                unavailable);
   g_autofree char *copy1 = NULL;
   g_autofree char *copy2 = NULL;

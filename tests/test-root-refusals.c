@@ -297,6 +297,89 @@ test_nested_workspace_session_refused (Refusals *f, gconstpointer data)
   }
 }
 
+/* A root over the directories this installation loads code from would let its call's command
+ * replace a module or a helper that the next call runs unconfined: a call with such a root loads
+ * nothing from there, and once any call has granted one (another installation's, whose modules
+ * lie elsewhere), no later call loads from there either. */
+static void
+test_code_dirs_out_of_reach (Refusals *f, gconstpointer data)
+{
+  g_auto (GStrv) dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *mods = make_dir (f, "mods");
+  g_autofree char *bwrap_dir = NULL;
+  g_autofree char *landlock_module = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_dir = NULL;
+  g_autofree char *marker = NULL;
+  g_autofree char *touch = NULL;
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      if (g_str_has_suffix (dirs[i], "/bwrap"))
+        bwrap_dir = g_strdup (dirs[i]);
+      else if (g_str_has_suffix (dirs[i], "/landlock"))
+        landlock_module = g_build_filename (dirs[i], "libdsh-backend-landlock.so", NULL);
+    }
+  g_assert_nonnull (bwrap_dir);
+  g_assert_nonnull (landlock_module);
+  marker = g_build_filename (bwrap_dir, "planted-by-a-command", NULL);
+  touch = g_strdup_printf ("touch '%s'", marker);
+  copy = dsh_test_copy_module (landlock_module, mods);
+  copy_dir = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", mods);
+
+  /* The call itself, with the module's own directory or the whole (uninstalled) build tree as
+   * its extra root; the latter only from a workspace and a record outside the tree. */
+  {
+    g_autofree char *tmp = dsh_test_make_tmp_dir ();
+    g_autofree char *tmp_ws = g_build_filename (tmp, "ws", NULL);
+    /* Neither in the build tree nor where every call writes. */
+    g_autofree char *state_dir = g_mkdtemp_full (g_strdup ("/var/tmp/dsh-test-state-XXXXXX"),
+                                                 0700);
+    g_autofree char *tmp_state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", state_dir);
+    g_autofree char *linux_dir = g_path_get_dirname (bwrap_dir);
+    g_autofree char *build = g_path_get_dirname (linux_dir);
+    struct {
+      const char *root, *ws, *state;
+    } calls[] = { { bwrap_dir, ws, f->state }, { build, tmp_ws, tmp_state } };
+
+    g_assert_cmpint (g_mkdir (tmp_ws, 0755), ==, 0);
+    for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+      {
+        const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", calls[i].ws,
+                               "--writable-root", calls[i].root, "--", "sh", "-c", touch, NULL };
+        g_auto (DshTestRun) run = { 0 };
+
+        run_with_backend (&run, "bwrap", calls[i].state, args, calls[i].ws);
+        dsh_test_assert_never_ran (&run, marker);
+        g_assert_nonnull (strstr (run.err, "no sandbox backend is usable"));
+      }
+    dsh_test_remove_tree (state_dir);
+  }
+  /* Another installation's call grants it, and its command writes there. */
+  {
+    const char *env[] = { "DSH_SANDBOX_BACKEND=landlock", copy_dir, f->state,
+                          "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                           "--writable-root", bwrap_dir, "--", "sh", "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  /* Every later call refuses that module, even a read-only one, which grants nothing. */
+  {
+    const char *args[] = { "exec", "--mode", "read-only", "--workspace", ws, "--", "true", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    run_with_backend (&run, "bwrap", f->state, args, ws);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_nonnull (strstr (run.err, "no sandbox backend is usable"));
+  }
+  g_assert_cmpint (g_unlink (marker), ==, 0);
+}
+
 /* The record of granted roots must be out of confined reach and trustworthy, or nothing runs
  * under workspace-write; read-only grants nothing and does not need it. */
 static void
@@ -843,6 +926,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/extra-roots/refused", test_extra_roots_refused);
   ADD ("/root-refusals/extra-roots/pinned-into-session", test_extra_roots_pinned_into_session);
   ADD ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
+  ADD ("/root-refusals/code-dirs-out-of-reach", test_code_dirs_out_of_reach);
 #undef ADD
   return g_test_run ();
 }

@@ -45,7 +45,8 @@ fixture_set_up (Fixture *f, gconstpointer data)
 {
   const char *const *names = data;
 
-  f->modules_dir = dsh_test_make_tmp_dir ();
+  /* Not in /tmp: once a workspace-write call has granted it, a module there is refused. */
+  f->modules_dir = dsh_test_scratch_dir ("modules");
   f->workspace = dsh_test_make_tmp_dir ();
   f->log_path = g_build_filename (f->workspace, "probe.log", NULL);
   for (gsize i = 0; names != NULL && names[i] != NULL; i++)
@@ -62,6 +63,7 @@ fixture_tear_down (Fixture *f, gconstpointer data)
 {
   g_unsetenv ("DSH_FAKE_LOG");
   unset_steering ();
+  dsh_test_remove_tree (f->modules_dir);
   g_free (f->modules_dir);
   g_free (f->log_path);
   g_free (f->workspace);
@@ -222,8 +224,8 @@ static void
 test_override_takes_the_first_loadable_file (Fixture *f, gconstpointer data)
 {
   g_autofree char *beta = dsh_test_module_path ("fake-beta");
-  g_autofree char *second_dir = dsh_test_make_tmp_dir ();
-  g_autofree char *third_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *second_dir = dsh_test_scratch_dir ("modules");
+  g_autofree char *third_dir = dsh_test_scratch_dir ("modules");
   g_autofree char *refused = dsh_test_copy_module (beta, f->modules_dir);
   g_autofree char *good = dsh_test_copy_module (beta, second_dir);
   g_autofree char *later = dsh_test_copy_module (beta, third_dir);
@@ -251,6 +253,8 @@ test_override_takes_the_first_loadable_file (Fixture *f, gconstpointer data)
   g_assert_cmpstr (json_object_get_string_member (entry, "status"), ==, "refused");
   g_assert_nonnull (strstr (json_object_get_string_member (entry, "reason"), "already loaded"));
   g_assert_cmpstr (dsh_test_candidate_string (report, "fake-alpha", "status"), ==, "excluded");
+  dsh_test_remove_tree (second_dir);
+  dsh_test_remove_tree (third_dir);
 }
 
 /* A pinned name is a file name, never a path: one with a separator names no module, even where

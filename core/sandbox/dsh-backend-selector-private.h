@@ -49,7 +49,12 @@ typedef struct {
   /* DSH_SANDBOX_BACKEND_DIR named backend_dirs[0]. */
   gboolean backend_dir_overridden;
   char *probe_cache_path;
+  /* Where no module, helper or runner may come from: the caller's roots, then the directories
+   * of granted_code_dirs. */
   GStrv untrusted_roots;
+  /* The module and helper directories beneath a directory some call granted, asked once per
+   * selector (a generation asks again). */
+  GStrv granted_code_dirs;
 
   GMutex lock;
   gboolean selection_done;

@@ -815,32 +815,66 @@ dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path
   g_mutex_unlock (&self->lock);
 }
 
-/* A module directory named by DSH_SANDBOX_BACKEND_DIR beneath a directory some call granted is
- * as untrusted as the caller's own roots: that call's command could have put a module there.
- * The installed directories are system directories, which no call may grant. */
-static GStrv
-with_granted_module_dir (DshBackendSelector *self, GStrv canonical_roots)
+/* The directory above dir that some call granted, else NULL. A directory named by
+ * DSH_SANDBOX_BACKEND_DIR is untrusted as a whole when the record cannot tell; the installed
+ * ones stay trusted then, for read-only calls run without a record (no call can grant while it
+ * is unreadable). */
+static char *
+granted_above_code_dir (const char *dir, gboolean overridden)
 {
-  g_autofree char *granted = NULL;
+  char *granted = NULL;
+
+  if (overridden)
+    return dsh_root_grants_untrusted_above (dir);
+  if (!dsh_root_grants_find_granted_above (dir, &granted, NULL))
+    return NULL;
+  return granted;
+}
+
+/* The module and helper directories beneath a directory some call granted: that call's command
+ * could have put a module or a helper there, so they are as untrusted as the caller's own
+ * roots. The installed directories too: this installation refuses no root above them when
+ * another installation's call, or an uninstalled build's, grants one. */
+static GStrv
+granted_code_dirs (DshBackendSelector *self)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  GStrv dirs[] = { self->backend_dirs, self->helper_dirs };
+
+  for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
+    {
+      for (gsize i = 0; dirs[d] != NULL && dirs[d][i] != NULL; i++)
+        {
+          g_autofree char *granted =
+            granted_above_code_dir (dirs[d][i], d == 0 && self->backend_dir_overridden);
+
+          if (granted != NULL)
+            g_strv_builder_add (builder, granted);
+        }
+    }
+  return g_strv_builder_end (builder);
+}
+
+/* caller_roots (taken), then the granted code directories. */
+static GStrv
+with_granted_code_dirs (DshBackendSelector *self, GStrv caller_roots)
+{
   g_autoptr (GStrvBuilder) builder = NULL;
 
-  if (!self->backend_dir_overridden)
-    return canonical_roots;
-  granted = dsh_root_grants_untrusted_above (self->backend_dirs[0]);
-  if (granted == NULL)
-    return canonical_roots;
+  if (self->granted_code_dirs[0] == NULL)
+    return caller_roots != NULL ? caller_roots : g_new0 (char *, 1);
   builder = g_strv_builder_new ();
-  if (canonical_roots != NULL)
-    g_strv_builder_addv (builder, (const char **) canonical_roots);
-  g_strv_builder_add (builder, granted);
-  g_strfreev (canonical_roots);
+  if (caller_roots != NULL)
+    g_strv_builder_addv (builder, (const char **) caller_roots);
+  g_strv_builder_addv (builder, (const char **) self->granted_code_dirs);
+  g_strfreev (caller_roots);
   return g_strv_builder_end (builder);
 }
 
 void
 dsh_backend_selector_take_untrusted_roots (DshBackendSelector *self, GStrv canonical_roots)
 {
-  canonical_roots = with_granted_module_dir (self, canonical_roots);
+  canonical_roots = with_granted_code_dirs (self, canonical_roots);
   g_mutex_lock (&self->lock);
   g_strfreev (self->untrusted_roots);
   self->untrusted_roots = canonical_roots;
@@ -896,7 +930,8 @@ dsh_backend_selector_new (const char *const *backend_dirs, const char *const *he
     self->backend_override = g_strdup (backend);
   /* A caller that never names roots of its own still must not load a module an earlier call's
    * command could have planted. */
-  self->untrusted_roots = with_granted_module_dir (self, NULL);
+  self->granted_code_dirs = granted_code_dirs (self);
+  self->untrusted_roots = with_granted_code_dirs (self, NULL);
   return self;
 }
 
@@ -914,7 +949,17 @@ dsh_backend_selector_new_like (DshBackendSelector *self)
   like->backend_dir_ignored = self->backend_dir_ignored;
   like->backend_dir_overridden = self->backend_dir_overridden;
   like->probe_cache_path = g_strdup (self->probe_cache_path);
-  like->untrusted_roots = g_strdupv (self->untrusted_roots);
+  /* The caller's roots as they are; the code directories asked again, since a generation
+   * loads its modules anew. */
+  like->granted_code_dirs = granted_code_dirs (like);
+  {
+    g_autoptr (GStrvBuilder) caller = g_strv_builder_new ();
+    guint n = g_strv_length (self->untrusted_roots) - g_strv_length (self->granted_code_dirs);
+
+    for (guint i = 0; i < n; i++)
+      g_strv_builder_add (caller, self->untrusted_roots[i]);
+    like->untrusted_roots = with_granted_code_dirs (like, g_strv_builder_end (caller));
+  }
   g_mutex_unlock (&self->lock);
   return like;
 }
@@ -933,6 +978,7 @@ dsh_backend_selector_free (DshBackendSelector *self)
   g_free (self->selection_failure);
   g_free (self->probe_cache_path);
   g_strfreev (self->untrusted_roots);
+  g_strfreev (self->granted_code_dirs);
   g_mutex_clear (&self->lock);
   g_free (self);
 }

@@ -236,8 +236,9 @@ open_checked (DshBackendModule *module, const char *const *untrusted_roots, int 
   if (dsh_backend_path_is_untrusted (module->path, untrusted_roots))
     {
       module->refused_reason = g_strdup ("the module lies inside a directory confined commands "
-                                         "may write (the workspace, /tmp or the temp "
-                                         "directory)");
+                                         "may write (the workspace, /tmp, the temp directory, "
+                                         "an extra writable root, or one an earlier call "
+                                         "granted)");
       return NULL;
     }
 #ifdef G_OS_WIN32

@@ -109,9 +109,23 @@ dsh_run_result_free (DshRunResult *result)
 
 /* ---- the trust checks ---------------------------------------------------------------------- */
 
+/* Is root /tmp or the temp directory (canonical)? */
+static gboolean
+is_temp_root (const char *root)
+{
+  g_autofree char *tmpdir = NULL;
+
+  if (g_str_equal (root, "/tmp"))
+    return TRUE;
+  tmpdir = dsh_canonical_path (g_get_tmp_dir ());
+  return g_str_equal (root, tmpdir);
+}
+
 /* Everything a confined command of this workspace may write, where no module, helper or runner
  * may come from. An uninstalled build (build_file, else NULL) under /tmp or the temp directory
- * still trusts its own tree there (a development build; installed modules never live there). */
+ * still trusts its own tree there (a development build; installed modules never live there);
+ * beneath the workspace or an extra root it does not: a call granting that root would let its
+ * command replace the modules the next call loads. */
 static GStrv
 untrusted_roots (const DshSandboxPolicy *policy, const char *build_file)
 {
@@ -125,7 +139,8 @@ untrusted_roots (const DshSandboxPolicy *policy, const char *build_file)
   roots = dsh_writable_roots_widest (policy);
   for (gsize i = 0; roots[i] != NULL; i++)
     {
-      if (i > 0 && build_file != NULL && dsh_path_is_beneath (build_file, roots[i]))
+      if (i > 0 && build_file != NULL && dsh_path_is_beneath (build_file, roots[i]) &&
+          is_temp_root (roots[i]))
         continue;
       g_strv_builder_add (builder, roots[i]);
     }
