@@ -984,6 +984,38 @@ test_planted_approver (void)
   assert_approver_refused (&s, planted, NULL, expected);
 }
 
+/* An approver resolves names in its working directory by itself ("python3 -m NAME" imports
+ * NAME from there first): run from a workspace, it would load a module a confined command put
+ * there, which no argument names. It runs from / then, and the planted module is not found. */
+static void
+test_approver_not_run_in_reach (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *module = NULL;
+  g_autofree char *victim = NULL;
+  g_autofree char *script = NULL;
+
+  if (!dsh_test_require (g_find_program_in_path ("python3") != NULL, "python3"))
+    return;
+  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  module = g_build_filename (s.ws, "dsh_test_planted_approver.py", NULL);
+  dsh_test_write_file (module, "import sys\nsys.stdin.read()\nprint('allowed-once')\n");
+  victim = g_build_filename (s.out, "victim", NULL);
+  script = g_strdup_printf ("echo escaped > '%s'", victim);
+  {
+    const char *argv[] = { dsh_test_cli (), "exec", "--session", s.session, "--approver",
+                           "python3 -m dsh_test_planted_approver", "--sandbox-permissions",
+                           "danger-full-access", "--justification", JUSTIFICATION, "--",
+                           "/bin/sh", "-c", script, NULL };
+
+    dsh_test_run_full (&run, argv, common_env, s.ws, NULL, detach_from_terminal, NULL);
+  }
+  g_test_message ("%s", run.err);
+  g_assert_cmpint (run.exit_code, !=, 0);
+  g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+}
+
 /* The same planted by another call: a sessionless call given the approver's directory as an
  * extra writable root rewrites it; this session's escalation, whose own roots do not reach it,
  * must still refuse it, since the record of granted roots says some call's commands could. */
@@ -1071,6 +1103,19 @@ test_planted_approver_places (void)
     /* Through env, which looks it up when it runs. */
     assert_approver_refused (&s, "/usr/bin/env -u HOME dsh-test-approve", env, expected);
   }
+  /* Through env -S, whose string env splits into the program and its script. */
+  command_line = g_strdup_printf ("/usr/bin/env -S '/bin/sh %s'", in_bin);
+  g_free (expected);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "script", in_bin, s.ws);
+  assert_approver_refused (&s, command_line, NULL, expected);
+  /* An env option whose effect the check cannot follow (-C moves where names resolve). */
+  g_free (command_line);
+  command_line = g_strdup_printf ("/usr/bin/env -C %s /bin/sh bin/dsh-test-approve", s.ws);
+  assert_approver_refused (&s, command_line, NULL,
+                           "dsh-sandbox: the approver's env option \"-C\" is not one whose "
+                           "effect on what runs can be checked; name the approver program "
+                           "itself\n");
+  g_clear_pointer (&command_line, g_free);
 
   /* /tmp. */
   tmp_script = g_strdup_printf ("%s/dsh-test-approve-%d.sh", canonical_tmp, (int) getpid ());
@@ -1733,6 +1778,8 @@ main (int argc, char **argv)
   g_test_add_func ("/approval-cli/exec-pins-resumed-session", test_exec_pins_resumed_session);
   g_test_add_func ("/approval-cli/planted-approver", test_planted_approver);
   g_test_add_func ("/approval-cli/planted-approver/places", test_planted_approver_places);
+  g_test_add_func ("/approval-cli/planted-approver/not-run-in-reach",
+                   test_approver_not_run_in_reach);
   g_test_add_func ("/approval-cli/planted-approver/by-another-call",
                    test_planted_approver_by_another_call);
   g_test_add_func ("/approval-cli/approver/request-cannot-be-changed",

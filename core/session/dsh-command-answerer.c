@@ -26,6 +26,10 @@ struct _DshCommandAnswerer {
 
   char **argv;
   guint timeout_seconds;
+  /* Where it runs: NULL for the caller's directory; "/" once the trust check found that one
+   * within a confined command's reach (a program resolving names there, as "python3 -m" does,
+   * would otherwise load what a command planted). */
+  char *cwd;
 };
 
 static void dsh_command_answerer_answerer_init (DshApprovalAnswererInterface *iface);
@@ -310,6 +314,8 @@ command_answerer_answer_async (DshApprovalAnswerer *answerer,
   g_task_set_check_cancellable (task, FALSE);
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  if (self->cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, self->cwd);
   if (!dsh_approver_stdin_prepare (launcher, text, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -358,6 +364,7 @@ dsh_command_answerer_finalize (GObject *object)
   DshCommandAnswerer *self = DSH_COMMAND_ANSWERER (object);
 
   g_strfreev (self->argv);
+  g_free (self->cwd);
   G_OBJECT_CLASS (dsh_command_answerer_parent_class)->finalize (object);
 }
 
@@ -483,6 +490,79 @@ is_env (const char *program)
   return g_str_equal (name, "env");
 }
 
+/* env's arguments (args) as env reads them, for the check: "-S STRING" (--split-string) split
+ * into the words env makes of it. NULL with error for what the check cannot follow: an option
+ * it does not know (it could change what runs, or where: -C), or a STRING with quoting, escapes
+ * or variables, which env -S would read its own way. */
+static GStrv
+env_arguments (char **args, gboolean *out_split, GError **error)
+{
+  static const char *const plain[] = { "-", "-i", "--ignore-environment", "-0", "--null", "-v",
+                                       "--debug", NULL };
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  gsize i;
+
+  *out_split = FALSE;
+  for (i = 0; args[i] != NULL && (args[i][0] == '-' || strchr (args[i], '=') != NULL); i++)
+    {
+      const char *split = NULL;
+
+      if (g_str_equal (args[i], "--"))
+        {
+          i++;
+          break;
+        }
+      if (args[i][0] != '-' || g_strv_contains (plain, args[i]) ||
+          g_str_has_prefix (args[i], "--unset="))
+        g_strv_builder_add (builder, args[i]);
+      else if ((g_str_equal (args[i], "-u") || g_str_equal (args[i], "--unset")) &&
+               args[i + 1] != NULL)
+        {
+          g_strv_builder_add (builder, args[i]);
+          g_strv_builder_add (builder, args[++i]);
+        }
+      else if ((g_str_equal (args[i], "-S") || g_str_equal (args[i], "--split-string")) &&
+               args[i + 1] != NULL)
+        split = args[++i];
+      else if (g_str_has_prefix (args[i], "--split-string="))
+        split = args[i] + strlen ("--split-string=");
+      else if (g_str_has_prefix (args[i], "-S"))
+        split = args[i] + 2;
+      else
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                       "the approver's env option \"%s\" is not one whose effect on what runs "
+                       "can be checked; name the approver program itself",
+                       printable (args[i]));
+          return NULL;
+        }
+      if (split != NULL)
+        {
+          g_auto (GStrv) words = NULL;
+
+          *out_split = TRUE;
+          if (strpbrk (split, "'\"\\$#") != NULL)
+            {
+              g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                           "the approver's env -S string \"%s\" has quoting, escapes or "
+                           "variables, whose effect on what runs cannot be checked; name the "
+                           "approver program itself",
+                           printable (split));
+              return NULL;
+            }
+          words = g_strsplit_set (split, " \t\n", -1);
+          for (gsize w = 0; words[w] != NULL; w++)
+            {
+              if (words[w][0] != '\0')
+                g_strv_builder_add (builder, words[w]);
+            }
+        }
+    }
+  for (; args[i] != NULL; i++)
+    g_strv_builder_add (builder, args[i]);
+  return g_strv_builder_end (builder);
+}
+
 /* The index of the program env runs among args (env's own arguments), or -1. */
 static gint
 env_operand (char **args)
@@ -572,6 +652,45 @@ names_a_path (const char *arg)
          (names_location (arg) || g_file_test (arg, G_FILE_TEST_EXISTS));
 }
 
+/* "env -S ...": args as env_arguments() made them. */
+static gboolean
+check_split_env (char **args, const DshSandboxPolicy *policy, GError **error)
+{
+  gint operand = env_operand (args);
+
+  if (operand < 0)
+    return TRUE;
+  if (!(names_location (args[operand])
+          ? check_out_of_reach ("program", args[operand], policy, error)
+          : check_path_lookup ("program", args[operand], policy, error)))
+    return FALSE;
+  for (gint i = operand + 1; args[i] != NULL; i++)
+    {
+      const char *value = args[i][0] == '-' ? strchr (args[i], '=') : NULL;
+      const char *arg = value != NULL ? value + 1 : args[i];
+
+      if (names_a_path (arg) && !check_out_of_reach ("script", arg, policy, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The approver runs from / when the caller's directory is one a confined command could write
+ * (what the program finds there by itself, unnamed, was never checked); always TRUE. */
+static gboolean
+check_cwd (DshCommandAnswerer *self, const DshSandboxPolicy *policy)
+{
+  g_autofree char *here = g_get_current_dir ();
+  g_autoptr (GError) in_reach = NULL;
+
+  if (!check_out_of_reach ("directory", here, policy, &in_reach))
+    {
+      g_free (self->cwd);
+      self->cwd = g_strdup ("/");
+    }
+  return TRUE;
+}
+
 /**
  * dsh_command_answerer_check_trusted:
  * @self: an answerer
@@ -603,9 +722,18 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
   if (!resolve_program (&self->argv[0], error) ||
       !check_out_of_reach ("program", self->argv[0], policy, error))
     return FALSE;
-  /* "env NAME ...": NAME is the approver as much as env is. */
+  /* "env NAME ...": NAME is the approver as much as env is. As env reads its arguments: a
+   * split string's words are checked like any others, its program by every place PATH could
+   * find it (it cannot be resolved here once for the run). */
   if (is_env (self->argv[0]))
     {
+      gboolean split;
+      g_auto (GStrv) args = env_arguments (self->argv + 1, &split, error);
+
+      if (args == NULL)
+        return FALSE;
+      if (split)
+        return check_split_env (args, policy, error) && check_cwd (self, policy);
       operand = env_operand (self->argv + 1);
       if (operand >= 0 &&
           (!resolve_program (&self->argv[1 + operand], error) ||
@@ -647,5 +775,5 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
       if (names_a_path (arg) && !check_out_of_reach ("script", arg, policy, error))
         return FALSE;
     }
-  return TRUE;
+  return check_cwd (self, policy);
 }
