@@ -83,6 +83,25 @@ dsh_cli_new_approval_service (DshPermissionPresets *presets)
   return approval;
 }
 
+/* Refuses path (canonical: its canonical form, for the message) beneath a directory some call
+ * granted. */
+static gboolean
+check_never_granted (const char *what, const char *path, const char *canonical, GError **error)
+{
+  g_autofree char *granted = NULL;
+
+  if (!dsh_root_grants_find_granted_above (path, &granted, error))
+    return FALSE;
+  if (granted == NULL)
+    return TRUE;
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+               "the %s %s lies inside %s, which was granted to confined commands as a writable "
+               "root before: one of them could have rewritten this policy; keep it outside "
+               "every directory ever granted",
+               what, dsh_cli_printable (canonical), dsh_cli_printable (granted));
+  return FALSE;
+}
+
 DshSessionLog *
 dsh_cli_load_session (const char *path, GError **error)
 {
@@ -100,10 +119,32 @@ dsh_cli_load_presets_and_session (const char *session_path,
 
   if (presets == NULL)
     return FALSE;
+  /* What these answer (a mode, a workspace, the model's context) a harness acts on as it would
+   * on exec's: a log or a configuration a confined command could have rewritten is refused here
+   * as there. */
   if (session_path != NULL)
     {
+      g_autofree char *root = NULL;
+      g_auto (GStrv) extra = NULL;
+
       session = dsh_cli_load_session (session_path, error);
       if (session == NULL)
+        return FALSE;
+      root = dsh_roots_unplanted_root (dsh_session_log_get_cwd (session),
+                                       dsh_session_log_get_created (session), NULL);
+      extra = dsh_session_log_dup_extra_writable_roots (session);
+      if (!dsh_cli_check_unreachable ("session log", session_path, root,
+                                      (const char *const *) extra, error) ||
+          !dsh_cli_check_config_unreachable (root, (const char *const *) extra, error))
+        return FALSE;
+    }
+  /* Without a session no call's workspace is implied: only what some call granted counts. */
+  else if (g_getenv ("DSH_SANDBOX_CONFIG") != NULL && *g_getenv ("DSH_SANDBOX_CONFIG") != '\0')
+    {
+      const char *config = g_getenv ("DSH_SANDBOX_CONFIG");
+      g_autofree char *canonical = dsh_canonical_path (config);
+
+      if (!check_never_granted ("deployment configuration", config, canonical, error))
         return FALSE;
     }
   *out_presets = g_steal_pointer (&presets);
@@ -163,7 +204,6 @@ dsh_cli_check_unreachable (const char *what,
 {
   g_autofree char *canonical = dsh_canonical_path (path);
   g_autofree char *root = dsh_writable_root_on_way (path, workspace_root, extra_roots);
-  g_autofree char *granted = NULL;
 
   if (root != NULL)
     {
@@ -176,16 +216,7 @@ dsh_cli_check_unreachable (const char *what,
     }
   /* Nor may any other call's commands have reached it: another session's, or a sessionless
    * call's, extra writable root. */
-  if (!dsh_root_grants_find_granted_above (path, &granted, error))
-    return FALSE;
-  if (granted == NULL)
-    return TRUE;
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-               "the %s %s lies inside %s, which was granted to confined commands as a writable "
-               "root before: one of them could have rewritten this policy; keep it outside "
-               "every directory ever granted",
-               what, dsh_cli_printable (canonical), dsh_cli_printable (granted));
-  return FALSE;
+  return check_never_granted (what, path, canonical, error);
 }
 
 gboolean

@@ -21,7 +21,9 @@ DshPolicyService     *dsh_cli_new_policy_service    (DshPermissionPresets  *pres
 DshApprovalService   *dsh_cli_new_approval_service  (DshPermissionPresets  *presets);
 
 /* The deployment's presets and, when session_path is given, that session (else *out_session is
- * NULL): what the read-only subcommands (policy, describe) start from. */
+ * NULL): what the read-only subcommands (policy, describe, session show) start from. A session
+ * log or configuration a confined command could write (dsh_cli_check_unreachable()) is refused,
+ * as exec refuses it. */
 gboolean              dsh_cli_load_presets_and_session (const char             *session_path,
                                                         DshPermissionPresets  **out_presets,
                                                         DshSessionLog         **out_session,

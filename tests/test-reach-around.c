@@ -385,6 +385,60 @@ test_nested_session_cwd_swap_refused (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A session log that one call's extra root reached, rewritten by its command to a wider policy:
+ * what the read-only subcommands answer from it (a harness acts on policy resolve as on exec)
+ * is refused as exec refuses it, not believed. */
+static void
+test_forged_session_log_not_believed (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *other = g_build_filename (dir, "other", NULL);
+  g_autofree char *logs = g_build_filename (dir, "logs", NULL);
+  g_autofree char *log = g_build_filename (logs, "s.jsonl", NULL);
+  g_autofree char *forged = g_build_filename (dir, "forged.jsonl", NULL);
+  g_autofree char *copy = g_strdup_printf ("cp '%s' '%s'", forged, log);
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (DshSessionLog) wider = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *const subcommands[][6] = {
+    { "policy", "resolve", "--session", log, "--json", NULL },
+    { "policy", "context", "--session", log, NULL },
+    { "session", "show", log, NULL },
+  };
+
+  g_assert_cmpint (g_mkdir_with_parents (ws, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (other, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (logs, 0755), ==, 0);
+  session = dsh_test_create_session_log (log, ws);
+  wider = dsh_test_create_session_log (forged, dir);
+  g_assert_true (dsh_session_log_append_mode (wider, DSH_SANDBOX_MODE_DANGER_FULL_ACCESS,
+                                              &error));
+  g_assert_no_error (error);
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", other,
+                           "--writable-root", logs, "--", "sh", "-c", copy, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, NULL, other);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
+    {
+      g_auto (DshTestRun) run = { 0 };
+      /* Its forged cwd holds it now, and it was granted before: either refuses it. */
+      g_autofree char *expected = g_strdup_printf ("dsh-sandbox: the session log %s lies inside ",
+                                                   log);
+
+      dsh_test_run_cli (&run, subcommands[i], NULL, other);
+      g_test_message ("%s %s: %s", subcommands[i][0], subcommands[i][1], run.err);
+      g_assert_cmpint (run.exit_code, !=, 0);
+      g_assert_null (strstr (run.out, "danger-full-access"));
+      g_assert_nonnull (strstr (run.err, expected));
+    }
+  dsh_test_remove_tree (dir);
+}
+
 /* The fence given a policy nothing was pinned into resolves the temp directory itself: a TMPDIR
  * that an earlier call's command swapped for a symlink out of its workspace is left out of the
  * roots, not followed. The temp directory is read once per process, so a subprocess asks. */
@@ -697,5 +751,6 @@ main (int argc, char **argv)
                    test_root_cannot_undo_the_sandbox);
   g_test_add_func ("/reach-around/nested-session-cwd-swap", test_nested_session_cwd_swap_refused);
   g_test_add_func ("/reach-around/fence-planted-tmpdir", test_fence_planted_tmpdir_refused);
+  g_test_add_func ("/reach-around/forged-session-log", test_forged_session_log_not_believed);
   return g_test_run ();
 }
