@@ -749,6 +749,10 @@ test_extra_roots_refused (Refusals *f, gconstpointer data)
   } cases[] = {
     { "/", "is /" },
     { "/usr/lib", "is a system directory" },
+    /* Where the system finds what it runs later, as root: crontabs, service state, units. */
+    { "/var/spool/cron", "is a system directory" },
+    { "/var/lib/dpkg", "is a system directory" },
+    { "/run/systemd/system", "is a system directory" },
     { home, "is $HOME" },
     { f->dir, "is an ancestor of $HOME" },
     { parent, "is an ancestor of the workspace" },

@@ -819,6 +819,10 @@ dsh_roots_check_workspace (const char *workspace_root, GError **error)
 static const char *const system_trees[] = {
   "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sbin",
   "/sys", "/usr", "/System", "/private/etc",
+  /* What the system runs or trusts later: crontabs and at jobs, package and service state,
+   * runtime units, launch daemons. */
+  "/var/spool", "/var/lib", "/var/db", "/run/systemd", "/Library/LaunchDaemons",
+  "/Library/LaunchAgents", "/private/var/db",
 };
 static const char *const system_dirs[] = {
   "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/var", "/Applications",
