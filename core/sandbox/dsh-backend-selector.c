@@ -12,6 +12,7 @@
 #include "dsh-platform-private.h"
 #include "dsh-probe-cache-private.h"
 #include "dsh-root-grants-private.h"
+#include "dsh-roots-private.h"
 #include "dsh-roots.h"
 #include "dsh-texts.h"
 
@@ -815,44 +816,42 @@ dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path
   g_mutex_unlock (&self->lock);
 }
 
-/* The directory above dir that some call granted, else NULL. A directory named by
- * DSH_SANDBOX_BACKEND_DIR is untrusted as a whole when the record cannot tell; the installed
- * ones stay trusted then, for read-only calls run without a record (no call can grant while it
- * is unreadable). */
-static char *
-granted_above_code_dir (const char *dir, gboolean overridden)
-{
-  char *granted = NULL;
-
-  if (overridden)
-    return dsh_root_grants_untrusted_above (dir);
-  if (!dsh_root_grants_find_granted_above (dir, &granted, NULL))
-    return NULL;
-  return granted;
-}
-
 /* The module and helper directories beneath a directory some call granted: that call's command
  * could have put a module or a helper there, so they are as untrusted as the caller's own
  * roots. The installed directories too: this installation refuses no root above them when
- * another installation's call, or an uninstalled build's, grants one. */
+ * another installation's call, or an uninstalled build's, grants one. Without a record a
+ * directory named by DSH_SANDBOX_BACKEND_DIR is untrusted as a whole; the installed ones stay
+ * trusted then, for read-only calls run without a record (no call can grant while it is
+ * unreadable). The files are then opened without following a symlink, so a path asked about
+ * is the path loaded. */
 static GStrv
 granted_code_dirs (DshBackendSelector *self)
 {
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  GStrv dirs[] = { self->backend_dirs, self->helper_dirs };
+  g_autofree char *record = dsh_root_grants_default_dir ();
+  g_autoptr (DshRootGrants) grants = dsh_root_grants_open (record, NULL);
+  g_autoptr (GStrvBuilder) dirs = g_strv_builder_new ();
 
-  for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
+  if (grants == NULL)
     {
-      for (gsize i = 0; dirs[d] != NULL && dirs[d][i] != NULL; i++)
-        {
-          g_autofree char *granted =
-            granted_above_code_dir (dirs[d][i], d == 0 && self->backend_dir_overridden);
+      g_autoptr (GStrvBuilder) untrusted = g_strv_builder_new ();
 
-          if (granted != NULL)
-            g_strv_builder_add (builder, granted);
-        }
+      g_autofree char *canonical = self->backend_dir_overridden
+                                     ? dsh_canonical_path (self->backend_dirs[0])
+                                     : NULL;
+
+      if (canonical != NULL)
+        g_strv_builder_add (untrusted, canonical);
+      return g_strv_builder_end (untrusted);
     }
-  return g_strv_builder_end (builder);
+  if (self->backend_dirs != NULL)
+    g_strv_builder_addv (dirs, (const char **) self->backend_dirs);
+  if (self->helper_dirs != NULL)
+    g_strv_builder_addv (dirs, (const char **) self->helper_dirs);
+  {
+    g_auto (GStrv) all = g_strv_builder_end (dirs);
+
+    return dsh_roots_granted_above_dirs (grants, (const char *const *) all);
+  }
 }
 
 /* caller_roots (taken), then the granted code directories. */

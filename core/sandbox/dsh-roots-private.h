@@ -91,6 +91,12 @@ char    *dsh_roots_unplanted_root       (const char             *path,
 char    *dsh_roots_granted_on_the_way   (DshRootGrants          *grants,
                                          const char             *spelled);
 
+/* For directories code is loaded from, whose files are then opened without following any
+ * symlink: the granted directory above each of dirs that has one (a directory reached through
+ * a symlink takes dsh_roots_granted_on_the_way()), each ancestor asked once. */
+GStrv    dsh_roots_granted_above_dirs   (DshRootGrants          *grants,
+                                         const char *const      *dirs);
+
 /* An O_PATH descriptor of what path (absolute) leads to, reached by that same walk, which
  * follows a symlink only where no granted directory lies above it. -1 with errno set: ELOOP,
  * *out_granted receiving the granted directory, for a symlink beneath one. Unix only. */

@@ -166,6 +166,21 @@ dsh_roots_granted_on_the_way (DshRootGrants *grants, const char *spelled)
   return granted_at_or_above (grants, canonical);
 }
 
+GStrv
+dsh_roots_granted_above_dirs (DshRootGrants *grants, const char *const *dirs)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (gsize i = 0; dirs != NULL && dirs[i] != NULL; i++)
+    {
+      g_autofree char *granted = dsh_roots_granted_on_the_way (grants, dirs[i]);
+
+      if (granted != NULL)
+        g_strv_builder_add (builder, granted);
+    }
+  return g_strv_builder_end (builder);
+}
+
 /* ---- the rules ----------------------------------------------------------------------------- */
 
 /* The user's profile directory as Windows spells it, or NULL when the environment names none. */

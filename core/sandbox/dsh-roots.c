@@ -726,6 +726,77 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
   return g_steal_pointer (&walk.resolved);
 }
 
+/* The nearest of path (physical) and its ancestors that grants holds, each asked once across a
+ * call by way of asked (prefix -> whether it was granted). */
+static char *
+granted_at_or_above_once (DshRootGrants *grants, const char *path, GHashTable *asked)
+{
+  g_autofree char *dir = g_strdup (path);
+
+  for (;;)
+    {
+      gpointer known;
+      gboolean granted;
+      char *parent;
+
+      if (g_hash_table_lookup_extended (asked, dir, NULL, &known))
+        granted = GPOINTER_TO_INT (known);
+      else
+        {
+          DshRootIdentity identity;
+          gint64 since;
+
+          granted = dsh_root_identity_of_path (dir, &identity) &&
+                    dsh_root_grants_lookup (grants, &identity, &since);
+          g_hash_table_insert (asked, g_strdup (dir), GINT_TO_POINTER (granted));
+        }
+      if (granted)
+        return g_steal_pointer (&dir);
+      if (g_str_equal (dir, "/"))
+        return NULL;
+      parent = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = parent;
+    }
+}
+
+GStrv
+dsh_roots_granted_above_dirs (DshRootGrants *grants, const char *const *dirs)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr (GHashTable) asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (gsize i = 0; dirs != NULL && dirs[i] != NULL; i++)
+    {
+      g_autofree char *granted = NULL;
+      int fd;
+
+      switch (g_path_is_absolute (dirs[i]) ? resolves_without_symlinks (dirs[i], &fd) : 0)
+        {
+        case 1:
+          {
+            g_autofree char *physical = is_lexically_canonical (dirs[i]) ? g_strdup (dirs[i])
+                                                                          : lexical_join (dirs[i]);
+
+            close (fd);
+            granted = granted_at_or_above_once (grants, physical, asked);
+            break;
+          }
+        case -1:
+          break; /* nothing there to load */
+        default:
+          {
+            g_autofree char *absolute = dsh_absolute_path_as_spelled (dirs[i]);
+
+            granted = dsh_roots_granted_on_the_way (grants, absolute);
+          }
+        }
+      if (granted != NULL)
+        g_strv_builder_add (builder, granted);
+    }
+  return g_strv_builder_end (builder);
+}
+
 /**
  * dsh_canonical_path:
  * @path: a path, absolute or relative to the current directory
