@@ -80,6 +80,7 @@ READERS = {
     'core/sandbox/dsh-backend-selector.c': SELECTION,
     'core/sandbox/dsh-probe-cache.c': SELECTION,
     'core/sandbox/dsh-backend-host.c': SELECTION,
+    'core/sandbox/dsh-run.c': SELECTION,
     'cli/dsh-cli-options.c': SELECTION,
     'cli/dsh-cli-policy.c': ['probe', 'confine', 'exec', 'serve'],
     'core/sandbox/dsh-roots.c': ROOTS,
