@@ -1108,13 +1108,20 @@ test_planted_approver_places (void)
   g_free (expected);
   expected = g_strdup_printf (PLANTED_REFUSAL, "script", in_bin, s.ws);
   assert_approver_refused (&s, command_line, NULL, expected);
-  /* An env option whose effect the check cannot follow (-C moves where names resolve). */
-  g_free (command_line);
-  command_line = g_strdup_printf ("/usr/bin/env -C %s /bin/sh bin/dsh-test-approve", s.ws);
-  assert_approver_refused (&s, command_line, NULL,
-                           "dsh-sandbox: the approver's env option \"-C\" is not one whose "
-                           "effect on what runs can be checked; name the approver program "
-                           "itself\n");
+  /* An env option whose effect the check cannot follow (-C moves where names resolve), given
+   * as itself or inside a split string. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_free (command_line);
+      command_line = g_strdup_printf (i == 0 ? "/usr/bin/env -C %s /bin/sh bin/dsh-test-approve"
+                                             : "/usr/bin/env -S '-C %s /bin/sh "
+                                               "bin/dsh-test-approve'",
+                                      s.ws);
+      assert_approver_refused (&s, command_line, NULL,
+                               "dsh-sandbox: the approver's env option \"-C\" is not one whose "
+                               "effect on what runs can be checked; name the approver program "
+                               "itself\n");
+    }
   g_clear_pointer (&command_line, g_free);
 
   /* /tmp. */

@@ -721,8 +721,11 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
         *out_planted = TRUE;
       return g_steal_pointer (&absolute);
     }
+  /* Missing: the spelling, which matches nothing until it exists (normalised unless a ".."
+   * follows a symlink the walk went through, where it would climb elsewhere than the kernel). */
   if (walk.resolved == NULL)
-    return dsh_lexically_canonical (absolute);
+    return walk.links->len == 0 || has_no_dotdot (absolute) ? dsh_lexically_canonical (absolute)
+                                                            : g_steal_pointer (&absolute);
   return g_steal_pointer (&walk.resolved);
 }
 

@@ -733,7 +733,19 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
       if (args == NULL)
         return FALSE;
       if (split)
-        return check_split_env (args, policy, error) && check_cwd (self, policy);
+        {
+          /* A split string holds env options of its own (-C among them): read them too. */
+          for (gboolean again = TRUE; again;)
+            {
+              g_auto (GStrv) words = env_arguments (args, &again, error);
+
+              if (words == NULL)
+                return FALSE;
+              g_strfreev (args);
+              args = g_steal_pointer (&words);
+            }
+          return check_split_env (args, policy, error) && check_cwd (self, policy);
+        }
       operand = env_operand (self->argv + 1);
       if (operand >= 0 &&
           (!resolve_program (&self->argv[1 + operand], error) ||
