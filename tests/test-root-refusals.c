@@ -380,6 +380,48 @@ test_code_dirs_out_of_reach (Refusals *f, gconstpointer data)
   g_assert_cmpint (g_unlink (marker), ==, 0);
 }
 
+/* A module file that is a symlink leads where its directory does not: into a workspace some call
+ * granted, its command could have replaced what the link names. Such a module is refused. */
+static void
+test_module_linked_into_granted_dir (Refusals *f, gconstpointer data)
+{
+  g_auto (GStrv) dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
+  g_autofree char *granted_ws = make_dir (f, "granted-ws");
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *mods = make_dir (f, "mods");
+  g_autofree char *module = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *link = g_build_filename (mods, "libdsh-backend-bwrap.so", NULL);
+  g_autofree char *dir_env = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", mods);
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      if (g_str_has_suffix (dirs[i], "/bwrap"))
+        module = g_build_filename (dirs[i], "libdsh-backend-bwrap.so", NULL);
+    }
+  g_assert_nonnull (module);
+  copy = dsh_test_copy_module (module, granted_ws);
+  g_assert_cmpint (symlink (copy, link), ==, 0);
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", granted_ws, "--",
+                           "true", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    run_with_backend (&run, "landlock", f->state, args, granted_ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  {
+    const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", dir_env, f->state,
+                          "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+    const char *args[] = { "exec", "--mode", "read-only", "--workspace", ws, "--", "true", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 125);
+    g_assert_nonnull (strstr (run.err, "no sandbox backend is usable"));
+  }
+}
+
 /* The record of granted roots must be out of confined reach and trustworthy, or nothing runs
  * under workspace-write; read-only grants nothing and does not need it. */
 static void
@@ -931,6 +973,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/extra-roots/pinned-into-session", test_extra_roots_pinned_into_session);
   ADD ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
   ADD ("/root-refusals/code-dirs-out-of-reach", test_code_dirs_out_of_reach);
+  ADD ("/root-refusals/module-linked-into-granted-dir", test_module_linked_into_granted_dir);
 #undef ADD
   return g_test_run ();
 }

@@ -25,15 +25,20 @@ call_of (DshBackendHost *host)
 gboolean
 dsh_backend_path_is_untrusted (const char *path, const char *const *roots)
 {
-  g_autofree char *canonical = NULL;
+  g_autofree char *canonical = dsh_canonical_path (path);
 
-  if (roots == NULL || roots[0] == NULL)
-    return FALSE;
-  canonical = dsh_canonical_path (path);
-  for (gsize i = 0; roots[i] != NULL; i++)
+  for (gsize i = 0; roots != NULL && roots[i] != NULL; i++)
     {
       if (dsh_path_is_beneath (canonical, roots[i]))
         return TRUE;
+    }
+  /* Through a symlink (a module file that is a link, say) it leads where the directories asked
+   * about before do not: that way is asked about too, beneath any directory ever granted. */
+  if (!g_str_equal (canonical, path))
+    {
+      g_autofree char *granted = dsh_root_grants_untrusted_above (path);
+
+      return granted != NULL;
     }
   return FALSE;
 }
