@@ -1180,6 +1180,48 @@ test_planted_approver_places (void)
   g_free (expected);
   expected = g_strdup_printf (PLANTED_REFUSAL, "interpreter", interpreter, s.ws);
   assert_approver_refused (&s, interpreted, NULL, expected);
+  /* The same script run by env, and as the interpreter of another trusted script. */
+  g_free (command_line);
+  command_line = g_strdup_printf ("/usr/bin/env %s", interpreted);
+  assert_approver_refused (&s, command_line, NULL, expected);
+  {
+    g_autofree char *outer = g_build_filename (real, "outer.sh", NULL);
+    g_autofree char *text = g_strdup_printf ("#!%s\n", interpreted);
+
+    dsh_test_write_file (outer, text);
+    g_assert_cmpint (g_chmod (outer, 0755), ==, 0);
+    assert_approver_refused (&s, outer, NULL, expected);
+  }
+
+  /* A path joined to a short option, an assignment's value, an element of a list. */
+  {
+    g_autofree char *lib = g_build_filename (s.ws, "lib", NULL);
+    const char *spellings[][2] = { { "/bin/true -I", "" },
+                                   { "/usr/bin/env PERL5LIB=", " /bin/true" },
+                                   { "/bin/true --path=/usr/lib:", "" } };
+
+    g_assert_cmpint (g_mkdir (lib, 0755), ==, 0);
+    g_free (expected);
+    expected = g_strdup_printf (PLANTED_REFUSAL, "script", lib, s.ws);
+    for (guint i = 0; i < G_N_ELEMENTS (spellings); i++)
+      {
+        g_free (command_line);
+        command_line = g_strconcat (spellings[i][0], lib, spellings[i][1], NULL);
+        assert_approver_refused (&s, command_line, NULL, expected);
+      }
+  }
+
+  /* A wrapper that looks its program up on PATH when it runs. */
+  g_free (expected);
+  g_free (in_bin);
+  in_bin = g_build_filename (bin, "dsh-test-approve", NULL);
+  expected = g_strdup_printf (PLANTED_REFUSAL, "program", in_bin, s.ws);
+  {
+    const char *env[] = { path_env, NULL };
+
+    assert_approver_refused (&s, "/usr/bin/nice dsh-test-approve", env, expected);
+  }
+  g_clear_pointer (&command_line, g_free);
 
   /* "#!/usr/bin/env NAME": wherever the lookup could find NAME, even before it exists there. */
   g_free (interpreted);

@@ -795,6 +795,7 @@ test_extra_roots_refused (Refusals *f, gconstpointer data)
     { "/var/spool/cron", "is a system directory" },
     { "/var/lib/dpkg", "is a system directory" },
     { "/run/systemd/system", "is a system directory" },
+    { "/var/cache/apt", "is a system directory" },
     { home, "is $HOME" },
     { f->dir, "is an ancestor of $HOME" },
     { parent, "is an ancestor of the workspace" },

@@ -895,8 +895,8 @@ static const char *const system_trees[] = {
   "/sys", "/usr", "/System", "/private/etc",
   /* What the system runs or trusts later: crontabs and at jobs, package and service state,
    * runtime units, launch daemons. */
-  "/var/spool", "/var/lib", "/var/db", "/run/systemd", "/Library/LaunchDaemons",
-  "/Library/LaunchAgents", "/private/var/db",
+  "/var/spool", "/var/lib", "/var/db", "/var/cache", "/var/backups", "/run/systemd",
+  "/Library/LaunchDaemons", "/Library/LaunchAgents", "/private/var/db",
 };
 static const char *const system_dirs[] = {
   "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/var", "/Applications",

@@ -652,6 +652,85 @@ names_a_path (const char *arg)
          (names_location (arg) || g_file_test (arg, G_FILE_TEST_EXISTS));
 }
 
+/* A bare name a program could look up on PATH when it runs (a wrapper such as nice or timeout,
+ * "bash NAME"): when PATH finds it now, every place the lookup could find it up to that one
+ * must be out of reach. */
+static gboolean
+check_bare_name (const char *name, const DshSandboxPolicy *policy, GError **error)
+{
+  g_autofree char *found = NULL;
+
+  if (name[0] == '\0' || name[0] == '-' || strchr (name, '=') != NULL || names_location (name))
+    return TRUE;
+  found = g_find_program_in_path (name);
+  return found == NULL || check_path_lookup ("program", name, policy, error);
+}
+
+/* Every file one argument could name: itself, an option's or an assignment's value after '=',
+ * a path joined to a short option ("-I/dir"), each element of a ':' list (PERL5LIB=, -cp), and
+ * a bare name some wrapper could look up on PATH. Inline code is the program's own business. */
+static gboolean
+check_argument (const char *arg, const DshSandboxPolicy *policy, GError **error)
+{
+  const char *candidates[3] = { arg, NULL, NULL };
+
+  if (strchr (arg, '=') != NULL)
+    candidates[1] = strchr (arg, '=') + 1;
+  else if (arg[0] == '-' && arg[1] != '-' && arg[1] != '\0' && arg[2] != '\0')
+    candidates[1] = arg + 2;
+  if (!check_bare_name (arg, policy, error))
+    return FALSE;
+  for (gsize c = 0; c < G_N_ELEMENTS (candidates) && candidates[c] != NULL; c++)
+    {
+      g_auto (GStrv) elements = g_strsplit (candidates[c], G_SEARCHPATH_SEPARATOR_S, -1);
+
+      for (gsize e = 0; elements[e] != NULL; e++)
+        {
+          if (names_a_path (elements[e]) &&
+              !check_out_of_reach ("script", elements[e], policy, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A script's interpreter runs it, and the interpreter may be a script itself (the kernel
+ * follows a few levels); "#!/usr/bin/env NAME" looks NAME up when it runs. */
+static gboolean
+check_interpreters (const char *program, const DshSandboxPolicy *policy, GError **error)
+{
+  g_autofree char *current = g_strdup (program);
+
+  for (guint depth = 0; depth < 5; depth++)
+    {
+      g_auto (GStrv) shebang = shebang_of (current);
+
+      if (shebang == NULL)
+        return TRUE;
+      if (!check_out_of_reach ("interpreter", shebang[0], policy, error))
+        return FALSE;
+      if (shebang[1] != NULL)
+        {
+          /* Split as "env -S" would: the first operand is what env runs. */
+          g_auto (GStrv) words = g_strsplit_set (shebang[1], " \t", -1);
+          gint run = is_env (shebang[0]) ? env_operand (words) : -1;
+
+          for (gsize w = 0; words[w] != NULL; w++)
+            {
+              if ((gint) w == run
+                    ? !(names_location (words[w])
+                          ? check_out_of_reach ("interpreter", words[w], policy, error)
+                          : check_path_lookup ("interpreter", words[w], policy, error))
+                    : !check_argument (words[w], policy, error))
+                return FALSE;
+            }
+        }
+      g_free (current);
+      current = g_strdup (shebang[0]);
+    }
+  return TRUE;
+}
+
 /* "env -S ...": args as env_arguments() made them. */
 static gboolean
 check_split_env (char **args, const DshSandboxPolicy *policy, GError **error)
@@ -661,15 +740,13 @@ check_split_env (char **args, const DshSandboxPolicy *policy, GError **error)
   if (operand < 0)
     return TRUE;
   if (!(names_location (args[operand])
-          ? check_out_of_reach ("program", args[operand], policy, error)
+          ? check_out_of_reach ("program", args[operand], policy, error) &&
+              check_interpreters (args[operand], policy, error)
           : check_path_lookup ("program", args[operand], policy, error)))
     return FALSE;
-  for (gint i = operand + 1; args[i] != NULL; i++)
+  for (gint i = 0; args[i] != NULL; i++)
     {
-      const char *value = args[i][0] == '-' ? strchr (args[i], '=') : NULL;
-      const char *arg = value != NULL ? value + 1 : args[i];
-
-      if (names_a_path (arg) && !check_out_of_reach ("script", arg, policy, error))
+      if (i != operand && !check_argument (args[i], policy, error))
         return FALSE;
     }
   return TRUE;
@@ -713,7 +790,6 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
                                     const DshSandboxPolicy *policy,
                                     GError **error)
 {
-  g_auto (GStrv) shebang = NULL;
   gint operand = -1;
 
   g_return_val_if_fail (DSH_IS_COMMAND_ANSWERER (self), FALSE);
@@ -749,42 +825,18 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
       operand = env_operand (self->argv + 1);
       if (operand >= 0 &&
           (!resolve_program (&self->argv[1 + operand], error) ||
-           !check_out_of_reach ("program", self->argv[1 + operand], policy, error)))
+           !check_out_of_reach ("program", self->argv[1 + operand], policy, error) ||
+           !check_interpreters (self->argv[1 + operand], policy, error)))
         return FALSE;
     }
+  if (!check_interpreters (self->argv[0], policy, error))
+    return FALSE;
 
-  /* A script's interpreter runs it; "#!/usr/bin/env NAME" looks NAME up when it runs. */
-  shebang = shebang_of (self->argv[0]);
-  if (shebang != NULL)
-    {
-      if (!check_out_of_reach ("interpreter", shebang[0], policy, error))
-        return FALSE;
-      if (is_env (shebang[0]) && shebang[1] != NULL)
-        {
-          /* Split as "env -S" would: the first operand is what env runs. */
-          g_auto (GStrv) words = g_strsplit_set (shebang[1], " \t", -1);
-          gint run = env_operand (words);
-          const char *name = run >= 0 ? words[run] : NULL;
-
-          if (name != NULL &&
-              !(names_location (name)
-                  ? check_out_of_reach ("interpreter", name, policy, error)
-                  : check_path_lookup ("interpreter", name, policy, error)))
-            return FALSE;
-        }
-    }
-
-  /* An interpreter's script, a module, a configuration file: whatever the command line names,
-   * "--option=FILE" included, since inline code is the program's own business. */
+  /* An interpreter's script, a module, a configuration file, an assignment's value: whatever
+   * the command line names. */
   for (gsize i = 1; self->argv[i] != NULL; i++)
     {
-      const char *arg = self->argv[i];
-      const char *value = arg[0] == '-' ? strchr (arg, '=') : NULL;
-
-      if ((gint) i == 1 + operand)
-        continue;
-      arg = value != NULL ? value + 1 : arg;
-      if (names_a_path (arg) && !check_out_of_reach ("script", arg, policy, error))
+      if ((gint) i != 1 + operand && !check_argument (self->argv[i], policy, error))
         return FALSE;
     }
   return check_cwd (self, policy);
