@@ -78,8 +78,8 @@ GStrv    dsh_roots_unpinned             (const DshSandboxPolicy *policy);
 /* Where path (made absolute as spelled) leads, canonical, through no symlink a confined command
  * could have planted: one made since session_created (nullable, ISO 8601), or beneath a
  * directory after its grant (any symlink, when the record cannot be read). Where the way passes
- * such a symlink, *out_planted (nullable) is set and the path comes back as spelled,
- * unresolved: no layer opens it, for each opens its roots without following a symlink. */
+ * such a symlink, *out_planted (nullable) is set and the path of that symlink comes back: no
+ * layer opens it, for each opens its roots without following a symlink. */
 char    *dsh_roots_unplanted_root       (const char             *path,
                                          const char             *session_created,
                                          gboolean               *out_planted);

@@ -34,8 +34,8 @@
  *   directory)
  *
  * A symlink on the way that a confined command could have planted (one made beneath a
- * directory after it was granted as a writable root) is not followed: the path then comes back
- * as spelled, made absolute, and every layer refuses to open it.
+ * directory after it was granted as a writable root) is not followed: the path of that symlink
+ * comes back instead, and every layer refuses to open it.
  *
  * Returns: (transfer full) (type filename): the canonical @session_cwd or, without one, the
  *   canonical @fallback_root
@@ -204,12 +204,16 @@ typedef struct {
    * that grant's commands to choose), and the nearest granted directory at or above where the
    * walk stops is noted. */
   gboolean within_grants;
+  /* No record could be read: every symlink is refused. */
+  gboolean untold;
 } WalkRules;
 
 typedef enum {
   PLANTED_NONE,
   PLANTED_SINCE_SESSION,
   PLANTED_SINCE_GRANT,
+  /* Without a record: any symlink could have been. */
+  PLANTED_UNTOLD,
 } PlantedKind;
 
 typedef struct {
@@ -574,6 +578,8 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
         walk->planted_kind = PLANTED_SINCE_SESSION;
       else if (made_after_a_grant (walk, rules, ancestors, resolved->str, changed_us))
         walk->planted_kind = PLANTED_SINCE_GRANT;
+      else if (rules->untold)
+        walk->planted_kind = PLANTED_UNTOLD;
       if (walk->planted_kind != PLANTED_NONE)
         {
           walk->planted = g_steal_pointer (&candidate);
@@ -636,7 +642,7 @@ walk_path (const char *path, const WalkRules *rules, Walk *walk)
 static void
 walk_within_grants (DshRootGrants *grants, const char *path, Walk *walk)
 {
-  const WalkRules rules = { .grants = grants, .within_grants = TRUE };
+  const WalkRules rules = { .grants = grants, .within_grants = TRUE, .untold = FALSE };
 
   walk->links = g_ptr_array_new_with_free_func (g_free);
   walk->link_dirs = g_ptr_array_new_with_free_func (g_free);
@@ -690,7 +696,7 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
   g_autofree char *record = NULL;
   g_autoptr (DshRootGrants) grants = NULL;
   g_auto (Walk) walk = { 0 };
-  WalkRules rules = { unix_us_of (session_created), NULL, FALSE };
+  WalkRules rules = { unix_us_of (session_created), NULL, FALSE, FALSE };
   int fd;
 
   if (out_planted != NULL)
@@ -709,23 +715,27 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
     }
   record = dsh_root_grants_default_dir ();
   rules.grants = grants = dsh_root_grants_open (record, NULL);
+  /* Without a record no symlink can be told apart from a planted one: none is followed. */
+  rules.untold = grants == NULL;
   walk.links = g_ptr_array_new_with_free_func (g_free);
   walk.link_dirs = g_ptr_array_new_with_free_func (g_free);
-  /* Without a record no symlink can be told apart from a planted one: none is followed. */
-  if (grants != NULL)
-    walk_components (absolute, &rules, &walk);
-  /* As spelled: normalised, a ".." after the symlink would name another, real directory. */
-  if (grants == NULL || walk.planted != NULL || walk.moved)
+  walk_components (absolute, &rules, &walk);
+  /* The symlink itself, canonical: no layer opens a root through a symlink, and the spelling
+   * normalised instead would have a ".." after it name another, real directory. */
+  if (walk.planted != NULL)
     {
       if (out_planted != NULL)
         *out_planted = TRUE;
-      return g_steal_pointer (&absolute);
+      return g_steal_pointer (&walk.planted);
     }
-  /* Missing: the spelling, which matches nothing until it exists (normalised unless a ".."
-   * follows a symlink the walk went through, where it would climb elsewhere than the kernel). */
-  if (walk.resolved == NULL)
-    return walk.links->len == 0 || has_no_dotdot (absolute) ? dsh_lexically_canonical (absolute)
-                                                            : g_steal_pointer (&absolute);
+  if (walk.moved)
+    {
+      if (out_planted != NULL)
+        *out_planted = TRUE;
+    }
+  /* Missing (or moved while walked): the spelling, which matches nothing until it exists. */
+  if (walk.resolved == NULL || walk.moved)
+    return dsh_lexically_canonical (absolute);
   return g_steal_pointer (&walk.resolved);
 }
 

@@ -19,8 +19,8 @@ char  *dsh_canonical_path  (const char             *path);
 
 /* canonical(session_cwd) or, without one, canonical(fallback_root), made absolute and lexically
  * normalised only after the filesystem lookup; through a symlink an earlier confined command
- * could have planted (made beneath a directory after it was granted), the path as spelled,
- * made absolute and not resolved, which no layer then opens. */
+ * could have planted (made beneath a directory after it was granted), the path of that symlink,
+ * which no layer then opens. */
 DSH_API
 char  *dsh_workspace_root  (const char             *session_cwd,
                             const char             *fallback_root);
