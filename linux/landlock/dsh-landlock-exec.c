@@ -760,9 +760,14 @@ drop_capabilities (void)
   struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
   struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
 
+  /* Up to the kernel's last capability, which answers EINVAL past it. */
   for (int cap = 0; cap < 64; cap++)
     {
-      if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
+      if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+        continue;
+      if (errno == EINVAL)
+        break;
+      if (errno != EPERM)
         return errno;
     }
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
