@@ -126,6 +126,42 @@ dsh_root_grants_check_out_of_reach (DshRootGrants *grants,
 }
 
 char *
+dsh_root_grants_granted_at_or_above (DshRootGrants *grants, const char *path, GHashTable *asked)
+{
+  g_autofree char *dir = g_strdup (path);
+
+  for (;;)
+    {
+      gpointer known;
+      gboolean granted;
+      char *parent;
+
+      if (asked != NULL && g_hash_table_lookup_extended (asked, dir, NULL, &known))
+        granted = GPOINTER_TO_INT (known);
+      else
+        {
+          DshRootIdentity identity;
+          gint64 since;
+
+          granted = dsh_root_identity_of_path (dir, &identity) &&
+                    dsh_root_grants_lookup (grants, &identity, &since);
+          if (asked != NULL)
+            g_hash_table_insert (asked, g_strdup (dir), GINT_TO_POINTER (granted));
+        }
+      if (granted)
+        return g_steal_pointer (&dir);
+      parent = g_path_get_dirname (dir);
+      if (g_str_equal (parent, dir))
+        {
+          g_free (parent);
+          return NULL;
+        }
+      g_free (dir);
+      dir = parent;
+    }
+}
+
+char *
 dsh_root_grants_granted_ancestor (DshRootGrants *grants, const char *path)
 {
   g_autofree char *spelled = dsh_absolute_path_as_spelled (path);

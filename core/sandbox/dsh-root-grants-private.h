@@ -62,6 +62,13 @@ gboolean       dsh_root_grants_lookup           (DshRootGrants         *grants,
                                                  const DshRootIdentity *identity,
                                                  gint64                *out_since);
 
+/* The nearest of path (absolute) and the directories above it, walking up its spelling, that
+ * grants holds, or NULL. asked (nullable; path -> whether it was granted) keeps the answers for
+ * further paths, so that an ancestor they share is asked once. */
+char          *dsh_root_grants_granted_at_or_above (DshRootGrants     *grants,
+                                                    const char        *path,
+                                                    GHashTable        *asked);
+
 /* The directory ever granted as a writable root that path (made absolute as spelled) lies
  * beneath, or passes a symlink beneath on its way, or NULL (dsh_roots_granted_on_the_way()).
  * What lies beneath it a confined command of that grant could have changed: a session log, a

@@ -126,29 +126,6 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
   return dsh_workspace_root (path, NULL);
 }
 
-/* The nearest granted directory at or above path, walking up its spelling. */
-static char *
-granted_at_or_above (DshRootGrants *grants, const char *path)
-{
-  g_autofree char *dir = g_strdup (path);
-
-  for (;;)
-    {
-      DshRootIdentity identity;
-      gint64 since;
-      g_autofree char *parent = NULL;
-
-      if (dsh_root_identity_of_path (dir, &identity) &&
-          dsh_root_grants_lookup (grants, &identity, &since))
-        return g_steal_pointer (&dir);
-      parent = g_path_get_dirname (dir);
-      if (g_str_equal (parent, dir))
-        return NULL;
-      g_free (dir);
-      dir = g_steal_pointer (&parent);
-    }
-}
-
 char *
 dsh_roots_granted_on_the_way (DshRootGrants *grants, const char *spelled)
 {
@@ -157,13 +134,13 @@ dsh_roots_granted_on_the_way (DshRootGrants *grants, const char *spelled)
 
   /* As spelled first: a link on the way that lies in a granted directory could have been
    * pointed elsewhere by a command of that grant. Then where it leads. */
-  granted = granted_at_or_above (grants, spelled);
+  granted = dsh_root_grants_granted_at_or_above (grants, spelled, NULL);
   if (granted != NULL)
     return granted;
   canonical = dsh_canonical_path (spelled);
   if (g_str_equal (canonical, spelled))
     return NULL;
-  return granted_at_or_above (grants, canonical);
+  return dsh_root_grants_granted_at_or_above (grants, canonical, NULL);
 }
 
 GStrv

@@ -739,40 +739,6 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
   return g_steal_pointer (&walk.resolved);
 }
 
-/* The nearest of path (physical) and its ancestors that grants holds, each asked once across a
- * call by way of asked (prefix -> whether it was granted). */
-static char *
-granted_at_or_above_once (DshRootGrants *grants, const char *path, GHashTable *asked)
-{
-  g_autofree char *dir = g_strdup (path);
-
-  for (;;)
-    {
-      gpointer known;
-      gboolean granted;
-      char *parent;
-
-      if (g_hash_table_lookup_extended (asked, dir, NULL, &known))
-        granted = GPOINTER_TO_INT (known);
-      else
-        {
-          DshRootIdentity identity;
-          gint64 since;
-
-          granted = dsh_root_identity_of_path (dir, &identity) &&
-                    dsh_root_grants_lookup (grants, &identity, &since);
-          g_hash_table_insert (asked, g_strdup (dir), GINT_TO_POINTER (granted));
-        }
-      if (granted)
-        return g_steal_pointer (&dir);
-      if (g_str_equal (dir, "/"))
-        return NULL;
-      parent = g_path_get_dirname (dir);
-      g_free (dir);
-      dir = parent;
-    }
-}
-
 GStrv
 dsh_roots_granted_above_dirs (DshRootGrants *grants, const char *const *dirs)
 {
@@ -792,7 +758,7 @@ dsh_roots_granted_above_dirs (DshRootGrants *grants, const char *const *dirs)
                                                                           : lexical_join (dirs[i]);
 
             close (fd);
-            granted = granted_at_or_above_once (grants, physical, asked);
+            granted = dsh_root_grants_granted_at_or_above (grants, physical, asked);
             break;
           }
         case -1:
