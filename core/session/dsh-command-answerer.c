@@ -491,9 +491,10 @@ is_env (const char *program)
 }
 
 /* env's arguments (args) as env reads them, for the check: "-S STRING" (--split-string) split
- * into the words env makes of it. NULL with error for what the check cannot follow: an option
- * it does not know (it could change what runs, or where: -C), or a STRING with quoting, escapes
- * or variables, which env -S would read its own way. */
+ * into the words env makes of it, which are read again (a split string holds env options of
+ * its own, -C among them); *out_split says whether any was. NULL with error for what the check
+ * cannot follow: an option it does not know (it could change what runs, or where: -C), or a
+ * STRING with quoting, escapes or variables, which env -S would read its own way. */
 static GStrv
 env_arguments (char **args, gboolean *out_split, GError **error)
 {
@@ -560,6 +561,13 @@ env_arguments (char **args, gboolean *out_split, GError **error)
     }
   for (; args[i] != NULL; i++)
     g_strv_builder_add (builder, args[i]);
+  if (*out_split)
+    {
+      g_auto (GStrv) words = g_strv_builder_end (builder);
+      gboolean again;
+
+      return env_arguments (words, &again, error);
+    }
   return g_strv_builder_end (builder);
 }
 
@@ -694,6 +702,16 @@ check_argument (const char *arg, const DshSandboxPolicy *policy, GError **error)
   return TRUE;
 }
 
+/* A program that env runs, found when it runs: where it is named, or, bare, every place PATH
+ * could find it. */
+static gboolean
+check_env_program (const char *what, const char *name, const DshSandboxPolicy *policy,
+                   GError **error)
+{
+  return names_location (name) ? check_out_of_reach (what, name, policy, error)
+                               : check_path_lookup (what, name, policy, error);
+}
+
 /* A script's interpreter runs it, and the interpreter may be a script itself (the kernel
  * follows a few levels); "#!/usr/bin/env NAME" looks NAME up when it runs. */
 static gboolean
@@ -717,11 +735,8 @@ check_interpreters (const char *program, const DshSandboxPolicy *policy, GError 
 
           for (gsize w = 0; words[w] != NULL; w++)
             {
-              if ((gint) w == run
-                    ? !(names_location (words[w])
-                          ? check_out_of_reach ("interpreter", words[w], policy, error)
-                          : check_path_lookup ("interpreter", words[w], policy, error))
-                    : !check_argument (words[w], policy, error))
+              if ((gint) w == run ? !check_env_program ("interpreter", words[w], policy, error)
+                                  : !check_argument (words[w], policy, error))
                 return FALSE;
             }
         }
@@ -739,10 +754,8 @@ check_split_env (char **args, const DshSandboxPolicy *policy, GError **error)
 
   if (operand < 0)
     return TRUE;
-  if (!(names_location (args[operand])
-          ? check_out_of_reach ("program", args[operand], policy, error) &&
-              check_interpreters (args[operand], policy, error)
-          : check_path_lookup ("program", args[operand], policy, error)))
+  if (!check_env_program ("program", args[operand], policy, error) ||
+      (names_location (args[operand]) && !check_interpreters (args[operand], policy, error)))
     return FALSE;
   for (gint i = 0; args[i] != NULL; i++)
     {
@@ -752,10 +765,10 @@ check_split_env (char **args, const DshSandboxPolicy *policy, GError **error)
   return TRUE;
 }
 
-/* The approver runs from / when the caller's directory is one a confined command could write
- * (what the program finds there by itself, unnamed, was never checked); always TRUE. */
-static gboolean
-check_cwd (DshCommandAnswerer *self, const DshSandboxPolicy *policy)
+/* The approver runs from / when the caller's directory is one a confined command could write:
+ * what the program finds there by itself, unnamed, was never checked. */
+static void
+run_from_root_if_in_reach (DshCommandAnswerer *self, const DshSandboxPolicy *policy)
 {
   g_autofree char *here = g_get_current_dir ();
   g_autoptr (GError) in_reach = NULL;
@@ -765,7 +778,6 @@ check_cwd (DshCommandAnswerer *self, const DshSandboxPolicy *policy)
       g_free (self->cwd);
       self->cwd = g_strdup ("/");
     }
-  return TRUE;
 }
 
 /**
@@ -810,17 +822,10 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
         return FALSE;
       if (split)
         {
-          /* A split string holds env options of its own (-C among them): read them too. */
-          for (gboolean again = TRUE; again;)
-            {
-              g_auto (GStrv) words = env_arguments (args, &again, error);
-
-              if (words == NULL)
-                return FALSE;
-              g_strfreev (args);
-              args = g_steal_pointer (&words);
-            }
-          return check_split_env (args, policy, error) && check_cwd (self, policy);
+          if (!check_split_env (args, policy, error))
+            return FALSE;
+          run_from_root_if_in_reach (self, policy);
+          return TRUE;
         }
       operand = env_operand (self->argv + 1);
       if (operand >= 0 &&
@@ -839,5 +844,6 @@ dsh_command_answerer_check_trusted (DshCommandAnswerer *self,
       if ((gint) i != 1 + operand && !check_argument (self->argv[i], policy, error))
         return FALSE;
     }
-  return check_cwd (self, policy);
+  run_from_root_if_in_reach (self, policy);
+  return TRUE;
 }
