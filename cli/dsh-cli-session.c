@@ -116,6 +116,7 @@ dsh_cli_load_presets_and_session (const char *session_path,
 {
   g_autoptr (DshPermissionPresets) presets = dsh_cli_load_presets (error);
   g_autoptr (DshSessionLog) session = NULL;
+  const char *config = g_getenv ("DSH_SANDBOX_CONFIG");
 
   if (presets == NULL)
     return FALSE;
@@ -139,9 +140,8 @@ dsh_cli_load_presets_and_session (const char *session_path,
         return FALSE;
     }
   /* Without a session no call's workspace is implied: only what some call granted counts. */
-  else if (g_getenv ("DSH_SANDBOX_CONFIG") != NULL && *g_getenv ("DSH_SANDBOX_CONFIG") != '\0')
+  else if (config != NULL && *config != '\0')
     {
-      const char *config = g_getenv ("DSH_SANDBOX_CONFIG");
       g_autofree char *canonical = dsh_canonical_path (config);
 
       if (!check_never_granted ("deployment configuration", config, canonical, error))
@@ -230,18 +230,6 @@ dsh_cli_check_config_unreachable (const char *workspace_root,
     return TRUE;
   return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root,
                                     extra_roots, error);
-}
-
-gboolean
-dsh_cli_pin_session (DshPermissionPresets *presets, DshSessionLog *session, GError **error)
-{
-  /* The values pinned for good come from the configuration: it must be out of the session's
-   * reach before anything of it is written down. */
-  g_autofree char *root = dsh_workspace_root (dsh_session_log_get_cwd (session), "/");
-  g_auto (GStrv) extra = dsh_session_log_dup_extra_writable_roots (session);
-
-  return dsh_cli_check_config_unreachable (root, (const char *const *) extra, error) &&
-         dsh_permission_presets_pin_session (presets, session, error);
 }
 
 gboolean

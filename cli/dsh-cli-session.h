@@ -23,7 +23,8 @@ DshApprovalService   *dsh_cli_new_approval_service  (DshPermissionPresets  *pres
 /* The deployment's presets and, when session_path is given, that session (else *out_session is
  * NULL): what the read-only subcommands (policy, describe, session show) start from. A session
  * log or configuration a confined command could write (dsh_cli_check_unreachable()) is refused,
- * as exec refuses it. */
+ * as exec refuses it, so what a resumed session's first use then pins
+ * (dsh_permission_presets_pin_session()) comes from out of its reach. */
 gboolean              dsh_cli_load_presets_and_session (const char             *session_path,
                                                         DshPermissionPresets  **out_presets,
                                                         DshSessionLog         **out_session,
@@ -55,12 +56,6 @@ gboolean              dsh_cli_check_unreachable     (const char            *what
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
                                                         const char *const  *extra_roots,
                                                         GError            **error);
-
-/* A resumed session's first use: refuses a configuration the session's commands could
- * rewrite, then pins the facts the session lacks (dsh_permission_presets_pin_session()). */
-gboolean              dsh_cli_pin_session           (DshPermissionPresets  *presets,
-                                                     DshSessionLog         *session,
-                                                     GError               **error);
 
 /* --workspace beside --session is refused: the session's cwd is its workspace. */
 gboolean              dsh_cli_check_workspace_without_session (const char     *workspace,

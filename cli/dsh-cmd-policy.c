@@ -22,7 +22,7 @@ dsh_cli_policy_resolve (const char *session_path, const char *mode_text, GError 
   if (mode_text != NULL && !dsh_sandbox_mode_from_string (mode_text, &mode, error))
     return NULL;
   if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error) ||
-      (session != NULL && !dsh_cli_pin_session (presets, session, error)))
+      (session != NULL && !dsh_permission_presets_pin_session (presets, session, error)))
     return NULL;
   service = dsh_cli_new_policy_service (presets);
   return mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
@@ -40,7 +40,7 @@ dsh_cli_policy_context (const char *session_path, GError **error)
 
   /* What the model is told is what the session keeps. */
   if (!dsh_cli_load_presets_and_session (session_path, &presets, &session, error) ||
-      (session != NULL && !dsh_cli_pin_session (presets, session, error)))
+      (session != NULL && !dsh_permission_presets_pin_session (presets, session, error)))
     return NULL;
   service = dsh_cli_new_policy_service (presets);
   approval = dsh_cli_new_approval_service (presets);

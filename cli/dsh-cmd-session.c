@@ -116,7 +116,7 @@ dsh_cli_session_switch (const char *path,
     return FALSE;
   /* The table and defaults decide what this switch appends: they must come from where the
    * session's own commands cannot write. A resumed session first keeps what it had. */
-  if (!dsh_cli_pin_session (presets, session, error))
+  if (!dsh_permission_presets_pin_session (presets, session, error))
     return FALSE;
 
   switch (kind)
