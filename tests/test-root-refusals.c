@@ -297,6 +297,21 @@ test_nested_workspace_session_refused (Refusals *f, gconstpointer data)
   }
 }
 
+/* The build's directory of the named backend's module. */
+static char *
+built_backend_dir (const char *backend)
+{
+  g_auto (GStrv) dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
+  g_autofree char *suffix = g_strconcat ("/", backend, NULL);
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      if (g_str_has_suffix (dirs[i], suffix))
+        return g_strdup (dirs[i]);
+    }
+  g_error ("no built %s module directory in DSH_TEST_BACKEND_DIRS", backend);
+}
+
 /* A root over the directories this installation loads code from would let its call's command
  * replace a module or a helper that the next call runs unconfined: a call with such a root loads
  * nothing from there, and once any call has granted one (another installation's, whose modules
@@ -304,25 +319,17 @@ test_nested_workspace_session_refused (Refusals *f, gconstpointer data)
 static void
 test_code_dirs_out_of_reach (Refusals *f, gconstpointer data)
 {
-  g_auto (GStrv) dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
   g_autofree char *ws = make_dir (f, "ws");
   g_autofree char *mods = make_dir (f, "mods");
-  g_autofree char *bwrap_dir = NULL;
-  g_autofree char *landlock_module = NULL;
+  g_autofree char *bwrap_dir = built_backend_dir ("bwrap");
+  g_autofree char *landlock_dir = built_backend_dir ("landlock");
+  g_autofree char *landlock_module = g_build_filename (landlock_dir, "libdsh-backend-landlock.so",
+                                                       NULL);
   g_autofree char *copy = NULL;
   g_autofree char *copy_dir = NULL;
   g_autofree char *marker = NULL;
   g_autofree char *touch = NULL;
 
-  for (guint i = 0; dirs[i] != NULL; i++)
-    {
-      if (g_str_has_suffix (dirs[i], "/bwrap"))
-        bwrap_dir = g_strdup (dirs[i]);
-      else if (g_str_has_suffix (dirs[i], "/landlock"))
-        landlock_module = g_build_filename (dirs[i], "libdsh-backend-landlock.so", NULL);
-    }
-  g_assert_nonnull (bwrap_dir);
-  g_assert_nonnull (landlock_module);
   marker = g_build_filename (bwrap_dir, "planted-by-a-command", NULL);
   touch = g_strdup_printf ("touch '%s'", marker);
   copy = dsh_test_copy_module (landlock_module, mods);
@@ -385,21 +392,15 @@ test_code_dirs_out_of_reach (Refusals *f, gconstpointer data)
 static void
 test_module_linked_into_granted_dir (Refusals *f, gconstpointer data)
 {
-  g_auto (GStrv) dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"), ":", -1);
   g_autofree char *granted_ws = make_dir (f, "granted-ws");
   g_autofree char *ws = make_dir (f, "ws");
   g_autofree char *mods = make_dir (f, "mods");
-  g_autofree char *module = NULL;
+  g_autofree char *bwrap_dir = built_backend_dir ("bwrap");
+  g_autofree char *module = g_build_filename (bwrap_dir, "libdsh-backend-bwrap.so", NULL);
   g_autofree char *copy = NULL;
   g_autofree char *link = g_build_filename (mods, "libdsh-backend-bwrap.so", NULL);
   g_autofree char *dir_env = g_strdup_printf ("DSH_SANDBOX_BACKEND_DIR=%s", mods);
 
-  for (guint i = 0; dirs[i] != NULL; i++)
-    {
-      if (g_str_has_suffix (dirs[i], "/bwrap"))
-        module = g_build_filename (dirs[i], "libdsh-backend-bwrap.so", NULL);
-    }
-  g_assert_nonnull (module);
   copy = dsh_test_copy_module (module, granted_ws);
   g_assert_cmpint (symlink (copy, link), ==, 0);
   {
