@@ -35,6 +35,10 @@ SCENARIOS = [
     ("workspace-write",
      [b"/tmp/ws", b"/tmp", b"/private/tmp"],
      [(b"/private/tmp/ws", NO_REPO), (b"/private/tmp", NO_REPO)]),
+    # A firmlinked directory spelled through the data volume gets the spelling of the others.
+    ("workspace-write",
+     [b"/System/Volumes/Data/private/tmp/ws", b"/tmp"],
+     [(b"/private/tmp/ws", NO_REPO), (b"/private/tmp", NO_REPO)]),
     ("workspace-write",
      [b'/Users/me/a "b" (allow file-write* (subpath "/"))\n;x',
       b"/Users/\xff\xfe=\\/ws=1",

@@ -40,6 +40,14 @@ test_spelling (void)
   assert_spelling ("/variable/x", "/variable/x");
   assert_spelling ("/home/me/tmp", "/home/me/tmp");
   assert_spelling ("/", "/");
+  /* A firmlinked directory spelled through the data volume is one directory with one
+   * spelling, so a workspace named that way inside /tmp keeps its .git rules. */
+  assert_spelling ("/System/Volumes/Data/private/tmp/ws", "/private/tmp/ws");
+  assert_spelling ("/System/Volumes/Data/Users/me/ws/", "/Users/me/ws");
+  assert_spelling ("/System/Volumes/Data/private", "/private");
+  assert_spelling ("/System/Volumes/Data/System/Library/Caches/x", "/System/Library/Caches/x");
+  assert_spelling ("/System/Volumes/Data/Usersx", "/System/Volumes/Data/Usersx");
+  assert_spelling ("/System/Volumes/Data", "/System/Volumes/Data");
 }
 
 static void
