@@ -84,6 +84,17 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
       host->add_reason (host, reason);
       partial = 1;
     }
+  if (dsh_seatbelt_plan_find_respellable_root (plan, &inner, &outer))
+    {
+      snprintf (reason, sizeof reason,
+                "writable root %s lies inside writable root %s and has another spelling on a "
+                "case- or normalisation-insensitive volume (another letter case, another "
+                "Unicode form): the outer root's rule allows that spelling, and its .git rules "
+                "match only the exact one",
+                plan->roots[inner], plan->roots[outer]);
+      host->add_reason (host, reason);
+      partial = 1;
+    }
   for (size_t i = 0; i < plan->n_roots; i++)
     {
       if (plan->has_repository[i] != DSH_SEATBELT_REPOSITORY_ELSEWHERE)

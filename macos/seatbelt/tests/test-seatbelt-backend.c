@@ -337,6 +337,62 @@ test_nested_root_is_partial (void)
   g_assert_cmpuint (fake->call.reasons->len, ==, 0);
 }
 
+/* A repository inside another root, named with a letter below it: on a case-insensitive
+ * volume OUTER/WS/.git/config is OUTER/ws/.git/config, allowed by the outer root's rule and not
+ * matched by the inner root's exactly spelled .git rules. Digits have no other spelling. */
+static void
+test_respellable_nested_root_is_partial (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *outer = g_dir_make_tmp ("seatbelt-outer-XXXXXX", NULL);
+  g_autofree char *lettered = g_build_filename (outer, "ws", NULL);
+  g_autofree char *numbered = g_build_filename (outer, "2026", NULL);
+  g_autofree char *lettered_git = g_build_filename (lettered, ".git", NULL);
+  g_autofree char *numbered_git = g_build_filename (numbered, ".git", NULL);
+  g_autofree char *outer_spelled = dsh_seatbelt_macos_spelling (outer);
+  g_autofree char *lettered_spelled = dsh_seatbelt_macos_spelling (lettered);
+  g_autofree char *want = g_strdup_printf (
+    "writable root %s lies inside writable root %s and has another spelling on a case- or "
+    "normalisation-insensitive volume (another letter case, another Unicode form): the outer "
+    "root's rule allows that spelling, and its .git rules match only the exact one",
+    lettered_spelled, outer_spelled);
+  const char *command[] = { "true", NULL };
+
+  g_assert_no_errno (g_mkdir (lettered, 0700));
+  g_assert_no_errno (g_mkdir (numbered, 0700));
+  for (int step = 0; step < 3; step++)
+    {
+      g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+      const char *roots[] = { step == 2 ? numbered : lettered, outer, NULL };
+      DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                                  .workspace_root = roots[0], .writable_roots = roots };
+
+      /* Without a repository there is nothing to protect; with one, it is partial. */
+      if (step == 1)
+        g_assert_no_errno (g_mkdir (lettered_git, 0700));
+      else if (step == 2)
+        g_assert_no_errno (g_mkdir (numbered_git, 0700));
+      g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                       ==, 0);
+      if (step == 1)
+        {
+          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
+          g_assert_cmpuint (fake->call.reasons->len, ==, 1);
+          g_assert_cmpstr (fake->call.reasons->pdata[0], ==, want);
+        }
+      else
+        {
+          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+          g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+        }
+    }
+  g_assert_no_errno (g_rmdir (lettered_git));
+  g_assert_no_errno (g_rmdir (numbered_git));
+  g_assert_no_errno (g_rmdir (lettered));
+  g_assert_no_errno (g_rmdir (numbered));
+  g_assert_no_errno (g_rmdir (outer));
+}
+
 static void
 test_refused_root_is_an_error (void)
 {
@@ -420,6 +476,8 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt-backend/repository-parts-elsewhere-are-partial",
                    test_repository_parts_elsewhere_are_partial);
   g_test_add_func ("/seatbelt-backend/nested-root-is-partial", test_nested_root_is_partial);
+  g_test_add_func ("/seatbelt-backend/respellable-nested-root-is-partial",
+                   test_respellable_nested_root_is_partial);
   g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
   g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);
   return g_test_run ();
