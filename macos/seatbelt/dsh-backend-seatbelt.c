@@ -67,12 +67,21 @@ seatbelt_check (DshBackendHost *host)
   return runner_is_present (host) ? 0 : -1;
 }
 
+/* The profile lets a command use its terminal (tcgetattr, window size, new ptys), and
+ * sandbox-exec keeps the caller's session, so the command's controlling terminal is the
+ * caller's. XNU lets a process push input into its controlling terminal (TIOCSTI), which the
+ * caller's shell then reads and runs unconfined once the command ends; the Linux backends close
+ * this (bwrap --new-session, seccomp in the Landlock launcher), this one cannot. */
+#define TERMINAL_INPUT_REASON \
+  "a command whose controlling terminal is the caller's can push input into it (TIOCSTI), " \
+  "which the caller's shell reads and runs unconfined after the command ends: the profile " \
+  "allows ioctls on terminals and sandbox-exec keeps the caller's session"
+
 static void
 report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
 {
   char reason[8192];
   size_t inner, outer;
-  int partial = 0;
 
   if (dsh_seatbelt_plan_find_nested_root (plan, &inner, &outer))
     {
@@ -82,7 +91,6 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
                 "paths)",
                 plan->roots[inner], plan->roots[outer]);
       host->add_reason (host, reason);
-      partial = 1;
     }
   if (dsh_seatbelt_plan_find_respellable_root (plan, &inner, &outer))
     {
@@ -93,7 +101,6 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
                 "match only the exact one",
                 plan->roots[inner], plan->roots[outer]);
       host->add_reason (host, reason);
-      partial = 1;
     }
   for (size_t i = 0; i < plan->n_roots; i++)
     {
@@ -105,10 +112,9 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
                 "lead stays writable where that lies inside a writable root",
                 plan->roots[i]);
       host->add_reason (host, reason);
-      partial = 1;
     }
-  host->set_enforcement (host, partial ? DSH_BACKEND_ENFORCEMENT_PARTIAL
-                                       : DSH_BACKEND_ENFORCEMENT_FULL);
+  host->add_reason (host, TERMINAL_INPUT_REASON);
+  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
 }
 
 static int

@@ -26,6 +26,30 @@ new_mac_host (void)
   return fake;
 }
 
+/* Every call is partial for the terminal a command shares with its caller: through TIOCSTI it
+ * could type into the caller's shell, which runs that unconfined once the command ends. */
+static const char terminal_reason[] =
+  "a command whose controlling terminal is the caller's can push input into it (TIOCSTI), which "
+  "the caller's shell reads and runs unconfined after the command ends: the profile allows "
+  "ioctls on terminals and sandbox-exec keeps the caller's session";
+
+/* Partial for reason (NULL: for nothing else) and then for the terminal. The core's own call
+ * ends the reasons with a NULL. */
+static void
+assert_partial (DshBackendFakeHost *fake, const char *reason)
+{
+  guint n = reason != NULL ? 2 : 1;
+  guint len = fake->call.reasons->len;
+
+  if (len > 0 && fake->call.reasons->pdata[len - 1] == NULL)
+    len--;
+  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
+  g_assert_cmpuint (len, ==, n);
+  if (reason != NULL)
+    g_assert_cmpstr (fake->call.reasons->pdata[0], ==, reason);
+  g_assert_cmpstr (fake->call.reasons->pdata[n - 1], ==, terminal_reason);
+}
+
 static void
 test_descriptor (void)
 {
@@ -117,7 +141,7 @@ test_read_only_argv (void)
                                            &error));
   g_assert_no_error (error);
   assert_argv_shape (fake->call.argv, no_defines, command);
-  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+  assert_partial (fake, NULL);
   g_assert_cmpuint (fake->probes->len, ==, 0);
 }
 
@@ -137,8 +161,7 @@ test_workspace_write_argv (void)
   g_ptr_array_add (fake->call.argv, NULL);
   /* None of them holds a repository here: their git parameters match nothing. */
   assert_argv_shape (fake->call.argv, workspace_write_defines, command);
-  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
-  g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+  assert_partial (fake, NULL);
 }
 
 static void
@@ -233,7 +256,7 @@ test_repository_in_workspace (void)
                        ==, 0);
       g_ptr_array_add (fake->call.argv, NULL);
       assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
-      g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
+      assert_partial (fake, NULL);
       if (open_profile == NULL)
         open_profile = g_strdup (fake->call.argv->pdata[2]);
       else
@@ -294,15 +317,12 @@ test_repository_parts_elsewhere_are_partial (void)
                        ==, 0);
       if (step < 3)
         {
-          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
-          g_assert_cmpuint (fake->call.reasons->len, ==, 1);
-          g_assert_cmpstr (fake->call.reasons->pdata[0], ==, want);
+          assert_partial (fake, want);
         }
       else
         {
           /* A plain .git directory: everything git runs from it is protected. */
-          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
-          g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+          assert_partial (fake, NULL);
         }
     }
   g_assert_no_errno (g_rmdir (hooks));
@@ -322,19 +342,16 @@ test_nested_root_is_partial (void)
   const char *command[] = { "true", NULL };
 
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
-  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
-  g_assert_cmpuint (fake->call.reasons->len, ==, 1);
-  g_assert_cmpstr (fake->call.reasons->pdata[0], ==,
-                   "writable root /private/tmp/a/ws lies inside writable root /private/tmp below a "
-                   "directory that can be renamed, which would carry its .git past the "
-                   "protected-path rules (they match paths)");
+  assert_partial (fake,
+                  "writable root /private/tmp/a/ws lies inside writable root /private/tmp below a "
+                  "directory that can be renamed, which would carry its .git past the "
+                  "protected-path rules (they match paths)");
 
   /* Directly inside: the root itself is what would have to be renamed, and that is refused. */
   dsh_backend_fake_host_reset (fake);
   policy.writable_roots = direct;
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
-  g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
-  g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+  assert_partial (fake, NULL);
 }
 
 /* A repository inside another root, named with a letter below it: on a case-insensitive
@@ -367,7 +384,7 @@ test_respellable_nested_root_is_partial (void)
       DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                                   .workspace_root = roots[0], .writable_roots = roots };
 
-      /* Without a repository there is nothing to protect; with one, it is partial. */
+      /* Without a repository there is nothing to protect; with one, that is a reason too. */
       if (step == 1)
         g_assert_no_errno (g_mkdir (lettered_git, 0700));
       else if (step == 2)
@@ -376,14 +393,11 @@ test_respellable_nested_root_is_partial (void)
                        ==, 0);
       if (step == 1)
         {
-          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
-          g_assert_cmpuint (fake->call.reasons->len, ==, 1);
-          g_assert_cmpstr (fake->call.reasons->pdata[0], ==, want);
+          assert_partial (fake, want);
         }
       else
         {
-          g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_FULL);
-          g_assert_cmpuint (fake->call.reasons->len, ==, 0);
+          assert_partial (fake, NULL);
         }
     }
   g_assert_no_errno (g_rmdir (lettered_git));
