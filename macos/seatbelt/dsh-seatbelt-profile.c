@@ -104,6 +104,17 @@ static const char *const case_variant_rules[][3] = {
   { "/\\.git/", "commondir", "$" },
 };
 
+/* Spellings with a byte outside printable ASCII that a volume may take for .git or for a name
+ * beneath it: case folding maps U+212A KELVIN SIGN to k and U+017F LONG S to s (hoo\u212As is
+ * hooks), and HFS+ ignores U+200C and its kin when it compares names (.g\u200Cit is .git).
+ * Such names are refused outright, by ASCII-only regexes: a name beneath a .git with any such
+ * byte (git makes none), and a dot name made of nothing but the letters of "git" and such
+ * bytes, in any case. */
+static const char *const non_ascii_rules[] = {
+  "/\\.git/[^/]*[^ -~]",
+  "/\\.([GgIiTt]|[^ -~])*[^ -~]([GgIiTt]|[^ -~])*(/|$)",
+};
+
 /* Parameter names: root i and the paths of its repository that run code later: its hooks, its
  * config, and the two files that make git read another config (config.worktree, and commondir,
  * which names a whole other git directory). */
@@ -256,6 +267,8 @@ append_write_rule (Buffer *buffer, size_t n_roots)
       append_case_variants (buffer, case_variant_rules[i][1]);
       buffer_append (buffer, "%s\")", case_variant_rules[i][2]);
     }
+  for (size_t i = 0; i < sizeof non_ascii_rules / sizeof non_ascii_rules[0]; i++)
+    buffer_append (buffer, "\n        (regex #\"%s\")", non_ascii_rules[i]);
   buffer_append (buffer, "))))\n");
 }
 

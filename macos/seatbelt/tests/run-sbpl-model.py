@@ -236,6 +236,9 @@ def main():
             "no rule for other letter cases": (
                 with_profile(re.sub(r'\n\s*\(regex #"[^"]*\[[A-Z][a-z]\][^"]*"\)', "", profile)),
                 "/.GIT/config\")): the profile says allow, expected deny"),
+            "no rule for non-ASCII spellings": (
+                with_profile(re.sub(r'\n\s*\(regex #"[^"]*\[\^ -~\][^"]*"\)', "", profile)),
+                "/pre-commit\")): the profile says allow, expected deny"),
             "no default": (with_profile(profile.replace("(deny default)", "")), "no default"),
             "an unlisted mach service": (
                 with_profile(profile + '(allow mach-lookup (global-name "com.apple.securityd.xpc"))\n'),

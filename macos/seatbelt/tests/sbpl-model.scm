@@ -313,6 +313,10 @@
                         (file 'file-write-data (under "/.git/config.worktree.lock"))
                         (file 'file-write-data (under "/.git/config.worktreex"))
                         (file 'file-write-data (under "/sub/HOOKS/x"))
+                        ;; Non-ASCII names (bytes as Latin-1 characters) elsewhere stay the
+                        ;; project's: a branch named cafe with an acute e, a .cafe directory.
+                        (file 'file-write-data (under "/.git/refs/heads/caf\xc3\xa9"))
+                        (file 'file-write-create (under "/.caf\xc3\xa9/x"))
                         (file 'file-write-create (under "/sub/.git/config"))))
         ;; The repository's own paths: protected when the root holds one as the call is
         ;; planned (a hook planted, core.fsmonitor or an alias written, .git moved away and
@@ -352,7 +356,15 @@
                          (file 'file-write-create (under "/.git/Config.worktree"))
                          (file 'file-write-create (under "/.git/config.Worktree"))
                          (file 'file-write-create (under "/.git/config.worktreE"))
-                         (file 'file-write-data (under "/sub/.gIt/config"))))
+                         (file 'file-write-data (under "/sub/.gIt/config"))
+                         ;; Non-ASCII spellings of the same: U+212A KELVIN SIGN and U+017F
+                         ;; LONG S case-fold to k and s (hooks, config.worktree), and HFS+
+                         ;; ignores U+200C ZERO WIDTH NON-JOINER in a name (.git), in UTF-8.
+                         (file 'file-write-create (under "/.git/hoo\xe2\x84\xaas/pre-commit"))
+                         (file 'file-write-create (under "/.git/hook\xc5\xbf/pre-commit"))
+                         (file 'file-write-data (under "/.git/config.wor\xe2\x84\xaatree"))
+                         (file 'file-write-data (under "/.g\xe2\x80\x8cit/config"))
+                         (file 'file-write-create (under "/.\xe2\x80\x8cGIT/hooks/x"))))
         ;; Hard links are refused everywhere: through one, a write inside a root could reach
         ;; a file outside it, or a protected one.
         (linked (list (file 'file-link (under "/x")) (file 'file-link (under "/.git/config"))))
