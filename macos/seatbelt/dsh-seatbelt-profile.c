@@ -527,16 +527,9 @@ dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan, size_t *inner, 
   return 0;
 }
 
-/* Does c, in a path, have another spelling that names the same file on a case- or
- * normalisation-insensitive volume (APFS and HFS+ as macOS formats them)? Every ASCII letter
- * (its other case), every non-ASCII byte (other cases, other normalisation forms), and the two
- * ASCII characters with a canonical equivalent of their own: ';' (U+037E) and '`' (U+1FEF). */
-static int
-has_other_spelling (unsigned char c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 || c == ';' || c == '`';
-}
-
+/* On HFS+, which ignores U+200C and its kin when it compares names, every name has other
+ * spellings (2026 is 20\u200C26), and on APFS every name with a letter or a non-ASCII byte
+ * does: only the part below the outer root matters, and that part is never empty. */
 int
 dsh_seatbelt_plan_find_respellable_root (const DshSeatbeltPlan *plan, size_t *inner,
                                          size_t *outer)
@@ -550,18 +543,11 @@ dsh_seatbelt_plan_find_respellable_root (const DshSeatbeltPlan *plan, size_t *in
           const char *root = plan->roots[i];
           size_t len = strlen (plan->roots[j]);
 
-          if (i == j || strncmp (root, plan->roots[j], len) != 0 || root[len] != '/')
-            continue;
-          /* Only the part below the outer root matters: a path spelled otherwise above it
-           * matches the outer root's rule no more than the inner's. */
-          for (const char *p = root + len; *p != '\0'; p++)
+          if (i != j && strncmp (root, plan->roots[j], len) == 0 && root[len] == '/')
             {
-              if (has_other_spelling ((unsigned char) *p))
-                {
-                  *inner = i;
-                  *outer = j;
-                  return 1;
-                }
+              *inner = i;
+              *outer = j;
+              return 1;
             }
         }
     }

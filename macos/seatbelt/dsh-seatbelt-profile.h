@@ -69,11 +69,11 @@ int   dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan,
                                           size_t                *inner,
                                           size_t                *outer);
 
-/* Does a root holding a repository lie inside another, with a letter (or a non-ASCII byte)
- * below the outer root? On a case- or normalisation-insensitive volume ws/.git/config inside
- * /tmp is also WS/.git/config: the outer root's rule allows that spelling, and the inner root's
- * protected-path rules, which match its exact spelling, would not refuse it if Seatbelt
- * compares the spelling a program used. *inner, *outer name the first such pair. */
+/* Does a root holding a repository lie inside another? On a case-insensitive volume
+ * /tmp/WS/.git/config is /tmp/ws/.git/config (on HFS+ even /tmp/w\u200Cs/.git/config is): the
+ * outer root's rule allows that spelling, and the inner root's protected-path rules, which
+ * match its exact spelling, would not refuse it if Seatbelt compares the spelling a program
+ * used. *inner, *outer name the first such pair. */
 int   dsh_seatbelt_plan_find_respellable_root (const DshSeatbeltPlan *plan,
                                                size_t                *inner,
                                                size_t                *outer);
