@@ -95,10 +95,10 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
   if (dsh_seatbelt_plan_find_respellable_root (plan, &inner, &outer))
     {
       snprintf (reason, sizeof reason,
-                "writable root %s holds a repository and lies inside writable root %s, and "
-                "has other spellings on a case- or normalisation-insensitive volume (another "
-                "letter case, another Unicode form, on HFS+ an ignored code point): the outer "
-                "root's rule allows them, and its .git rules match only the exact one",
+                "writable root %s holds a repository and lies at or inside writable root %s, "
+                "and has other spellings on a case- or normalisation-insensitive volume "
+                "(another letter case, another Unicode form, on HFS+ an ignored code point): "
+                "the outer root's rule allows them, and its .git rules match only the exact one",
                 plan->roots[inner], plan->roots[outer]);
       host->add_reason (host, reason);
     }

@@ -503,6 +503,29 @@ dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
   memset (plan, 0, sizeof (*plan));
 }
 
+static int
+ascii_lower (char c)
+{
+  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Where root continues below outer ("" when it is outer) if it lies at or beneath it in any
+ * ASCII letter case, else NULL: the core keeps a root as it was spelled, and on a
+ * case-insensitive volume /private/TMP/ws lies in /private/tmp. (Other Unicode spellings of the
+ * part above are not recognised.) */
+static const char *
+at_or_beneath_in_any_case (const char *root, const char *outer)
+{
+  size_t len = strlen (outer);
+
+  for (size_t k = 0; k < len; k++)
+    {
+      if (ascii_lower (root[k]) != ascii_lower (outer[k]))
+        return NULL;
+    }
+  return root[len] == '\0' || root[len] == '/' ? root + len : NULL;
+}
+
 int
 dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan, size_t *inner, size_t *outer)
 {
@@ -510,13 +533,11 @@ dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan, size_t *inner, 
     {
       for (size_t j = 0; j < plan->n_roots; j++)
         {
-          const char *root = plan->roots[i];
-          size_t len = strlen (plan->roots[j]);
+          const char *rest = at_or_beneath_in_any_case (plan->roots[i], plan->roots[j]);
 
           /* A root directly inside another cannot be renamed (each root itself is refused),
            * but a directory between them can. */
-          if (i != j && strncmp (root, plan->roots[j], len) == 0 && root[len] == '/' &&
-              strchr (root + len + 1, '/') != NULL)
+          if (i != j && rest != NULL && rest[0] == '/' && strchr (rest + 1, '/') != NULL)
             {
               *inner = i;
               *outer = j;
@@ -540,10 +561,9 @@ dsh_seatbelt_plan_find_respellable_root (const DshSeatbeltPlan *plan, size_t *in
         continue;
       for (size_t j = 0; j < plan->n_roots; j++)
         {
-          const char *root = plan->roots[i];
-          size_t len = strlen (plan->roots[j]);
-
-          if (i != j && strncmp (root, plan->roots[j], len) == 0 && root[len] == '/')
+          /* Roots are distinct as spelled: one that is another in another letter case
+           * counts. */
+          if (i != j && at_or_beneath_in_any_case (plan->roots[i], plan->roots[j]) != NULL)
             {
               *inner = i;
               *outer = j;

@@ -369,13 +369,13 @@ test_respellable_nested_root_is_partial (void)
   g_autofree char *outer_spelled = dsh_seatbelt_macos_spelling (outer);
   g_autofree char *lettered_spelled = dsh_seatbelt_macos_spelling (lettered);
   g_autofree char *want = g_strdup_printf (
-    "writable root %s holds a repository and lies inside writable root %s, and has other "
+    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
     "spellings on a case- or normalisation-insensitive volume (another letter case, another "
     "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
     ".git rules match only the exact one", lettered_spelled, outer_spelled);
   g_autofree char *numbered_spelled = dsh_seatbelt_macos_spelling (numbered);
   g_autofree char *want_numbered = g_strdup_printf (
-    "writable root %s holds a repository and lies inside writable root %s, and has other "
+    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
     "spellings on a case- or normalisation-insensitive volume (another letter case, another "
     "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
     ".git rules match only the exact one", numbered_spelled, outer_spelled);
@@ -404,6 +404,75 @@ test_respellable_nested_root_is_partial (void)
   g_assert_no_errno (g_rmdir (lettered));
   g_assert_no_errno (g_rmdir (numbered));
   g_assert_no_errno (g_rmdir (outer));
+}
+
+/* A root spelled in another letter case than the root it lies in (/private/TMP/ws inside
+ * /private/tmp): the same directory on a case-insensitive volume, so it is nested all the
+ * same. This host's volume is case-sensitive: two directories stand in for the spellings. */
+static void
+test_nested_root_in_another_case_is_partial (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *base = g_dir_make_tmp ("seatbelt-case-XXXXXX", NULL);
+  g_autofree char *outer = g_build_filename (base, "tmp", NULL);
+  g_autofree char *upper = g_build_filename (base, "TMP", NULL);
+  g_autofree char *between = g_build_filename (upper, "a", NULL);
+  g_autofree char *ws = g_build_filename (between, "ws", NULL);
+  g_autofree char *dotgit = g_build_filename (ws, ".git", NULL);
+  g_autofree char *outer_spelled = dsh_seatbelt_macos_spelling (outer);
+  g_autofree char *upper_spelled = dsh_seatbelt_macos_spelling (upper);
+  g_autofree char *ws_spelled = dsh_seatbelt_macos_spelling (ws);
+  g_autofree char *renamed = g_strdup_printf (
+    "writable root %s lies inside writable root %s below a directory that can be renamed, "
+    "which would carry its .git past the protected-path rules (they match paths)",
+    ws_spelled, outer_spelled);
+  g_autofree char *respelled = g_strdup_printf (
+    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
+    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
+    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
+    ".git rules match only the exact one", ws_spelled, outer_spelled);
+  g_autofree char *same_respelled = g_strdup_printf (
+    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
+    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
+    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
+    ".git rules match only the exact one", upper_spelled, outer_spelled);
+  g_autofree char *upper_git = g_build_filename (upper, ".git", NULL);
+  const char *command[] = { "true", NULL };
+
+  g_assert_no_errno (g_mkdir (outer, 0700));
+  g_assert_no_errno (g_mkdir_with_parents (dotgit, 0700));
+  {
+    g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+    const char *roots[] = { ws, outer, NULL };
+    DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+                                .writable_roots = roots };
+
+    g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                     ==, 0);
+    g_assert_cmpint (fake->call.enforcement, ==, DSH_ENFORCEMENT_PARTIAL);
+    g_assert_cmpuint (fake->call.reasons->len, ==, 3);
+    g_assert_cmpstr (fake->call.reasons->pdata[0], ==, renamed);
+    g_assert_cmpstr (fake->call.reasons->pdata[1], ==, respelled);
+  }
+  /* The workspace is the outer root itself, spelled otherwise. */
+  g_assert_no_errno (g_mkdir (upper_git, 0700));
+  {
+    g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+    const char *roots[] = { upper, outer, NULL };
+    DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
+                                .workspace_root = upper, .writable_roots = roots };
+
+    g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
+                     ==, 0);
+    assert_partial (fake, same_respelled);
+  }
+  g_assert_no_errno (g_rmdir (upper_git));
+  g_assert_no_errno (g_rmdir (dotgit));
+  g_assert_no_errno (g_rmdir (ws));
+  g_assert_no_errno (g_rmdir (between));
+  g_assert_no_errno (g_rmdir (upper));
+  g_assert_no_errno (g_rmdir (outer));
+  g_assert_no_errno (g_rmdir (base));
 }
 
 static void
@@ -491,6 +560,8 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt-backend/nested-root-is-partial", test_nested_root_is_partial);
   g_test_add_func ("/seatbelt-backend/respellable-nested-root-is-partial",
                    test_respellable_nested_root_is_partial);
+  g_test_add_func ("/seatbelt-backend/nested-root-in-another-case-is-partial",
+                   test_nested_root_in_another_case_is_partial);
   g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
   g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);
   return g_test_run ();
