@@ -550,7 +550,7 @@ dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan, size_t *inner, 
 
 /* On HFS+, which ignores U+200C and its kin when it compares names, every name has other
  * spellings (2026 is 20\u200C26), and on APFS every name with a letter or a non-ASCII byte
- * does: only the part below the outer root matters, and that part is never empty. */
+ * does; a root that is another in another letter case is one already. */
 int
 dsh_seatbelt_plan_find_respellable_root (const DshSeatbeltPlan *plan, size_t *inner,
                                          size_t *outer)

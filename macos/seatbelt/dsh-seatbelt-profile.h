@@ -62,14 +62,16 @@ int   dsh_seatbelt_plan_build     (const DshBackendPolicy *policy,
 
 void  dsh_seatbelt_plan_clear     (DshSeatbeltPlan        *plan);
 
-/* Does one root of plan lie inside another with a directory between them? Then renaming that
+/* Does one root of plan lie inside another (in any ASCII letter case: the same directory on a
+ * case-insensitive volume) with a directory between them? Then renaming that
  * directory inside the outer root can carry the inner root's .git past the protected-path rules
  * (they match paths, not files), and *inner, *outer name the first such pair. */
 int   dsh_seatbelt_plan_find_nested_root (const DshSeatbeltPlan *plan,
                                           size_t                *inner,
                                           size_t                *outer);
 
-/* Does a root holding a repository lie inside another? On a case-insensitive volume
+/* Does a root holding a repository lie at or inside another (in any ASCII letter case, as
+ * for the check above)? On a case-insensitive volume
  * /tmp/WS/.git/config is /tmp/ws/.git/config (on HFS+ even /tmp/w\u200Cs/.git/config is): the
  * outer root's rule allows that spelling, and the inner root's protected-path rules, which
  * match its exact spelling, would not refuse it if Seatbelt compares the spelling a program
