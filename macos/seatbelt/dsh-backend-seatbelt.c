@@ -110,7 +110,7 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
                 "the repository at %s is a .git file or symlink, has submodules or linked "
                 "worktrees, or its hooks or config are symlinks: what git runs from where they "
                 "lead stays writable where that lies inside a writable root",
-                plan->roots[i]);
+                plan->git_dirs[i]);
       host->add_reason (host, reason);
     }
   host->add_reason (host, TERMINAL_INPUT_REASON);

@@ -330,7 +330,8 @@ add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
 
   for (size_t k = 0; k < N_PARAMS_PER_ROOT; k++)
     {
-      const char *base = k == 0 || plan->has_repository[root_index] ? root : NO_REPOSITORY;
+      const char *git_dir = plan->git_dirs[root_index];
+      const char *base = k == 0 ? root : git_dir != NULL ? git_dir : NO_REPOSITORY;
       Buffer define = { 0 };
 
       buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", slot, root_param_suffixes[k], base,
@@ -398,19 +399,109 @@ find_repository (const char *root)
 }
 
 static int
+ascii_lower (char c)
+{
+  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Where root continues below outer ("" when it is outer) if it lies at or beneath it in any
+ * ASCII letter case, else NULL: the core keeps a root as it was spelled, and on a
+ * case-insensitive volume /private/TMP/ws lies in /private/tmp. (Other Unicode spellings of the
+ * part above are not recognised.) */
+static const char *
+at_or_beneath_in_any_case (const char *root, const char *outer)
+{
+  size_t len = strlen (outer);
+
+  for (size_t k = 0; k < len; k++)
+    {
+      if (ascii_lower (root[k]) != ascii_lower (outer[k]))
+        return NULL;
+    }
+  return root[len] == '\0' || root[len] == '/' ? root + len : NULL;
+}
+
+/* Is path (spelled) at or beneath a root of plan other than root i? */
+static int
+inside_another_root (const DshSeatbeltPlan *plan, size_t i, const char *path)
+{
+  for (size_t j = 0; j < plan->n_roots; j++)
+    {
+      if (j != i && at_or_beneath_in_any_case (path, plan->roots[j]) != NULL)
+        return 1;
+    }
+  return 0;
+}
+
+/* A root without a .git of its own below the top of a repository (ROOT is repo/sub): git run
+ * there later takes repo's hooks and config, and another root may make them writable. Its git
+ * parameters then name that repository, the nearest one above it that lies inside another
+ * root; one above every root is out of reach anyway. Returns -1 when out of memory. */
+static int
+find_repository_above (DshSeatbeltPlan *plan, size_t i, const char *given)
+{
+  char *dir = strdup (given);
+  int rc = 0;
+
+  if (dir == NULL)
+    return -1;
+  for (;;)
+    {
+      char *slash = strrchr (dir, '/');
+      char *spelled;
+      int found;
+
+      if (slash == NULL || slash == dir)
+        break;
+      *slash = '\0';
+      spelled = dsh_seatbelt_macos_spelling (dir);
+      if (spelled == NULL)
+        {
+          rc = -1;
+          break;
+        }
+      if (!inside_another_root (plan, i, spelled))
+        {
+          free (spelled);
+          break;
+        }
+      found = find_repository (dir);
+      if (found != DSH_SEATBELT_REPOSITORY_NONE)
+        {
+          if (found < 0)
+            free (spelled);
+          else
+            {
+              plan->git_dirs[i] = spelled;
+              plan->has_repository[i] = found;
+            }
+          rc = found < 0 ? -1 : 0;
+          break;
+        }
+      free (spelled);
+    }
+  free (dir);
+  return rc;
+}
+
+static int
 collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *error,
                size_t error_len)
 {
   size_t n_given = 0;
+  const char **givens = NULL;
 
   if (policy->mode == DSH_BACKEND_MODE_READ_ONLY || policy->writable_roots == NULL)
     return 0;
   while (policy->writable_roots[n_given] != NULL)
     n_given++;
   plan->roots = calloc (n_given + 1, sizeof (char *));
+  plan->git_dirs = calloc (n_given + 1, sizeof (char *));
   plan->has_repository = calloc (n_given + 1, sizeof (int));
-  if (plan->roots == NULL || plan->has_repository == NULL)
-    return -1;
+  givens = calloc (n_given + 1, sizeof (char *));
+  if (plan->roots == NULL || plan->git_dirs == NULL || plan->has_repository == NULL ||
+      givens == NULL)
+    goto fail;
 
   for (size_t i = 0; i < n_given; i++)
     {
@@ -421,22 +512,38 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
       if (problem != NULL)
         {
           set_error (error, error_len, "writable root \"%s\" is refused: %s", given, problem);
-          return -1;
+          goto fail;
         }
       root = dsh_seatbelt_macos_spelling (given);
       if (root == NULL)
-        return -1;
+        goto fail;
       if (has_root (plan, root))
         {
           free (root);
           continue;
         }
+      givens[plan->n_roots] = given;
       plan->roots[plan->n_roots] = root;
       plan->has_repository[plan->n_roots] = find_repository (given);
       if (plan->has_repository[plan->n_roots++] < 0)
-        return -1;
+        goto fail;
     }
+  /* Every root is known now: which repository git finds from each. */
+  for (size_t i = 0; i < plan->n_roots; i++)
+    {
+      if (plan->has_repository[i] != DSH_SEATBELT_REPOSITORY_NONE)
+        plan->git_dirs[i] = strdup (plan->roots[i]);
+      else if (find_repository_above (plan, i, givens[i]) != 0)
+        goto fail;
+      if (plan->has_repository[i] != DSH_SEATBELT_REPOSITORY_NONE && plan->git_dirs[i] == NULL)
+        goto fail;
+    }
+  free (givens);
   return 0;
+
+fail:
+  free (givens);
+  return -1;
 }
 
 int
@@ -494,6 +601,9 @@ dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
 {
   for (size_t i = 0; plan->roots != NULL && i < plan->n_roots; i++)
     free (plan->roots[i]);
+  for (size_t i = 0; plan->git_dirs != NULL && i < plan->n_roots; i++)
+    free (plan->git_dirs[i]);
+  free (plan->git_dirs);
   for (size_t i = 0; plan->defines != NULL && i < plan->n_defines; i++)
     free (plan->defines[i]);
   free (plan->roots);
@@ -501,29 +611,6 @@ dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
   free (plan->defines);
   free (plan->profile);
   memset (plan, 0, sizeof (*plan));
-}
-
-static int
-ascii_lower (char c)
-{
-  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-/* Where root continues below outer ("" when it is outer) if it lies at or beneath it in any
- * ASCII letter case, else NULL: the core keeps a root as it was spelled, and on a
- * case-insensitive volume /private/TMP/ws lies in /private/tmp. (Other Unicode spellings of the
- * part above are not recognised.) */
-static const char *
-at_or_beneath_in_any_case (const char *root, const char *outer)
-{
-  size_t len = strlen (outer);
-
-  for (size_t k = 0; k < len; k++)
-    {
-      if (ascii_lower (root[k]) != ascii_lower (outer[k]))
-        return NULL;
-    }
-  return root[len] == '\0' || root[len] == '/' ? root + len : NULL;
 }
 
 int

@@ -46,6 +46,10 @@ typedef struct {
    * held a .git gets its git paths protected; otherwise this call may create them (git init,
    * git clone). */
   int *has_repository;
+  /* Per root, the directory (spelled as macOS does) whose .git its git parameters name: the
+   * root itself when it holds one, the nearest repository above it that lies inside another
+   * root when it does not (git run in the root later uses that one), else NULL. */
+  char **git_dirs;
   /* The root slots of the profile: n_roots, or at least three, the last root repeated. */
   size_t n_slots;
   /* NULL-terminated "-DNAME=VALUE" arguments, four per slot. */

@@ -104,8 +104,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   for (size_t i = 0; i < plan.n_roots; i++)
     {
-      /* A root's git parameters name its own .git when it holds one, else nothing. */
-      const char *git_base = plan.has_repository[i] ? plan.roots[i] : "/dev/null";
+      /* A root's git parameters name the .git git finds from it (its own, or one above it
+       * inside another root), else nothing. */
+      const char *git_base = plan.git_dirs[i] != NULL ? plan.git_dirs[i] : "/dev/null";
       g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", i, plan.roots[i]);
       g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s/.git/hooks", i,
                                                 git_base);

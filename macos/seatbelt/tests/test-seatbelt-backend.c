@@ -475,6 +475,59 @@ test_nested_root_in_another_case_is_partial (void)
   g_assert_no_errno (g_rmdir (base));
 }
 
+/* A workspace below the top of a repository (OUTER/repo/sub, the repository at OUTER/repo),
+ * inside another root: git run later in the workspace takes its hooks and config from
+ * OUTER/repo/.git, which the outer root makes writable. Its git parameters name that .git. */
+static void
+test_repository_above_the_root_is_protected (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_seatbelt_describe ();
+  g_autofree char *outer = g_dir_make_tmp ("seatbelt-above-XXXXXX", NULL);
+  g_autofree char *repo = g_build_filename (outer, "repo", NULL);
+  g_autofree char *dotgit = g_build_filename (repo, ".git", NULL);
+  g_autofree char *ws = g_build_filename (repo, "sub", NULL);
+  g_autofree char *outer_spelled = dsh_seatbelt_macos_spelling (outer);
+  g_autofree char *repo_spelled = dsh_seatbelt_macos_spelling (repo);
+  g_autofree char *ws_spelled = dsh_seatbelt_macos_spelling (ws);
+  const char *roots[] = { ws, outer, NULL };
+  DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+                              .writable_roots = roots };
+  const char *command[] = { "git", "commit", NULL };
+  g_autoptr (DshBackendFakeHost) fake = new_mac_host ();
+  g_autoptr (GPtrArray) defines = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_no_errno (g_mkdir_with_parents (dotgit, 0700));
+  g_assert_no_errno (g_mkdir (ws, 0700));
+  add_slot_defines (defines, 0, ws_spelled, repo_spelled);
+  add_slot_defines (defines, 1, outer_spelled, "/dev/null");
+  add_slot_defines (defines, 2, outer_spelled, "/dev/null");
+  g_ptr_array_add (defines, NULL);
+
+  g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
+  g_ptr_array_add (fake->call.argv, NULL);
+  assert_argv_shape (fake->call.argv, (const char *const *) defines->pdata, command);
+
+  /* Not when the repository lies outside every root: nothing makes it writable. */
+  {
+    g_autoptr (DshBackendFakeHost) alone = new_mac_host ();
+    const char *only_ws[] = { ws, NULL };
+    g_autoptr (GPtrArray) open_defines = g_ptr_array_new_with_free_func (g_free);
+
+    policy.writable_roots = only_ws;
+    for (guint slot = 0; slot < 3; slot++)
+      add_slot_defines (open_defines, slot, ws_spelled, "/dev/null");
+    g_ptr_array_add (open_defines, NULL);
+    g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (alone), &policy, command),
+                     ==, 0);
+    g_ptr_array_add (alone->call.argv, NULL);
+    assert_argv_shape (alone->call.argv, (const char *const *) open_defines->pdata, command);
+  }
+  g_assert_no_errno (g_rmdir (ws));
+  g_assert_no_errno (g_rmdir (dotgit));
+  g_assert_no_errno (g_rmdir (repo));
+  g_assert_no_errno (g_rmdir (outer));
+}
+
 static void
 test_refused_root_is_an_error (void)
 {
@@ -562,6 +615,8 @@ main (int argc, char **argv)
                    test_respellable_nested_root_is_partial);
   g_test_add_func ("/seatbelt-backend/nested-root-in-another-case-is-partial",
                    test_nested_root_in_another_case_is_partial);
+  g_test_add_func ("/seatbelt-backend/repository-above-the-root-is-protected",
+                   test_repository_above_the_root_is_protected);
   g_test_add_func ("/seatbelt-backend/refused-root-is-an-error", test_refused_root_is_an_error);
   g_test_add_func ("/seatbelt-backend/dialect-and-failure-rules", test_dialect_and_failure_rules);
   return g_test_run ();
