@@ -92,6 +92,42 @@ check_command (DshAclPlan *plan, const char *const *command)
 }
 
 static int
+compare_paths (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The SID the roots are granted to. Their grant is a standing ACE that stays after the call, so
+ * a root other than the workspace goes to a SID of this set of roots: a later call of the
+ * workspace without that root holds another SID and cannot write it. */
+static int
+derive_grant_sid (DshAclPlan *plan, const DshAclPlanInput *input)
+{
+  size_t n_roots = count (input->writable_roots);
+  const char **others = calloc (n_roots + 1, sizeof (char *));
+  size_t n = 0, kept = 0;
+
+  if (others == NULL)
+    return fail (plan, "out of memory");
+  for (size_t i = 0; i < n_roots; i++)
+    {
+      const char *root = input->writable_roots[i];
+
+      if (!is_temp_root (input, root) && !dsh_acl_same_path (root, input->workspace_root))
+        others[n++] = root;
+    }
+  qsort (others, n, sizeof (char *), compare_paths);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (kept == 0 || strcmp (others[kept - 1], others[i]) != 0)
+        others[kept++] = others[i];
+    }
+  dsh_acl_grant_sid (input->workspace_root, others, kept, plan->workspace_sid);
+  free (others);
+  return 0;
+}
+
+static int
 push_writable_roots (DshAclPlan *plan, const DshAclPlanInput *input)
 {
   for (size_t i = 0; input->writable_roots != NULL && input->writable_roots[i] != NULL; i++)
@@ -141,7 +177,8 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
       if (input->temp_base == NULL || input->temp_base[0] == '\0')
         return fail (plan, "neither TEMP nor TMP names a directory for the private temp "
                      "directory");
-      dsh_acl_workspace_sid (input->workspace_root, plan->workspace_sid);
+      if (derive_grant_sid (plan, input) != 0)
+        return -1;
       push (plan, "--workspace-sid");
       push (plan, plan->workspace_sid);
       if (push_writable_roots (plan, input) != 0)

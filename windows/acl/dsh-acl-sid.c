@@ -21,6 +21,7 @@
 
 /* Keeps a later change of derivation from silently re-using the SIDs of this one. */
 static const char workspace_sid_domain[] = "dsh-sandbox workspace SID v1";
+static const char grant_sid_domain[] = "dsh-sandbox workspace and roots SID v1";
 static const char null_device_sid_domain[] = "dsh-sandbox NUL device SID v1";
 
 void
@@ -53,6 +54,31 @@ void
 dsh_acl_workspace_sid (const char *canonical_path, char sid[DSH_ACL_SID_SIZE])
 {
   derived_sid (workspace_sid_domain, sizeof (workspace_sid_domain), canonical_path, sid);
+}
+
+void
+dsh_acl_grant_sid (const char        *canonical_workspace,
+                   const char *const *sorted_roots,
+                   size_t             n_roots,
+                   char               sid[DSH_ACL_SID_SIZE])
+{
+  uint8_t digest[DSH_ACL_SHA256_LEN];
+  DshAclSha256 ctx;
+
+  /* The workspace alone keeps its own SID, so the ACEs earlier versions wrote still match. */
+  if (n_roots == 0)
+    {
+      dsh_acl_workspace_sid (canonical_workspace, sid);
+      return;
+    }
+  dsh_acl_sha256_init (&ctx);
+  dsh_acl_sha256_update (&ctx, grant_sid_domain, sizeof (grant_sid_domain));
+  /* Each path with its NUL: no path holds one, so no two lists hash the same input. */
+  dsh_acl_sha256_update (&ctx, canonical_workspace, strlen (canonical_workspace) + 1);
+  for (size_t i = 0; i < n_roots; i++)
+    dsh_acl_sha256_update (&ctx, sorted_roots[i], strlen (sorted_roots[i]) + 1);
+  dsh_acl_sha256_final (&ctx, digest);
+  dsh_acl_sid_from_bytes (digest, sid);
 }
 
 void

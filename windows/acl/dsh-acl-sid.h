@@ -17,6 +17,15 @@
 void dsh_acl_workspace_sid   (const char *canonical_path,
                               char        sid[DSH_ACL_SID_SIZE]);
 
+/* The SID a call's --write roots are granted to: the workspace SID when the workspace is the
+ * only root, else one derived from the workspace and the other roots (n_roots of them, sorted
+ * and without repeats, byte for byte). A root's grant is a standing ACE that outlives the call,
+ * so it must go to a SID only calls given that same set of roots hold. */
+void dsh_acl_grant_sid       (const char        *canonical_workspace,
+                              const char *const *sorted_roots,
+                              size_t             n_roots,
+                              char               sid[DSH_ACL_SID_SIZE]);
+
 /* The one SID every confined command holds so that it may write the NUL device: the device is
  * granted to it once, never once per session, so its ACL does not grow with every session. */
 void dsh_acl_null_device_sid (char        sid[DSH_ACL_SID_SIZE]);

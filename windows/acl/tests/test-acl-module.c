@@ -148,6 +148,7 @@ test_workspace_write_argv (void)
   const DshBackendDescriptor *desc = dsh_backend_acl_describe ();
   const char *roots[] = { "C:\\work", "/tmp", "C:\\Users\\me\\AppData\\Local\\Temp", "D:\\extra",
                           NULL };
+  const char *const extra[] = { "D:\\extra", NULL };
   const DshBackendPolicy policy = { .mode = DSH_BACKEND_MODE_WORKSPACE_WRITE,
                                     .workspace_root = "C:\\work",
                                     .writable_roots = roots };
@@ -164,7 +165,8 @@ test_workspace_write_argv (void)
   g_ptr_array_add (fake->call.argv, NULL);
   joined = g_strjoinv (" ", (char **) fake->call.argv->pdata);
   g_test_message ("%s", joined);
-  dsh_acl_workspace_sid ("C:\\work", sid);
+  /* The extra root's standing grant goes to the SID of these roots, not the workspace's own. */
+  dsh_acl_grant_sid ("C:\\work", extra, 1, sid);
   g_assert_cmpstr (option_value (fake, "--workspace-sid"), ==, sid);
   /* Only the workspace and the extra root: the temp area is the session's own directory. */
   g_assert_nonnull (strstr (joined, " --write C:\\work --write D:\\extra --session-sid "));

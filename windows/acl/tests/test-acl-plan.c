@@ -222,6 +222,7 @@ test_plan_workspace_write (void)
 {
   const char *const roots[] = { "C:\\work\\project", "/tmp", "C:\\Users\\me\\AppData\\Local\\Temp",
                                 "D:\\cache", NULL };
+  const char *const extra[] = { "D:\\cache", NULL };
   const char *const command[] = { "cmd.exe", "/c", "echo hi > out.txt", NULL };
   DshAclPlanInput input = plan_input (TRUE, roots);
   g_autofree char *argv = NULL;
@@ -230,8 +231,11 @@ test_plan_workspace_write (void)
   DshAclPlan plan;
 
   g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
-  dsh_acl_workspace_sid ("C:\\work\\project", workspace_sid);
+  /* The roots go to the SID of the workspace with its extra root, not of the workspace alone;
+   * pinned, so that a change of derivation cannot slip through. */
+  dsh_acl_grant_sid ("C:\\work\\project", extra, 1, workspace_sid);
   g_assert_cmpstr (plan.workspace_sid, ==, workspace_sid);
+  g_assert_cmpstr (workspace_sid, ==, "S-1-5-21-2354045835-3382470279-3376834356-2341772633");
   argv = joined (&plan);
   /* The temp roots give way to the session's private directory. */
   expected = g_strdup_printf ("C:\\dsh\\libexec\\dsh-acl-exec.exe|--workspace-sid|%s|"
@@ -245,6 +249,53 @@ test_plan_workspace_write (void)
   g_assert_true (plan.reasons[1] == dsh_acl_reason_hard_links);
   g_assert_null (plan.reasons[2]);
   dsh_acl_plan_clear (&plan);
+}
+
+/* The grant of a --write root is a standing ACE: it stays on the root after the call. A later
+ * call of the same workspace that was not given that root must not hold the SID it was granted
+ * to, or the extra root of one call stays writable for every call after it. */
+static void
+test_plan_extra_root_grant_ends_with_its_roots (void)
+{
+  const char *const with_cache[] = { "C:\\work\\project", "D:\\cache", NULL };
+  const char *const reordered[] = { "D:\\cache", "C:\\work\\project", NULL };
+  const char *const workspace_only[] = { "C:\\work\\project", NULL };
+  const char *const with_other[] = { "C:\\work\\project", "D:\\other", NULL };
+  const char *const with_temp[] = { "C:\\work\\project", "C:\\Users\\me\\AppData\\Local\\Temp",
+                                    "/tmp", NULL };
+  const char *const command[] = { "git", "status", NULL };
+  DshAclPlanInput input = plan_input (TRUE, with_cache);
+  char workspace_sid[DSH_ACL_SID_SIZE];
+  DshAclPlan first, again, later, other, temp_only;
+
+  g_assert_cmpint (dsh_acl_plan (&first, &input, command), ==, 0);
+  input.writable_roots = reordered;
+  g_assert_cmpint (dsh_acl_plan (&again, &input, command), ==, 0);
+  input.writable_roots = workspace_only;
+  g_assert_cmpint (dsh_acl_plan (&later, &input, command), ==, 0);
+  input.writable_roots = with_other;
+  g_assert_cmpint (dsh_acl_plan (&other, &input, command), ==, 0);
+  input.writable_roots = with_temp;
+  g_assert_cmpint (dsh_acl_plan (&temp_only, &input, command), ==, 0);
+
+  /* D:\cache carries the first call's SID; the later call without it must not hold that SID. */
+  g_assert_cmpstr (later.workspace_sid, !=, first.workspace_sid);
+  g_assert_cmpstr (other.workspace_sid, !=, first.workspace_sid);
+  g_assert_cmpstr (other.workspace_sid, !=, later.workspace_sid);
+  /* The same roots in another order are the same grant: one standing ACE, not one per call. */
+  g_assert_cmpstr (again.workspace_sid, ==, first.workspace_sid);
+  /* The workspace alone keeps the SID its path derives, so existing standing ACEs still match;
+   * withheld temp roots are no grant and change nothing. */
+  dsh_acl_workspace_sid ("C:\\work\\project", workspace_sid);
+  g_assert_cmpstr (later.workspace_sid, ==, workspace_sid);
+  g_assert_cmpstr (temp_only.workspace_sid, ==, workspace_sid);
+  g_assert_true (dsh_acl_sid_is_valid (first.workspace_sid));
+
+  dsh_acl_plan_clear (&first);
+  dsh_acl_plan_clear (&again);
+  dsh_acl_plan_clear (&later);
+  dsh_acl_plan_clear (&other);
+  dsh_acl_plan_clear (&temp_only);
 }
 
 /* An agentless call's session lives for one call: the runner removes its temp directory when
@@ -709,6 +760,8 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/plan/workspace-write", test_plan_workspace_write);
   g_test_add_func ("/acl/plan/refusals", test_plan_refusals);
   g_test_add_func ("/acl/plan/per-call", test_plan_per_call);
+  g_test_add_func ("/acl/plan/extra-root-grant-ends-with-its-roots",
+                   test_plan_extra_root_grant_ends_with_its_roots);
   g_test_add_func ("/acl/sessions", test_sessions);
   g_test_add_func ("/acl/sessions/remove-temp-dirs", test_sessions_remove_temp_dirs);
   g_test_add_func ("/acl/runner-plan", test_runner_plan);
