@@ -28,6 +28,10 @@ const char dsh_acl_reason_hard_links[] =
   "hard-link boundary: an ACL belongs to a file, not to one of its names, so a file outside the "
   "writable roots with a hard link inside one receives the roots' standing grant and is writable "
   "through every name";
+const char dsh_acl_reason_git[] =
+  "git boundary: the standing grant on a writable root is inherited by everything beneath it, "
+  ".git/hooks and .git/config of a repository inside the writable roots included, so a command "
+  "can plant code that a later unconfined git runs";
 
 static int
 fail (DshAclPlan *plan, const char *format, ...) PRINTF_LIKE (2, 3);
@@ -192,6 +196,9 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
         return fail (plan, "cannot make the private temp directory %s beneath TEMP: %s",
                      plan->temp_dir, refusal);
       plan->reasons[1] = dsh_acl_reason_hard_links;
+      /* An ACE on a root reaches every file below it: no grant layout can take the git files
+       * out while git keeps working there (SPEC §7, protected paths). */
+      plan->reasons[2] = dsh_acl_reason_git;
     }
   push (plan, "--session-sid");
   push (plan, input->session.sid);

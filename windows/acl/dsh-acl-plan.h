@@ -27,9 +27,10 @@ extern const char *const dsh_acl_denial_signatures[];
 extern const char *const dsh_acl_fatal_signatures[];
 extern const int dsh_acl_fatal_exit_codes[];
 
-/* Why enforcement is partial; read-only carries the first, workspace-write both. */
+/* Why enforcement is partial; read-only carries the first, workspace-write all three. */
 extern const char dsh_acl_reason_everyone[];
 extern const char dsh_acl_reason_hard_links[];
+extern const char dsh_acl_reason_git[];
 
 typedef struct {
   int workspace_write;
@@ -60,7 +61,7 @@ typedef struct {
   const char **argv;
   size_t argc;
   /* NULL-terminated, static. */
-  const char *reasons[3];
+  const char *reasons[4];
   char error[512];
 } DshAclPlan;
 

@@ -172,8 +172,9 @@ test_workspace_write_argv (void)
   g_assert_nonnull (strstr (joined, " --write C:\\work --write D:\\extra --session-sid "));
   g_assert_true (g_str_has_prefix (option_value (fake, "--temp-dir"),
                                    "C:\\Users\\me\\AppData\\Local\\Temp\\dsh-acl-"));
-  g_assert_cmpuint (fake->call.reasons->len, ==, 2);
+  g_assert_cmpuint (fake->call.reasons->len, ==, 3);
   g_assert_true (g_str_has_prefix (fake->call.reasons->pdata[1], "hard-link boundary"));
+  g_assert_true (g_str_has_prefix (fake->call.reasons->pdata[2], "git boundary"));
   desc->instance_free (instance);
 }
 

@@ -247,7 +247,8 @@ test_plan_workspace_write (void)
   g_assert_cmpstr (argv, ==, expected);
   g_assert_true (plan.reasons[0] == dsh_acl_reason_everyone);
   g_assert_true (plan.reasons[1] == dsh_acl_reason_hard_links);
-  g_assert_null (plan.reasons[2]);
+  g_assert_true (plan.reasons[2] == dsh_acl_reason_git);
+  g_assert_null (plan.reasons[3]);
   dsh_acl_plan_clear (&plan);
 }
 
@@ -296,6 +297,33 @@ test_plan_extra_root_grant_ends_with_its_roots (void)
   dsh_acl_plan_clear (&later);
   dsh_acl_plan_clear (&other);
   dsh_acl_plan_clear (&temp_only);
+}
+
+/* SPEC §7: .git/hooks and .git/config stay read-only under workspace-write, or a backend that
+ * cannot express it says so. The standing ACE is inheritable on the whole workspace, so they
+ * are writable: the reasons must name that. */
+static void
+test_plan_names_git_boundary (void)
+{
+  const char *const roots[] = { "C:\\work\\project", NULL };
+  const char *const command[] = { "git", "status", NULL };
+  DshAclPlanInput input = plan_input (TRUE, roots);
+  gboolean named = FALSE;
+  DshAclPlan plan;
+
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  for (gsize i = 0; plan.reasons[i] != NULL; i++)
+    named = named || (strstr (plan.reasons[i], ".git/hooks") != NULL &&
+                      strstr (plan.reasons[i], ".git/config") != NULL);
+  g_assert_true (named);
+  dsh_acl_plan_clear (&plan);
+
+  /* Read-only grants nothing: no such reason there. */
+  input = plan_input (FALSE, NULL);
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  for (gsize i = 0; plan.reasons[i] != NULL; i++)
+    g_assert_null (strstr (plan.reasons[i], ".git/hooks"));
+  dsh_acl_plan_clear (&plan);
 }
 
 /* An agentless call's session lives for one call: the runner removes its temp directory when
@@ -762,6 +790,7 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/plan/per-call", test_plan_per_call);
   g_test_add_func ("/acl/plan/extra-root-grant-ends-with-its-roots",
                    test_plan_extra_root_grant_ends_with_its_roots);
+  g_test_add_func ("/acl/plan/names-git-boundary", test_plan_names_git_boundary);
   g_test_add_func ("/acl/sessions", test_sessions);
   g_test_add_func ("/acl/sessions/remove-temp-dirs", test_sessions_remove_temp_dirs);
   g_test_add_func ("/acl/runner-plan", test_runner_plan);
