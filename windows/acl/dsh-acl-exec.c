@@ -288,6 +288,52 @@ grant_directory (const char *path, PSID sid, const char *profile)
   CloseHandle (handle);
 }
 
+/* The shared temp area the private temp directory is made in, as Windows spells it once opened;
+ * NULL without a temp directory, or when its parent cannot be opened (making the directory then
+ * fails, named). */
+static char *
+opened_temp_area (const char *temp_dir)
+{
+  char *area = temp_dir != NULL ? dsh_acl_temp_area (temp_dir) : NULL;
+  wchar_t *wide;
+  HANDLE handle;
+  char *opened;
+
+  if (area == NULL)
+    return NULL;
+  wide = to_wide (area);
+  free (area);
+  handle = CreateFileW (wide, FILE_READ_ATTRIBUTES,
+                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  free (wide);
+  if (handle == INVALID_HANDLE_VALUE)
+    return NULL;
+  opened = final_path (handle);
+  CloseHandle (handle);
+  return opened;
+}
+
+/* A root is granted unless it is the shared temp area under another spelling: the planner
+ * withholds that area by how TEMP spells it, and a short name in TEMP (C:\Users\RUNNER~1\...)
+ * hides it from that check. Its standing grant would reach every other program's temp files
+ * and every session's private temp directory. */
+static void
+grant_root (const char *path, PSID sid, const char *profile, const char *temp_area)
+{
+  HANDLE handle = open_directory (path, READ_CONTROL | WRITE_DAC);
+  char *opened;
+
+  check_opened (handle, path, profile);
+  opened = final_path (handle);
+  if (opened == NULL)
+    fatal ("cannot tell which directory %s is: %s", path, describe_error (GetLastError ()));
+  if (!dsh_acl_is_temp_area (opened, temp_area))
+    ensure_grant (handle, path, sid, GRANT_MODIFY, GRANT_INHERIT);
+  free (opened);
+  CloseHandle (handle);
+}
+
 /* The private temp directory: new on a session's first call, its own on every later one. */
 static void
 prepare_temp_dir (const char *path, PSID session_sid, const char *profile)
@@ -531,6 +577,7 @@ main (void)
   DshAclRunnerArgs args;
   DshAclRunnerPlan plan;
   PSID session_sid;
+  char *temp_area;
   HANDLE token, job;
   DWORD status;
 
@@ -542,6 +589,7 @@ main (void)
     fatal ("out of memory");
 
   session_sid = parse_sid (args.session_sid);
+  temp_area = opened_temp_area (args.temp_dir);
   for (size_t i = 0; i < plan.n_grants; i++)
     {
       const DshAclGrant *grant = &plan.grants[i];
@@ -550,7 +598,7 @@ main (void)
       switch (grant->kind)
         {
         case DSH_ACL_GRANT_ROOT:
-          grant_directory (grant->path, sid, profile);
+          grant_root (grant->path, sid, profile, temp_area);
           break;
         case DSH_ACL_GRANT_TEMP_DIR:
           if (args.remove_temp_dir)
@@ -563,6 +611,7 @@ main (void)
         }
       LocalFree (sid);
     }
+  free (temp_area);
 
   token = restricted_token (&plan, session_sid);
   job = kill_on_close_job ();

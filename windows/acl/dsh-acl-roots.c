@@ -159,3 +159,32 @@ dsh_acl_same_path (const char *a, const char *b)
   free (fb);
   return same;
 }
+
+char *
+dsh_acl_temp_area (const char *temp_dir)
+{
+  const char *last = NULL;
+  size_t len;
+  char *area;
+
+  for (const char *p = temp_dir; *p != '\0'; p++)
+    {
+      if (*p == '\\' || *p == '/')
+        last = p;
+    }
+  if (last == NULL || last == temp_dir)
+    return NULL;
+  len = (size_t) (last - temp_dir);
+  area = malloc (len + 1);
+  if (area == NULL)
+    return NULL;
+  memcpy (area, temp_dir, len);
+  area[len] = '\0';
+  return area;
+}
+
+int
+dsh_acl_is_temp_area (const char *opened_root, const char *opened_area)
+{
+  return opened_area != NULL && dsh_acl_same_path (opened_root, opened_area);
+}

@@ -14,3 +14,14 @@ const char *dsh_acl_root_refusal (const char *root,
  * separators? (Loose on purpose: it only ever decides to grant less.) */
 int         dsh_acl_same_path    (const char *a,
                                   const char *b);
+
+/* The directory a private temp directory is made in (the shared temp area), as spelled in
+ * temp_dir; NULL when temp_dir has no parent or memory ran out. Free it with free(). */
+char       *dsh_acl_temp_area    (const char *temp_dir);
+
+/* Is opened_root, as Windows reports it once opened, the shared temp area opened_area (also as
+ * reported)? The planner withholds that area by its spelling in TEMP and TMP, which a short name
+ * or another spelling defeats; the runner withholds it again by what it opened. opened_area may
+ * be NULL (no temp directory): then nothing is. */
+int         dsh_acl_is_temp_area (const char *opened_root,
+                                  const char *opened_area);

@@ -326,6 +326,49 @@ test_plan_names_git_boundary (void)
   dsh_acl_plan_clear (&plan);
 }
 
+/* The planner withholds the shared temp area by its spelling in TEMP and TMP; the core hands it
+ * the root as GetFinalPathNameByHandle spells it. TEMP often holds a short name
+ * (C:\\Users\\RUNNER~1\\...), and then the two never match: the shared temp area arrives at the
+ * runner as a --write root. The runner must tell it by what it opens: the directory the private
+ * temp directory is made in. */
+static void
+test_runner_withholds_temp_area (void)
+{
+  const char *const roots[] = { "C:\\work\\project", "C:\\Users\\runneradmin\\AppData\\Local\\Temp",
+                                NULL };
+  const char *const command[] = { "git", "status", NULL };
+  static const char *const short_temp[] = { "C:\\Users\\RUNNER~1\\AppData\\Local\\Temp", NULL };
+  DshAclPlanInput input = plan_input (TRUE, roots);
+  g_autofree char *argv = NULL;
+  char *area;
+  DshAclPlan plan;
+
+  /* What the planner cannot see: the long spelling passes as an ordinary root. */
+  input.temp_base = short_temp[0];
+  input.temp_roots = short_temp;
+  g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+  argv = joined (&plan);
+  g_assert_nonnull (strstr (argv, "|--write|C:\\Users\\runneradmin\\AppData\\Local\\Temp|"));
+  dsh_acl_plan_clear (&plan);
+
+  /* The runner opens the temp directory's parent and the root, and compares what Windows says. */
+  area = dsh_acl_temp_area ("C:\\Users\\RUNNER~1\\AppData\\Local\\Temp\\dsh-acl-"
+                            "00112233445566778899aabbccddeeff");
+  g_assert_cmpstr (area, ==, "C:\\Users\\RUNNER~1\\AppData\\Local\\Temp");
+  free (area);
+  area = dsh_acl_temp_area ("D:/t/dsh-acl-00112233445566778899aabbccddeeff");
+  g_assert_cmpstr (area, ==, "D:/t");
+  free (area);
+  /* A drive's own directory has no parent a grant could widen: nothing to withhold. */
+  g_assert_null (dsh_acl_temp_area ("dsh-acl-00112233445566778899aabbccddeeff"));
+  g_assert_true (dsh_acl_is_temp_area ("\\\\?\\C:\\Users\\runneradmin\\AppData\\Local\\Temp",
+                                       "\\\\?\\C:\\Users\\RunnerAdmin\\AppData\\Local\\Temp\\"));
+  g_assert_false (dsh_acl_is_temp_area ("\\\\?\\C:\\work\\project",
+                                        "\\\\?\\C:\\Users\\runneradmin\\AppData\\Local\\Temp"));
+  g_assert_false (dsh_acl_is_temp_area ("\\\\?\\C:\\Users\\runneradmin\\AppData\\Local\\Temp",
+                                        NULL));
+}
+
 /* An agentless call's session lives for one call: the runner removes its temp directory when
  * the command ends; a session's stays for the session's later calls. */
 static void
@@ -791,6 +834,7 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/plan/extra-root-grant-ends-with-its-roots",
                    test_plan_extra_root_grant_ends_with_its_roots);
   g_test_add_func ("/acl/plan/names-git-boundary", test_plan_names_git_boundary);
+  g_test_add_func ("/acl/runner/withholds-temp-area", test_runner_withholds_temp_area);
   g_test_add_func ("/acl/sessions", test_sessions);
   g_test_add_func ("/acl/sessions/remove-temp-dirs", test_sessions_remove_temp_dirs);
   g_test_add_func ("/acl/runner-plan", test_runner_plan);
