@@ -6,7 +6,9 @@
  *     line fits the limit CreateProcess has;
  *   - grants no root the root rules refuse, and no spelling of the shared temp area;
  *   - carries the workspace SID of the workspace root's exact spelling, the same every time (and
- *     another one for that path in another letter case); a second plan is the same argv.
+ *     another one for that path in another letter case), or with other roots granted the SID of
+ *     the workspace and exactly that set of roots (another one without any of them), since their
+ *     standing grant outlives the call; a second plan is the same argv.
  *
  * Layout, NUL-separated: flags, runner, workspace root, TEMP, other temp roots ('\n'-separated),
  * profile directory, writable roots ('\n'-separated), session SID, then the command's items.
@@ -150,18 +152,51 @@ check_runner_reads (const DshAclPlan *plan, const DshAclPlanInput *input,
   dsh_acl_runner_args_clear (&args);
 }
 
-/* The SID belongs to the exact spelling: the same again, another for another letter case. */
+static int
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The SID belongs to the exact spelling and the exact set of other roots granted: the same
+ * again, another for another letter case, another without one of those roots. */
 static void
 check_workspace_sid (const DshAclPlan *plan, const char *workspace_root)
 {
   char again[DSH_ACL_SID_SIZE];
   g_autofree char *other = g_strdup (workspace_root);
+  g_autoptr (GPtrArray) others = g_ptr_array_new ();
+  guint kept = 0;
 
   if (!dsh_acl_sid_is_valid (plan->workspace_sid))
     violated ("the workspace SID is malformed", plan->workspace_sid);
-  dsh_acl_workspace_sid (workspace_root, again);
+  for (size_t i = 1; i + 1 < plan->argc && strcmp (plan->argv[i], "--") != 0; i++)
+    {
+      if (strcmp (plan->argv[i], "--write") == 0 &&
+          !dsh_acl_same_path (plan->argv[i + 1], workspace_root))
+        g_ptr_array_add (others, (gpointer) plan->argv[i + 1]);
+    }
+  g_ptr_array_sort (others, compare_paths);
+  for (guint i = 0; i < others->len; i++)
+    {
+      if (kept == 0 || strcmp (others->pdata[kept - 1], others->pdata[i]) != 0)
+        others->pdata[kept++] = others->pdata[i];
+    }
+  dsh_acl_grant_sid (workspace_root, (const char *const *) others->pdata, kept, again);
   if (strcmp (again, plan->workspace_sid) != 0)
-    violated ("the workspace SID is not the workspace root's", workspace_root);
+    violated ("the workspace SID is not that of the workspace root and its roots",
+              workspace_root);
+  if (kept > 0)
+    {
+      /* The workspace's own SID, and the one without the last root, hold no grant of it. */
+      dsh_acl_workspace_sid (workspace_root, again);
+      if (strcmp (again, plan->workspace_sid) == 0)
+        violated ("an extra root is granted to the workspace's own SID", workspace_root);
+      dsh_acl_grant_sid (workspace_root, (const char *const *) others->pdata, kept - 1, again);
+      if (strcmp (again, plan->workspace_sid) == 0)
+        violated ("a smaller set of roots shares the SID", others->pdata[kept - 1]);
+      return;
+    }
   for (char *p = other; *p != '\0'; p++)
     {
       if (g_ascii_isalpha (*p))
@@ -225,7 +260,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     violated ("the argv does not start with the runner", NULL);
   if (plan.reasons[0] != dsh_acl_reason_everyone ||
       plan.reasons[1] != (input.workspace_write ? dsh_acl_reason_hard_links : NULL) ||
-      plan.reasons[2] != NULL)
+      plan.reasons[2] != (input.workspace_write ? dsh_acl_reason_git : NULL) ||
+      plan.reasons[3] != NULL)
     violated ("the reasons for partial enforcement are not the mode's", NULL);
 
   check_quoting (plan.argv);
