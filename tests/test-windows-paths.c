@@ -633,6 +633,36 @@ test_acl_trust (void)
   }
 }
 
+/* Windows drops trailing dots and spaces from the name it opens, so "run.bat." and "run.bat "
+ * start run.bat through cmd.exe, which splits the command line by its own rules ("a&b" runs b).
+ * The spawn's refusal must see the name as Windows will open it. */
+static void
+test_program_is_batch (void)
+{
+  static const char *const batch[] = {
+    "run.bat", "RUN.CMD", "C:\\tools\\run.bat", "C:/tools/Run.Cmd", "run.bat.", "run.bat ",
+    "run.bat. .", "run.bat . . .", "C:\\tools\\run.cmd...", "run.bat::$DATA", "run.bat:x",
+    "RUN~1.BAT", "run.batch", "run.cmdx",
+    NULL,
+  };
+  static const char *const not_batch[] = {
+    "git", "git.exe", "C:\\tools\\bat", "C:\\run.bat\\tool.exe", "run.bat.exe", "cmd.exe",
+    "C:\\Windows\\System32\\cmd.exe", "bat", ".bat\\x", "run.ba", "run.exe. ",
+    NULL,
+  };
+
+  for (gsize i = 0; batch[i] != NULL; i++)
+    {
+      g_test_message ("batch: [%s]", batch[i]);
+      g_assert_true (dsh_windows_program_is_batch (batch[i]));
+    }
+  for (gsize i = 0; not_batch[i] != NULL; i++)
+    {
+      g_test_message ("not batch: [%s]", not_batch[i]);
+      g_assert_false (dsh_windows_program_is_batch (not_batch[i]));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -647,5 +677,6 @@ main (int argc, char **argv)
   g_test_add_func ("/windows-paths/acl-trust", test_acl_trust);
   g_test_add_func ("/windows-paths/command-line", test_command_line);
   g_test_add_func ("/windows-paths/command-line-refused", test_command_line_refused);
+  g_test_add_func ("/windows-paths/program-is-batch", test_program_is_batch);
   return g_test_run ();
 }

@@ -125,8 +125,8 @@ find_program (const char *name, GError **error)
   const char *path = g_getenv ("PATH");
   g_auto (GStrv) dirs = NULL;
 
-  if (dot != NULL &&
-      (g_ascii_strcasecmp (dot, ".bat") == 0 || g_ascii_strcasecmp (dot, ".cmd") == 0))
+  /* As Windows will open the name: "run.bat." and "run.bat " are run.bat. */
+  if (dsh_windows_program_is_batch (name))
     {
       fail (error, G_SPAWN_ERROR_FAILED, name,
             "batch files are not run directly: cmd.exe would split their arguments by other "
@@ -246,6 +246,11 @@ dsh_spawn_run (const char *const *argv,
   program = find_program (argv[0], error);
   if (program == NULL)
     return FALSE;
+  /* What was found is what CreateProcess opens: it must not be a batch file either. */
+  if (dsh_windows_program_is_batch (program))
+    return fail (error, G_SPAWN_ERROR_FAILED, argv[0],
+                 "it is a batch file, whose arguments cmd.exe would split by rules of its own",
+                 0);
   line = dsh_windows_command_line (argv, error);
   if (line == NULL)
     return FALSE;

@@ -48,4 +48,10 @@ gboolean  dsh_windows_reparse_tag_redirects (guint32 tag);
 char     *dsh_windows_reparse_target       (const guint8 *data,
                                             gsize         len);
 
+/* Would CreateProcess start program (a name or path) as a batch file, through cmd.exe? Its
+ * last name is read as Windows opens it: a stream suffix (":x", "::$DATA") cut, trailing dots
+ * and spaces dropped; then an extension beginning ".bat" or ".cmd", in any case, is a batch
+ * file. */
+gboolean  dsh_windows_program_is_batch     (const char *program);
+
 G_END_DECLS

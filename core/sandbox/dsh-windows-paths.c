@@ -135,6 +135,34 @@ dsh_windows_root_refusal (const char *root,
   return NULL;
 }
 
+gboolean
+dsh_windows_program_is_batch (const char *program)
+{
+  const char *base = program;
+  const char *dot = NULL;
+  gsize len;
+
+  for (const char *p = program; *p != '\0'; p++)
+    {
+      if (is_separator (*p))
+        base = p + 1;
+    }
+  /* A stream of the file is the file for CreateProcess's purposes. */
+  len = strcspn (base, ":");
+  /* Win32 drops trailing dots and spaces before it opens the name: "run.bat. " is run.bat. */
+  while (len > 0 && (base[len - 1] == '.' || base[len - 1] == ' '))
+    len--;
+  for (gsize i = 0; i < len; i++)
+    {
+      if (base[i] == '.')
+        dot = base + i;
+    }
+  /* Only the first four characters: the loader may compare no more (".batx" too), and no
+   * program anyone means to run directly has such an extension. */
+  return dot != NULL && (gsize) (base + len - dot) >= 4 &&
+         (g_ascii_strncasecmp (dot, ".bat", 4) == 0 || g_ascii_strncasecmp (dot, ".cmd", 4) == 0);
+}
+
 /* Tags of placeholders a storage service keeps in a file's or directory's place, which never
  * send a lookup anywhere else. */
 #define TAG_NAME_SURROGATE 0x20000000u
