@@ -19,6 +19,12 @@
 #include <string.h>
 #include <wchar.h>
 
+/* FileDispositionInfoEx and its flags (Windows 10 1809), which the headers declare only for a
+ * newer _WIN32_WINNT than this build targets: the values are fixed by the ABI. */
+#define DISPOSITION_INFO_EX ((FILE_INFO_BY_HANDLE_CLASS) 21)
+#define DISPOSITION_DELETE 0x00000001u
+#define DISPOSITION_IGNORE_READONLY 0x00000010u
+
 /* Deeper nesting is left in place rather than risk the caller's stack. */
 #define MAX_DEPTH 256
 
@@ -48,12 +54,23 @@ static int
 mark_deleted (HANDLE handle)
 {
   FILE_DISPOSITION_INFO disposition = { .DeleteFile = TRUE };
+  DWORD ignoring_read_only = DISPOSITION_DELETE | DISPOSITION_IGNORE_READONLY;
+  BY_HANDLE_FILE_INFORMATION info;
   FILE_BASIC_INFO basic;
 
   if (SetFileInformationByHandle (handle, FileDispositionInfo, &disposition,
                                   sizeof (disposition)))
     return 1;
-  /* A read-only file refuses deletion until it is writable again. */
+  /* A read-only file refuses deletion; this removes the name and leaves the attribute alone
+   * (Windows 10 1809 and later). */
+  if (SetFileInformationByHandle (handle, DISPOSITION_INFO_EX, &ignoring_read_only,
+                                  sizeof (ignoring_read_only)))
+    return 1;
+  /* Else only the attribute's removal lets it go. The attribute belongs to the file, not to
+   * this name: a file with another name (a hard link the command made to a file elsewhere) is
+   * left as it is rather than changed outside the directory. */
+  if (!GetFileInformationByHandle (handle, &info) || info.nNumberOfLinks != 1)
+    return 0;
   if (!GetFileInformationByHandleEx (handle, FileBasicInfo, &basic, sizeof (basic)) ||
       (basic.FileAttributes & FILE_ATTRIBUTE_READONLY) == 0)
     return 0;

@@ -622,6 +622,52 @@ test_per_call_temp_dir_removed (void)
   RemoveDirectoryA (root);
 }
 
+/* A confined command may hard-link a file it can read into its temp directory. Removing the
+ * link must leave that file as it was: its read-only attribute belongs to the file, not to the
+ * name, so clearing it to delete the link would change a file outside every root. */
+static void
+test_removal_leaves_linked_file (void)
+{
+  char root[MAX_PATH], private_temp[MAX_PATH + 64], outside[MAX_PATH + 16],
+    link[MAX_PATH + 80];
+  const char *argv[] = { runner, "--workspace-sid", workspace_sid, "--write", root,
+                         "--session-sid", session_sid, "--temp-dir", private_temp,
+                         "--remove-temp-dir", "--", child, "--print-env", "TEMP", NULL };
+  DWORD attributes;
+  Run r;
+  int ran;
+
+  scratch_root (root, sizeof (root), "hard-link");
+  snprintf (private_temp, sizeof (private_temp), "%s\\dsh-acl-%s", root,
+            "0f1e2d3c4b5a69788796a5b4c3d2e1f0");
+  snprintf (outside, sizeof (outside), "%s\\kept.txt", root);
+  snprintf (link, sizeof (link), "%s\\link.txt", private_temp);
+  CreateDirectoryA (private_temp, NULL);
+  {
+    HANDLE file = CreateFileA (outside, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
+                               FILE_ATTRIBUTE_NORMAL, NULL);
+
+    if (file != INVALID_HANDLE_VALUE)
+      CloseHandle (file);
+  }
+  SetFileAttributesA (outside, FILE_ATTRIBUTE_READONLY);
+  check (CreateHardLinkA (link, outside, NULL) != 0,
+         "a hard link to a read-only file is planted in the temp directory (error %lu)",
+         (unsigned long) GetLastError ());
+  ran = run (argv, &r);
+  attributes = GetFileAttributesA (outside);
+  check (ran == 0 && r.status == 0 && attributes != INVALID_FILE_ATTRIBUTES &&
+           (attributes & FILE_ATTRIBUTE_READONLY) != 0,
+         "removing the temp directory leaves a hard-linked file outside it read-only "
+         "(status %lu, attributes 0x%lx, stderr [%s])", (unsigned long) r.status,
+         (unsigned long) attributes, r.err);
+  SetFileAttributesA (outside, FILE_ATTRIBUTE_NORMAL);
+  DeleteFileA (link);
+  DeleteFileA (outside);
+  RemoveDirectoryA (private_temp);
+  RemoveDirectoryA (root);
+}
+
 /* A session's temp directories go when its provider ends: the module's instance_free. */
 static void
 test_instance_free_removes_temp_dirs (void)
@@ -702,6 +748,7 @@ main (int argc, char **argv)
   test_only_standard_handles ();
   test_workspace_write_runs ();
   test_per_call_temp_dir_removed ();
+  test_removal_leaves_linked_file ();
   test_instance_free_removes_temp_dirs ();
   printf ("1..%d\n", checks);
   return failures == 0 ? 0 : 1;
