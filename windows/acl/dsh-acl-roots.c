@@ -175,6 +175,9 @@ dsh_acl_temp_area (const char *temp_dir)
   if (last == NULL || last == temp_dir)
     return NULL;
   len = (size_t) (last - temp_dir);
+  /* "C:" alone would open the drive's current directory, not its root. */
+  if (len == 2 && temp_dir[1] == ':')
+    len++;
   area = malloc (len + 1);
   if (area == NULL)
     return NULL;

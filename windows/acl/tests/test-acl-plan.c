@@ -359,7 +359,12 @@ test_runner_withholds_temp_area (void)
   area = dsh_acl_temp_area ("D:/t/dsh-acl-00112233445566778899aabbccddeeff");
   g_assert_cmpstr (area, ==, "D:/t");
   free (area);
-  /* A drive's own directory has no parent a grant could widen: nothing to withhold. */
+  /* Beneath a drive's root the area is that root, never "C:" (the drive's current directory,
+   * the workspace, whose grant would then be withheld). */
+  area = dsh_acl_temp_area ("C:\\dsh-acl-00112233445566778899aabbccddeeff");
+  g_assert_cmpstr (area, ==, "C:\\");
+  free (area);
+  /* A relative name has no parent a grant could widen: nothing to withhold. */
   g_assert_null (dsh_acl_temp_area ("dsh-acl-00112233445566778899aabbccddeeff"));
   g_assert_true (dsh_acl_is_temp_area ("\\\\?\\C:\\Users\\runneradmin\\AppData\\Local\\Temp",
                                        "\\\\?\\C:\\Users\\RunnerAdmin\\AppData\\Local\\Temp\\"));
