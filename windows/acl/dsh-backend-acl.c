@@ -96,8 +96,12 @@ acl_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *c
       host->set_error (host, DSH_ACL_RUNNER " was not found among the project's helpers");
       return -1;
     }
-  if (dsh_acl_sessions_get (sessions, policy->session_id, policy->workspace_root,
-                            &input.session) != 0)
+  /* Read-only grants nothing, so it holds no SID anything was granted to: a SID of its own per
+   * call, never the session's, whose temp directory an earlier workspace-write call made. */
+  if ((policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE
+         ? dsh_acl_sessions_get (sessions, policy->session_id, policy->workspace_root,
+                                 &input.session)
+         : dsh_acl_session_draw (&input.session)) != 0)
     {
       host->set_error (host, "cannot draw a random session SID");
       return -1;

@@ -213,6 +213,39 @@ test_identity_lifetimes (void)
   desc->instance_free (second);
 }
 
+/* A session's temp directory is granted to its session SID and outlives the call. Read-only
+ * grants nothing, so its token must hold no SID anything was granted to: a read-only call of a
+ * session that ran under workspace-write before must not hold that session's SID, or it could
+ * write the session's temp directory. */
+static void
+test_read_only_holds_no_session_grant (void)
+{
+  const DshBackendDescriptor *desc = dsh_backend_acl_describe ();
+  const DshBackendPolicy read_only = { .mode = DSH_BACKEND_MODE_READ_ONLY,
+                                       .workspace_root = "C:\\work",
+                                       .session_id = "s1" };
+  const char *argv[] = { "cmd", "/c", "ver", NULL };
+  g_auto (Identity) writing = { 0 }, writing_again = { 0 };
+  g_autofree char *reading = NULL;
+  g_autoptr (DshBackendFakeHost) fake = fake_new ();
+  DshBackendHost *host;
+  void *instance;
+
+  instance = desc->instance_new (dsh_backend_fake_host_get_host (fake));
+  confine_identity (fake, instance, "s1", "C:\\work", &writing);
+  g_assert_nonnull (writing.temp_dir);
+  host = fake_reset (fake, instance);
+  g_assert_cmpint (desc->confine (host, &read_only, argv), ==, 0);
+  reading = g_strdup (option_value (fake, "--session-sid"));
+  g_assert_nonnull (reading);
+  g_assert_cmpstr (reading, !=, writing.session_sid);
+  /* The session keeps its own SID and temp directory for its next workspace-write call. */
+  confine_identity (fake, instance, "s1", "C:\\work", &writing_again);
+  g_assert_cmpstr (writing_again.session_sid, ==, writing.session_sid);
+  g_assert_cmpstr (writing_again.temp_dir, ==, writing.temp_dir);
+  desc->instance_free (instance);
+}
+
 /* A session's temp directory outlives the call, for the session's next one; an agentless call's
  * is the runner's to remove when the command ends. */
 static void
@@ -289,6 +322,8 @@ main (int argc, char **argv)
   g_test_add_func ("/acl-module/workspace-write-argv", test_workspace_write_argv);
   g_test_add_func ("/acl-module/identity-lifetimes", test_identity_lifetimes);
   g_test_add_func ("/acl-module/temp-dir-lifetimes", test_temp_dir_lifetimes);
+  g_test_add_func ("/acl-module/read-only-holds-no-session-grant",
+                   test_read_only_holds_no_session_grant);
   g_test_add_func ("/acl-module/refusals", test_refusals);
   return g_test_run ();
 }
