@@ -40,4 +40,10 @@ if ! timeout 300 "$wine" wineboot --init >/dev/null 2>&1; then
   echo "Wine could not create its prefix in $WINEPREFIX" >&2
   exit 1
 fi
+# A root reached through a link on the way, which Wine follows as Windows follows a junction a
+# confined command planted: the smoke test checks the runner refuses to grant it.
+fixture="$prefix/link-fixture"
+mkdir -p "$fixture/ws" "$fixture/outside/proj"
+ln -s ../outside "$fixture/ws/a"
+export DSH_ACL_WINE_LINK_FIXTURE="$fixture"
 timeout 900 meson test -C "$build" --print-errorlogs --num-processes 1

@@ -322,12 +322,16 @@ static void
 grant_root (const char *path, PSID sid, const char *profile, const char *temp_area)
 {
   HANDLE handle = open_directory (path, READ_CONTROL | WRITE_DAC);
-  char *opened;
+  char *opened = final_path (handle);
+  const char *refusal;
 
-  check_opened (handle, path, profile);
-  opened = final_path (handle);
   if (opened == NULL)
     fatal ("cannot tell which directory %s is: %s", path, describe_error (GetLastError ()));
+  /* The rules, and that a junction planted on the way since the core resolved the root did not
+   * lead the open elsewhere (the standing grant would land there). */
+  refusal = dsh_acl_opened_root_refusal (path, opened, profile);
+  if (refusal != NULL)
+    fatal ("refusing to grant write access to %s (%s): %s", path, opened, refusal);
   if (!dsh_acl_is_temp_area (opened, temp_area))
     ensure_grant (handle, path, sid, GRANT_MODIFY, GRANT_INHERIT);
   free (opened);

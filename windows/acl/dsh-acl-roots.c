@@ -191,3 +191,13 @@ dsh_acl_is_temp_area (const char *opened_root, const char *opened_area)
 {
   return opened_area != NULL && dsh_acl_same_path (opened_root, opened_area);
 }
+
+const char *
+dsh_acl_opened_root_refusal (const char *root, const char *opened, const char *profile)
+{
+  const char *refusal = dsh_acl_root_refusal (opened, profile);
+
+  if (refusal == NULL && !dsh_acl_same_path (root, opened))
+    refusal = "it opens as another directory: a junction or link on the way leads elsewhere";
+  return refusal;
+}

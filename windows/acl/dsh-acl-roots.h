@@ -25,3 +25,12 @@ char       *dsh_acl_temp_area    (const char *temp_dir);
  * be NULL (no temp directory): then nothing is. */
 int         dsh_acl_is_temp_area (const char *opened_root,
                                   const char *opened_area);
+
+/* Why a --write root may not be granted once opened (a static sentence), or NULL: the rules on
+ * opened, the path Windows reports for what opening root reached, and then that this is root
+ * itself. The runner opens the last name without following it, but Windows follows every
+ * junction and link before it; the core resolved root already, so a difference means one was
+ * planted on the way since. */
+const char *dsh_acl_opened_root_refusal (const char *root,
+                                         const char *opened,
+                                         const char *profile);

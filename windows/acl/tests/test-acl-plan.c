@@ -374,6 +374,31 @@ test_runner_withholds_temp_area (void)
                                         NULL));
 }
 
+/* The runner opens a root's last name without following it, but Windows follows a junction
+ * on the way. A concurrent confined command that can write an ancestor (C:\\ws, for the
+ * workspace C:\\ws\\a\\proj) can swap "a" for a junction to the profile's Documents after the
+ * core resolved the root: the open then reaches C:\\Users\\me\\Documents\\proj, which passes
+ * every rule, and the standing grant would land there. */
+static void
+test_opened_root_must_be_the_root (void)
+{
+  const char *root = "C:\\ws\\a\\proj";
+  const char *elsewhere = "\\\\?\\C:\\Users\\me\\Documents\\proj";
+
+  /* What the rules alone say of where the open led: nothing. */
+  g_assert_null (dsh_acl_root_refusal (elsewhere, "C:\\Users\\me"));
+  g_assert_nonnull (dsh_acl_opened_root_refusal (root, elsewhere, "C:\\Users\\me"));
+  /* The root itself, as Windows reports it, passes. */
+  g_assert_null (dsh_acl_opened_root_refusal (root, "\\\\?\\C:\\ws\\a\\proj", "C:\\Users\\me"));
+  g_assert_null (dsh_acl_opened_root_refusal (root, "\\\\?\\c:\\WS\\a\\proj\\", NULL));
+  g_assert_null (dsh_acl_opened_root_refusal ("\\\\server\\share\\w",
+                                              "\\\\?\\UNC\\server\\share\\w", NULL));
+  /* The rules still come first: the profile reached by another spelling is named as such. */
+  g_assert_cmpstr (dsh_acl_opened_root_refusal ("C:\\Users\\ME~1", "\\\\?\\C:\\Users\\me",
+                                                "C:\\Users\\me"),
+                   ==, "it is the user's profile directory");
+}
+
 /* An agentless call's session lives for one call: the runner removes its temp directory when
  * the command ends; a session's stays for the session's later calls. */
 static void
@@ -840,6 +865,7 @@ main (int argc, char **argv)
                    test_plan_extra_root_grant_ends_with_its_roots);
   g_test_add_func ("/acl/plan/names-git-boundary", test_plan_names_git_boundary);
   g_test_add_func ("/acl/runner/withholds-temp-area", test_runner_withholds_temp_area);
+  g_test_add_func ("/acl/runner/opened-root-must-be-the-root", test_opened_root_must_be_the_root);
   g_test_add_func ("/acl/sessions", test_sessions);
   g_test_add_func ("/acl/sessions/remove-temp-dirs", test_sessions_remove_temp_dirs);
   g_test_add_func ("/acl/runner-plan", test_runner_plan);

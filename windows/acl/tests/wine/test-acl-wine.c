@@ -668,6 +668,36 @@ test_removal_leaves_linked_file (void)
   RemoveDirectoryA (root);
 }
 
+/* A root whose way leads elsewhere (scripts/cross-windows.sh makes ws\\a a link to outside) is
+ * refused, not granted where the link leads: a junction a concurrent confined command planted
+ * after the core resolved the root. */
+static void
+test_root_through_link_refused (void)
+{
+  const char *fixture = getenv ("DSH_ACL_WINE_LINK_FIXTURE");
+  char root[MAX_PATH];
+  const char *argv[] = { runner, "--workspace-sid", workspace_sid, "--write", root,
+                         "--session-sid", session_sid, "--", child, "--print-env", "TEMP",
+                         NULL };
+  char *base;
+  Run r;
+  int ran;
+
+  if (fixture == NULL)
+    {
+      printf ("# no DSH_ACL_WINE_LINK_FIXTURE: the root through a link is not tried\n");
+      return;
+    }
+  base = windows_path (fixture);
+  snprintf (root, sizeof (root), "%s\\ws\\a\\proj", base);
+  ran = run (argv, &r);
+  check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+           strstr (r.err, "leads elsewhere") != NULL && r.out[0] == '\0',
+         "a root reached through a link on the way is refused, and nothing runs (status %lu, "
+         "stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+  free (base);
+}
+
 /* A session's temp directories go when its provider ends: the module's instance_free. */
 static void
 test_instance_free_removes_temp_dirs (void)
@@ -749,6 +779,7 @@ main (int argc, char **argv)
   test_workspace_write_runs ();
   test_per_call_temp_dir_removed ();
   test_removal_leaves_linked_file ();
+  test_root_through_link_refused ();
   test_instance_free_removes_temp_dirs ();
   printf ("1..%d\n", checks);
   return failures == 0 ? 0 : 1;
