@@ -355,6 +355,86 @@ test_planted_fifo_refused (Fixture *f, gconstpointer portable)
   g_assert_cmpint (g_get_monotonic_time () - started, <, 5 * G_USEC_PER_SEC);
 }
 
+/* ---- git's own files ---------------------------------------------------------------------- */
+
+/* call fails with the fence's denial in error, which is then cleared. */
+#define assert_fence_denied(call)                                              \
+  G_STMT_START                                                                 \
+  {                                                                            \
+    gboolean succeeded_ = (call);                                              \
+                                                                               \
+    g_assert_false (succeeded_);                                               \
+    g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);    \
+    g_clear_error (&error);                                                    \
+  }                                                                            \
+  G_STMT_END
+
+/* A write tool may no more plant a hook or rewrite a repository's config than a confined
+ * command may under bwrap: code a later unconfined git runs by itself. Reached by name, through
+ * a symlink to the file or to a directory on the way, or by mkdir, unlink and rename; reading
+ * them and the rest of git's work (the index, objects) stay open. */
+static void
+test_git_files_protected (Fixture *f, gconstpointer portable)
+{
+  g_autofree char *git = ws_mkdir (f, ".git");
+  g_autofree char *hooks = ws_mkdir (f, ".git/hooks");
+  g_autofree char *objects = ws_mkdir (f, ".git/objects");
+  g_autofree char *refs = ws_mkdir (f, ".git/refs");
+  g_autofree char *head = ws_path (f, ".git/HEAD");
+  g_autofree char *config = ws_path (f, ".git/config");
+  g_autofree char *hook = ws_path (f, ".git/hooks/pre-commit");
+  g_autofree char *via_dir = ws_path (f, "h/post-commit");
+  g_autofree char *via_file = ws_path (f, "cfg");
+  g_autofree char *index = ws_path (f, ".git/index");
+  g_autofree char *plain = ws_mkdir (f, "hooks");
+  g_autofree char *plain_file = ws_path (f, "hooks/pre-commit");
+  g_autofree char *moved = ws_path (f, "moved");
+  g_autofree char *loose = ws_path (f, "loose");
+  g_autofree char *sub = ws_path (f, ".git/hooks/sub");
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *targets[] = { hook, config, via_dir, via_file };
+  int fd;
+
+  dsh_test_write_file (head, "ref: refs/heads/main\n");
+  dsh_test_write_file (config, "[core]\n");
+  g_free (ws_symlink (f, "h", ".git/hooks"));
+  g_free (ws_symlink (f, "cfg", ".git/config"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    {
+      assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, targets[i],
+                                                    O_WRONLY | O_CREAT | O_TRUNC, 0755,
+                                                    &error)) >= 0);
+    }
+  g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (via_dir, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (config, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "[core]\n");
+
+  assert_fence_denied (dsh_fs_fence_mkdir (f->policy, sub, 0700, &error));
+  assert_fence_denied (dsh_fs_fence_unlink (f->policy, config, FALSE, &error));
+  dsh_test_write_file (loose, "#!/bin/sh\n");
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, loose, hook, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, hooks, moved, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, config, moved, &error));
+  g_assert_true (g_file_test (config, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (hooks, G_FILE_TEST_IS_DIR));
+
+  /* Reading, git's other files, and names that merely look alike outside a git directory. */
+  fd = dsh_fs_fence_open (f->policy, config, O_RDONLY, 0, &error);
+  g_assert_no_error (error);
+  close (fd);
+  fd = dsh_fs_fence_open (f->policy, index, O_WRONLY | O_CREAT | O_TRUNC, 0644, &error);
+  g_assert_no_error (error);
+  close (fd);
+  fd = dsh_fs_fence_open (f->policy, plain_file, O_WRONLY | O_CREAT | O_TRUNC, 0755, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (dsh_fs_fence_rename (f->policy, loose, moved, &error));
+  g_assert_no_error (error);
+}
+
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */
 
 static void
@@ -496,6 +576,7 @@ main (int argc, char **argv)
         { "ordinary-errors", test_ordinary_errors_are_io_errors },
         { "trailing-slash", test_trailing_slash_wants_directory },
         { "planted-fifo", test_planted_fifo_refused },
+        { "git-files-protected", test_git_files_protected },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },
       };

@@ -49,6 +49,7 @@ typedef enum {
   BENEATH_OK,
   BENEATH_DENIED,
   BENEATH_FAILED,
+  BENEATH_PROTECTED, /* beneath the root, but one of git's own files (see below) */
 } BeneathResult;
 
 #ifdef __linux__
@@ -184,6 +185,184 @@ open_root (const char *root)
   return dsh_open_directory_no_symlinks (root, force_portable_walk);
 }
 
+/* ---- git's own files ------------------------------------------------------------------- */
+
+/* What a later unconfined git runs or obeys by itself: a repository's hooks, its config and the
+ * files that say where the rest of it lives. bwrap keeps them read-only for the command; a write
+ * tool of the same call must not plant them either. A git directory is told by its contents,
+ * as git itself tells one (whatever it is named, wherever it lies beneath the root). */
+static const char *const git_own_entries[] = {
+  "hooks", "config", "config.worktree", "commondir", NULL
+};
+
+/* Bounds the walk up from a directory to its root (PATH_MAX allows about 2048 levels). */
+#define MAX_WALK_UP 4096
+
+static gboolean
+same_file (const struct stat *a, const struct stat *b)
+{
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static gboolean
+entry_is (int dir_fd, const char *name, mode_t type, struct stat *st)
+{
+  struct stat local;
+
+  if (st == NULL)
+    st = &local;
+  return fstatat (dir_fd, name, st, 0) == 0 && (st->st_mode & S_IFMT) == type;
+}
+
+/* git's test: HEAD, and objects and refs — or a linked worktree's commondir. */
+static gboolean
+is_git_dir (int dir_fd)
+{
+  struct stat st;
+
+  if (fstatat (dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return FALSE;
+  return entry_is (dir_fd, "commondir", S_IFREG, NULL) ||
+         (entry_is (dir_fd, "objects", S_IFDIR, NULL) && entry_is (dir_fd, "refs", S_IFDIR, NULL));
+}
+
+/* Where the entry leaf of directory parent stands: OK beneath the root, PROTECTED when it is one
+ * of git's own entries or anything beneath a git directory's hooks, DENIED when walking up from
+ * parent never meets the root. By descriptors, so no spelling can mislead it. */
+static BeneathResult
+judge_entry (int root_fd, int parent_fd, const char *leaf)
+{
+  struct stat root_st, here_st, below_st, hooks_st;
+  int here;
+
+  if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
+    return BENEATH_FAILED;
+  if (g_strv_contains (git_own_entries, leaf) && is_git_dir (parent_fd))
+    return BENEATH_PROTECTED;
+  here = fcntl (parent_fd, F_DUPFD_CLOEXEC, 0);
+  if (here < 0)
+    return BENEATH_FAILED;
+  for (guint depth = 0; depth < MAX_WALK_UP; depth++)
+    {
+      int up;
+
+      if (same_file (&here_st, &root_st))
+        {
+          close (here);
+          return BENEATH_OK;
+        }
+      up = openat (here, "..", DIR_ANCHOR_FLAGS | O_CLOEXEC);
+      close (here);
+      if (up < 0)
+        return BENEATH_FAILED;
+      here = up;
+      below_st = here_st;
+      if (fstat (here, &here_st) != 0)
+        break;
+      /* At "/": ".." is itself. */
+      if (same_file (&here_st, &below_st))
+        break;
+      /* Followed: a hooks symlink to a directory is where git looks for hooks. */
+      if (is_git_dir (here) && entry_is (here, "hooks", S_IFDIR, &hooks_st) &&
+          same_file (&hooks_st, &below_st))
+        {
+          close (here);
+          return BENEATH_PROTECTED;
+        }
+    }
+  close (here);
+  return BENEATH_DENIED;
+}
+
+/* Whether open flags may change the file (or make one). */
+static gboolean
+writes (int flags)
+{
+  return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0;
+}
+
+static BeneathResult parent_beneath (int root_fd, const char *rest, int *out_parent,
+                                     char **out_leaf);
+
+/* Symlinks one open may follow at the end of a path, as the kernel's own limit. */
+#define MAX_FINAL_LINKS 40
+
+/* A write open beneath the root: the parent is opened there, a final symlink is followed here,
+ * one hop at a time, to the entry it names, that entry is judged, and only then opened — by its
+ * one plain name with O_NOFOLLOW, so what was judged is what is opened (or nothing is). */
+static BeneathResult
+open_for_writing (int root_fd, const char *rest, int flags, mode_t mode, int *out_fd)
+{
+  g_autofree char *leaf = NULL;
+  BeneathResult result;
+  int parent = -1;
+
+  result = parent_beneath (root_fd, rest, &parent, &leaf);
+  if (result != BENEATH_OK)
+    return result;
+  for (guint hops = 0;; hops++)
+    {
+      char target[PATH_MAX];
+      struct stat st;
+      ssize_t n;
+      char *slash;
+      int next;
+
+      /* O_EXCL and O_NOFOLLOW never follow the last name (the kernel answers EEXIST, ELOOP). */
+      if ((flags & O_NOFOLLOW) != 0 || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) ||
+          fstatat (parent, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK (st.st_mode))
+        break;
+      n = readlinkat (parent, leaf, target, sizeof target - 1);
+      /* An absolute target is an escape openat2 refuses too; a loop is ELOOP. */
+      if (n <= 0 || hops >= MAX_FINAL_LINKS || target[0] == '/')
+        {
+          close (parent);
+          return BENEATH_DENIED;
+        }
+      target[n] = '\0';
+      while (n > 1 && target[n - 1] == '/')
+        target[--n] = '\0';
+      slash = strrchr (target, '/');
+      if (slash != NULL)
+        *slash = '\0';
+      /* Plain openat: where it leads is judged by walking back up to the root. */
+      next = openat (parent, slash != NULL ? (*target != '\0' ? target : "/") : ".",
+                     DIR_ANCHOR_FLAGS | O_CLOEXEC);
+      if (next < 0)
+        {
+          int saved_errno = errno;
+
+          close (parent);
+          errno = saved_errno;
+          return BENEATH_FAILED;
+        }
+      close (parent);
+      parent = next;
+      g_free (leaf);
+      leaf = g_strdup (slash != NULL ? slash + 1 : target);
+      if (*leaf == '\0' || g_str_equal (leaf, ".") || g_str_equal (leaf, ".."))
+        {
+          close (parent);
+          return BENEATH_DENIED;
+        }
+    }
+
+  result = judge_entry (root_fd, parent, leaf);
+  if (result == BENEATH_OK)
+    {
+      *out_fd = openat (parent, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+      if (*out_fd < 0)
+        result = errno == ELOOP ? BENEATH_DENIED : BENEATH_FAILED;
+    }
+  {
+    int saved_errno = errno;
+
+    close (parent);
+    errno = saved_errno;
+  }
+  return result;
+}
+
 /* ---- choosing the roots ------------------------------------------------------------------ */
 
 /* The part of path below root ("." for root itself), or NULL when root does not lexically
@@ -264,6 +443,13 @@ fenced (const DshSandboxPolicy *policy, const char *path, const char *what, Bene
 
       if (result == BENEATH_OK)
         return TRUE;
+      if (result == BENEATH_PROTECTED)
+        {
+          dsh_fs_fence_set_denied (error, policy, path,
+                                   "a repository's hooks and config stay read-only (a later "
+                                   "unconfined git runs them)");
+          return FALSE;
+        }
       if (result == BENEATH_FAILED)
         {
           dsh_fs_fence_set_io_error (error, saved_errno, what, path);
@@ -289,7 +475,11 @@ open_op (int root_fd, const char *rest, gpointer data)
 {
   OpenData *d = data;
 
-  /* Never blocks: a FIFO a confined command left at the path must not stall the tool. */
+  /* Never blocks: a FIFO a confined command left at the path must not stall the tool. A name
+   * that ends in a slash names a directory, which no write open can open anyway. */
+  if (writes (d->flags) && !g_str_has_suffix (rest, "/") && !g_str_has_suffix (rest, "/.") &&
+      !g_str_equal (rest, "."))
+    return open_for_writing (root_fd, rest, d->flags | O_NONBLOCK, d->mode, &d->fd);
   return open_beneath (root_fd, rest, d->flags | O_NONBLOCK, d->mode, &d->fd);
 }
 
@@ -411,6 +601,12 @@ at_parent (int root_fd, const char *rest, AtParentOp op, gpointer data)
   result = parent_beneath (root_fd, rest, &parent, &leaf);
   if (result != BENEATH_OK)
     return result;
+  result = judge_entry (root_fd, parent, leaf);
+  if (result != BENEATH_OK)
+    {
+      close (parent);
+      return result;
+    }
   rc = op (parent, leaf, data);
   saved_errno = errno;
   close (parent);
@@ -515,8 +711,20 @@ rename_from_op (int root_fd, const char *rest, gpointer data)
 {
   RenameData *d = data;
 
+  BeneathResult result;
+
   g_clear_pointer (&d->from_leaf, g_free);
-  return parent_beneath (root_fd, rest, &d->from_parent, &d->from_leaf);
+  result = parent_beneath (root_fd, rest, &d->from_parent, &d->from_leaf);
+  if (result != BENEATH_OK)
+    return result;
+  /* Moving hooks or a config away is rewriting them as surely as writing them. */
+  result = judge_entry (root_fd, d->from_parent, d->from_leaf);
+  if (result != BENEATH_OK)
+    {
+      close (d->from_parent);
+      d->from_parent = -1;
+    }
+  return result;
 }
 
 static int
