@@ -433,6 +433,13 @@ test_git_files_protected (Fixture *f, gconstpointer portable)
   close (fd);
   g_assert_true (dsh_fs_fence_rename (f->policy, loose, moved, &error));
   g_assert_no_error (error);
+
+  /* A ".git" that no longer looks like a repository (HEAD moved away by a confined command)
+   * is still one: git finds it by name, and HEAD is back by the next git call. */
+  g_assert_cmpint (g_unlink (head), ==, 0);
+  assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, hook, O_WRONLY | O_CREAT, 0755,
+                                                &error)) >= 0);
+  g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
 }
 
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */

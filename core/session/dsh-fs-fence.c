@@ -228,47 +228,50 @@ is_git_dir (int dir_fd)
 
 /* Where the entry leaf of directory parent stands: OK beneath the root, PROTECTED when it is one
  * of git's own entries or anything beneath a git directory's hooks, DENIED when walking up from
- * parent never meets the root. By descriptors, so no spelling can mislead it. */
+ * parent never meets the root. By descriptors, so no spelling can mislead it. A directory its
+ * parent names ".git" is a git directory whatever it holds: moving HEAD away (a confined command
+ * may) must not unprotect the hooks. */
 static BeneathResult
 judge_entry (int root_fd, int parent_fd, const char *leaf)
 {
-  struct stat root_st, here_st, below_st, hooks_st;
+  struct stat root_st, here_st, below_st = { 0 };
   int here;
 
   if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
     return BENEATH_FAILED;
-  if (g_strv_contains (git_own_entries, leaf) && is_git_dir (parent_fd))
-    return BENEATH_PROTECTED;
   here = fcntl (parent_fd, F_DUPFD_CLOEXEC, 0);
   if (here < 0)
     return BENEATH_FAILED;
   for (guint depth = 0; depth < MAX_WALK_UP; depth++)
     {
-      int up;
+      gboolean at_root = same_file (&here_st, &root_st);
+      int up = openat (here, "..", DIR_ANCHOR_FLAGS | O_CLOEXEC);
+      struct stat up_st, st;
+      gboolean at_top, git_dir, protected;
 
-      if (same_file (&here_st, &root_st))
+      if (up < 0)
         {
           close (here);
-          return BENEATH_OK;
+          return BENEATH_FAILED;
         }
-      up = openat (here, "..", DIR_ANCHOR_FLAGS | O_CLOEXEC);
+      /* At "/": ".." is itself. */
+      at_top = fstat (up, &up_st) != 0 || same_file (&up_st, &here_st);
+      git_dir = is_git_dir (here) ||
+                (!at_top && fstatat (up, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                 same_file (&st, &here_st));
+      /* Followed: a hooks symlink to a directory is where git looks for hooks. */
+      protected = git_dir && (depth == 0 ? g_strv_contains (git_own_entries, leaf)
+                                         : entry_is (here, "hooks", S_IFDIR, &st) &&
+                                             same_file (&st, &below_st));
       close (here);
-      if (up < 0)
-        return BENEATH_FAILED;
+      if (protected || at_root || at_top)
+        {
+          close (up);
+          return protected ? BENEATH_PROTECTED : at_root ? BENEATH_OK : BENEATH_DENIED;
+        }
       here = up;
       below_st = here_st;
-      if (fstat (here, &here_st) != 0)
-        break;
-      /* At "/": ".." is itself. */
-      if (same_file (&here_st, &below_st))
-        break;
-      /* Followed: a hooks symlink to a directory is where git looks for hooks. */
-      if (is_git_dir (here) && entry_is (here, "hooks", S_IFDIR, &hooks_st) &&
-          same_file (&hooks_st, &below_st))
-        {
-          close (here);
-          return BENEATH_PROTECTED;
-        }
+      here_st = up_st;
     }
   close (here);
   return BENEATH_DENIED;
