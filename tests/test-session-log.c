@@ -1094,6 +1094,54 @@ test_fold_cache_falls_back (void)
   fold_fixture_clear (&f);
 }
 
+/* A log rewritten in place (same inode, same size) while a writer holds it loaded: the
+ * writer's next append must not extend the fold it made of the old bytes, and the cache it
+ * keeps must not vouch for them as the file's fold. */
+static void
+test_fold_cache_rewrite_under_writer (void)
+{
+  FoldFixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (DshSessionLog) writer = NULL;
+  g_autofree char *contents = NULL;
+  char *at;
+
+  fold_fixture_init (&f);
+  writer = dsh_session_log_load_cached (f.path, f.cache, &error);
+  g_assert_no_error (error);
+
+  /* "workspace-write" becomes "read-only", padded to the same length. */
+  g_assert_true (g_file_get_contents (f.path, &contents, NULL, NULL));
+  at = strstr (contents, "\"mode\":\"workspace-write\"}");
+  g_assert_nonnull (at);
+  {
+    FILE *file = fopen (f.path, "r+");
+    const char *narrower = "\"mode\":\"read-only\"      }";
+
+    g_assert_nonnull (file);
+    g_assert_cmpint (fseek (file, at - contents, SEEK_SET), ==, 0);
+    g_assert_cmpuint (fwrite (narrower, 1, strlen (narrower), file), ==, strlen (narrower));
+    g_assert_cmpint (fclose (file), ==, 0);
+  }
+
+  /* The writer may refuse (the log is not what it folded); it must not succeed on the old
+   * fold and leave a cache claiming it. */
+  if (!dsh_session_log_append (writer, "harness/tick", NULL, &error))
+    {
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+      g_clear_error (&error);
+    }
+  else
+    {
+      g_autofree char *fold = dsh_session_log_fold_to_string (writer);
+
+      g_assert_null (strstr (fold, "workspace-write"));
+    }
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_null (strstr (full_fold (f.path), "workspace-write"));
+  fold_fixture_clear (&f);
+}
+
 /* A cache that is damaged, forged with a member too many, names a mode outside the vocabulary
  * or is not a private file of ours is ignored, never trusted. */
 static void
@@ -1245,6 +1293,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session-log/header-writable-roots", test_header_writable_roots);
   g_test_add_func ("/session-log/fold-cache/equals-full", test_fold_cache_equals_full);
   g_test_add_func ("/session-log/fold-cache/falls-back", test_fold_cache_falls_back);
+  g_test_add_func ("/session-log/fold-cache/rewrite-under-writer",
+                   test_fold_cache_rewrite_under_writer);
   g_test_add_func ("/session-log/fold-cache/corrupt-ignored", test_fold_cache_corrupt_ignored);
   g_test_add_func ("/session-log/fold-cache/concurrent-appender",
                    test_fold_cache_concurrent_appender);

@@ -226,17 +226,17 @@ dsh_session_log_parse_continuing (const char *fold, const char *contents, gsize 
 /* A cache that cannot be written only costs the next load a full read. Written whole and
  * renamed into place. */
 void
-dsh_session_log_store_fold_cache (DshSessionLog *self, DshSessionFile *file)
+dsh_session_log_store_fold_cache (DshSessionLog *self)
 {
   g_autoptr (JsonObject) object = NULL;
   g_autofree char *text = NULL;
-  DshSessionFileInfo info;
+  DshSessionFileInfo info = self->known;
   gsize length;
 
-  if (!dsh_session_file_query (file, &info, NULL))
-    return;
-  /* The identity vouches for the content only when the file is exactly what was folded;
-   * otherwise a zero time makes the next load check the prefix's hash. */
+  /* The identity vouches for the content only when the file is exactly what was folded, as
+   * known before a load read it (taken after, it would vouch for whatever a writer that holds
+   * no lock put there meanwhile) or right after our append; otherwise a zero time makes the
+   * next load check the prefix's hash. */
   if (info.size != self->committed)
     {
       info.change_sec = info.modify_sec = 0;
@@ -288,9 +288,8 @@ identity_matches (JsonObject *cache, const DshSessionFileInfo *info, gboolean *e
   return TRUE;
 }
 
-/* Does the file's prefix [0, length) hash to hash? */
-static gboolean
-prefix_hashes_to (DshSessionFile *file, goffset length, guint64 hash)
+gboolean
+dsh_session_file_prefix_hashes_to (DshSessionFile *file, goffset length, guint64 hash)
 {
   g_autofree char *chunk = g_malloc (1024 * 1024);
   guint64 h = DSH_SESSION_LOG_HASH_INIT;
@@ -347,7 +346,7 @@ restore_fold_cache (DshSessionLog *self, DshSessionFile *file, const DshSessionF
   probe = g_object_new (DSH_TYPE_SESSION_LOG, NULL);
   if (!fold_from_object (probe, cache, TRUE))
     return FALSE;
-  if (!exact && !prefix_hashes_to (file, probe->committed, probe->hash))
+  if (!exact && !dsh_session_file_prefix_hashes_to (file, probe->committed, probe->hash))
     return FALSE;
   /* The header (the session's workspace) always comes from the file itself: the caller
    * judges from it whether this very cache was out of the session's reach. */
@@ -390,6 +389,6 @@ dsh_session_log_load_cached (const char *path, const char *fold_cache, GError **
   if (contents == NULL || !dsh_session_log_consume_all (self, contents, length, error))
     return NULL;
   if (!restored || length > 0)
-    dsh_session_log_store_fold_cache (self, file);
+    dsh_session_log_store_fold_cache (self);
   return g_steal_pointer (&self);
 }

@@ -10,6 +10,14 @@
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
 
+static gboolean
+same_file_state (const DshSessionFileInfo *a, const DshSessionFileInfo *b)
+{
+  return a->size == b->size && a->change_sec == b->change_sec &&
+         a->change_nsec == b->change_nsec && a->modify_sec == b->modify_sec &&
+         a->modify_nsec == b->modify_nsec;
+}
+
 /* Under the file lock: folds in whatever other writers committed since our load, and cuts a
  * torn tail a crashed writer left (every live writer holds this lock while writing, so bytes
  * past the last complete line belong to nobody). */
@@ -23,7 +31,7 @@ catch_up (DshSessionLog *self, DshSessionFile *file, GError **error)
 
   if (!dsh_session_file_query (file, &info, error))
     return FALSE;
-  if (info.volume != self->volume || info.index != self->index)
+  if (info.volume != self->known.volume || info.index != self->known.index)
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: the session log was replaced since it was loaded", self->name);
@@ -34,6 +42,16 @@ catch_up (DshSessionLog *self, DshSessionFile *file, GError **error)
       /* Someone cut committed events: the log is no longer what we folded. Fail closed. */
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
                    "%s: the session log shrank below its committed length", self->name);
+      return FALSE;
+    }
+  /* Its times moved since we last knew it: someone else wrote it. Another writer only adds
+   * lines under this lock, but a harness rewriting the log in place keeps its inode and may
+   * keep its size, and our event must not extend a fold of bytes the file no longer holds. */
+  if (!same_file_state (&info, &self->known) &&
+      !dsh_session_file_prefix_hashes_to (file, self->committed, self->hash))
+    {
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+                   "%s: the session log was rewritten since it was loaded", self->name);
       return FALSE;
     }
   if (info.size == self->committed)
@@ -143,9 +161,16 @@ append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
   self->hash = dsh_session_log_hash_update (self->hash, line, length);
   dsh_session_fold_step (&self->fold, event);
   dsh_session_event_set_line (event, self->lines);
+  /* What we know of the file now is what our write left; a time that cannot be read makes
+   * the next append prove the prefix again. */
+  if (dsh_session_file_query (file, &info, NULL) && info.volume == self->known.volume &&
+      info.index == self->known.index)
+    self->known = info;
+  else
+    self->known.change_sec = -1;
   /* Still under the lock: the cache follows the file in the order writers wrote it. */
   if (self->fold_cache != NULL)
-    dsh_session_log_store_fold_cache (self, file);
+    dsh_session_log_store_fold_cache (self);
   return g_steal_pointer (&event);
 }
 

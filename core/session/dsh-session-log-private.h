@@ -41,6 +41,21 @@ gboolean dsh_session_fold_step      (DshSessionFold        *fold,
 
 /* ---- the object -------------------------------------------------------------------------- */
 
+typedef struct _DshSessionFileInfo DshSessionFileInfo;
+
+/* What the log and its cache know of an open file: what identifies it while it exists (device
+ * and inode; volume serial number and file index), its size, and its change and modification
+ * times, which every write moves. */
+struct _DshSessionFileInfo {
+  guint64 volume;
+  guint64 index;
+  goffset size;
+  gint64  change_sec;
+  guint32 change_nsec;
+  gint64  modify_sec;
+  guint32 modify_nsec;
+};
+
 struct _DshSessionLog {
   GObject parent_instance;
 
@@ -49,9 +64,10 @@ struct _DshSessionLog {
   char *path;
   /* The name used in messages: the path, or the caller's name for a parsed log. */
   char *name;
-  /* Identity of the file loaded, so an append never lands in a file that replaced it. */
-  guint64 volume;
-  guint64 index;
+  /* The file as this log last knew it (its identity and times before a load read it, or
+   * right after an append of ours): an append never lands in a file that replaced it, and a
+   * file whose times moved since was written by someone else, whose bytes are proved again. */
+  DshSessionFileInfo known;
 
   JsonObject *header;
   GPtrArray *events;
@@ -68,7 +84,6 @@ struct _DshSessionLog {
   char *fold_cache;
 };
 
-typedef struct _DshSessionFileInfo DshSessionFileInfo;
 typedef struct _DshSessionFile DshSessionFile;
 
 /* A log of the file at path, whose identity info holds; nothing consumed yet. */
@@ -90,10 +105,15 @@ gboolean       dsh_session_log_consume_all    (DshSessionLog     *self,
                                                gsize              length,
                                                GError           **error);
 
-/* Best effort: writes the fold of the committed bytes to self->fold_cache. Under the file lock
- * (or right after a load) on file, the log's open file. */
-void           dsh_session_log_store_fold_cache (DshSessionLog   *self,
-                                                 DshSessionFile  *file);
+/* Best effort: writes the fold of the committed bytes to self->fold_cache, vouched for by
+ * self->known. Under the file lock (or right after a load). */
+void           dsh_session_log_store_fold_cache (DshSessionLog   *self);
+
+/* Whether the file's bytes [0, length) hash to hash: proof, where its times moved, that a
+ * prefix is still what was folded. */
+gboolean       dsh_session_file_prefix_hashes_to (DshSessionFile *file,
+                                                  goffset         length,
+                                                  guint64         hash);
 
 /* FNV-1a over the committed bytes: cheap to extend by each appended line, and enough to tell
  * a cached prefix from a file whose prefix changed. */
@@ -108,19 +128,6 @@ guint64        dsh_session_log_hash_update    (guint64            hash,
 /* The file operations under the log and its fold cache, the one part of the log that differs
  * between POSIX (dsh-session-log-io.c) and Windows (dsh-session-log-io-windows.c). Errors are
  * DSH_SANDBOX_ERROR_SESSION_LOG: "PATH: cannot WHAT: REASON". */
-
-/* What the log and its cache know of an open file: what identifies it while it exists (device
- * and inode; volume serial number and file index), its size, and its change and modification
- * times, which every write moves. */
-struct _DshSessionFileInfo {
-  guint64 volume;
-  guint64 index;
-  goffset size;
-  gint64  change_sec;
-  guint32 change_nsec;
-  gint64  modify_sec;
-  guint32 modify_nsec;
-};
 
 typedef enum {
   DSH_SESSION_FILE_READ,

@@ -62,8 +62,7 @@ dsh_session_log_new_for_file (const char *path, const DshSessionFileInfo *info)
 
   self->path = g_strdup (path);
   self->name = g_strdup (path);
-  self->volume = info->volume;
-  self->index = info->index;
+  self->known = *info;
   return self;
 }
 
