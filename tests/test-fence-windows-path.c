@@ -111,6 +111,38 @@ test_name_refusals (void)
                    "names an alternate data stream (\":\")");
 }
 
+/* Names below a root, separated by '/', for the git check. */
+static const char *
+git_refusal_of (const char *below)
+{
+  g_auto (GStrv) names = g_strsplit (below, "/", -1);
+
+  return dsh_fence_windows_git_refusal ((const char *const *) names, g_strv_length (names));
+}
+
+static void
+test_git_files (void)
+{
+  static const char *const writable[] = {
+    "src/main.c", ".git", ".git/HEAD", ".git/index", ".git/objects/ab/cdef", ".git/refs/heads/x",
+    ".git/config.lock", ".gitignore", "hooks/pre-commit", "config", "sub/.git/info/exclude",
+    ".git/modules/lib/HEAD", NULL,
+  };
+  static const char *const protected[] = {
+    ".git/hooks", ".git/hooks/pre-commit", ".git/hooks/a/b", ".GIT/HOOKS/pre-commit",
+    ".git/config", ".Git/Config", ".git/config.worktree", ".git/commondir",
+    "sub/.git/hooks/post-checkout", "sub/.git/config", ".git/CONFIG~1.WOR", ".git/COMMON~1",
+    NULL,
+  };
+
+  for (guint i = 0; writable[i] != NULL; i++)
+    if (git_refusal_of (writable[i]) != NULL)
+      g_error ("\"%s\" refused: %s", writable[i], git_refusal_of (writable[i]));
+  for (guint i = 0; protected[i] != NULL; i++)
+    if (git_refusal_of (protected[i]) == NULL)
+      g_error ("\"%s\" is not refused", protected[i]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -121,5 +153,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fence-windows-path/shares", test_shares);
   g_test_add_func ("/fence-windows-path/never-below", test_never_below);
   g_test_add_func ("/fence-windows-path/name-refusals", test_name_refusals);
+  g_test_add_func ("/fence-windows-path/git-files", test_git_files);
   return g_test_run ();
 }

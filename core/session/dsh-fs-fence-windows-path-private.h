@@ -24,4 +24,11 @@ GStrv        dsh_fence_windows_names_below  (const char *path,
  * (CON, NUL, COM1, ...), or a character Windows forbids in names. */
 const char  *dsh_fence_windows_name_refusal (const char *name);
 
+/* Why the fence keeps the entry whose names below its root are names[0 .. n) read-only, or
+ * NULL: the hooks of a .git directory and anything beneath them, and its config,
+ * config.worktree and commondir, which a later unconfined git runs or obeys. The names are
+ * the long ones Windows resolved (a short name like GIT~1 is resolved before asking). */
+const char  *dsh_fence_windows_git_refusal  (const char *const *names,
+                                             guint              n);
+
 G_END_DECLS

@@ -143,3 +143,36 @@ dsh_fence_windows_name_refusal (const char *name)
     return "is a device name on Windows";
   return NULL;
 }
+
+static gboolean
+name_is (const char *name, const char *git_name)
+{
+  return g_ascii_strcasecmp (name, git_name) == 0;
+}
+
+const char *
+dsh_fence_windows_git_refusal (const char *const *names, guint n)
+{
+  static const char *const own_files[] = { "config", "config.worktree", "commondir" };
+
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      const char *below = names[i + 1];
+
+      if (!name_is (names[i], ".git"))
+        continue;
+      if (name_is (below, "hooks"))
+        return "a repository's hooks stay read-only (a later unconfined git runs them)";
+      if (i + 2 != n)
+        continue;
+      for (gsize k = 0; k < G_N_ELEMENTS (own_files); k++)
+        {
+          if (name_is (below, own_files[k]))
+            return "a repository's config stays read-only (a later unconfined git obeys it)";
+        }
+      /* A short name (CONFIG~1.WOR) opens the long one it abbreviates; git makes none. */
+      if (strchr (below, '~') != NULL)
+        return "a short name in a git directory may name its config";
+    }
+  return NULL;
+}

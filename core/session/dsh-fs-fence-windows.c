@@ -271,6 +271,27 @@ parent_beneath (HANDLE root, char **names, HANDLE *out_parent, const char **out_
   return walk_directories (root, names, n - 1, out_parent, why);
 }
 
+/* Why the entry leaf of parent is one of git's own files, kept read-only as bwrap keeps them
+ * (a write tool must not plant what a later unconfined git runs), or NULL. Judged by the long
+ * names Windows resolved the parent to below the root, so no short name (GIT~1) or letter case
+ * gets around it; a path that cannot be read back is refused. */
+static const char *
+git_refusal (HANDLE root, HANDLE parent, const char *leaf)
+{
+  g_autofree char *root_path = final_path (root);
+  g_autofree char *parent_path = final_path (parent);
+  g_auto (GStrv) names = NULL;
+  g_autoptr (GPtrArray) entry = g_ptr_array_new ();
+
+  if (root_path == NULL || parent_path == NULL ||
+      (names = dsh_fence_windows_names_below (parent_path, root_path)) == NULL)
+    return "cannot tell whether it is one of git's own files";
+  for (guint i = 0; names[i] != NULL; i++)
+    g_ptr_array_add (entry, names[i]);
+  g_ptr_array_add (entry, (gpointer) leaf);
+  return dsh_fence_windows_git_refusal ((const char *const *) entry->pdata, entry->len);
+}
+
 /* ---- choosing the roots ------------------------------------------------------------------ */
 
 /* The names of path below root, to open one at a time from the root's handle. */
@@ -406,6 +427,13 @@ typedef struct {
   HANDLE handle;
 } OpenData;
 
+/* Whether open flags may change the file (or make one). */
+static gboolean
+writes (int flags)
+{
+  return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) != 0;
+}
+
 static ACCESS_MASK
 access_for (int flags)
 {
@@ -444,6 +472,11 @@ open_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
+  if (writes (d->flags) && (why->why = git_refusal (root, parent, leaf)) != NULL)
+    {
+      CloseHandle (parent);
+      return BENEATH_DENIED;
+    }
   /* A link at the leaf is refused before anything (a truncation) could touch it, and a
    * directory is told as one. */
   if (open_relative (parent, leaf, FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, NULL, &existing) ==
@@ -596,6 +629,12 @@ at_parent (HANDLE root, char **names, AtParentOp op, gpointer data, BeneathWhy *
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
+  /* Making, removing or moving hooks or a config rewrites them as surely as writing them. */
+  if ((why->why = git_refusal (root, parent, leaf)) != NULL)
+    {
+      CloseHandle (parent);
+      return BENEATH_DENIED;
+    }
   code = op (parent, leaf, data, why);
   CloseHandle (parent);
   if (code != ERROR_SUCCESS || why->is_directory)
