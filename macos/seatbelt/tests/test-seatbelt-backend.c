@@ -357,6 +357,17 @@ test_nested_root_is_partial (void)
 /* A repository inside another root: on a case-insensitive volume OUTER/WS/.git/config is
  * OUTER/ws/.git/config, allowed by the outer root's rule and not matched by the inner root's
  * exactly spelled .git rules; on HFS+ even a name of digits has other spellings. */
+/* The partial reason for a repository's root inside another (spelled as macOS does). */
+static char *
+respelled_reason (const char *inner, const char *outer)
+{
+  return g_strdup_printf (
+    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
+    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
+    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
+    ".git rules match only the exact one", inner, outer);
+}
+
 static void
 test_respellable_nested_root_is_partial (void)
 {
@@ -368,17 +379,9 @@ test_respellable_nested_root_is_partial (void)
   g_autofree char *numbered_git = g_build_filename (numbered, ".git", NULL);
   g_autofree char *outer_spelled = dsh_seatbelt_macos_spelling (outer);
   g_autofree char *lettered_spelled = dsh_seatbelt_macos_spelling (lettered);
-  g_autofree char *want = g_strdup_printf (
-    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
-    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
-    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
-    ".git rules match only the exact one", lettered_spelled, outer_spelled);
+  g_autofree char *want = respelled_reason (lettered_spelled, outer_spelled);
   g_autofree char *numbered_spelled = dsh_seatbelt_macos_spelling (numbered);
-  g_autofree char *want_numbered = g_strdup_printf (
-    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
-    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
-    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
-    ".git rules match only the exact one", numbered_spelled, outer_spelled);
+  g_autofree char *want_numbered = respelled_reason (numbered_spelled, outer_spelled);
   const char *command[] = { "true", NULL };
 
   g_assert_no_errno (g_mkdir (lettered, 0700));
@@ -426,16 +429,8 @@ test_nested_root_in_another_case_is_partial (void)
     "writable root %s lies inside writable root %s below a directory that can be renamed, "
     "which would carry its .git past the protected-path rules (they match paths)",
     ws_spelled, outer_spelled);
-  g_autofree char *respelled = g_strdup_printf (
-    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
-    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
-    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
-    ".git rules match only the exact one", ws_spelled, outer_spelled);
-  g_autofree char *same_respelled = g_strdup_printf (
-    "writable root %s holds a repository and lies at or inside writable root %s, and has other "
-    "spellings on a case- or normalisation-insensitive volume (another letter case, another "
-    "Unicode form, on HFS+ an ignored code point): the outer root's rule allows them, and its "
-    ".git rules match only the exact one", upper_spelled, outer_spelled);
+  g_autofree char *respelled = respelled_reason (ws_spelled, outer_spelled);
+  g_autofree char *same_respelled = respelled_reason (upper_spelled, outer_spelled);
   g_autofree char *upper_git = g_build_filename (upper, ".git", NULL);
   const char *command[] = { "true", NULL };
 
