@@ -180,25 +180,35 @@ final_path (HANDLE handle)
   return path;
 }
 
+/* The directory at path as Windows spells it once opened, or NULL when it cannot be opened. */
+static char *
+opened_directory (const char *path)
+{
+  wchar_t *wide = to_wide (path);
+  HANDLE handle;
+  char *opened;
+
+  handle = CreateFileW (wide, FILE_READ_ATTRIBUTES,
+                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  free (wide);
+  if (handle == INVALID_HANDLE_VALUE)
+    return NULL;
+  opened = final_path (handle);
+  CloseHandle (handle);
+  return opened;
+}
+
 /* The profile directory as Windows spells it once opened, or as the environment does. */
 static char *
 resolved_profile (void)
 {
   char *profile = profile_directory ();
-  wchar_t *wide;
-  HANDLE handle;
   char *resolved;
 
   if (profile == NULL)
     return NULL;
-  wide = to_wide (profile);
-  handle = CreateFileW (wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-  free (wide);
-  if (handle == INVALID_HANDLE_VALUE)
-    return profile;
-  resolved = final_path (handle);
-  CloseHandle (handle);
+  resolved = opened_directory (profile);
   if (resolved == NULL)
     return profile;
   free (profile);
@@ -295,22 +305,12 @@ static char *
 opened_temp_area (const char *temp_dir)
 {
   char *area = temp_dir != NULL ? dsh_acl_temp_area (temp_dir) : NULL;
-  wchar_t *wide;
-  HANDLE handle;
   char *opened;
 
   if (area == NULL)
     return NULL;
-  wide = to_wide (area);
+  opened = opened_directory (area);
   free (area);
-  handle = CreateFileW (wide, FILE_READ_ATTRIBUTES,
-                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-  free (wide);
-  if (handle == INVALID_HANDLE_VALUE)
-    return NULL;
-  opened = final_path (handle);
-  CloseHandle (handle);
   return opened;
 }
 
