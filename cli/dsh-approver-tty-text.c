@@ -103,6 +103,24 @@ dsh_tty_format_prompt (DshApprovalRequest *request)
         }
       g_string_append (out, "\n");
     }
+  /* What a workspace-write grant opens besides the workspace and the temp areas. */
+  if (details != NULL && json_object_has_member (details, "extraWritableRoots") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (details, "extraWritableRoots")))
+    {
+      JsonArray *extra = json_object_get_array_member (details, "extraWritableRoots");
+
+      g_string_append (out, "  also writable:  ");
+      for (guint i = 0; i < json_array_get_length (extra); i++)
+        {
+          const char *root = string_node (json_array_get_element (extra, i));
+          g_autofree char *quoted = shell_word (root != NULL ? root : "");
+
+          if (i > 0)
+            g_string_append_c (out, ' ');
+          append_visible (out, quoted);
+        }
+      g_string_append (out, "\n");
+    }
   g_string_append (out, justification != NULL ? "  justification:  " : "  reason:         ");
   append_visible (out, justification != NULL ? justification
                                              : dsh_approval_request_get_reason (request));

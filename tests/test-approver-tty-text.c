@@ -94,6 +94,30 @@ test_plain_prompt (void)
                    "Allow this once? [y/n] ");
 }
 
+/* The extra roots a workspace-write grant opens are shown, escaped like the command. */
+static void
+test_extra_roots_prompt (void)
+{
+  const char *argv[] = { "make", NULL };
+  const char *extra[] = { "/home/me/.npm", "/srv/a b", NULL };
+  g_autoptr (JsonObject) details = json_object_new ();
+  g_autofree char *prompt = NULL;
+
+  json_object_set_array_member (details, "command", strings (argv));
+  json_object_set_string_member (details, "requestedMode", "workspace-write");
+  json_object_set_string_member (details, "standingMode", "read-only");
+  json_object_set_array_member (details, "extraWritableRoots", strings (extra));
+  json_object_set_string_member (details, "justification", "needs to write build/");
+  prompt = prompt_for (details);
+  g_assert_cmpstr (prompt, ==,
+                   "\ndsh-sandbox: approval requested for shell\n"
+                   "  command:        make\n"
+                   "  requested mode: workspace-write (standing mode: read-only)\n"
+                   "  also writable:  /home/me/.npm '/srv/a b'\n"
+                   "  justification:  needs to write build/\n"
+                   "Run this command once under workspace-write? [y/n] ");
+}
+
 /* Escape sequences, C0 and C1 controls, DEL, every bidirectional control and invalid UTF-8
  * from the request are shown escaped or replaced, never sent to the terminal as they are. */
 static void
@@ -150,6 +174,7 @@ main (int argc, char **argv)
   g_test_add_func ("/approver-tty/answers", test_answers);
   g_test_add_func ("/approver-tty/nul-is-no-answer", test_nul_is_no_answer);
   g_test_add_func ("/approver-tty/plain-prompt", test_plain_prompt);
+  g_test_add_func ("/approver-tty/extra-roots-prompt", test_extra_roots_prompt);
   g_test_add_func ("/approver-tty/hostile-prompt", test_hostile_prompt);
   g_test_add_func ("/approver-tty/odd-details", test_odd_details);
   return g_test_run ();

@@ -271,6 +271,36 @@ test_without_session (Fixture *f, gconstpointer data)
   dsh_test_assert_file_is (f->victim, "original\n");
 }
 
+/* A workspace-write grant opens the extra writable roots too: the question names them, so
+ * what is approved is every directory the run may write, not only the workspace. */
+static void
+test_request_names_extra_roots (Fixture *f, gconstpointer data)
+{
+  g_autofree char *extra_dir = dsh_test_scratch_dir ("execution-extra");
+  g_autofree char *extra = dsh_canonical_path (extra_dir);
+  g_autofree char *outside = g_build_filename (extra, "outside", NULL);
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", outside, NULL };
+  g_autoptr (DshExecution) execution = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  g_autofree char *named = NULL;
+
+  f->policy->extra_writable_roots = g_strdupv ((char *[]) { extra, NULL });
+  execution = dsh_execution_new (argv, f->policy, f->session, f->service);
+  dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (execution, &f->options);
+  dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                "the test writes its victim");
+  result = dsh_execution_run (execution);
+  g_assert_no_error (result->error);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
+  /* The run could write there: then the question must have said so. */
+  dsh_test_assert_file_is (outside, "changed\n");
+  g_assert_cmpuint (f->answerer->calls, ==, 1);
+  named = g_strdup_printf ("\"extraWritableRoots\":[\"%s\"]", extra);
+  g_assert_nonnull (strstr (f->answerer->last_details, named));
+  dsh_test_remove_tree (extra_dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -284,5 +314,7 @@ main (int argc, char **argv)
               test_never_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/without-session", Fixture, NULL, fixture_set_up,
               test_without_session, fixture_tear_down);
+  g_test_add ("/execution/request-names-extra-roots", Fixture, NULL, fixture_set_up,
+              test_request_names_extra_roots, fixture_tear_down);
   return g_test_run ();
 }

@@ -366,6 +366,17 @@ request_details (DshExecution *self)
                                  dsh_sandbox_mode_to_string (self->policy->mode));
   json_object_set_string_member (details, "justification", self->justification);
   json_object_set_string_member (details, "workspaceRoot", self->policy->workspace_root);
+  /* A workspace-write grant also opens the extra roots: what is approved must name every
+   * directory it makes writable, not only the workspace. */
+  if (self->requested_mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE &&
+      self->policy->extra_writable_roots != NULL && self->policy->extra_writable_roots[0] != NULL)
+    {
+      JsonArray *extra = json_array_new ();
+
+      for (gsize i = 0; self->policy->extra_writable_roots[i] != NULL; i++)
+        json_array_add_string_element (extra, self->policy->extra_writable_roots[i]);
+      json_object_set_array_member (details, "extraWritableRoots", extra);
+    }
   return details;
 }
 
