@@ -8,24 +8,82 @@
 
 /* ---- showing untrusted text ---------------------------------------------------------------- */
 
-/* Text from the model (argv, justification) is shown with every control character and every
- * bidirectional control escaped, so it can neither drive the terminal nor reorder what the
- * person reads. */
+/* The model's prose is shown up to this many characters (the audit log keeps all of it): a
+ * longer one could scroll the command off the screen. */
+#define SHOWN_TEXT_LIMIT 500
+
+/* Characters a terminal shows as nothing or as blank space, besides U+0020: with them, text
+ * could draw lines of its own that look like the prompt's. */
+static gboolean
+is_blank_looking (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONTROL:
+    case G_UNICODE_FORMAT:        /* bidirectional controls, zero-width characters */
+    case G_UNICODE_SPACE_SEPARATOR:
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+    case G_UNICODE_UNASSIGNED:
+    case G_UNICODE_PRIVATE_USE:
+    case G_UNICODE_SURROGATE:
+      return c != 0x0020;
+    default:
+      /* Letters and symbols that render blank: Hangul fillers, the blank Braille pattern. */
+      return c == 0x115F || c == 0x1160 || c == 0x3164 || c == 0xFFA0 || c == 0x2800 ||
+             c == 0x180E;
+    }
+}
+
+/* Text from the model (argv, justification) is shown with every control character, every
+ * bidirectional control and every other character that renders blank escaped, so it can
+ * neither drive the terminal nor reorder what the person reads. A space that follows a space
+ * is escaped too: runs of blanks are how text wraps onto lines of its own at the terminal's
+ * width and draws a prompt there ("command: ls") that is not the command that would run. */
 static void
 append_visible (GString *out, const char *text)
 {
   g_autofree char *valid = g_utf8_make_valid (text, -1);
+  gunichar previous = 0;
 
   for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (g_unichar_iscntrl (c) || (c >= 0x202A && c <= 0x202E) ||
-          (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F || c == 0x061C)
+      if (is_blank_looking (c) || (c == 0x0020 && previous == 0x0020))
         g_string_append_printf (out, "\\u{%04X}", c);
       else
         g_string_append_unichar (out, c);
+      previous = c;
     }
+}
+
+/* The model's prose: runs of spaces read as one (they carry no meaning in a sentence), shown
+ * up to SHOWN_TEXT_LIMIT characters, escaped as append_visible() does. */
+static void
+append_prose (GString *out, const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  g_autoptr (GString) collapsed = g_string_new (NULL);
+  glong length;
+
+  for (const char *p = valid; *p != '\0'; p++)
+    {
+      if (*p == ' ' && collapsed->len > 0 && collapsed->str[collapsed->len - 1] == ' ')
+        continue;
+      g_string_append_c (collapsed, *p);
+    }
+  length = g_utf8_strlen (collapsed->str, -1);
+  if (length > SHOWN_TEXT_LIMIT)
+    {
+      g_autofree char *head = g_utf8_substring (collapsed->str, 0, SHOWN_TEXT_LIMIT);
+
+      append_visible (out, head);
+      g_string_append_printf (out, " [%ld more characters not shown]",
+                              length - SHOWN_TEXT_LIMIT);
+      return;
+    }
+  append_visible (out, collapsed->str);
 }
 
 /* An argument as a shell would need it typed: bare when that is unambiguous, else quoted. */
@@ -77,6 +135,12 @@ dsh_tty_format_prompt (DshApprovalRequest *request)
   g_string_append (out, "\ndsh-sandbox: approval requested for ");
   append_visible (out, dsh_approval_request_get_tool_name (request));
   g_string_append (out, "\n");
+  /* The model's prose first: whatever it looks like, the lines that follow it, right above the
+   * question, are the command and the mode as they are. */
+  g_string_append (out, justification != NULL ? "  justification:  " : "  reason:         ");
+  append_prose (out, justification != NULL ? justification
+                                           : dsh_approval_request_get_reason (request));
+  g_string_append (out, "\n");
   if (command != NULL)
     {
       g_string_append (out, "  command:        ");
@@ -121,10 +185,6 @@ dsh_tty_format_prompt (DshApprovalRequest *request)
         }
       g_string_append (out, "\n");
     }
-  g_string_append (out, justification != NULL ? "  justification:  " : "  reason:         ");
-  append_visible (out, justification != NULL ? justification
-                                             : dsh_approval_request_get_reason (request));
-  g_string_append (out, "\n");
   if (requested != NULL)
     {
       g_string_append (out, "Run this command once under ");

@@ -82,9 +82,9 @@ test_plain_prompt (void)
   prompt = prompt_for (details);
   g_assert_cmpstr (prompt, ==,
                    "\ndsh-sandbox: approval requested for shell\n"
+                   "  justification:  needs to write build/\n"
                    "  command:        make -j4 'a b' '' 'it'\\''s'\n"
                    "  requested mode: workspace-write (standing mode: read-only)\n"
-                   "  justification:  needs to write build/\n"
                    "Run this command once under workspace-write? [y/n] ");
 
   reason_only = prompt_for (no_details);
@@ -111,10 +111,10 @@ test_extra_roots_prompt (void)
   prompt = prompt_for (details);
   g_assert_cmpstr (prompt, ==,
                    "\ndsh-sandbox: approval requested for shell\n"
+                   "  justification:  needs to write build/\n"
                    "  command:        make\n"
                    "  requested mode: workspace-write (standing mode: read-only)\n"
                    "  also writable:  /home/me/.npm '/srv/a b'\n"
-                   "  justification:  needs to write build/\n"
                    "Run this command once under workspace-write? [y/n] ");
 }
 
@@ -135,11 +135,51 @@ test_hostile_prompt (void)
   prompt = prompt_for (details);
   g_assert_cmpstr (prompt, ==,
                    "\ndsh-sandbox: approval requested for shell\n"
-                   "  command:        echo '\\u{001B}]0;owned\\u{0007}' '\\u{009B}2J'\n"
-                   "  requested mode: read-only\\u{001B}[2J\n"
                    "  justification:  a\\u{000D}b\\u{007F}c\\u{202E}d\\u{061C}e\\u{2066}"
                    "f\\u{200F}g\xef\xbf\xbdh\\u{000A}\n"
+                   "  command:        echo '\\u{001B}]0;owned\\u{0007}' '\\u{009B}2J'\n"
+                   "  requested mode: read-only\\u{001B}[2J\n"
                    "Run this command once under read-only\\u{001B}[2J? [y/n] ");
+}
+
+/* Text that wraps at the terminal's width draws lines of its own: padded with blanks, a
+ * justification (or an argument) could scroll the real command away and show a harmless one
+ * in the prompt's own layout right above the question. Runs of blanks and blank-looking
+ * characters are escaped or collapsed, the prose is shown first and cut short, and the last
+ * lines before the question are the command and the mode as they are. */
+static void
+test_forged_prompt (void)
+{
+  const char *argv[] = { "sh", "-c", "rm -rf ~ #        \xe2\xa0\x80\xe3\x85\xa4\xc2\xa0x", NULL };
+  g_autoptr (JsonObject) details = json_object_new ();
+  g_autoptr (GString) justification = g_string_new ("the build needs it");
+  g_autofree char *prompt = NULL;
+  g_autofree char *tail = NULL;
+
+  g_string_append_printf (justification, "%*s", 62 + 80 * 40, "");
+  g_string_append (justification, "  command:        ls -la build");
+  g_string_append_printf (justification, "%*s", 50, "");
+  json_object_set_array_member (details, "command", strings (argv));
+  json_object_set_string_member (details, "requestedMode", "danger-full-access");
+  json_object_set_string_member (details, "standingMode", "read-only");
+  json_object_set_string_member (details, "justification", justification->str);
+  prompt = prompt_for (details);
+  g_assert_cmpstr (prompt, ==,
+                   "\ndsh-sandbox: approval requested for shell\n"
+                   "  justification:  the build needs it command: ls -la build \n"
+                   "  command:        sh -c 'rm -rf ~ # \\u{0020}\\u{0020}\\u{0020}\\u{0020}"
+                   "\\u{0020}\\u{0020}\\u{0020}\\u{2800}\\u{3164}\\u{00A0}x'\n"
+                   "  requested mode: danger-full-access (standing mode: read-only)\n"
+                   "Run this command once under danger-full-access? [y/n] ");
+
+  /* Prose too long to read is cut, and says so. */
+  g_string_truncate (justification, 0);
+  for (guint i = 0; i < 300; i++)
+    g_string_append (justification, "ab ");
+  json_object_set_string_member (details, "justification", justification->str);
+  g_clear_pointer (&prompt, g_free);
+  prompt = prompt_for (details);
+  g_assert_nonnull (strstr (prompt, "ab ab [400 more characters not shown]\n  command:  "));
 }
 
 /* The details may hold any JSON: what is not a string shows as an empty word, and a mode or a
@@ -162,8 +202,8 @@ test_odd_details (void)
   prompt = prompt_for (details);
   g_assert_cmpstr (prompt, ==,
                    "\ndsh-sandbox: approval requested for shell\n"
-                   "  command:        ls '' '' '' ''\n"
                    "  reason:         escalate sandbox to workspace-write: why\n"
+                   "  command:        ls '' '' '' ''\n"
                    "Allow this once? [y/n] ");
 }
 
@@ -176,6 +216,7 @@ main (int argc, char **argv)
   g_test_add_func ("/approver-tty/plain-prompt", test_plain_prompt);
   g_test_add_func ("/approver-tty/extra-roots-prompt", test_extra_roots_prompt);
   g_test_add_func ("/approver-tty/hostile-prompt", test_hostile_prompt);
+  g_test_add_func ("/approver-tty/forged-prompt", test_forged_prompt);
   g_test_add_func ("/approver-tty/odd-details", test_odd_details);
   return g_test_run ();
 }
