@@ -12,6 +12,13 @@ G_BEGIN_DECLS
 /* A line longer than this is not a y/n answer; keep reading, but as garbage. */
 #define DSH_TTY_LINE_LIMIT 256
 
+/* Written to the terminal before each question: the display state a command that ran before
+ * on this terminal could have left (autowrap off, a scrolling region, margins, origin or
+ * insert mode, another character set, hidden or coloured text) put back to where the
+ * question reads as it is written. */
+#define DSH_TTY_PROMPT_RESET \
+  "\033[0m\033(B\017\033[4l\033[?6l\033[?69l\033[r\033[?7h\033[?25h"
+
 /* The question shown for request: every text from the request is escaped so that no control
  * character, escape sequence or bidirectional override reaches the terminal. */
 char     *dsh_tty_format_prompt    (DshApprovalRequest *request);

@@ -231,6 +231,9 @@ tty_approver_answer_async (DshApprovalAnswerer *answerer,
 
   /* Whatever was typed ahead was typed before the question existed: it is not an answer. */
   tcflush (self->fd, TCIFLUSH);
+  /* Before any question, since commands write to this terminal too: with autowrap turned
+   * off, say, the end of a long command line would not be shown at all. */
+  write_tty (self->fd, DSH_TTY_PROMPT_RESET);
   write_tty (self->fd, prompt);
 
   run->source = g_unix_fd_source_new (self->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
