@@ -15,9 +15,12 @@ G_BEGIN_DECLS
 /* Written to the terminal before each question: the display state a command that ran before
  * on this terminal could have left (autowrap off, a scrolling region, margins, origin or
  * insert mode, another character set, hidden or coloured text) put back to where the
- * question reads as it is written. */
+ * question reads as it is written, and what lies below the cursor (a question drawn there
+ * ahead of time) erased, so that the real question is the last thing on the screen. The
+ * scrolling region's reset moves the cursor home: it is saved around it (DECSC/DECRC), and
+ * what DECRC restores besides the position is reset after it. */
 #define DSH_TTY_PROMPT_RESET \
-  "\033[0m\033(B\017\033[4l\033[?6l\033[?69l\033[r\033[?7h\033[?25h"
+  "\0337\033[r\0338\033[0m\033(B\017\033[4l\033[?6l\033[?69l\033[?7h\033[?25h\033[J"
 
 /* The question shown for request: every text from the request is escaped so that no control
  * character, escape sequence or bidirectional override reaches the terminal. */

@@ -1656,10 +1656,10 @@ test_pty (gconstpointer data)
   }
   /* The one sequence the terminal gets is the prompt's own reset, right before the question:
    * a command that ran before on this terminal may have turned autowrap off (the end of the
-   * command line would not show) or set a scrolling region. */
+   * command line would not show), set a scrolling region or drawn a question below. */
   {
-    static const char reset[] = "\033[0m\033(B\017\033[4l\033[?6l\033[?69l\033[r\033[?7h"
-                                "\033[?25h";
+    static const char reset[] = "\0337\033[r\0338\033[0m\033(B\017\033[4l\033[?6l\033[?69l"
+                                "\033[?7h\033[?25h\033[J";
     g_autofree char *question = g_strconcat (reset, "\r\ndsh-sandbox: approval requested for bash",
                                              NULL);
     g_auto (GStrv) pieces = NULL;
