@@ -442,6 +442,97 @@ test_git_files_protected (Fixture *f, gconstpointer portable)
   g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
 }
 
+/* Makes rel (beneath the workspace) a git directory by its contents: HEAD, objects, refs,
+ * config and hooks, as git init leaves one. */
+static void
+make_git_dir (Fixture *f, const char *rel)
+{
+  static const char *const dirs[] = { "", "/hooks", "/objects", "/refs" };
+  g_autofree char *head = NULL;
+  g_autofree char *config = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *sub = g_strconcat (rel, dirs[i], NULL);
+      g_autofree char *path = ws_path (f, sub);
+
+      g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
+    }
+  head = g_strconcat (f->ws, "/", rel, "/HEAD", NULL);
+  config = g_strconcat (f->ws, "/", rel, "/config", NULL);
+  dsh_test_write_file (head, "ref: refs/heads/main\n");
+  dsh_test_write_file (config, "[core]\n");
+}
+
+/* What makes a directory a git directory (HEAD, objects, refs, its name) must not be the fence's
+ * to take away: moving HEAD out of a submodule's or a linked worktree's git directory, or
+ * renaming .git itself and then its HEAD, would make its hooks and config writable until they
+ * are put back. And a confined command may move HEAD out of a submodule's git directory under
+ * bwrap (only hooks, config and the directories are held): what lies beneath a .git directory
+ * is git's, whatever it holds now. */
+static void
+test_git_markers_held (Fixture *f, gconstpointer portable)
+{
+  g_autofree char *sub_head = ws_path (f, ".git/modules/lib/x/HEAD");
+  g_autofree char *sub_hook = ws_path (f, ".git/modules/lib/x/hooks/pre-commit");
+  g_autofree char *sub_config = ws_path (f, ".git/modules/lib/x/config");
+  g_autofree char *wt_head = ws_path (f, ".git/worktrees/wt/HEAD");
+  g_autofree char *wt_config = ws_path (f, ".git/worktrees/wt/config.worktree");
+  g_autofree char *wt_commondir = ws_path (f, ".git/worktrees/wt/commondir");
+  g_autofree char *git = ws_path (f, ".git");
+  g_autofree char *objects = ws_path (f, ".git/objects");
+  g_autofree char *moved = ws_path (f, "moved");
+  g_autofree char *moved_head = ws_path (f, "moved/HEAD");
+  g_autofree char *moved_hook = ws_path (f, "moved/hooks/pre-commit");
+  g_autofree char *aside = ws_path (f, "aside");
+  g_autofree char *other = ws_path (f, "other");
+  g_autofree char *other_hook = ws_path (f, "other/hooks/pre-commit");
+  g_autofree char *other_objects = ws_path (f, "other/objects");
+  g_autoptr (GError) error = NULL;
+  int fd;
+
+  make_git_dir (f, ".git");
+  make_git_dir (f, ".git/modules/lib/x");
+  make_git_dir (f, "other");
+  g_assert_cmpint (g_mkdir_with_parents (wt_head, 0700), ==, 0);
+  g_assert_cmpint (g_rmdir (wt_head), ==, 0);
+  dsh_test_write_file (wt_head, "ref: refs/heads/wt\n");
+  dsh_test_write_file (wt_commondir, "../..\n");
+
+  /* The fence itself may not take a git directory's markers away, nor rename one. */
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, sub_head, aside, &error));
+  assert_fence_denied (dsh_fs_fence_unlink (f->policy, sub_head, FALSE, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, other_objects, aside, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, objects, aside, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, git, moved, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, other, moved, &error));
+  g_assert_false (g_file_test (moved_head, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (aside, G_FILE_TEST_EXISTS));
+
+  /* HEAD gone (a confined command may do that): beneath .git it is still a git directory. */
+  g_assert_cmpint (g_unlink (sub_head), ==, 0);
+  g_assert_cmpint (g_unlink (wt_head), ==, 0);
+  assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, sub_hook, O_WRONLY | O_CREAT, 0755,
+                                                &error)) >= 0);
+  assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, sub_config, O_WRONLY | O_TRUNC, 0,
+                                                &error)) >= 0);
+  assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, wt_config, O_WRONLY | O_CREAT, 0644,
+                                                &error)) >= 0);
+  g_assert_false (g_file_test (sub_hook, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (wt_config, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (other_hook, G_FILE_TEST_EXISTS));
+
+  /* Renaming a directory that merely holds a repository is ordinary work. */
+  {
+    g_autofree char *proj = ws_path (f, "proj");
+    g_autofree char *proj2 = ws_path (f, "proj2");
+
+    make_git_dir (f, "proj/.git");
+    g_assert_true (dsh_fs_fence_rename (f->policy, proj, proj2, &error));
+    g_assert_no_error (error);
+  }
+}
+
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */
 
 static void
@@ -584,6 +675,7 @@ main (int argc, char **argv)
         { "trailing-slash", test_trailing_slash_wants_directory },
         { "planted-fifo", test_planted_fifo_refused },
         { "git-files-protected", test_git_files_protected },
+        { "git-markers-held", test_git_markers_held },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },
       };

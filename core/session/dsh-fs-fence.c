@@ -226,19 +226,50 @@ is_git_dir (int dir_fd)
          (entry_is (dir_fd, "objects", S_IFDIR, NULL) && entry_is (dir_fd, "refs", S_IFDIR, NULL));
 }
 
+/* What makes a directory a git directory to git and to judge_entry: taking one away (moving
+ * HEAD aside, renaming .git) would make its hooks and config writable until it is put back. */
+static const char *const git_markers[] = { "HEAD", "objects", "refs", "commondir", NULL };
+
+/* Whether leaf of dir_fd is a directory that is a git directory, by its name or its contents. */
+static gboolean
+entry_is_git_dir (int dir_fd, const char *leaf)
+{
+  struct stat st;
+  gboolean git_dir;
+  int fd;
+
+  if (fstatat (dir_fd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
+    return FALSE;
+  if (g_str_equal (leaf, ".git"))
+    return TRUE;
+  fd = openat (dir_fd, leaf, DIR_ANCHOR_FLAGS | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  git_dir = is_git_dir (fd);
+  close (fd);
+  return git_dir;
+}
+
 /* Where the entry leaf of directory parent stands: OK beneath the root, PROTECTED when it is one
  * of git's own entries or anything beneath a git directory's hooks, DENIED when walking up from
- * parent never meets the root. By descriptors, so no spelling can mislead it. A directory its
- * parent names ".git" is a git directory whatever it holds: moving HEAD away (a confined command
- * may) must not unprotect the hooks. */
+ * parent never meets the root. By descriptors, so no spelling can mislead it.
+ *
+ * A directory its parent names ".git" is a git directory whatever it holds, and so is every
+ * directory beneath one (a submodule's in modules/, a linked worktree's in worktrees/): HEAD
+ * there is a plain file a confined command may move away, and that must not unprotect hooks and
+ * config. removing: leaf is to be unlinked or renamed away, which must not take away what makes
+ * a git directory one (its markers, a git directory itself, a directory beneath .git). */
 static BeneathResult
-judge_entry (int root_fd, int parent_fd, const char *leaf)
+judge_entry (int root_fd, int parent_fd, const char *leaf, gboolean removing)
 {
   struct stat root_st, here_st, below_st = { 0 };
+  gboolean below_protected = FALSE;
   int here;
 
   if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
     return BENEATH_FAILED;
+  if (removing && entry_is_git_dir (parent_fd, leaf))
+    return BENEATH_PROTECTED;
   here = fcntl (parent_fd, F_DUPFD_CLOEXEC, 0);
   if (here < 0)
     return BENEATH_FAILED;
@@ -247,7 +278,7 @@ judge_entry (int root_fd, int parent_fd, const char *leaf)
       gboolean at_root = same_file (&here_st, &root_st);
       int up = openat (here, "..", DIR_ANCHOR_FLAGS | O_CLOEXEC);
       struct stat up_st, st;
-      gboolean at_top, git_dir, protected;
+      gboolean at_top, named_git, own, protected;
 
       if (up < 0)
         {
@@ -256,13 +287,19 @@ judge_entry (int root_fd, int parent_fd, const char *leaf)
         }
       /* At "/": ".." is itself. */
       at_top = fstat (up, &up_st) != 0 || same_file (&up_st, &here_st);
-      git_dir = is_git_dir (here) ||
-                (!at_top && fstatat (up, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                 same_file (&st, &here_st));
-      /* Followed: a hooks symlink to a directory is where git looks for hooks. */
-      protected = git_dir && (depth == 0 ? g_strv_contains (git_own_entries, leaf)
-                                         : entry_is (here, "hooks", S_IFDIR, &st) &&
-                                             same_file (&st, &below_st));
+      named_git = !at_top && fstatat (up, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                  same_file (&st, &here_st);
+      /* What here would keep read-only were it a git directory. Followed: a hooks symlink to a
+       * directory is where git looks for hooks. */
+      if (depth == 0)
+        own = g_strv_contains (git_own_entries, leaf) ||
+              (removing && (g_strv_contains (git_markers, leaf) ||
+                            (fstatat (here, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                             S_ISDIR (st.st_mode))));
+      else
+        own = entry_is (here, "hooks", S_IFDIR, &st) && same_file (&st, &below_st);
+      below_protected = below_protected || own;
+      protected = (own && is_git_dir (here)) || (named_git && below_protected);
       close (here);
       if (protected || at_root || at_top)
         {
@@ -350,7 +387,7 @@ open_for_writing (int root_fd, const char *rest, int flags, mode_t mode, int *ou
         }
     }
 
-  result = judge_entry (root_fd, parent, leaf);
+  result = judge_entry (root_fd, parent, leaf, FALSE);
   if (result == BENEATH_OK)
     {
       *out_fd = openat (parent, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -591,9 +628,10 @@ parent_beneath (int root_fd, const char *rest, int *out_parent, char **out_leaf)
 /* An operation on the entry leaf of the directory parent: 0, or -1 with errno set. */
 typedef int (*AtParentOp) (int parent, const char *leaf, gpointer data);
 
-/* Runs op on the last name of rest in its parent, opened beneath root_fd and closed after. */
+/* Runs op on the last name of rest in its parent, opened beneath root_fd and closed after;
+ * removing as for judge_entry. */
 static BeneathResult
-at_parent (int root_fd, const char *rest, AtParentOp op, gpointer data)
+at_parent (int root_fd, const char *rest, gboolean removing, AtParentOp op, gpointer data)
 {
   g_autofree char *leaf = NULL;
   BeneathResult result;
@@ -604,7 +642,7 @@ at_parent (int root_fd, const char *rest, AtParentOp op, gpointer data)
   result = parent_beneath (root_fd, rest, &parent, &leaf);
   if (result != BENEATH_OK)
     return result;
-  result = judge_entry (root_fd, parent, leaf);
+  result = judge_entry (root_fd, parent, leaf, removing);
   if (result != BENEATH_OK)
     {
       close (parent);
@@ -637,7 +675,9 @@ entry_at (int parent, const char *leaf, gpointer data)
 static BeneathResult
 entry_op (int root_fd, const char *rest, gpointer data)
 {
-  return at_parent (root_fd, rest, entry_at, data);
+  EntryData *d = data;
+
+  return at_parent (root_fd, rest, d->action != ENTRY_MKDIR, entry_at, data);
 }
 
 /**
@@ -721,7 +761,7 @@ rename_from_op (int root_fd, const char *rest, gpointer data)
   if (result != BENEATH_OK)
     return result;
   /* Moving hooks or a config away is rewriting them as surely as writing them. */
-  result = judge_entry (root_fd, d->from_parent, d->from_leaf);
+  result = judge_entry (root_fd, d->from_parent, d->from_leaf, TRUE);
   if (result != BENEATH_OK)
     {
       close (d->from_parent);
@@ -741,7 +781,8 @@ rename_to_at (int parent, const char *leaf, gpointer data)
 static BeneathResult
 rename_to_op (int root_fd, const char *rest, gpointer data)
 {
-  return at_parent (root_fd, rest, rename_to_at, data);
+  /* Replacing an entry keeps its name: HEAD replaced is still there. */
+  return at_parent (root_fd, rest, FALSE, rename_to_at, data);
 }
 
 /**
