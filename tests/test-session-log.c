@@ -1142,6 +1142,85 @@ test_fold_cache_rewrite_under_writer (void)
   fold_fixture_clear (&f);
 }
 
+/* Waits for the start of the next second, so what follows happens within one. */
+static void
+wait_for_next_second (void)
+{
+  gint64 now = g_get_real_time ();
+
+  /* Past the file system clock's tick, which lags the real time by up to one. */
+  g_usleep ((gulong) (G_USEC_PER_SEC - now % G_USEC_PER_SEC + 20000));
+}
+
+/* Rewrites path in place, keeping its size: what a harness that edits the log does. */
+static void
+rewrite_in_place (const char *path, const char *from, const char *to)
+{
+  g_autofree char *text = NULL;
+  gsize length;
+  char *at;
+  FILE *f;
+
+  g_assert_cmpuint (strlen (from), ==, strlen (to));
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  at = strstr (text, from);
+  g_assert_nonnull (at);
+  memcpy (at, to, strlen (to));
+  f = fopen (path, "r+");
+  g_assert_nonnull (f);
+  g_assert_cmpuint (fwrite (text, 1, length, f), ==, length);
+  g_assert_cmpint (fclose (f), ==, 0);
+}
+
+/* Where the file system's clock is coarse, a rewrite in the same tick as our last append leaves
+ * size and times as they were: neither the next append nor a cached load may take that for
+ * "nothing was written" (the cache would keep a preset, a mode, the file no longer holds). */
+static void
+test_fold_cache_coarse_clock (void)
+{
+  FoldFixture f;
+  g_autoptr (GError) error = NULL;
+
+  fold_fixture_init (&f);
+  dsh_session_file_set_coarse_times_for_testing (TRUE);
+  assert_cached_equals_full (f.path, f.cache);
+
+  /* Between two appends of one writer. */
+  {
+    g_autoptr (DshSessionLog) log = NULL;
+    g_autofree char *turn = NULL;
+
+    wait_for_next_second ();
+    log = dsh_session_log_load_cached (f.path, f.cache, &error);
+    g_assert_no_error (error);
+    turn = dsh_session_log_begin_turn (log, &error);
+    g_assert_no_error (error);
+    rewrite_in_place (f.path, "\"preset\":\"aaa\"", "\"preset\":\"bbb\"");
+    g_assert_false (dsh_session_log_end_turn (log, turn, &error));
+    g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+    g_clear_error (&error);
+  }
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_nonnull (strstr (full_fold (f.path), "\"preset\":\"bbb\""));
+
+  /* After the last append, before the next load. */
+  {
+    g_autoptr (DshSessionLog) log = NULL;
+
+    wait_for_next_second ();
+    log = dsh_session_log_load_cached (f.path, f.cache, &error);
+    g_assert_no_error (error);
+    g_assert_true (dsh_session_log_append_preset (log, "ccc", &error));
+    g_assert_no_error (error);
+    rewrite_in_place (f.path, "\"preset\":\"ccc\"", "\"preset\":\"ddd\"");
+  }
+  assert_cached_equals_full (f.path, f.cache);
+  g_assert_nonnull (strstr (full_fold (f.path), "\"preset\":\"ddd\""));
+
+  dsh_session_file_set_coarse_times_for_testing (FALSE);
+  fold_fixture_clear (&f);
+}
+
 /* A cache that is damaged, forged with a member too many, names a mode outside the vocabulary
  * or is not a private file of ours is ignored, never trusted. */
 static void
@@ -1153,7 +1232,7 @@ test_fold_cache_corrupt_ignored (void)
     { "\"preset\":\"aaa\"", "\"preset\":\"custom\"" },
     { "\"mode\":\"workspace-write\"", "\"mode\":\"unconfined\"" },
     { "\"openTurns\":", "\"extra\":1,\"openTurns\":" },
-    { "\"v\":1", "\"v\":2" },
+    { "\"v\":2", "\"v\":1" },
     { "\"hash\":\"", "\"hash\":\"g" },
     /* Another workspace, the file untouched: the header always comes from the file. */
     { "\"cwd\":\"/w\"", "\"cwd\":\"/x\"" },
@@ -1296,6 +1375,7 @@ main (int argc, char **argv)
   g_test_add_func ("/session-log/fold-cache/rewrite-under-writer",
                    test_fold_cache_rewrite_under_writer);
   g_test_add_func ("/session-log/fold-cache/corrupt-ignored", test_fold_cache_corrupt_ignored);
+  g_test_add_func ("/session-log/fold-cache/coarse-clock", test_fold_cache_coarse_clock);
   g_test_add_func ("/session-log/fold-cache/concurrent-appender",
                    test_fold_cache_concurrent_appender);
   g_test_add_func ("/session-log/fold-cache/path-refuses-tmp", test_fold_cache_path_refuses_tmp);

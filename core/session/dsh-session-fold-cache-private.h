@@ -39,4 +39,8 @@ DshSessionLog *dsh_session_log_parse_continuing (const char    *fold,
  * directory; the caller still refuses one its confined commands could write. */
 char          *dsh_session_fold_cache_path      (const char    *log_path);
 
+/* Tests: read the log's times as a file system with a one-second clock stamps them (FAT, HFS+,
+ * ext2 with small inodes; within one scheduler tick, every one before Linux 6.13). */
+void           dsh_session_file_set_coarse_times_for_testing (gboolean coarse);
+
 G_END_DECLS

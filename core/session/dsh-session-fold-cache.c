@@ -44,7 +44,8 @@ dsh_session_fold_cache_path (const char *log_path)
 
 /* ---- what the cache holds ---------------------------------------------------------------- */
 
-#define FOLD_CACHE_VERSION 1
+/* 2: "fine", and times only where they were settled. */
+#define FOLD_CACHE_VERSION 2
 
 static JsonNode *
 string_or_null (const char *value)
@@ -72,6 +73,16 @@ set_identity (JsonObject *object, const DshSessionFileInfo *info)
   json_object_set_string_member (object, "mtime", mtime_text);
 }
 
+/* Whether the cache says the file's times are fine-grained; FALSE for anything but a boolean. */
+static gboolean
+get_fine (JsonObject *cache)
+{
+  JsonNode *node = json_object_get_member (cache, "fine");
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
 /* The fold of the committed bytes, and (with info) the identity of the file they came from.
  * Caller holds the lock or owns the object. */
 static JsonObject *
@@ -84,7 +95,10 @@ fold_to_object (DshSessionLog *self, const DshSessionFileInfo *info)
 
   json_object_set_int_member (object, "v", FOLD_CACHE_VERSION);
   if (info != NULL)
-    set_identity (object, info);
+    {
+      set_identity (object, info);
+      json_object_set_boolean_member (object, "fine", self->times_fine);
+    }
   json_object_set_int_member (object, "size", self->committed);
   json_object_set_int_member (object, "lines", self->lines);
   json_object_set_int_member (object, "dropped", self->dropped);
@@ -143,7 +157,7 @@ fold_from_object (DshSessionLog *self, JsonObject *object, gboolean with_identit
   guint64 hash;
   char *end;
 
-  if (json_object_get_size (object) != (with_identity ? 14u : 10u) ||
+  if (json_object_get_size (object) != (with_identity ? 15u : 10u) ||
       !get_count (object, "v", G_MAXINT, &version) || version != FOLD_CACHE_VERSION ||
       !get_count (object, "size", G_MAXINT64, &size) ||
       !get_count (object, "lines", G_MAXUINT, &lines) || lines < 1 ||
@@ -235,9 +249,10 @@ dsh_session_log_store_fold_cache (DshSessionLog *self)
 
   /* The identity vouches for the content only when the file is exactly what was folded, as
    * known before a load read it (taken after, it would vouch for whatever a writer that holds
-   * no lock put there meanwhile) or right after our append; otherwise a zero time makes the
-   * next load check the prefix's hash. */
-  if (info.size != self->committed)
+   * no lock put there meanwhile) or right after our append, and only with times that were
+   * settled (a write in the same tick leaves unsettled ones as they were); otherwise a zero
+   * time makes the next load check the prefix's hash. */
+  if (info.size != self->committed || !info.settled)
     {
       info.change_sec = info.modify_sec = 0;
       info.change_nsec = info.modify_nsec = 0;
@@ -282,7 +297,8 @@ identity_matches (JsonObject *cache, const DshSessionFileInfo *info, gboolean *e
   if (!same_string (cache, file, "dev") || !same_string (cache, file, "ino") ||
       !get_count (cache, "size", G_MAXINT64, &size) || size > info->size)
     return FALSE;
-  /* Same size, same change time: nothing was written since (every write moves ctime). */
+  /* Same size, same change time: nothing was written since (every write moves ctime; the
+   * cache keeps the times only where they were settled). */
   *exact = size == info->size && same_string (cache, file, "ctime") &&
            same_string (cache, file, "mtime");
   return TRUE;
@@ -335,7 +351,8 @@ header_line_matches (DshSessionFile *file, JsonObject *cached)
 /* Restores the cached fold into self when the cache still describes a prefix of this very
  * file; FALSE leaves self untouched for a full read. */
 static gboolean
-restore_fold_cache (DshSessionLog *self, DshSessionFile *file, const DshSessionFileInfo *info)
+restore_fold_cache (DshSessionLog *self, DshSessionFile *file, const DshSessionFileInfo *info,
+                    gboolean *out_exact)
 {
   g_autoptr (JsonObject) cache = read_fold_cache (self->fold_cache);
   g_autoptr (DshSessionLog) probe = NULL;
@@ -359,6 +376,11 @@ restore_fold_cache (DshSessionLog *self, DshSessionFile *file, const DshSessionF
   self->lines = probe->lines;
   self->dropped = probe->dropped;
   self->hash = probe->hash;
+  /* Probed on this very file (same device and inode): its times, read at open, are settled. */
+  self->times_fine = get_fine (cache);
+  if (self->times_fine)
+    self->known.settled = TRUE;
+  *out_exact = exact;
   return TRUE;
 }
 
@@ -371,6 +393,7 @@ dsh_session_log_load_cached (const char *path, const char *fold_cache, GError **
   DshSessionFileInfo info;
   gsize length = 0;
   gboolean restored;
+  gboolean exact = FALSE;
 
   g_return_val_if_fail (path != NULL, NULL);
   if (fold_cache == NULL)
@@ -384,11 +407,13 @@ dsh_session_log_load_cached (const char *path, const char *fold_cache, GError **
 
   /* Only the events after the cached prefix are read; they continue its fold exactly as
    * they would continue a full one. */
-  restored = restore_fold_cache (self, file, &info);
+  restored = restore_fold_cache (self, file, &info, &exact);
   contents = dsh_session_file_read_from (file, restored ? self->committed : 0, &length, error);
   if (contents == NULL || !dsh_session_log_consume_all (self, contents, length, error))
     return NULL;
-  if (!restored || length > 0)
+  /* A prefix proved by its hash while the times have settled since is stored with them, so
+   * the next load need not prove it again. */
+  if (!restored || length > 0 || (!exact && self->known.settled))
     dsh_session_log_store_fold_cache (self);
   return g_steal_pointer (&self);
 }

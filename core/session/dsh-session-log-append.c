@@ -46,8 +46,9 @@ catch_up (DshSessionLog *self, DshSessionFile *file, GError **error)
     }
   /* Its times moved since we last knew it: someone else wrote it. Another writer only adds
    * lines under this lock, but a harness rewriting the log in place keeps its inode and may
-   * keep its size, and our event must not extend a fold of bytes the file no longer holds. */
-  if (!same_file_state (&info, &self->known) &&
+   * keep its size, and our event must not extend a fold of bytes the file no longer holds.
+   * Times that were not settled when we read them may not have moved for such a write. */
+  if (!(same_file_state (&info, &self->known) && self->known.settled) &&
       !dsh_session_file_prefix_hashes_to (file, self->committed, self->hash))
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
@@ -162,12 +163,21 @@ append_locked (DshSessionLog *self, JsonObject *envelope, GError **error)
   dsh_session_fold_step (&self->fold, event);
   dsh_session_event_set_line (event, self->lines);
   /* What we know of the file now is what our write left; a time that cannot be read makes
-   * the next append prove the prefix again. */
+   * the next append prove the prefix again. Our write's times are as new as can be: they are
+   * settled only where the file system stamps finely (probed once, before they are read). */
+  if (!self->times_fine)
+    self->times_fine = dsh_session_file_times_are_fine (file);
   if (dsh_session_file_query (file, &info, NULL) && info.volume == self->known.volume &&
       info.index == self->known.index)
-    self->known = info;
+    {
+      self->known = info;
+      self->known.settled = self->known.settled || self->times_fine;
+    }
   else
-    self->known.change_sec = -1;
+    {
+      self->known.change_sec = -1;
+      self->known.settled = FALSE;
+    }
   /* Still under the lock: the cache follows the file in the order writers wrote it. */
   if (self->fold_cache != NULL)
     dsh_session_log_store_fold_cache (self);

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-session-log-private.h"
+#include "dsh-session-fold-cache-private.h"
 
 #include <windows.h>
 
@@ -79,6 +80,7 @@ query_handle (HANDLE handle, DshSessionFileInfo *info)
   /* ChangeTime moves with every write and every metadata change, as ctime does. */
   split_filetime (basic.ChangeTime.QuadPart, &info->change_sec, &info->change_nsec);
   split_filetime (basic.LastWriteTime.QuadPart, &info->modify_sec, &info->modify_nsec);
+  dsh_session_file_info_settle (info);
   return TRUE;
 }
 
@@ -190,6 +192,19 @@ dsh_session_file_query (DshSessionFile *file, DshSessionFileInfo *info, GError *
   if (!query_handle (file->handle, info))
     return win32_error (error, GetLastError (), file->path, "stat the session log");
   return TRUE;
+}
+
+void
+dsh_session_file_set_coarse_times_for_testing (gboolean coarse)
+{
+  /* NTFS is coarse already. */
+}
+
+gboolean
+dsh_session_file_times_are_fine (DshSessionFile *file)
+{
+  /* NTFS stamps writes from the system's coarse clock (a tick of about 15 ms). */
+  return FALSE;
 }
 
 gboolean

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-session-log-private.h"
+#include "dsh-session-fold-cache-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,14 @@ io_error (GError **error, int saved_errno, const char *path, const char *what)
   return FALSE;
 }
 
+static gboolean coarse_times;
+
+void
+dsh_session_file_set_coarse_times_for_testing (gboolean coarse)
+{
+  coarse_times = coarse;
+}
+
 static void
 info_from_stat (DshSessionFileInfo *info, const struct stat *st)
 {
@@ -38,6 +47,9 @@ info_from_stat (DshSessionFileInfo *info, const struct stat *st)
   info->change_nsec = (guint32) st->st_ctim.tv_nsec;
   info->modify_sec = (gint64) st->st_mtim.tv_sec;
   info->modify_nsec = (guint32) st->st_mtim.tv_nsec;
+  if (coarse_times)
+    info->change_nsec = info->modify_nsec = 0;
+  dsh_session_file_info_settle (info);
 }
 
 static DshSessionFile *
@@ -107,6 +119,26 @@ dsh_session_file_query (DshSessionFile *file, DshSessionFileInfo *info, GError *
   if (fstat (file->fd, &st) != 0)
     return io_error (error, errno, file->path, "stat the session log");
   info_from_stat (info, &st);
+  return TRUE;
+}
+
+gboolean
+dsh_session_file_times_are_fine (DshSessionFile *file)
+{
+  struct stat before, st;
+
+  /* A coarse clock stamps both changes, made microseconds apart, with one tick; a file system
+   * with multigrain timestamps moves ctime for each, as it was read just before. */
+  if (coarse_times || fstat (file->fd, &before) != 0)
+    return FALSE;
+  for (guint i = 0; i < 2; i++)
+    {
+      if (fchmod (file->fd, before.st_mode & 07777) != 0 || fstat (file->fd, &st) != 0 ||
+          (st.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+           st.st_ctim.tv_nsec == before.st_ctim.tv_nsec))
+        return FALSE;
+      before = st;
+    }
   return TRUE;
 }
 

@@ -45,7 +45,11 @@ typedef struct _DshSessionFileInfo DshSessionFileInfo;
 
 /* What the log and its cache know of an open file: what identifies it while it exists (device
  * and inode; volume serial number and file index), its size, and its change and modification
- * times, which every write moves. */
+ * times, which every write moves — to a later tick of the file system's clock. settled: no
+ * later write can leave them as they were read, because the last change was a whole granule
+ * old then, or because the file system stamps a change after a read of the times with a
+ * fine-grained time (Linux's multigrain timestamps). A write within the same coarse tick as the
+ * last one keeps size and times as they were: unsettled times prove nothing. */
 struct _DshSessionFileInfo {
   guint64 volume;
   guint64 index;
@@ -54,7 +58,13 @@ struct _DshSessionFileInfo {
   guint32 change_nsec;
   gint64  modify_sec;
   guint32 modify_nsec;
+  gboolean settled;
 };
+
+/* Sets info->settled from the age of its times: what the file systems this runs on stamp
+ * (one second, two on FAT, a scheduler tick) is well under this. */
+#define DSH_SESSION_TIME_GRANULE_USEC (3 * G_USEC_PER_SEC)
+void            dsh_session_file_info_settle (DshSessionFileInfo *info);
 
 struct _DshSessionLog {
   GObject parent_instance;
@@ -68,6 +78,9 @@ struct _DshSessionLog {
    * right after an append of ours): an append never lands in a file that replaced it, and a
    * file whose times moved since was written by someone else, whose bytes are proved again. */
   DshSessionFileInfo known;
+  /* The file's times were found fine-grained (dsh_session_file_times_are_fine): every time
+   * this log reads them, they are settled. */
+  gboolean times_fine;
 
   JsonObject *header;
   GPtrArray *events;
@@ -145,6 +158,9 @@ DshSessionFile *dsh_session_file_open     (const char            *path,
 DshSessionFile *dsh_session_file_create   (const char            *path,
                                            GError               **error);
 
+/* Whether the file system stamps file's changes finely enough that a write after a read of its
+ * times always moves them (probed with two metadata changes that keep the mode). */
+gboolean        dsh_session_file_times_are_fine (DshSessionFile  *file);
 gboolean        dsh_session_file_query    (DshSessionFile        *file,
                                            DshSessionFileInfo    *info,
                                            GError               **error);

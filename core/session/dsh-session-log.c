@@ -66,6 +66,16 @@ dsh_session_log_new_for_file (const char *path, const DshSessionFileInfo *info)
   return self;
 }
 
+void
+dsh_session_file_info_settle (DshSessionFileInfo *info)
+{
+  gint64 now = g_get_real_time ();
+  gint64 changed = info->change_sec * G_USEC_PER_SEC + info->change_nsec / 1000;
+  gint64 modified = info->modify_sec * G_USEC_PER_SEC + info->modify_nsec / 1000;
+
+  info->settled = now - MAX (changed, modified) >= DSH_SESSION_TIME_GRANULE_USEC;
+}
+
 guint64
 dsh_session_log_hash_update (guint64 hash, const char *data, gsize length)
 {
