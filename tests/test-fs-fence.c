@@ -522,6 +522,32 @@ test_git_markers_held (Fixture *f, gconstpointer portable)
   g_assert_false (g_file_test (wt_config, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (other_hook, G_FILE_TEST_EXISTS));
 
+  /* A git directory a .git file names from elsewhere (git init --separate-git-dir): bwrap
+   * holds its config, and that config tells it once HEAD is gone. */
+  {
+    g_autofree char *sep_head = ws_path (f, "sep/HEAD");
+    g_autofree char *sep_config = ws_path (f, "sep/config");
+    g_autofree char *sep_hook = ws_path (f, "sep/hooks/pre-commit");
+    g_autofree char *plain_config = ws_path (f, "dotfiles/config");
+    g_autofree char *plain_hook = ws_path (f, "dotfiles/hooks/pre-commit");
+    g_autofree char *plain_hooks = ws_path (f, "dotfiles/hooks");
+
+    make_git_dir (f, "sep");
+    dsh_test_write_file (sep_config, "[core]\n\trepositoryformatversion = 0\n");
+    g_assert_cmpint (g_unlink (sep_head), ==, 0);
+    assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, sep_hook, O_WRONLY | O_CREAT,
+                                                  0755, &error)) >= 0);
+    assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, sep_config, O_WRONLY | O_APPEND, 0,
+                                                  &error)) >= 0);
+    g_assert_false (g_file_test (sep_hook, G_FILE_TEST_EXISTS));
+
+    /* A config and hooks that are no repository's stay the project's. */
+    g_assert_cmpint (g_mkdir_with_parents (plain_hooks, 0700), ==, 0);
+    dsh_test_write_file (plain_config, "Host *\n");
+    assert_write_allowed (f, plain_config);
+    assert_write_allowed (f, plain_hook);
+  }
+
   /* Renaming a directory that merely holds a repository is ordinary work. */
   {
     g_autofree char *proj = ws_path (f, "proj");

@@ -214,16 +214,44 @@ entry_is (int dir_fd, const char *name, mode_t type, struct stat *st)
   return fstatat (dir_fd, name, st, 0) == 0 && (st->st_mode & S_IFMT) == type;
 }
 
-/* git's test: HEAD, and objects and refs — or a linked worktree's commondir. */
+/* Whether dir_fd holds a repository's config: git init and clone write repositoryformatversion
+ * into every one. bwrap holds that file read-only where HEAD is a plain file a confined command
+ * may move away, so it still tells the git directory then. */
+static gboolean
+holds_git_config (int dir_fd)
+{
+  char buffer[4096];
+  ssize_t n;
+  int fd;
+
+  /* Non-blocking: a FIFO named config must not stall the tool. */
+  fd = openat (dir_fd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  {
+    struct stat st;
+
+    n = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? read (fd, buffer, sizeof buffer - 1) : -1;
+  }
+  close (fd);
+  if (n <= 0)
+    return FALSE;
+  buffer[n] = '\0';
+  return strstr (buffer, "repositoryformatversion") != NULL;
+}
+
+/* git's test: HEAD, and objects and refs — or a linked worktree's commondir; or the config a
+ * repository keeps. */
 static gboolean
 is_git_dir (int dir_fd)
 {
   struct stat st;
 
-  if (fstatat (dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return FALSE;
-  return entry_is (dir_fd, "commondir", S_IFREG, NULL) ||
-         (entry_is (dir_fd, "objects", S_IFDIR, NULL) && entry_is (dir_fd, "refs", S_IFDIR, NULL));
+  if (fstatat (dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      (entry_is (dir_fd, "commondir", S_IFREG, NULL) ||
+       (entry_is (dir_fd, "objects", S_IFDIR, NULL) && entry_is (dir_fd, "refs", S_IFDIR, NULL))))
+    return TRUE;
+  return holds_git_config (dir_fd);
 }
 
 /* What makes a directory a git directory to git and to judge_entry: taking one away (moving
