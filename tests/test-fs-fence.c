@@ -559,6 +559,48 @@ test_git_markers_held (Fixture *f, gconstpointer portable)
   }
 }
 
+/* A .git file names the git directory git takes hooks and config from; bwrap holds it in place.
+ * Rewritten, replaced, moved or removed by a write tool, git would run hooks from a git
+ * directory the tool made, however well the real one is kept. */
+static void
+test_git_file_held (Fixture *f, gconstpointer portable)
+{
+  g_autofree char *dotgit = ws_path (f, ".git");
+  g_autofree char *sub_dotgit = ws_path (f, "lib/.git");
+  g_autofree char *evil = ws_path (f, "evil");
+  g_autofree char *aside = ws_path (f, "aside");
+  g_autofree char *fresh = ws_path (f, "fresh/.git");
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *pointers[] = { dotgit, sub_dotgit };
+  int fd;
+
+  make_git_dir (f, "gd");
+  g_free (ws_mkdir (f, "lib"));
+  g_free (ws_mkdir (f, "fresh"));
+  dsh_test_write_file (dotgit, "gitdir: gd\n");
+  dsh_test_write_file (sub_dotgit, "gitdir: ../gd\n");
+  dsh_test_write_file (evil, "gitdir: fake\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (pointers); i++)
+    {
+      assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, pointers[i],
+                                                    O_WRONLY | O_TRUNC, 0, &error)) >= 0);
+      assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, pointers[i], &error));
+      assert_fence_denied (dsh_fs_fence_rename (f->policy, pointers[i], aside, &error));
+      assert_fence_denied (dsh_fs_fence_unlink (f->policy, pointers[i], FALSE, &error));
+    }
+  g_assert_true (g_file_get_contents (dotgit, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "gitdir: gd\n");
+
+  /* Reading it, and making a new repository's .git directory, stay open. */
+  fd = dsh_fs_fence_open (f->policy, dotgit, O_RDONLY, 0, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (dsh_fs_fence_mkdir (f->policy, fresh, 0700, &error));
+  g_assert_no_error (error);
+}
+
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */
 
 static void
@@ -702,6 +744,7 @@ main (int argc, char **argv)
         { "planted-fifo", test_planted_fifo_refused },
         { "git-files-protected", test_git_files_protected },
         { "git-markers-held", test_git_markers_held },
+        { "git-file-held", test_git_file_held },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },
       };

@@ -254,6 +254,13 @@ is_git_dir (int dir_fd)
   return holds_git_config (dir_fd);
 }
 
+/* What a fenced call does to the entry it judges. */
+typedef enum {
+  USE_WRITE,    /* opens it for writing, or renames onto it */
+  USE_REMOVE,   /* unlinks it, or renames it away */
+  USE_MAKE_DIR,
+} EntryUse;
+
 /* What makes a directory a git directory to git and to judge_entry: taking one away (moving
  * HEAD aside, renaming .git) would make its hooks and config writable until it is put back. */
 static const char *const git_markers[] = { "HEAD", "objects", "refs", "commondir", NULL };
@@ -285,14 +292,21 @@ entry_is_git_dir (int dir_fd, const char *leaf)
  * A directory its parent names ".git" is a git directory whatever it holds, and so is every
  * directory beneath one (a submodule's in modules/, a linked worktree's in worktrees/): HEAD
  * there is a plain file a confined command may move away, and that must not unprotect hooks and
- * config. removing: leaf is to be unlinked or renamed away, which must not take away what makes
- * a git directory one (its markers, a git directory itself, a directory beneath .git). */
+ * config. Removing leaf must not take away what makes a git directory one (its markers, a git
+ * directory itself, a directory beneath .git). */
 static BeneathResult
-judge_entry (int root_fd, int parent_fd, const char *leaf, gboolean removing)
+judge_entry (int root_fd, int parent_fd, const char *leaf, EntryUse use)
 {
   struct stat root_st, here_st, below_st = { 0 };
+  gboolean removing = use == USE_REMOVE;
   gboolean below_protected = FALSE;
   int here;
+
+  /* A .git file says where git finds the git directory (bwrap holds it in place): rewritten,
+   * replaced or removed, git would take hooks from one the tool made. Making a directory .git
+   * is a new repository, which nothing protects. */
+  if (g_str_equal (leaf, ".git") && use != USE_MAKE_DIR)
+    return BENEATH_PROTECTED;
 
   if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
     return BENEATH_FAILED;
@@ -415,7 +429,7 @@ open_for_writing (int root_fd, const char *rest, int flags, mode_t mode, int *ou
         }
     }
 
-  result = judge_entry (root_fd, parent, leaf, FALSE);
+  result = judge_entry (root_fd, parent, leaf, USE_WRITE);
   if (result == BENEATH_OK)
     {
       *out_fd = openat (parent, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -657,9 +671,9 @@ parent_beneath (int root_fd, const char *rest, int *out_parent, char **out_leaf)
 typedef int (*AtParentOp) (int parent, const char *leaf, gpointer data);
 
 /* Runs op on the last name of rest in its parent, opened beneath root_fd and closed after;
- * removing as for judge_entry. */
+ * use as for judge_entry. */
 static BeneathResult
-at_parent (int root_fd, const char *rest, gboolean removing, AtParentOp op, gpointer data)
+at_parent (int root_fd, const char *rest, EntryUse use, AtParentOp op, gpointer data)
 {
   g_autofree char *leaf = NULL;
   BeneathResult result;
@@ -670,7 +684,7 @@ at_parent (int root_fd, const char *rest, gboolean removing, AtParentOp op, gpoi
   result = parent_beneath (root_fd, rest, &parent, &leaf);
   if (result != BENEATH_OK)
     return result;
-  result = judge_entry (root_fd, parent, leaf, removing);
+  result = judge_entry (root_fd, parent, leaf, use);
   if (result != BENEATH_OK)
     {
       close (parent);
@@ -705,7 +719,8 @@ entry_op (int root_fd, const char *rest, gpointer data)
 {
   EntryData *d = data;
 
-  return at_parent (root_fd, rest, d->action != ENTRY_MKDIR, entry_at, data);
+  return at_parent (root_fd, rest, d->action == ENTRY_MKDIR ? USE_MAKE_DIR : USE_REMOVE,
+                    entry_at, data);
 }
 
 /**
@@ -789,7 +804,7 @@ rename_from_op (int root_fd, const char *rest, gpointer data)
   if (result != BENEATH_OK)
     return result;
   /* Moving hooks or a config away is rewriting them as surely as writing them. */
-  result = judge_entry (root_fd, d->from_parent, d->from_leaf, TRUE);
+  result = judge_entry (root_fd, d->from_parent, d->from_leaf, USE_REMOVE);
   if (result != BENEATH_OK)
     {
       close (d->from_parent);
@@ -810,7 +825,7 @@ static BeneathResult
 rename_to_op (int root_fd, const char *rest, gpointer data)
 {
   /* Replacing an entry keeps its name: HEAD replaced is still there. */
-  return at_parent (root_fd, rest, FALSE, rename_to_at, data);
+  return at_parent (root_fd, rest, USE_WRITE, rename_to_at, data);
 }
 
 /**
