@@ -61,9 +61,11 @@ struct _DshSessionFileInfo {
   gboolean settled;
 };
 
-/* Sets info->settled from the age of its times: what the file systems this runs on stamp
- * (one second, two on FAT, a scheduler tick) is well under this. */
+/* Sets info->settled from the age of its times, against the coarsest clock they may come from:
+ * times in whole seconds may be a second's or FAT's two (3 s covers both); times with a
+ * fraction come from a clock that ticks at least every 16 ms (a Linux jiffy, NTFS's tick). */
 #define DSH_SESSION_TIME_GRANULE_USEC (3 * G_USEC_PER_SEC)
+#define DSH_SESSION_TIME_TICK_USEC (100 * 1000)
 void            dsh_session_file_info_settle (DshSessionFileInfo *info);
 
 struct _DshSessionLog {

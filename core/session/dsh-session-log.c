@@ -73,7 +73,10 @@ dsh_session_file_info_settle (DshSessionFileInfo *info)
   gint64 changed = info->change_sec * G_USEC_PER_SEC + info->change_nsec / 1000;
   gint64 modified = info->modify_sec * G_USEC_PER_SEC + info->modify_nsec / 1000;
 
-  info->settled = now - MAX (changed, modified) >= DSH_SESSION_TIME_GRANULE_USEC;
+  gboolean whole_seconds = info->change_nsec == 0 && info->modify_nsec == 0;
+
+  info->settled = now - MAX (changed, modified) >=
+                  (whole_seconds ? DSH_SESSION_TIME_GRANULE_USEC : DSH_SESSION_TIME_TICK_USEC);
 }
 
 guint64
