@@ -108,6 +108,21 @@ string_node (JsonNode *node)
   return json_node_get_string (node);
 }
 
+/* Each string of words shell-quoted and shown visibly, one space apart (a non-string as ''). */
+static void
+append_words (GString *out, JsonArray *words)
+{
+  for (guint i = 0; i < json_array_get_length (words); i++)
+    {
+      const char *word = string_node (json_array_get_element (words, i));
+      g_autofree char *quoted = shell_word (word != NULL ? word : "");
+
+      if (i > 0)
+        g_string_append_c (out, ' ');
+      append_visible (out, quoted);
+    }
+}
+
 static const char *
 detail_string (DshApprovalRequest *request, const char *member)
 {
@@ -144,15 +159,7 @@ dsh_tty_format_prompt (DshApprovalRequest *request)
   if (command != NULL)
     {
       g_string_append (out, "  command:        ");
-      for (guint i = 0; i < json_array_get_length (command); i++)
-        {
-          const char *arg = string_node (json_array_get_element (command, i));
-          g_autofree char *quoted = shell_word (arg != NULL ? arg : "");
-
-          if (i > 0)
-            g_string_append_c (out, ' ');
-          append_visible (out, quoted);
-        }
+      append_words (out, command);
       g_string_append (out, "\n");
     }
   if (requested != NULL)
@@ -174,15 +181,7 @@ dsh_tty_format_prompt (DshApprovalRequest *request)
       JsonArray *extra = json_object_get_array_member (details, "extraWritableRoots");
 
       g_string_append (out, "  also writable:  ");
-      for (guint i = 0; i < json_array_get_length (extra); i++)
-        {
-          const char *root = string_node (json_array_get_element (extra, i));
-          g_autofree char *quoted = shell_word (root != NULL ? root : "");
-
-          if (i > 0)
-            g_string_append_c (out, ' ');
-          append_visible (out, quoted);
-        }
+      append_words (out, extra);
       g_string_append (out, "\n");
     }
   if (requested != NULL)
