@@ -8,6 +8,7 @@
 
 #include "dsh-fs-fence.h"
 #include "dsh-fs-fence-private.h"
+#include "dsh-fs-fence-posix-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,15 +43,6 @@ dsh_fs_fence_set_portable_walk_for_testing (gboolean enabled)
 }
 
 /* ---- resolution beneath one root --------------------------------------------------------- */
-
-/* Outcome of trying one root. DENIED: the path escapes this root (another root may contain
- * it); FAILED: a real error (errno saved) that no other root would change. */
-typedef enum {
-  BENEATH_OK,
-  BENEATH_DENIED,
-  BENEATH_FAILED,
-  BENEATH_PROTECTED, /* beneath the root, but one of git's own files (see below) */
-} BeneathResult;
 
 #ifdef __linux__
 static int
@@ -185,177 +177,6 @@ open_root (const char *root)
   return dsh_open_directory_no_symlinks (root, force_portable_walk);
 }
 
-/* ---- git's own files ------------------------------------------------------------------- */
-
-/* What a later unconfined git runs or obeys by itself: a repository's hooks, its config and the
- * files that say where the rest of it lives. bwrap keeps them read-only for the command; a write
- * tool of the same call must not plant them either. A git directory is told by its contents,
- * as git itself tells one (whatever it is named, wherever it lies beneath the root). */
-static const char *const git_own_entries[] = {
-  "hooks", "config", "config.worktree", "commondir", NULL
-};
-
-/* Bounds the walk up from a directory to its root (PATH_MAX allows about 2048 levels). */
-#define MAX_WALK_UP 4096
-
-static gboolean
-same_file (const struct stat *a, const struct stat *b)
-{
-  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-static gboolean
-entry_is (int dir_fd, const char *name, mode_t type, struct stat *st)
-{
-  struct stat local;
-
-  if (st == NULL)
-    st = &local;
-  return fstatat (dir_fd, name, st, 0) == 0 && (st->st_mode & S_IFMT) == type;
-}
-
-/* Whether dir_fd holds a repository's config: git init and clone write repositoryformatversion
- * into every one. bwrap holds that file read-only where HEAD is a plain file a confined command
- * may move away, so it still tells the git directory then. */
-static gboolean
-holds_git_config (int dir_fd)
-{
-  char buffer[4096];
-  ssize_t n;
-  int fd;
-
-  /* Non-blocking: a FIFO named config must not stall the tool. */
-  fd = openat (dir_fd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return FALSE;
-  {
-    struct stat st;
-
-    n = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? read (fd, buffer, sizeof buffer - 1) : -1;
-  }
-  close (fd);
-  if (n <= 0)
-    return FALSE;
-  buffer[n] = '\0';
-  return strstr (buffer, "repositoryformatversion") != NULL;
-}
-
-/* git's test: HEAD, and objects and refs — or a linked worktree's commondir; or the config a
- * repository keeps. */
-static gboolean
-is_git_dir (int dir_fd)
-{
-  struct stat st;
-
-  if (fstatat (dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-      (entry_is (dir_fd, "commondir", S_IFREG, NULL) ||
-       (entry_is (dir_fd, "objects", S_IFDIR, NULL) && entry_is (dir_fd, "refs", S_IFDIR, NULL))))
-    return TRUE;
-  return holds_git_config (dir_fd);
-}
-
-/* What a fenced call does to the entry it judges. */
-typedef enum {
-  USE_WRITE,    /* opens it for writing, or renames onto it */
-  USE_REMOVE,   /* unlinks it, or renames it away */
-  USE_MAKE_DIR,
-} EntryUse;
-
-/* What makes a directory a git directory to git and to judge_entry: taking one away (moving
- * HEAD aside, renaming .git) would make its hooks and config writable until it is put back. */
-static const char *const git_markers[] = { "HEAD", "objects", "refs", "commondir", NULL };
-
-/* Whether leaf of dir_fd is a directory that is a git directory, by its name or its contents. */
-static gboolean
-entry_is_git_dir (int dir_fd, const char *leaf)
-{
-  struct stat st;
-  gboolean git_dir;
-  int fd;
-
-  if (fstatat (dir_fd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
-    return FALSE;
-  if (g_str_equal (leaf, ".git"))
-    return TRUE;
-  fd = openat (dir_fd, leaf, DIR_ANCHOR_FLAGS | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return FALSE;
-  git_dir = is_git_dir (fd);
-  close (fd);
-  return git_dir;
-}
-
-/* Where the entry leaf of directory parent stands: OK beneath the root, PROTECTED when it is one
- * of git's own entries or anything beneath a git directory's hooks, DENIED when walking up from
- * parent never meets the root. By descriptors, so no spelling can mislead it.
- *
- * A directory its parent names ".git" is a git directory whatever it holds, and so is every
- * directory beneath one (a submodule's in modules/, a linked worktree's in worktrees/): HEAD
- * there is a plain file a confined command may move away, and that must not unprotect hooks and
- * config. Removing leaf must not take away what makes a git directory one (its markers, a git
- * directory itself, a directory beneath .git). */
-static BeneathResult
-judge_entry (int root_fd, int parent_fd, const char *leaf, EntryUse use)
-{
-  struct stat root_st, here_st, below_st = { 0 };
-  gboolean removing = use == USE_REMOVE;
-  gboolean below_protected = FALSE;
-  int here;
-
-  /* A .git file says where git finds the git directory (bwrap holds it in place): rewritten,
-   * replaced or removed, git would take hooks from one the tool made. Making a directory .git
-   * is a new repository, which nothing protects. */
-  if (g_str_equal (leaf, ".git") && use != USE_MAKE_DIR)
-    return BENEATH_PROTECTED;
-
-  if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
-    return BENEATH_FAILED;
-  if (removing && entry_is_git_dir (parent_fd, leaf))
-    return BENEATH_PROTECTED;
-  here = fcntl (parent_fd, F_DUPFD_CLOEXEC, 0);
-  if (here < 0)
-    return BENEATH_FAILED;
-  for (guint depth = 0; depth < MAX_WALK_UP; depth++)
-    {
-      gboolean at_root = same_file (&here_st, &root_st);
-      int up = openat (here, "..", DIR_ANCHOR_FLAGS | O_CLOEXEC);
-      struct stat up_st, st;
-      gboolean at_top, named_git, own, protected;
-
-      if (up < 0)
-        {
-          close (here);
-          return BENEATH_FAILED;
-        }
-      /* At "/": ".." is itself. */
-      at_top = fstat (up, &up_st) != 0 || same_file (&up_st, &here_st);
-      named_git = !at_top && fstatat (up, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                  same_file (&st, &here_st);
-      /* What here would keep read-only were it a git directory. Followed: a hooks symlink to a
-       * directory is where git looks for hooks. */
-      if (depth == 0)
-        own = g_strv_contains (git_own_entries, leaf) ||
-              (removing && (g_strv_contains (git_markers, leaf) ||
-                            (fstatat (here, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                             S_ISDIR (st.st_mode))));
-      else
-        own = entry_is (here, "hooks", S_IFDIR, &st) && same_file (&st, &below_st);
-      below_protected = below_protected || own;
-      protected = (own && is_git_dir (here)) || (named_git && below_protected);
-      close (here);
-      if (protected || at_root || at_top)
-        {
-          close (up);
-          return protected ? BENEATH_PROTECTED : at_root ? BENEATH_OK : BENEATH_DENIED;
-        }
-      here = up;
-      below_st = here_st;
-      here_st = up_st;
-    }
-  close (here);
-  return BENEATH_DENIED;
-}
-
 /* Whether open flags may change the file (or make one). */
 static gboolean
 writes (int flags)
@@ -429,7 +250,7 @@ open_for_writing (int root_fd, const char *rest, int flags, mode_t mode, int *ou
         }
     }
 
-  result = judge_entry (root_fd, parent, leaf, USE_WRITE);
+  result = dsh_fs_fence_judge_entry (root_fd, parent, leaf, USE_WRITE);
   if (result == BENEATH_OK)
     {
       *out_fd = openat (parent, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -671,7 +492,7 @@ parent_beneath (int root_fd, const char *rest, int *out_parent, char **out_leaf)
 typedef int (*AtParentOp) (int parent, const char *leaf, gpointer data);
 
 /* Runs op on the last name of rest in its parent, opened beneath root_fd and closed after;
- * use as for judge_entry. */
+ * use as for dsh_fs_fence_judge_entry. */
 static BeneathResult
 at_parent (int root_fd, const char *rest, EntryUse use, AtParentOp op, gpointer data)
 {
@@ -684,7 +505,7 @@ at_parent (int root_fd, const char *rest, EntryUse use, AtParentOp op, gpointer 
   result = parent_beneath (root_fd, rest, &parent, &leaf);
   if (result != BENEATH_OK)
     return result;
-  result = judge_entry (root_fd, parent, leaf, use);
+  result = dsh_fs_fence_judge_entry (root_fd, parent, leaf, use);
   if (result != BENEATH_OK)
     {
       close (parent);
@@ -804,7 +625,7 @@ rename_from_op (int root_fd, const char *rest, gpointer data)
   if (result != BENEATH_OK)
     return result;
   /* Moving hooks or a config away is rewriting them as surely as writing them. */
-  result = judge_entry (root_fd, d->from_parent, d->from_leaf, USE_REMOVE);
+  result = dsh_fs_fence_judge_entry (root_fd, d->from_parent, d->from_leaf, USE_REMOVE);
   if (result != BENEATH_OK)
     {
       close (d->from_parent);
