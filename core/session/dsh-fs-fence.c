@@ -1,6 +1,8 @@
 /* dsh-fs-fence.c — opens and mutates paths only beneath the writable roots of a policy, with the
  * kernel doing the containment (openat2 RESOLVE_BENEATH from a root descriptor), so there is no
- * window between a check and the use for a swapped-in symlink to slip through.
+ * window between a check and the use for a swapped-in symlink to slip through. A write's final
+ * symlink is followed here, one hop at a time, so that the entry it lands on can be judged (git's
+ * own files stay read-only, dsh-fs-fence-git.c) before that very entry is opened.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
