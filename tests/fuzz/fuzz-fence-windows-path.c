@@ -32,10 +32,9 @@ assert_openable_names (GStrv names)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  g_autofree char *text = g_strndup ((const char *) data, size);
-  const char *path = text;
-  const char *root = text + strlen (text) + 1 <= text + size ? text + strlen (text) + 1 : "";
-  g_autofree char *root_copy = g_strndup (root, (gsize) (text + size - root));
+  g_autofree char *path = g_strndup ((const char *) data, size);
+  gsize root_at = MIN (strlen (path) + 1, size);
+  g_autofree char *root_copy = g_strndup ((const char *) data + root_at, size - root_at);
   g_autofree char *upper = g_ascii_strup (path, -1);
   g_auto (GStrv) names = dsh_fence_windows_names_below (path, root_copy);
   g_auto (GStrv) upper_names = NULL;
