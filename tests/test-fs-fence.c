@@ -593,12 +593,19 @@ test_git_file_held (Fixture *f, gconstpointer portable)
   g_assert_true (g_file_get_contents (dotgit, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, "gitdir: gd\n");
 
-  /* Reading it, and making a new repository's .git directory, stay open. */
+  /* Reading it, and making a new repository's .git directory (and removing it while it is
+   * empty, which takes no git file with it), stay open; a .git file is no directory to rmdir. */
   fd = dsh_fs_fence_open (f->policy, dotgit, O_RDONLY, 0, &error);
   g_assert_no_error (error);
   close (fd);
   g_assert_true (dsh_fs_fence_mkdir (f->policy, fresh, 0700, &error));
   g_assert_no_error (error);
+  g_assert_true (dsh_fs_fence_unlink (f->policy, fresh, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (fresh, G_FILE_TEST_EXISTS));
+  g_assert_false (dsh_fs_fence_unlink (f->policy, dotgit, TRUE, &error));
+  g_clear_error (&error);
+  g_assert_true (g_file_test (dotgit, G_FILE_TEST_IS_REGULAR));
 }
 
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */

@@ -124,19 +124,20 @@ BeneathResult
 dsh_fs_fence_judge_entry (int root_fd, int parent_fd, const char *leaf, EntryUse use)
 {
   struct stat root_st, here_st, below_st = { 0 };
-  gboolean removing = use == USE_REMOVE;
+  gboolean removing = use == USE_REMOVE || use == USE_REMOVE_EMPTY_DIR;
   gboolean below_protected = FALSE;
   int here;
 
   /* A .git file says where git finds the git directory (bwrap holds it in place): rewritten,
    * replaced or removed, git would take hooks from one the tool made. Making a directory .git
-   * is a new repository, which nothing protects. */
-  if (g_str_equal (leaf, ".git") && use != USE_MAKE_DIR)
+   * is a new repository, which nothing protects, and so is removing an empty one (rmdir takes
+   * nothing else: a git directory holds its markers). */
+  if (g_str_equal (leaf, ".git") && use != USE_MAKE_DIR && use != USE_REMOVE_EMPTY_DIR)
     return BENEATH_PROTECTED;
 
   if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
     return BENEATH_FAILED;
-  if (removing && entry_is_git_dir (parent_fd, leaf))
+  if (use == USE_REMOVE && entry_is_git_dir (parent_fd, leaf))
     return BENEATH_PROTECTED;
   here = fcntl (parent_fd, F_DUPFD_CLOEXEC, 0);
   if (here < 0)

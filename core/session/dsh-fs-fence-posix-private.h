@@ -23,6 +23,7 @@ typedef enum {
 typedef enum {
   USE_WRITE,    /* opens it for writing, or renames onto it */
   USE_REMOVE,   /* unlinks it, or renames it away */
+  USE_REMOVE_EMPTY_DIR, /* rmdir: only an empty directory goes, which holds no git file */
   USE_MAKE_DIR,
 } EntryUse;
 

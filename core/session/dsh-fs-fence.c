@@ -542,7 +542,10 @@ entry_op (int root_fd, const char *rest, gpointer data)
 {
   EntryData *d = data;
 
-  return at_parent (root_fd, rest, d->action == ENTRY_MKDIR ? USE_MAKE_DIR : USE_REMOVE,
+  return at_parent (root_fd, rest,
+                    d->action == ENTRY_MKDIR   ? USE_MAKE_DIR
+                    : d->action == ENTRY_RMDIR ? USE_REMOVE_EMPTY_DIR
+                                               : USE_REMOVE,
                     entry_at, data);
 }
 
