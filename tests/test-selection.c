@@ -801,6 +801,71 @@ test_confine_names_the_checked_runner (Fixture *f, gconstpointer data)
   dsh_test_remove_tree (later_dir);
 }
 
+/* A runner someone else may rewrite (group- or world-writable, or in such a directory) decides
+ * what a confined call really runs: refused like such a module, with the reason, and checked
+ * again on every call, since a chmod starts no new generation. */
+static void
+test_untrusted_runner_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("runner-untrusted");
+  g_autofree char *runner = g_build_filename (dir, "dsh-fake-runner", NULL);
+  g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+  g_autofree char *path = g_strdup_printf ("%s:%s", dir, old_path);
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (DshConfinedArgv) confined = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) report = NULL;
+  const char *argv[] = { "true", NULL };
+
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (runner, "#!/bin/sh\n", -1, NULL));
+  g_assert_cmpint (g_chmod (runner, 0757), ==, 0);
+  g_setenv ("PATH", path, TRUE);
+  g_setenv ("DSH_FAKE_ALPHA_RUNNER", "dsh-fake-runner", TRUE);
+
+  /* Found but refused: alpha is unusable, and says why. */
+  report = describe_selection (f, "fake-beta", "beta\n");
+  g_assert_nonnull (strstr (dsh_test_candidate_string (report, "fake-alpha", "reason"),
+                            "dsh-fake-runner is writable by others (mode 0757)"));
+
+  /* The directory counts as the file does. */
+  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (dir, 0775), ==, 0);
+  g_clear_pointer (&report, json_node_unref);
+  g_unlink (f->log_path);
+  report = describe_selection (f, "fake-beta", "beta\n");
+  g_assert_nonnull (strstr (dsh_test_candidate_string (report, "fake-alpha", "reason"),
+                            "is writable by its group (mode 0775)"));
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+
+  /* Selected while trusted, then opened to others: the next call of that provider is not
+   * handed the file its check found (this fake goes on without it), and is again once the mode
+   * is fixed. */
+  provider = dsh_test_provider_for_dir (f->modules_dir);
+  g_assert_cmpstr (dsh_local_provider_get_selected (provider, NULL), ==, "fake-alpha");
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *const *wrapped;
+
+      g_assert_cmpint (g_chmod (runner, i == 0 ? 0775 : 0755), ==, 0);
+      g_clear_object (&confined);
+      confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy,
+                                               &error);
+      g_assert_no_error (error);
+      wrapped = dsh_confined_argv_get_argv (confined);
+      g_assert_cmpuint (g_strv_length ((char **) wrapped), >, 3);
+      if (i == 0)
+        g_assert_cmpstr (wrapped[3], ==, "fake-alpha");
+      else
+        g_assert_cmpstr (wrapped[3], ==, runner);
+    }
+
+  g_setenv ("PATH", old_path, TRUE);
+  dsh_test_remove_tree (dir);
+}
+
 static void
 test_override_unknown_name (Fixture *f, gconstpointer data)
 {
@@ -1098,6 +1163,7 @@ main (int argc, char **argv)
 #endif
   ADD ("/selection/confine-names-checked-runner", alpha_beta,
        test_confine_names_the_checked_runner);
+  ADD ("/selection/untrusted-runner-refused", alpha_beta, test_untrusted_runner_refused);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);

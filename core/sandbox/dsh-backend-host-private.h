@@ -46,6 +46,9 @@ typedef struct {
   const GPtrArray *remembered;
   /* Descriptors the module's first step kept for its runner (ascending), closed with the call. */
   GArray *kept_fds;
+  /* Why the last lookup that found a file refused it (an untrusted owner or mode), for the
+   * error the module then reports. */
+  char *lookup_refusal;
 } DshBackendCall;
 
 void  dsh_backend_call_init   (DshBackendCall     *call,

@@ -80,9 +80,14 @@ static void
 host_set_error (DshBackendHost *host, const char *message)
 {
   DshBackendCall *call = call_of (host);
+  g_autofree char *text = g_utf8_make_valid (message != NULL ? message
+                                                             : "unspecified backend error", -1);
 
   g_free (call->error);
-  call->error = g_utf8_make_valid (message != NULL ? message : "unspecified backend error", -1);
+  /* The module only saw "not found": the cause is the refused file. */
+  call->error = call->lookup_refusal != NULL
+                  ? g_strdup_printf ("%s (refused: %s)", text, call->lookup_refusal)
+                  : g_steal_pointer (&text);
 }
 
 static void
@@ -130,10 +135,21 @@ lookup_free (DshBackendLookup *lookup)
 }
 
 /* Hands path (taken) to the module as what the lookup of name found, and records it: a call
- * answered by remembered lookups has them kept already. */
+ * answered by remembered lookups has them kept already. NULL when the file is one someone
+ * else may rewrite: checked on every call, remembered or not, since a chmod or a new owner
+ * needs no new module generation. */
 static const char *
 found (DshBackendCall *call, gboolean helper, const char *name, char *path)
 {
+  g_autofree char *refusal = dsh_platform_program_refusal (path);
+
+  if (refusal != NULL)
+    {
+      g_free (call->lookup_refusal);
+      call->lookup_refusal = g_steal_pointer (&refusal);
+      g_free (path);
+      return NULL;
+    }
   if (call->remembered == NULL)
     {
       DshBackendLookup *lookup = g_new (DshBackendLookup, 1);
@@ -295,6 +311,7 @@ dsh_backend_call_clear (DshBackendCall *call)
   for (guint i = 0; call->kept_fds != NULL && i < call->kept_fds->len; i++)
     g_close (g_array_index (call->kept_fds, int, i), NULL);
   g_clear_pointer (&call->kept_fds, g_array_unref);
+  g_clear_pointer (&call->lookup_refusal, g_free);
 }
 
 gboolean

@@ -38,6 +38,10 @@ void     dsh_platform_append_file_identity (GString    *key,
 /* Is path a program: executable by this process, and no directory (a directory with the
  * search bit passes the executable test)? */
 gboolean dsh_platform_is_program_file    (const char *path);
+/* Why a runner or helper at path must not be run (newly allocated), or NULL: the rule modules
+ * are held to, for the file it resolves to, that file's directory and the directory path names
+ * it in. Whoever may rewrite the runner decides what a confined call really runs. */
+char    *dsh_platform_program_refusal    (const char *path);
 /* The running kernel's release (newly allocated, "" when unknown) and its Landlock ABI (-1
  * when it has none). */
 char    *dsh_platform_kernel_release     (void);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -129,6 +130,44 @@ dsh_platform_kernel_release (void)
   struct utsname names;
 
   return g_strdup (uname (&names) == 0 ? names.release : "");
+}
+
+/* Owned by root or the current user, and writable by neither group nor others. */
+static char *
+entry_refusal (const char *path, const char *what)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    return g_strdup_printf ("cannot stat %s %s: %s", what, path, g_strerror (errno));
+  if (st.st_uid != 0 && st.st_uid != getuid ())
+    return g_strdup_printf ("%s %s is owned by uid %u, neither root nor the current user", what,
+                            path, (guint) st.st_uid);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return g_strdup_printf ("%s %s is writable by %s (mode %04o)", what, path,
+                            (st.st_mode & S_IWOTH) ? "others" : "its group",
+                            (guint) (st.st_mode & 07777));
+  return NULL;
+}
+
+char *
+dsh_platform_program_refusal (const char *path)
+{
+  g_autofree char *real = realpath (path, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *real_dir = NULL;
+  char *reason;
+
+  if (real == NULL)
+    return g_strdup_printf ("cannot resolve %s: %s", path, g_strerror (errno));
+  real_dir = g_path_get_dirname (real);
+  if ((reason = entry_refusal (real, "the file")) != NULL ||
+      (reason = entry_refusal (real_dir, "the directory")) != NULL)
+    return reason;
+  /* Whoever may write where path names it could point that name elsewhere. */
+  if (!g_str_equal (dir, real_dir))
+    return entry_refusal (dir, "the directory");
+  return NULL;
 }
 
 /* What g_file_test() says for IS_EXECUTABLE and not IS_DIR, in one stat and one access: an

@@ -58,6 +58,13 @@ dsh_platform_is_program_file (const char *path)
   return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
 }
 
+char *
+dsh_platform_program_refusal (const char *path)
+{
+  /* Helpers come from the installation's own directories; ACL checks are not done here yet. */
+  return NULL;
+}
+
 long
 dsh_platform_landlock_abi (void)
 {
