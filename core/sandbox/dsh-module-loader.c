@@ -19,7 +19,6 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #ifdef __linux__
-#include <link.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #endif
@@ -27,6 +26,7 @@
 #include "dsh-backend-host-private.h"
 #include "dsh-config.h"
 #include "dsh-number-text-private.h"
+#include "dsh-platform-private.h"
 
 /* The opened file itself (fd), and the directory whoever could swap it for another needs.
  * file_st receives the file's status the check saw. */
@@ -70,47 +70,6 @@ check_trusted (const char *path, int fd, struct stat *file_st)
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U
 #endif
-
-/* A file caught while it was being written may end before its segments do; mapping those would
- * fault (SIGBUS) inside the dynamic loader. Every loadable segment must lie in the copy. */
-static gboolean
-segments_lie_within (int fd, off_t size)
-{
-  /* The header and, in the same read, the program headers that follow it in every module a
-   * linker makes (about ten of them); others are read a batch at a time. */
-  union {
-    ElfW (Ehdr) header;
-    char bytes[sizeof (ElfW (Ehdr)) + 32 * sizeof (ElfW (Phdr))];
-  } start;
-  ElfW (Phdr) segments[32];
-  ssize_t got = pread (fd, &start, sizeof (start), 0);
-  const ElfW (Ehdr) *header = &start.header;
-
-  if (got < (ssize_t) sizeof (*header) || memcmp (header->e_ident, ELFMAG, SELFMAG) != 0 ||
-      header->e_phentsize != sizeof (segments[0]))
-    return FALSE;
-  for (guint first = 0; first < header->e_phnum; first += G_N_ELEMENTS (segments))
-    {
-      guint n = MIN (header->e_phnum - first, G_N_ELEMENTS (segments));
-      guint64 at = (guint64) header->e_phoff + (guint64) first * sizeof (segments[0]);
-      gsize want = n * sizeof (segments[0]);
-
-      if (at <= (guint64) got && want <= (guint64) got - at)
-        memcpy (segments, start.bytes + at, want);
-      else if (pread (fd, segments, want, (off_t) at) != (ssize_t) want)
-        return FALSE;
-      for (guint i = 0; i < n; i++)
-        {
-          const ElfW (Phdr) *segment = &segments[i];
-
-          if (segment->p_type == PT_LOAD &&
-              (segment->p_offset > (guint64) size ||
-               segment->p_filesz > (guint64) size - segment->p_offset))
-            return FALSE;
-        }
-    }
-  return TRUE;
-}
 
 /* Copies the size bytes the trust check saw from fd to copy, from where both stand, in the
  * kernel (sendfile()), or through a buffer where it cannot; a file that has grown since is
@@ -205,7 +164,7 @@ copy_checked_content (int fd, const struct stat *before, const char *name, char 
    * that is under way starts another scan anyway. */
   if (fstat (fd, &after) != 0 || after.st_size != before->st_size || copied != before->st_size ||
       after.st_mtim.tv_sec != before->st_mtim.tv_sec ||
-      after.st_mtim.tv_nsec != before->st_mtim.tv_nsec || !segments_lie_within (copy, copied))
+      after.st_mtim.tv_nsec != before->st_mtim.tv_nsec || !dsh_platform_elf_is_complete (copy, copied))
     {
       *reason = g_strdup ("the module file changed while it was read, or is incomplete");
       close (copy);

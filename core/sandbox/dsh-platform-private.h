@@ -8,6 +8,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/types.h>
 
 G_BEGIN_DECLS
 
@@ -42,6 +43,12 @@ gboolean dsh_platform_is_program_file    (const char *path);
  * are held to, for the file it resolves to, that file's directory and the directory path names
  * it in. Whoever may rewrite the runner decides what a confined call really runs. */
 char    *dsh_platform_program_refusal    (const char *path);
+#ifdef __linux__
+/* Is the ELF file on fd, size bytes long, whole: every loadable segment within those bytes? A
+ * file cut short (caught mid-write, truncated) would fault in the loader or, executed, fall
+ * through to a shell as a script. */
+gboolean dsh_platform_elf_is_complete    (int fd, off_t size);
+#endif
 /* The running kernel's release (newly allocated, "" when unknown) and its Landlock ABI (-1
  * when it has none). */
 char    *dsh_platform_kernel_release     (void);

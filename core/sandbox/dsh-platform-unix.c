@@ -15,6 +15,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/landlock.h>
+#include <link.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #endif
@@ -131,6 +132,50 @@ dsh_platform_kernel_release (void)
 
   return g_strdup (uname (&names) == 0 ? names.release : "");
 }
+
+#ifdef __linux__
+/* A file caught while it was being written may end before its segments do; mapping those would
+ * fault (SIGBUS) inside the dynamic loader. Every loadable segment must lie in the copy. */
+gboolean
+dsh_platform_elf_is_complete (int fd, off_t size)
+{
+  /* The header and, in the same read, the program headers that follow it in every module a
+   * linker makes (about ten of them); others are read a batch at a time. */
+  union {
+    ElfW (Ehdr) header;
+    char bytes[sizeof (ElfW (Ehdr)) + 32 * sizeof (ElfW (Phdr))];
+  } start;
+  ElfW (Phdr) segments[32];
+  ssize_t got = pread (fd, &start, sizeof (start), 0);
+  const ElfW (Ehdr) *header = &start.header;
+
+  if (got < (ssize_t) sizeof (*header) || memcmp (header->e_ident, ELFMAG, SELFMAG) != 0 ||
+      header->e_phentsize != sizeof (segments[0]))
+    return FALSE;
+  for (guint first = 0; first < header->e_phnum; first += G_N_ELEMENTS (segments))
+    {
+      guint n = MIN (header->e_phnum - first, G_N_ELEMENTS (segments));
+      guint64 at = (guint64) header->e_phoff + (guint64) first * sizeof (segments[0]);
+      gsize want = n * sizeof (segments[0]);
+
+      if (at <= (guint64) got && want <= (guint64) got - at)
+        memcpy (segments, start.bytes + at, want);
+      else if (pread (fd, segments, want, (off_t) at) != (ssize_t) want)
+        return FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          const ElfW (Phdr) *segment = &segments[i];
+
+          if (segment->p_type == PT_LOAD &&
+              (segment->p_offset > (guint64) size ||
+               segment->p_filesz > (guint64) size - segment->p_offset))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+#endif
 
 /* Owned by root or the current user, and writable by neither group nor others. */
 static char *

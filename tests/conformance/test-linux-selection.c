@@ -326,6 +326,64 @@ test_helper_must_be_executable (void)
   dsh_test_remove_tree (base);
 }
 
+/* A launcher that is there but emptied or cut short (an operator's copy caught half-way, a
+ * full disk) is refused with that cause: executed, execvp() would run it as a shell script,
+ * which exits 0 or 127 as if it were the command's status, though the command never ran. */
+static void
+test_helper_must_be_whole (void)
+{
+  g_autofree char *base = dsh_test_scratch_dir ("selection-helpers-cut");
+  g_autofree char *decoy = g_build_filename (base, "dsh-landlock-exec", NULL);
+  g_auto (GStrv) backend_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_BACKEND_DIRS"),
+                                            ":", -1);
+  g_auto (GStrv) build_helpers = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"),
+                                             ":", -1);
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto (GStrv) helper_dirs = NULL;
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  g_autofree char *real = NULL;
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  const char *argv[] = { "true", NULL };
+
+  if (!dsh_test_require_landlock ())
+    return;
+  for (gsize i = 0; real == NULL && build_helpers[i] != NULL; i++)
+    {
+      g_autofree char *candidate = g_build_filename (build_helpers[i], "dsh-landlock-exec", NULL);
+
+      if (g_file_test (candidate, G_FILE_TEST_IS_EXECUTABLE))
+        real = g_steal_pointer (&candidate);
+    }
+  g_assert_nonnull (real);
+  g_assert_true (g_file_get_contents (real, &bytes, &len, NULL));
+  g_strv_builder_add (builder, base);
+  g_strv_builder_addv (builder, (const char **) build_helpers);
+  helper_dirs = g_strv_builder_end (builder);
+
+  /* Empty, then the first half of the real launcher. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (DshLocalProvider) provider = NULL;
+      g_autoptr (DshConfinedArgv) confined = NULL;
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (g_file_set_contents (decoy, bytes, i == 0 ? 0 : (gssize) len / 2, NULL));
+      g_assert_cmpint (g_chmod (decoy, 0755), ==, 0);
+      g_setenv ("DSH_SANDBOX_BACKEND", "landlock", TRUE);
+      provider = dsh_local_provider_new_for_dirs ((const char *const *) backend_dirs,
+                                                  (const char *const *) helper_dirs);
+      confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy,
+                                               &error);
+      g_unsetenv ("DSH_SANDBOX_BACKEND");
+      g_assert_null (confined);
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, "is no complete program"));
+    }
+  dsh_test_remove_tree (base);
+}
+
 /* A pinned backend is a sole candidate, taken without a probe: the call does not even look for
  * the default probe cache, while an unpinned one keeps it where it always does, inside the
  * record of granted roots. */
@@ -367,6 +425,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/linux-selection/prefers-bwrap", test_prefers_bwrap);
   g_test_add_func ("/linux-selection/helper-must-be-executable", test_helper_must_be_executable);
+  g_test_add_func ("/linux-selection/helper-must-be-whole", test_helper_must_be_whole);
   g_test_add_func ("/linux-selection/falls-back-to-landlock", test_falls_back_to_landlock);
   g_test_add_func ("/linux-selection/forced-landlock", test_forced_landlock);
   g_test_add_func ("/linux-selection/no-landlock-is-unavailable", test_no_landlock_is_unavailable);
