@@ -866,6 +866,54 @@ test_untrusted_runner_refused (Fixture *f, gconstpointer data)
   dsh_test_remove_tree (dir);
 }
 
+/* A runner that cannot start would not fail to: an empty one runs as an empty shell script
+ * (exit 0), a cut-short ELF file crashes (139), and either status would pass for the
+ * command's own. Both are refused with that cause; a script runner is a program like any. */
+static void
+test_cut_runner_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("runner-cut");
+  g_autofree char *runner = g_build_filename (dir, "dsh-fake-runner", NULL);
+  g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+  g_autofree char *path = g_strdup_printf ("%s:%s", dir, old_path);
+  g_autofree char *true_path = g_find_program_in_path ("true");
+  g_autofree char *elf = NULL;
+  gsize elf_len = 0;
+
+  g_assert_nonnull (true_path);
+  g_assert_true (g_file_get_contents (true_path, &elf, &elf_len, NULL));
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  g_setenv ("PATH", path, TRUE);
+  g_setenv ("DSH_FAKE_ALPHA_RUNNER", "dsh-fake-runner", TRUE);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (JsonNode) report = NULL;
+
+      if (i == 0)
+        g_assert_true (g_file_set_contents (runner, "", 0, NULL));
+      else if (i == 1)
+        g_assert_true (g_file_set_contents (runner, elf, (gssize) elf_len / 2, NULL));
+      else
+        g_assert_true (g_file_set_contents (runner, "#!/bin/sh\n", -1, NULL));
+      g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+      g_unlink (f->log_path);
+      if (i < 2)
+        {
+          report = describe_selection (f, "fake-beta", "beta\n");
+          g_assert_nonnull (strstr (dsh_test_candidate_string (report, "fake-alpha", "reason"),
+                                    "dsh-fake-runner is no complete program"));
+        }
+      else
+        {
+          report = describe_selection (f, "fake-alpha", "alpha\n");
+        }
+    }
+
+  g_setenv ("PATH", old_path, TRUE);
+  dsh_test_remove_tree (dir);
+}
+
 static void
 test_override_unknown_name (Fixture *f, gconstpointer data)
 {
@@ -1164,6 +1212,7 @@ main (int argc, char **argv)
   ADD ("/selection/confine-names-checked-runner", alpha_beta,
        test_confine_names_the_checked_runner);
   ADD ("/selection/untrusted-runner-refused", alpha_beta, test_untrusted_runner_refused);
+  ADD ("/selection/cut-runner-refused", alpha_beta, test_cut_runner_refused);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);
   ADD ("/selection/refuses-unconfined", alpha_only, test_refuses_unconfined_requests);

@@ -5,12 +5,8 @@
  */
 #include "dsh-backend-host-private.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dsh-child-path-private.h"
 #include "dsh-error.h"
@@ -138,28 +134,6 @@ lookup_free (DshBackendLookup *lookup)
   g_free (lookup);
 }
 
-/* The project's helpers are ELF programs: an emptied or cut-short one would not fail to start
- * but be run by a shell as a script (execvp()'s fallback), exit 0 or 127 and pass for the
- * command's own status, though the command never ran. */
-static char *
-helper_refusal (const char *path)
-{
-#ifdef __linux__
-  struct stat st;
-  gboolean whole;
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-  if (fd < 0)
-    return g_strdup_printf ("cannot open %s: %s", path, g_strerror (errno));
-  whole = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) &&
-          dsh_platform_elf_is_complete (fd, st.st_size);
-  close (fd);
-  if (!whole)
-    return g_strdup_printf ("%s is no complete program (empty, cut short or not ELF)", path);
-#endif
-  return NULL;
-}
-
 /* Hands path (taken) to the module as what the lookup of name found, and records it: a call
  * answered by remembered lookups has them kept already. NULL when the file is one someone
  * else may rewrite: checked on every call, remembered or not, since a chmod or a new owner
@@ -167,10 +141,7 @@ helper_refusal (const char *path)
 static const char *
 found (DshBackendCall *call, gboolean helper, const char *name, char *path)
 {
-  g_autofree char *refusal = dsh_platform_program_refusal (path);
-
-  if (refusal == NULL && helper)
-    refusal = helper_refusal (path);
+  g_autofree char *refusal = dsh_platform_program_refusal (path, helper);
 
   if (refusal != NULL)
     {

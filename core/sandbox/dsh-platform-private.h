@@ -39,16 +39,19 @@ void     dsh_platform_append_file_identity (GString    *key,
 /* Is path a program: executable by this process, and no directory (a directory with the
  * search bit passes the executable test)? */
 gboolean dsh_platform_is_program_file    (const char *path);
-/* Why a runner or helper at path must not be run (newly allocated), or NULL: the rule modules
- * are held to, for the file it resolves to, that file's directory and the directory path names
- * it in. Whoever may rewrite the runner decides what a confined call really runs. */
-char    *dsh_platform_program_refusal    (const char *path);
-#ifdef __linux__
-/* Is the ELF file on fd, size bytes long, whole: every loadable segment within those bytes? A
- * file cut short (caught mid-write, truncated) would fault in the loader or, executed, fall
- * through to a shell as a script. */
-gboolean dsh_platform_elf_is_complete    (int fd, off_t size);
-#endif
+/* Why a runner or helper at path must not be run (newly allocated), or NULL. Whoever may
+ * rewrite it decides what a confined call really runs: the rule modules are held to, for the
+ * file it resolves to, that file's directory and the directory path names it in. And a file
+ * that cannot start would not fail to: execvp() runs an empty or cut-short one as a shell
+ * script, whose status passes for the command's, or it crashes as if the command had. So it
+ * must not be empty, an ELF file must be whole, and with must_be_elf (the project's own
+ * helpers) it must be one. */
+char    *dsh_platform_program_refusal    (const char *path,
+                                          gboolean    must_be_elf);
+/* Is the ELF file on fd, size bytes long, whole: every loadable segment within those bytes?
+ * Always TRUE where programs are no ELF files. */
+gboolean dsh_platform_elf_is_complete    (int         fd,
+                                          off_t       size);
 /* The running kernel's release (newly allocated, "" when unknown) and its Landlock ABI (-1
  * when it has none). */
 char    *dsh_platform_kernel_release     (void);

@@ -14,8 +14,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <linux/landlock.h>
 #include <link.h>
+#include <linux/landlock.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #endif
@@ -133,12 +133,12 @@ dsh_platform_kernel_release (void)
   return g_strdup (uname (&names) == 0 ? names.release : "");
 }
 
-#ifdef __linux__
 /* A file caught while it was being written may end before its segments do; mapping those would
  * fault (SIGBUS) inside the dynamic loader. Every loadable segment must lie in the copy. */
 gboolean
 dsh_platform_elf_is_complete (int fd, off_t size)
 {
+#ifdef __linux__
   /* The header and, in the same read, the program headers that follow it in every module a
    * linker makes (about ten of them); others are read a batch at a time. */
   union {
@@ -173,9 +173,11 @@ dsh_platform_elf_is_complete (int fd, off_t size)
         }
     }
   return TRUE;
-}
-
+#else
+  /* Mach-O and others: their loaders check what they map. */
+  return TRUE;
 #endif
+}
 
 /* Owned by root or the current user, and writable by neither group nor others. */
 static char *
@@ -195,8 +197,37 @@ entry_refusal (const char *path, const char *what)
   return NULL;
 }
 
+/* Not empty, and whole if it is an ELF file (an ELF file at all with must_be_elf). */
+static char *
+content_refusal (const char *path, gboolean must_be_elf)
+{
+  static const char elf_magic[] = { 0x7f, 'E', 'L', 'F' };
+  char magic[sizeof (elf_magic)];
+  struct stat st;
+  gboolean elf;
+  gboolean whole;
+  int fd;
+
+#ifndef __linux__
+  /* Programs are Mach-O files there. */
+  must_be_elf = FALSE;
+#endif
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return g_strdup_printf ("cannot open %s: %s", path, g_strerror (errno));
+  elf = pread (fd, magic, sizeof (magic), 0) == (ssize_t) sizeof (magic) &&
+        memcmp (magic, elf_magic, sizeof (magic)) == 0;
+  whole = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 &&
+          (elf ? dsh_platform_elf_is_complete (fd, st.st_size) : !must_be_elf);
+  close (fd);
+  if (!whole)
+    return g_strdup_printf ("%s is no complete program (empty, cut short%s)", path,
+                            must_be_elf ? " or not ELF" : "");
+  return NULL;
+}
+
 char *
-dsh_platform_program_refusal (const char *path)
+dsh_platform_program_refusal (const char *path, gboolean must_be_elf)
 {
   g_autofree char *real = realpath (path, NULL);
   g_autofree char *dir = g_path_get_dirname (path);
@@ -210,9 +241,9 @@ dsh_platform_program_refusal (const char *path)
       (reason = entry_refusal (real_dir, "the directory")) != NULL)
     return reason;
   /* Whoever may write where path names it could point that name elsewhere. */
-  if (!g_str_equal (dir, real_dir))
-    return entry_refusal (dir, "the directory");
-  return NULL;
+  if (!g_str_equal (dir, real_dir) && (reason = entry_refusal (dir, "the directory")) != NULL)
+    return reason;
+  return content_refusal (real, must_be_elf);
 }
 
 /* What g_file_test() says for IS_EXECUTABLE and not IS_DIR, in one stat and one access: an

@@ -59,10 +59,17 @@ dsh_platform_is_program_file (const char *path)
 }
 
 char *
-dsh_platform_program_refusal (const char *path)
+dsh_platform_program_refusal (const char *path, gboolean must_be_elf)
 {
   /* Helpers come from the installation's own directories; ACL checks are not done here yet. */
   return NULL;
+}
+
+gboolean
+dsh_platform_elf_is_complete (int fd, off_t size)
+{
+  /* No ELF files here: Windows refuses to map a cut-short image itself. */
+  return TRUE;
 }
 
 long
