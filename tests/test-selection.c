@@ -34,6 +34,7 @@ unset_steering (void)
   static const char *const names[] = {
     "DSH_SANDBOX_BACKEND", "DSH_SANDBOX_BACKEND_DIR", "DSH_FAKE_ALPHA_BROKEN",
     "DSH_FAKE_BETA_BROKEN", "DSH_FAKE_ALPHA_MISSING", "DSH_FAKE_ALPHA_RUNNER",
+    "DSH_FAKE_ALPHA_PUSH",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
@@ -914,6 +915,34 @@ test_cut_runner_refused (Fixture *f, gconstpointer data)
   dsh_test_remove_tree (dir);
 }
 
+/* A module that claims success (full enforcement by default) but pushed nothing, the command
+ * unwrapped, or a runner with another command: its argv is refused, never run. */
+static void
+test_argv_must_wrap_the_command (Fixture *f, gconstpointer data)
+{
+  static const char *const pushes[] = { "nothing", "raw", "other" };
+  static const char *const causes[] = { "does not wrap the command", "does not wrap the command",
+                                        "does not end with the command" };
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
+                                                                NULL);
+  const char *argv[] = { "echo", "hi", NULL };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (pushes); i++)
+    {
+      g_autoptr (DshLocalProvider) provider = dsh_test_provider_for_dir (f->modules_dir);
+      g_autoptr (DshConfinedArgv) confined = NULL;
+      g_autoptr (GError) error = NULL;
+
+      g_setenv ("DSH_FAKE_ALPHA_PUSH", pushes[i], TRUE);
+      confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider), argv, policy,
+                                               &error);
+      g_assert_null (confined);
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, causes[i]));
+    }
+  g_unsetenv ("DSH_FAKE_ALPHA_PUSH");
+}
+
 static void
 test_override_unknown_name (Fixture *f, gconstpointer data)
 {
@@ -1212,6 +1241,7 @@ main (int argc, char **argv)
   ADD ("/selection/confine-names-checked-runner", alpha_beta,
        test_confine_names_the_checked_runner);
   ADD ("/selection/untrusted-runner-refused", alpha_beta, test_untrusted_runner_refused);
+  ADD ("/selection/argv-must-wrap", alpha_only, test_argv_must_wrap_the_command);
   ADD ("/selection/cut-runner-refused", alpha_beta, test_cut_runner_refused);
   ADD ("/selection/thread-safe", alpha_beta, test_selection_thread_safe);
   ADD ("/selection/result-outlives-provider", alpha_only, test_confined_argv_outlives_provider);

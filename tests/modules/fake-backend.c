@@ -100,12 +100,22 @@ fake_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char *
     "exec \"$@\"";
 #endif
 
-  host->push_arg (host, "/bin/sh");
-  host->push_arg (host, "-c");
-  host->push_arg (host, script);
-  host->push_arg (host, runner_path != NULL ? runner_path : "fake-" FAKE_NAME);
+  /* A buggy module: pushes nothing, the command alone, or a runner with another command. */
+  const char *push = host->get_env (host, "DSH_FAKE_" FAKE_ENV "_PUSH");
+
+  if (push != NULL && strcmp (push, "nothing") == 0)
+    return 0;
+  if (push == NULL || strcmp (push, "raw") != 0)
+    {
+      host->push_arg (host, "/bin/sh");
+      host->push_arg (host, "-c");
+      host->push_arg (host, script);
+      host->push_arg (host, runner_path != NULL ? runner_path : "fake-" FAKE_NAME);
+    }
   for (size_t i = 0; argv[i] != NULL; i++)
-    host->push_arg (host, argv[i]);
+    host->push_arg (host, push != NULL && strcmp (push, "other") == 0 && argv[i + 1] == NULL
+                            ? "something-else"
+                            : argv[i]);
 
   if (policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE)
     {
