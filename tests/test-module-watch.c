@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,6 +237,30 @@ test_notices_changes (Fixture *f, gconstpointer data)
   g_assert_cmpstr (mapped_copies ("fake-beta"), ==, "");
 }
 
+/* The directory itself made writable by others: a fresh provider refuses every module in it,
+ * so a watching one must start a generation that does too, and recover once it is fixed. */
+static void
+test_notices_directory_mode (Fixture *f, gconstpointer data)
+{
+  g_autoptr (DshLocalProvider) provider = NULL;
+  g_autoptr (GError) error = NULL;
+  guint generation;
+
+  g_assert_cmpint (g_chmod (f->modules_dir, 0755), ==, 0);
+  install_by_rename (f, "fake-alpha");
+  provider = new_watching_provider (f);
+  g_assert_cmpstr (selected (provider), ==, "fake-alpha");
+
+  g_assert_cmpint (g_chmod (f->modules_dir, 0775), ==, 0);
+  generation = wait_for_selection (provider, 1, "");
+  g_assert_false (confine_true (f, provider, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "the module directory is writable by its group"));
+
+  g_assert_cmpint (g_chmod (f->modules_dir, 0755), ==, 0);
+  wait_for_selection (provider, generation, "fake-alpha");
+}
+
 static gpointer
 confine_in_thread (gpointer data)
 {
@@ -341,6 +366,8 @@ main (int argc, char **argv)
 
   g_test_add ("/module-watch/notices-added-replaced-rewritten-removed", Fixture, NULL,
               fixture_set_up, test_notices_changes, fixture_tear_down);
+  g_test_add ("/module-watch/notices-directory-mode", Fixture, NULL, fixture_set_up,
+              test_notices_directory_mode, fixture_tear_down);
   g_test_add ("/module-watch/call-in-flight-keeps-its-generation", Fixture, NULL,
               fixture_set_up, test_call_in_flight_keeps_its_generation, fixture_tear_down);
   g_test_add ("/module-watch/reload-without-watch-keeps-settings", Fixture, NULL,

@@ -37,10 +37,14 @@ on_directory_changed (GFileMonitor *monitor,
                       gpointer user_data)
 {
   DshModuleWatch *self = user_data;
+  GFile *watched = g_object_get_data (G_OBJECT (monitor), "dsh-module-dir");
 
   /* Every kind of change counts: a rewrite, a rename over or away, a chmod that makes a module
-   * untrusted, a removal. Once more is harmless: a generation costs nothing until it is used. */
-  if (names_module (file) || names_module (other_file))
+   * untrusted, a removal. Once more is harmless: a generation costs nothing until it is used.
+   * So do changes of the directory itself: the loader refuses every module of one that is
+   * writable by others or owned by someone else, and a chmod of it touches no module file. */
+  if (names_module (file) || names_module (other_file) ||
+      (file != NULL && watched != NULL && g_file_equal (file, watched)))
     self->func (self->user_data);
 }
 
@@ -77,6 +81,8 @@ watch_directories (DshModuleWatch *self, const char *const *dirs, GError **error
           ok = FALSE;
           continue;
         }
+      g_object_set_data_full (G_OBJECT (monitor), "dsh-module-dir", g_object_ref (dir),
+                              g_object_unref);
       g_signal_connect (monitor, "changed", G_CALLBACK (on_directory_changed), self);
       g_ptr_array_add (self->monitors, monitor);
     }
