@@ -357,6 +357,29 @@ test_danger_full_access_raw (void)
   dsh_test_remove_tree (ws);
 }
 
+/* A mode outside the vocabulary (a stale enum, a cast from a binding) is no
+ * danger-full-access: nothing runs, even with backends at hand. */
+static void
+test_unknown_mode_refused (void)
+{
+  static const int modes[] = { DSH_SANDBOX_MODE_DANGER_FULL_ACCESS + 1, 99, -1 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_autofree char *ws = dsh_test_scratch_dir ("run");
+      g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+      g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_READ_ONLY, ws);
+      g_autoptr (DshRunResult) result = NULL;
+      const char *argv[] = { "touch", ran, NULL };
+
+      policy->mode = (DshSandboxMode) modes[i];
+      result = run_from_build_tree (argv, policy, NULL);
+
+      assert_never_ran (result, ran, DSH_OUTCOME_UNAVAILABLE, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      dsh_test_remove_tree (ws);
+    }
+}
+
 /* A check run once per backend, as PATH/BACKEND; the bwrap one wants bwrap installed. */
 typedef void (*BackendCheck) (const Backend *backend);
 
@@ -405,5 +428,6 @@ main (int argc, char **argv)
   add_backend_cases ("/run/extra-root", check_extra_root);
   g_test_add_func ("/run/extra-root-refused", test_extra_root_refused);
   g_test_add_func ("/run/danger-full-access-raw", test_danger_full_access_raw);
+  g_test_add_func ("/run/unknown-mode-refused", test_unknown_mode_refused);
   return g_test_run ();
 }

@@ -400,6 +400,13 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
     return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
                               DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                               "the policy's workspace root is not an absolute path");
+  /* Anything but a known confined mode would run the raw argv below: a mode outside the
+   * vocabulary (a stale enum, a cast from a binding) is refused, never run unconfined. */
+  if ((guint) policy->mode > DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
+    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
+                              DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                              "the policy's sandbox mode is not one of read-only, "
+                              "workspace-write, danger-full-access");
   result->mode = policy->mode;
   if (argv == NULL || argv[0] == NULL || argv[0][0] == '\0')
     return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
