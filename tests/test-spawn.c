@@ -1,6 +1,7 @@
 /* test-spawn.c — how the command's process starts: with the caller's signal mask, its ignored
  * signals still ignored but the forwarded ones and SIGPIPE at their default and nothing caught;
- * with only descriptors 0-2 when asked; in the asked directory; quiet on /dev/null; and a
+ * with only descriptors 0-2 when asked; calls from several threads at once forwarding signals
+ * and putting back the dispositions they found; in the asked directory; quiet on /dev/null; and a
  * program that cannot start is an error, with nothing left behind.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -233,6 +234,55 @@ test_handler_never_runs_in_child (void)
 }
 
 /* Where the kernel cannot reset caught signals while cloning, the child does, one by one. */
+/* One call of run_overlapping(): its command and, once it ends, its exit status. */
+typedef struct {
+  const char *seconds;
+  int exit_code;
+} Overlapping;
+
+static gpointer
+run_overlapping (gpointer data)
+{
+  Overlapping *call = data;
+  const char *argv[] = { "sleep", call->seconds, NULL };
+  const DshSpawnOptions options = { .close_inherited_fds = TRUE, .forward_signals = TRUE };
+  g_autofree char *err = run (argv, &options, &call->exit_code);
+
+  return NULL;
+}
+
+/* Calls from several threads share the process's signal dispositions: the first ending must
+ * not take forwarding away from one still running, and the last one leaves SIGTERM and SIGPIPE
+ * as it found them, not ignored or caught for good. */
+static void
+test_overlapping_calls_forward_and_restore (void)
+{
+  Overlapping first = { "0.3", -1 }, second = { "30", -1 };
+  struct sigaction before_term, before_pipe, after_term, after_pipe;
+  GThread *threads[2];
+
+  sigaction (SIGTERM, NULL, &before_term);
+  sigaction (SIGPIPE, NULL, &before_pipe);
+  g_assert_true (before_term.sa_handler == SIG_DFL);
+  g_assert_true (before_pipe.sa_handler == SIG_DFL);
+
+  threads[0] = g_thread_new ("first", run_overlapping, &first);
+  g_usleep (100 * 1000);
+  threads[1] = g_thread_new ("second", run_overlapping, &second);
+  g_thread_join (threads[0]);
+  g_assert_cmpint (first.exit_code, ==, 0);
+  /* The second call still runs: a SIGTERM sent to us goes on to its command. */
+  g_usleep (100 * 1000);
+  kill (getpid (), SIGTERM);
+  g_thread_join (threads[1]);
+  g_assert_cmpint (second.exit_code, ==, 128 + SIGTERM);
+
+  sigaction (SIGTERM, NULL, &after_term);
+  sigaction (SIGPIPE, NULL, &after_pipe);
+  g_assert_true (after_term.sa_handler == SIG_DFL);
+  g_assert_true (after_pipe.sa_handler == SIG_DFL);
+}
+
 static void
 test_signals_reset_one_by_one (void)
 {
@@ -251,6 +301,8 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/quiet-and-cwd", test_quiet_and_cwd);
   g_test_add_func ("/spawn/cannot-start", test_cannot_start);
   g_test_add_func ("/spawn/handler-never-runs-in-child", test_handler_never_runs_in_child);
+  g_test_add_func ("/spawn/overlapping-calls-forward-and-restore",
+                   test_overlapping_calls_forward_and_restore);
   /* Last: the start keeps resetting one by one from here on. */
   g_test_add_func ("/spawn/signals-reset-one-by-one", test_signals_reset_one_by_one);
   return g_test_run ();

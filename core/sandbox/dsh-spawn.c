@@ -27,36 +27,90 @@
 /* After the command exits, output from a straggler holding stderr open is read this long. */
 #define DRAIN_AFTER_EXIT_MS 200
 
-static volatile sig_atomic_t child_pid;
+/* The commands of the calls running now that forward signals, one slot each: 0 free, -1 taken
+ * but not started (or already reaped), else the command's PID. Calls from several threads share
+ * the process's dispositions, so the first call in installs the handlers and SIGPIPE's SIG_IGN
+ * and the last one out puts back what it found; the handler reads the slots only. */
+#define FORWARD_SLOTS 64
 
-/* A signal another process sends us goes on to the command. The terminal's own (SI_KERNEL)
- * already reached it, being in our process group; forwarding it too would deliver it twice. */
-static void
-forward_signal (int signum, siginfo_t *info, void *context)
-{
-  if (child_pid > 0 && info->si_code != SI_KERNEL)
-    kill (child_pid, signum);
-}
+static volatile sig_atomic_t forwarded_pids[FORWARD_SLOTS];
 
 static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
-static void
-install_forwarding (struct sigaction *saved)
-{
-  struct sigaction action = { 0 };
+static GMutex dispositions_lock;
+static guint dispositions_users;
+static struct sigaction saved_forwarded[G_N_ELEMENTS (forwarded_signals)];
+static struct sigaction saved_sigpipe;
+static guint forwarding_users;
 
-  action.sa_sigaction = forward_signal;
-  sigemptyset (&action.sa_mask);
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
-    sigaction (forwarded_signals[i], &action, &saved[i]);
+/* A signal another process sends us goes on to the commands. The terminal's own (SI_KERNEL)
+ * already reached them, being in our process group; forwarding it too would deliver it twice. */
+static void
+forward_signal (int signum, siginfo_t *info, void *context)
+{
+  if (info->si_code == SI_KERNEL)
+    return;
+  for (guint i = 0; i < FORWARD_SLOTS; i++)
+    {
+      pid_t pid = forwarded_pids[i];
+
+      if (pid > 0)
+        kill (pid, signum);
+    }
 }
 
-static void
-restore_signals (const struct sigaction *saved)
+/* Before a call spawns: SIGPIPE ignored (a command that stops reading its stdin must not kill
+ * us) and, with forward, the handlers in place and a slot taken; the slot's index, else -1 (no
+ * forwarding: not asked, or more calls at once than slots). */
+static int
+dispositions_enter (gboolean forward)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
-    sigaction (forwarded_signals[i], &saved[i], NULL);
+  struct sigaction ignore = { .sa_handler = SIG_IGN };
+  int slot = -1;
+
+  sigemptyset (&ignore.sa_mask);
+  g_mutex_lock (&dispositions_lock);
+  if (dispositions_users++ == 0)
+    sigaction (SIGPIPE, &ignore, &saved_sigpipe);
+  for (guint i = 0; forward && slot < 0 && i < FORWARD_SLOTS; i++)
+    {
+      if (forwarded_pids[i] == 0)
+        {
+          forwarded_pids[i] = -1;
+          slot = (int) i;
+        }
+    }
+  if (slot >= 0 && forwarding_users++ == 0)
+    {
+      struct sigaction action = { 0 };
+
+      action.sa_sigaction = forward_signal;
+      sigemptyset (&action.sa_mask);
+      action.sa_flags = SA_SIGINFO | SA_RESTART;
+      for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
+        sigaction (forwarded_signals[i], &action, &saved_forwarded[i]);
+    }
+  g_mutex_unlock (&dispositions_lock);
+  return slot;
+}
+
+/* After the call: its slot freed, and what the first call found put back by the last. */
+static void
+dispositions_leave (int slot)
+{
+  g_mutex_lock (&dispositions_lock);
+  if (slot >= 0)
+    {
+      forwarded_pids[slot] = 0;
+      if (--forwarding_users == 0)
+        {
+          for (guint i = 0; i < G_N_ELEMENTS (forwarded_signals); i++)
+            sigaction (forwarded_signals[i], &saved_forwarded[i], NULL);
+        }
+    }
+  if (--dispositions_users == 0)
+    sigaction (SIGPIPE, &saved_sigpipe, NULL);
+  g_mutex_unlock (&dispositions_lock);
 }
 
 static int
@@ -160,9 +214,11 @@ pump_stdin (StdinPump *pump)
 }
 
 /* Reads stderr until it closes and the child has exited (then at most DRAIN_AFTER_EXIT_MS
- * more), killing it at the deadline if there is one; returns the wait status. */
+ * more), killing it at the deadline if there is one; returns the wait status. slot is the
+ * call's forwarding slot, else -1. */
 static int
 stream_until_exit (pid_t pid,
+                   int slot,
                    int err_fd,
                    int *out_fd,
                    StdinPump *pump,
@@ -234,7 +290,8 @@ stream_until_exit (pid_t pid,
           if (w == pid)
             {
               /* Reaped: its PID may be reused at once, so nothing is forwarded to it now. */
-              child_pid = 0;
+              if (slot >= 0)
+                forwarded_pids[slot] = -1;
               exited = TRUE;
               drain_deadline = g_get_monotonic_time () + DRAIN_AFTER_EXIT_MS * 1000;
             }
@@ -283,10 +340,9 @@ dsh_spawn_run (const char *const *argv,
                GError **error)
 {
   DshSpawnStart start;
-  struct sigaction saved[G_N_ELEMENTS (forwarded_signals)];
   sigset_t defaults;
   StdinPump pump;
-  void (*old_sigpipe) (int);
+  int slot;
   int stdin_pipe[2] = { -1, -1 };
   int stdout_pipe[2] = { -1, -1 };
   gboolean relay = !options->quiet && options->close_inherited_fds;
@@ -328,8 +384,7 @@ dsh_spawn_run (const char *const *argv,
   sigaddset (&defaults, SIGPIPE);
   start.defaults = &defaults;
 
-  if (options->forward_signals)
-    install_forwarding (saved);
+  slot = dispositions_enter (options->forward_signals);
   rc = dsh_spawn_start (&pid, argv, options->envp, &start);
   close (pipe_fds[1]);
   if (pump.pipe_write >= 0)
@@ -340,8 +395,7 @@ dsh_spawn_run (const char *const *argv,
 
   if (rc != 0)
     {
-      if (options->forward_signals)
-        restore_signals (saved);
+      dispositions_leave (slot);
       close (pipe_fds[0]);
       close_pipe (stdout_pipe);
       pump_close (&pump);
@@ -350,18 +404,12 @@ dsh_spawn_run (const char *const *argv,
       return FALSE;
     }
 
-  if (options->forward_signals)
-    child_pid = pid;
-  /* A command that stops reading its stdin must not kill us with SIGPIPE. */
-  old_sigpipe = signal (SIGPIPE, SIG_IGN);
+  if (slot >= 0)
+    forwarded_pids[slot] = pid;
   pump_stdin (&pump);
-  status = stream_until_exit (pid, pipe_fds[0], &stdout_pipe[0], &pump, options, captured);
-  signal (SIGPIPE, old_sigpipe);
-  if (options->forward_signals)
-    {
-      child_pid = 0;
-      restore_signals (saved);
-    }
+  status = stream_until_exit (pid, slot, pipe_fds[0], &stdout_pipe[0], &pump, options,
+                              captured);
+  dispositions_leave (slot);
   close (pipe_fds[0]);
 
   if (WIFSIGNALED (status))
