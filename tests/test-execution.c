@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <signal.h>
 #include <string.h>
 
 #include "dsh-test-answerer.h"
@@ -211,6 +212,39 @@ test_rejected_runs_nothing (Fixture *f, gconstpointer data)
   g_assert_cmpstr (dsh_session_event_get_string (decided, "outcome"), ==, "rejected");
 }
 
+static void
+harness_handler (int signum)
+{
+}
+
+/* The caller's own handlers for the signals that interrupt an approval (Python's SIGINT, a
+ * service's SIGTERM) are still its own after a call that asked: the watch is no reason to
+ * leave them at their defaults, which would kill the caller on its next Ctrl-C. */
+static void
+test_caller_handlers_survive_asking (Fixture *f, gconstpointer data)
+{
+  const int watched[] = { SIGINT, SIGTERM, SIGHUP };
+  struct sigaction mine = { .sa_handler = harness_handler };
+  struct sigaction saved[G_N_ELEMENTS (watched)];
+  g_autoptr (DshExecution) execution = new_execution (f);
+  g_autoptr (DshRunResult) result = NULL;
+
+  sigemptyset (&mine.sa_mask);
+  for (guint i = 0; i < G_N_ELEMENTS (watched); i++)
+    g_assert_cmpint (sigaction (watched[i], &mine, &saved[i]), ==, 0);
+  f->answerer->outcome = DSH_APPROVAL_OUTCOME_REJECTED;
+  dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+  result = dsh_execution_run (execution);
+  g_assert_cmpuint (f->answerer->calls, ==, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (watched); i++)
+    {
+      struct sigaction now;
+
+      g_assert_cmpint (sigaction (watched[i], &saved[i], &now), ==, 0);
+      g_assert_true (now.sa_handler == harness_handler);
+    }
+}
+
 /* Under "never" nobody is asked and a denial offers no retry. */
 static void
 test_never_asks_nobody (Fixture *f, gconstpointer data)
@@ -308,6 +342,8 @@ main (int argc, char **argv)
 
   g_test_add ("/execution/denial-hint-then-escalated-retry", Fixture, NULL, fixture_set_up,
               test_denial_hint_then_escalated_retry, fixture_tear_down);
+  g_test_add ("/execution/caller-handlers-survive-asking", Fixture, NULL, fixture_set_up,
+              test_caller_handlers_survive_asking, fixture_tear_down);
   g_test_add ("/execution/rejected-runs-nothing", Fixture, NULL, fixture_set_up,
               test_rejected_runs_nothing, fixture_tear_down);
   g_test_add ("/execution/never-asks-nobody", Fixture, NULL, fixture_set_up,
