@@ -179,21 +179,24 @@ dsh_platform_elf_is_complete (int fd, off_t size)
 #endif
 }
 
-/* Owned by root or the current user, and writable by neither group nor others. */
+/* Owned by root or the current user, and writable by neither group nor others; st (nullable)
+ * gets what stat(2) said. */
 static char *
-entry_refusal (const char *path, const char *what)
+entry_refusal (const char *path, const char *what, struct stat *st)
 {
-  struct stat st;
+  struct stat local;
 
-  if (stat (path, &st) != 0)
+  if (st == NULL)
+    st = &local;
+  if (stat (path, st) != 0)
     return g_strdup_printf ("cannot stat %s %s: %s", what, path, g_strerror (errno));
-  if (st.st_uid != 0 && st.st_uid != getuid ())
+  if (st->st_uid != 0 && st->st_uid != getuid ())
     return g_strdup_printf ("%s %s is owned by uid %u, neither root nor the current user", what,
-                            path, (guint) st.st_uid);
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+                            path, (guint) st->st_uid);
+  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
     return g_strdup_printf ("%s %s is writable by %s (mode %04o)", what, path,
-                            (st.st_mode & S_IWOTH) ? "others" : "its group",
-                            (guint) (st.st_mode & 07777));
+                            (st->st_mode & S_IWOTH) ? "others" : "its group",
+                            (guint) (st->st_mode & 07777));
   return NULL;
 }
 
@@ -226,24 +229,76 @@ content_refusal (const char *path, gboolean must_be_elf)
   return NULL;
 }
 
+/* Files found whole, by what stat(2) says of them: every write moves size or times, so a
+ * program asked about on every call is read once, not once a call. */
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec modified, changed;
+  gboolean must_be_elf;
+} WholeFile;
+
+static GMutex whole_lock;
+static WholeFile whole_files[8];
+static guint n_whole_files;
+
+static gboolean
+same_whole (const WholeFile *a, const WholeFile *b)
+{
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+         a->modified.tv_sec == b->modified.tv_sec && a->modified.tv_nsec == b->modified.tv_nsec &&
+         a->changed.tv_sec == b->changed.tv_sec && a->changed.tv_nsec == b->changed.tv_nsec &&
+         a->must_be_elf == b->must_be_elf;
+}
+
+static char *
+content_refusal_of (const char *path, const struct stat *st, gboolean must_be_elf)
+{
+  WholeFile file = { st->st_dev, st->st_ino, st->st_size, st->st_mtim, st->st_ctim,
+                     must_be_elf };
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&whole_lock);
+  char *reason;
+
+  for (guint i = 0; i < G_N_ELEMENTS (whole_files) && i < n_whole_files; i++)
+    {
+      if (same_whole (&whole_files[i], &file))
+        return NULL;
+    }
+  reason = content_refusal (path, must_be_elf);
+  if (reason == NULL)
+    whole_files[n_whole_files++ % G_N_ELEMENTS (whole_files)] = file;
+  return reason;
+}
+
 char *
 dsh_platform_program_refusal (const char *path, gboolean must_be_elf)
 {
-  g_autofree char *real = realpath (path, NULL);
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *real = NULL;
   g_autofree char *real_dir = NULL;
+  struct stat st;
   char *reason;
 
-  if (real == NULL)
-    return g_strdup_printf ("cannot resolve %s: %s", path, g_strerror (errno));
-  real_dir = g_path_get_dirname (real);
-  if ((reason = entry_refusal (real, "the file")) != NULL ||
-      (reason = entry_refusal (real_dir, "the directory")) != NULL)
+  /* A name that is no symlink is the file, in the directory it names (stat follows the links
+   * above it to the same directory realpath would): only a symlink needs resolving. */
+  if (lstat (path, &st) != 0)
+    return g_strdup_printf ("cannot stat %s: %s", path, g_strerror (errno));
+  if (S_ISLNK (st.st_mode))
+    {
+      real = realpath (path, NULL);
+      if (real == NULL)
+        return g_strdup_printf ("cannot resolve %s: %s", path, g_strerror (errno));
+      real_dir = g_path_get_dirname (real);
+    }
+  if ((reason = entry_refusal (real != NULL ? real : path, "the file", &st)) != NULL ||
+      (reason = entry_refusal (real != NULL ? real_dir : dir, "the directory", NULL)) != NULL)
     return reason;
   /* Whoever may write where path names it could point that name elsewhere. */
-  if (!g_str_equal (dir, real_dir) && (reason = entry_refusal (dir, "the directory")) != NULL)
+  if (real != NULL && !g_str_equal (dir, real_dir) &&
+      (reason = entry_refusal (dir, "the directory", NULL)) != NULL)
     return reason;
-  return content_refusal (real, must_be_elf);
+  return content_refusal_of (real != NULL ? real : path, &st, must_be_elf);
 }
 
 /* What g_file_test() says for IS_EXECUTABLE and not IS_DIR, in one stat and one access: an
