@@ -257,17 +257,15 @@ content_refusal_of (const char *path, const struct stat *st, gboolean must_be_el
 {
   WholeFile file = { st->st_dev, st->st_ino, st->st_size, st->st_mtim, st->st_ctim,
                      must_be_elf };
-  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&whole_lock);
-  char *reason;
+  char *reason = NULL;
+  gboolean known = FALSE;
 
-  for (guint i = 0; i < G_N_ELEMENTS (whole_files) && i < n_whole_files; i++)
-    {
-      if (same_whole (&whole_files[i], &file))
-        return NULL;
-    }
-  reason = content_refusal (path, must_be_elf);
-  if (reason == NULL)
+  g_mutex_lock (&whole_lock);
+  for (guint i = 0; !known && i < G_N_ELEMENTS (whole_files) && i < n_whole_files; i++)
+    known = same_whole (&whole_files[i], &file);
+  if (!known && (reason = content_refusal (path, must_be_elf)) == NULL)
     whole_files[n_whole_files++ % G_N_ELEMENTS (whole_files)] = file;
+  g_mutex_unlock (&whole_lock);
   return reason;
 }
 
