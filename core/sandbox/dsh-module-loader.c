@@ -36,29 +36,19 @@ check_trusted (const char *path, int fd, struct stat *file_st)
 #ifndef G_OS_WIN32
   g_autofree char *dir = g_path_get_dirname (path);
   struct stat dir_st;
-  uid_t me = getuid ();
+  char *reason;
 
   if (fstat (fd, file_st) != 0)
     return g_strdup_printf ("cannot stat the module file: %s", g_strerror (errno));
   if (!S_ISREG (file_st->st_mode))
     return g_strdup ("the module is not a regular file");
-  if (file_st->st_uid != 0 && file_st->st_uid != me)
-    return g_strdup_printf ("the module file is owned by uid %u, neither root nor the current "
-                            "user", (guint) file_st->st_uid);
-  if ((file_st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return g_strdup_printf ("the module file is writable by %s (mode %04o)",
-                            (file_st->st_mode & S_IWOTH) ? "others" : "its group",
-                            (guint) (file_st->st_mode & 07777));
+  if ((reason = dsh_platform_owner_refusal ("the module file", (guint) file_st->st_uid,
+                                            (guint) file_st->st_mode)) != NULL)
+    return reason;
   if (stat (dir, &dir_st) != 0)
     return g_strdup_printf ("cannot stat the module directory: %s", g_strerror (errno));
-  if (dir_st.st_uid != 0 && dir_st.st_uid != me)
-    return g_strdup_printf ("the module directory is owned by uid %u, neither root nor the "
-                            "current user", (guint) dir_st.st_uid);
-  if ((dir_st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return g_strdup_printf ("the module directory is writable by %s (mode %04o)",
-                            (dir_st.st_mode & S_IWOTH) ? "others" : "its group",
-                            (guint) (dir_st.st_mode & 07777));
-  return NULL;
+  return dsh_platform_owner_refusal ("the module directory", (guint) dir_st.st_uid,
+                                     (guint) dir_st.st_mode);
 #else
   /* Ownership and ACLs are not checked on Windows yet: refuse rather than trust blindly. */
   memset (file_st, 0, sizeof (*file_st));

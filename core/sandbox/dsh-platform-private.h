@@ -46,6 +46,12 @@ gboolean dsh_platform_is_program_file    (const char *path);
  * script, whose status passes for the command's, or it crashes as if the command had. So it
  * must not be empty, an ELF file must be whole, and with must_be_elf (the project's own
  * helpers) it must be one. */
+/* Why a file or directory owned by uid, with mode, is one someone else may rewrite, or NULL:
+ * owned by neither root nor the current user, or writable by its group or others. what names
+ * it in the sentence ("the module file"). On Windows, which has neither, always a refusal. */
+char    *dsh_platform_owner_refusal      (const char *what,
+                                          guint       uid,
+                                          guint       mode);
 char    *dsh_platform_program_refusal    (const char *path,
                                           gboolean    must_be_elf);
 /* Is the ELF file on fd, size bytes long, whole: every loadable segment within those bytes?

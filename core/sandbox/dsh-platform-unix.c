@@ -179,25 +179,32 @@ dsh_platform_elf_is_complete (int fd, off_t size)
 #endif
 }
 
+char *
+dsh_platform_owner_refusal (const char *what, guint uid, guint mode)
+{
+  if (uid != 0 && uid != getuid ())
+    return g_strdup_printf ("%s is owned by uid %u, neither root nor the current user", what,
+                            uid);
+  if ((mode & (S_IWGRP | S_IWOTH)) != 0)
+    return g_strdup_printf ("%s is writable by %s (mode %04o)", what,
+                            (mode & S_IWOTH) ? "others" : "its group", mode & 07777);
+  return NULL;
+}
+
 /* Owned by root or the current user, and writable by neither group nor others; st (nullable)
  * gets what stat(2) said. */
 static char *
 entry_refusal (const char *path, const char *what, struct stat *st)
 {
+  g_autofree char *named = NULL;
   struct stat local;
 
   if (st == NULL)
     st = &local;
   if (stat (path, st) != 0)
     return g_strdup_printf ("cannot stat %s %s: %s", what, path, g_strerror (errno));
-  if (st->st_uid != 0 && st->st_uid != getuid ())
-    return g_strdup_printf ("%s %s is owned by uid %u, neither root nor the current user", what,
-                            path, (guint) st->st_uid);
-  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return g_strdup_printf ("%s %s is writable by %s (mode %04o)", what, path,
-                            (st->st_mode & S_IWOTH) ? "others" : "its group",
-                            (guint) (st->st_mode & 07777));
-  return NULL;
+  named = g_strdup_printf ("%s %s", what, path);
+  return dsh_platform_owner_refusal (named, (guint) st->st_uid, (guint) st->st_mode);
 }
 
 /* Not empty, and whole if it is an ELF file (an ELF file at all with must_be_elf). */

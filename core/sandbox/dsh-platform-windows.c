@@ -59,6 +59,13 @@ dsh_platform_is_program_file (const char *path)
 }
 
 char *
+dsh_platform_owner_refusal (const char *what, guint uid, guint mode)
+{
+  /* Owners and modes are no Windows notion; nothing is vouched for by them (fail closed). */
+  return g_strdup_printf ("%s: ownership is not checked on Windows yet", what);
+}
+
+char *
 dsh_platform_program_refusal (const char *path, gboolean must_be_elf)
 {
   /* Helpers come from the installation's own directories; ACL checks are not done here yet. */
