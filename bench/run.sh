@@ -159,13 +159,15 @@ confine_depth_100=$(confine_depth 100)
 confine_depth_400=$(confine_depth 400)
 confine_depth_1900=$(confine_depth 1900)
 
-# serve's confine throughput, pipelined and one request at a time.
+# serve's confine throughput, pipelined and one request at a time, and the same client against
+# a line server that answers at once (the round trip's floor on this machine).
 serve_rate=$(python3 "$top/bench/bench-serve.py" "$cli" "$workspace")
+serve_floor=$(python3 "$top/bench/bench-serve.py" "$top/build/bench/bench-serve-floor" "$workspace")
 peak_kib=$(/usr/bin/time -f %M "$cli" exec --mode workspace-write -- "$true_bin" 2>&1 >/dev/null | tail -n 1)
 
 python3 - "$top/bench" "$runs" "$confine" "$peak_kib" "$serve_rss_64" "$serve_rss_2000" \
   "$serve_rss_20000" "$confine_depth_100" "$confine_depth_400" "$confine_depth_1900" \
-  "$serve_rate" <<'PY' | tee "$top/bench/results.json"
+  "$serve_rate" "$serve_floor" <<'PY' | tee "$top/bench/results.json"
 import json, sys
 
 groups = {g: json.load(open(f"{sys.argv[1]}/interleaved-{g}.json")) for g in ("bwrap", "landlock")}
@@ -209,6 +211,7 @@ scaling["confine_by_depth_p99_us"] = {d: r["cached_confine_p99_us"] for d, r in 
 scaling["ratio_confine_depth_400_over_100"] = round(
     depth["400"]["cached_confine_median_us"] / depth["100"]["cached_confine_median_us"], 3)
 scaling["serve_confine"] = json.loads(sys.argv[11])
+scaling["serve_floor"] = json.loads(sys.argv[12])
 ms["bare"] = ms["bare-landlock-group"]
 print(json.dumps({
     "runs_per_command": int(sys.argv[2]),
