@@ -7,8 +7,13 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE /* unshare */
+
+#include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -955,6 +960,126 @@ test_extra_roots_fenced (Refusals *f, gconstpointer data)
   g_assert_false (g_file_test (in_other, G_FILE_TEST_EXISTS));
 }
 
+/* Mounts the overlay of the directories below base at base/m. */
+static void
+mount_overlay (const char *base)
+{
+  g_autofree char *merged = g_build_filename (base, "m", NULL);
+  g_autofree char *options = g_strdup_printf ("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work",
+                                              base, base, base);
+
+  g_assert_cmpint (mount ("overlay", merged, "overlay", 0, options), ==, 0);
+}
+
+/* Leaves in the record at state only what versions before stable entry names wrote: names
+ * beginning with the device number. */
+static void
+forget_stable_names (const char *state)
+{
+  g_autoptr (GDir) dir = g_dir_open (state, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (state, name, NULL);
+
+      if (g_str_has_prefix (name, "i-") || g_str_equal (name, "stable-names"))
+        g_assert_cmpint (g_unlink (path), ==, 0);
+    }
+}
+
+/* The device number a file system gets can change between one mount and the next: another
+ * mount took its number meanwhile, a disk was found in another order at boot, an overlay or a
+ * btrfs subvolume was mounted after another. A command confined to a workspace there plants a
+ * symlink to a victim directory in it; after the file system comes back under another device
+ * number, the workspace is the same directory (same inode, same birth time) and still one that
+ * was granted: a later call named through the symlink must not get the victim as its root.
+ * With data, the grant is one an earlier version recorded (by its device number only). */
+static void
+test_granted_root_remounted (Refusals *f, gconstpointer data)
+{
+  g_autofree char *state = g_build_filename (f->dir, "state", NULL);
+  g_autofree char *base = make_dir (f, "fs");
+  g_autofree char *victim = make_dir (f, "victim");
+  g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
+  g_autofree char *merged = g_build_filename (base, "m", NULL);
+  g_autofree char *ws = g_build_filename (merged, "ws", NULL);
+  g_autofree char *link = g_build_filename (ws, "link", NULL);
+  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
+  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
+  struct stat before, after;
+  guint fillers = 0;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("mounting file systems needs root (CI runs as root)");
+      return;
+    }
+  /* The mounts are this test process's own (and its children's): none outlives it. */
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_cmpint (mount ("tmpfs", base, "tmpfs", 0, "size=4m,mode=0755"), ==, 0);
+  for (guint i = 0; i < 4; i++)
+    {
+      const char *names[] = { "lower", "upper", "work", "m" };
+      g_autofree char *dir = g_build_filename (base, names[i], NULL);
+
+      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+    }
+  mount_overlay (base);
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (stat (ws, &before), ==, 0);
+  dsh_test_write_file (victim_file, "original\n");
+
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", plant, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  }
+  if (data != NULL)
+    forget_stable_names (state);
+
+  /* Mounted again after other file systems took the numbers it could get back. */
+  do
+    {
+      g_autofree char *filler = g_strdup_printf ("%s/filler-%u", f->dir, fillers++);
+
+      g_assert_cmpint (umount (merged), ==, 0);
+      g_assert_cmpint (g_mkdir (filler, 0755), ==, 0);
+      g_assert_cmpint (mount ("tmpfs", filler, "tmpfs", 0, "size=64k"), ==, 0);
+      mount_overlay (base);
+      g_assert_cmpint (stat (ws, &after), ==, 0);
+    }
+  while (after.st_dev == before.st_dev && fillers < 256);
+  g_assert_cmpuint (after.st_dev, !=, before.st_dev);
+  g_assert_cmpuint (after.st_ino, ==, before.st_ino);
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                             "-c", write, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      run_with_backend (&run, backends[i], f->state, args, f->dir);
+      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+      dsh_test_assert_file_is (victim_file, "original\n");
+    }
+
+  g_assert_cmpint (umount (merged), ==, 0);
+  g_assert_cmpint (umount (base), ==, 0);
+  for (guint i = 0; i < fillers; i++)
+    {
+      g_autofree char *filler = g_strdup_printf ("%s/filler-%u", f->dir, i);
+
+      g_assert_cmpint (umount (filler), ==, 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -965,6 +1090,9 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace", test_nested_workspace_symlink_refused);
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
+  ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
+  g_test_add ("/root-refusals/granted-root-remounted/earlier-record", Refusals, "earlier",
+              refusals_set_up, test_granted_root_remounted, refusals_tear_down);
   ADD ("/root-refusals/untrusted-record", test_untrusted_record_refused);
   ADD ("/root-refusals/temp-dir", test_temp_dir_refused);
   ADD ("/root-refusals/session-at-creation", test_session_refused_at_creation);

@@ -113,7 +113,9 @@ gboolean       dsh_root_identity_at             (int                    dir_fd,
                                                  gboolean              *out_is_link,
                                                  gint64                *out_changed_us);
 
-/* An entry's name: "dev-ino-birth" in hexadecimal, at most 50 bytes with its NUL. */
+/* An entry's name: "dev-ino-birth" in hexadecimal, at most 50 bytes with its NUL. Where the
+ * birth time is known, the POSIX record also names the entry "i-ino-birth", which a new device
+ * number of the file system leaves as it is. */
 #define DSH_ROOT_GRANTS_ENTRY_NAME_SIZE 52
 
 void           dsh_root_grants_entry_name       (const DshRootIdentity *identity,

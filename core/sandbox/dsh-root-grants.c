@@ -1,5 +1,7 @@
 /* dsh-root-grants.c — the record of granted writable roots: one small file per granted
- * directory, named by its identity, holding the time of its first grant and its path then.
+ * directory, named by its identity (twice where a birth time is known: with and without the
+ * device number, which a later mount may change), holding the time of its first grant and its
+ * path then.
  *
  * One file per directory keeps every step a single system call: a lookup (needed only when a
  * walk meets a symlink) opens one name, a grant creates one name with O_EXCL, and concurrent
@@ -11,6 +13,7 @@
 
 #include "dsh-root-grants-private.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -161,6 +164,10 @@ keep (RecordDir *record)
   record_unref (old);
 }
 
+static void give_entries_stable_names (DshRootGrants *grants);
+static gboolean create_entry (DshRootGrants *grants, const char *name, const char *text,
+                              GError **error);
+
 /* The record's directory itself, never a link to one. */
 #define RECORD_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -215,6 +222,7 @@ dsh_root_grants_open (const char *dir, GError **error)
   record->dev = st.st_dev;
   record->ino = st.st_ino;
   grants->dir = dsh_canonical_path (dir);
+  give_entries_stable_names (grants);
   keep (record);
   return g_steal_pointer (&grants);
 }
@@ -235,24 +243,150 @@ dsh_root_grants_free (DshRootGrants *grants)
   g_free (grants);
 }
 
+/* The name of the entry that finds the directory again whatever device number its file system
+ * has then: a number the kernel hands out at each mount (an overlay, a btrfs subvolume, a loop
+ * device, a disk found in another order at boot), where the inode and its birth time stay. Two
+ * file systems cloned from one image share such names: a grant of one then counts for both,
+ * refusing more, never less. Without a birth time only the device tells file systems apart: the
+ * entry keeps the name with the device number (dsh_root_grants_entry_name()). */
+static gboolean
+stable_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+{
+  DshRootIdentity without_device = *identity;
+
+  if (identity->birth_ns == 0)
+    return FALSE;
+  /* "i-INO-BIRTH": where the device number would be, a letter no hexadecimal number has. */
+  without_device.dev = 0;
+  dsh_root_grants_entry_name (&without_device, name);
+  name[0] = 'i';
+  return TRUE;
+}
+
+/* The entry's first bytes into text (NUL-terminated): their length, 0 for none, -1 with errno
+ * when the entry cannot be opened. */
+static ssize_t
+read_entry (DshRootGrants *grants, const char *name, char text[64])
+{
+  ssize_t n;
+  int fd = openat (grants->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+  memset (text, 0, 64);
+  if (fd < 0)
+    return -1;
+  n = read (fd, text, 63);
+  close (fd);
+  /* Read but unreadable (a directory, say): granted since ever. */
+  return MAX (n, 0);
+}
+
+/* Present once every entry with a birth time also has its stable name. */
+#define STABLE_NAMES_MARKER "stable-names"
+
+/* The identity an entry's name (dsh_root_grants_entry_name()) spells; FALSE for another name. */
+static gboolean
+identity_of_entry_name (const char *name, DshRootIdentity *identity)
+{
+  g_auto (GStrv) parts = g_strsplit (name, "-", 4);
+  guint64 values[3];
+
+  if (g_strv_length (parts) != 3)
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    {
+      if (!g_ascii_isxdigit (parts[i][0]) ||
+          !g_ascii_string_to_unsigned (parts[i], 16, 0, G_MAXUINT64, &values[i], NULL))
+        return FALSE;
+    }
+  identity->dev = values[0];
+  identity->ino = values[1];
+  identity->birth_ns = (gint64) values[2];
+  return TRUE;
+}
+
+/* A record written before entries had stable names holds each grant under its device number
+ * then only: once, each such entry gets its stable name too, with the earliest time of any
+ * entry of that directory, so that a grant made before this version still counts after its
+ * file system comes back under another device number. Best effort: a record that cannot be
+ * written is tried again at its next opening (its grants still count where the device number
+ * stayed). */
+static void
+give_entries_stable_names (DshRootGrants *grants)
+{
+  g_autoptr (GHashTable) earliest = NULL;
+  GHashTableIter iter;
+  gpointer name, text;
+  gboolean complete = TRUE;
+  gboolean any = FALSE;
+  struct dirent *entry;
+  struct stat st;
+  DIR *dir;
+  int fd;
+
+  if (fstatat (grants->dir_fd, STABLE_NAMES_MARKER, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+      (fd = openat (grants->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return;
+  if ((dir = fdopendir (fd)) == NULL)
+    {
+      close (fd);
+      return;
+    }
+  earliest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  while ((entry = readdir (dir)) != NULL)
+    {
+      char stable[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+      DshRootIdentity identity;
+      const char *known;
+      char found[64];
+      ssize_t n;
+
+      if (!identity_of_entry_name (entry->d_name, &identity))
+        continue;
+      any = TRUE;
+      if (!stable_entry_name (&identity, stable))
+        continue;
+      /* An entry that cannot be read counts since ever, as a lookup reads it. */
+      n = read_entry (grants, entry->d_name, found);
+      if (n < 0)
+        found[0] = '\0';
+      known = g_hash_table_lookup (earliest, stable);
+      if (known == NULL || dsh_root_grants_entry_since (found, (gssize) strlen (found)) <
+                             dsh_root_grants_entry_since (known, (gssize) strlen (known)))
+        g_hash_table_insert (earliest, g_strdup (stable), g_strdup (found));
+    }
+  closedir (dir);
+  g_hash_table_iter_init (&iter, earliest);
+  while (g_hash_table_iter_next (&iter, &name, &text))
+    complete = create_entry (grants, name, text, NULL) && complete;
+  /* An empty record is left as it is: nothing in it needs another name yet. */
+  if (any && complete &&
+      (fd = openat (grants->dir_fd, STABLE_NAMES_MARKER,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) >= 0)
+    close (fd);
+}
+
 gboolean
 dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, gint64 *out_since)
 {
   char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
-  char text[64] = { 0 };
-  ssize_t n;
-  int fd;
+  char text[64];
+  ssize_t n = -1;
 
-  dsh_root_grants_entry_name (identity, name);
-  fd = openat (grants->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
+  /* The name that survives a new device number first; then the one with the device, which
+   * every grant also writes and which records of earlier versions hold alone. */
+  if (stable_entry_name (identity, name))
+    n = read_entry (grants, name, text);
+  if (n < 0 && (identity->birth_ns == 0 || errno == ENOENT))
+    {
+      dsh_root_grants_entry_name (identity, name);
+      n = read_entry (grants, name, text);
+    }
+  if (n < 0)
     {
       /* Not granted; any other failure reads as granted since ever. */
       *out_since = 0;
       return errno != ENOENT;
     }
-  n = read (fd, text, sizeof text - 1);
-  close (fd);
   *out_since = dsh_root_grants_entry_since (text, n);
   return TRUE;
 }
@@ -312,21 +446,13 @@ identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_director
   return TRUE;
 }
 
-/* Creates the entry of the directory with this identity unless there is one already. */
+/* Creates the entry name holding text unless there is one already. */
 static gboolean
-record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const char *root,
-                 GError **error)
+create_entry (DshRootGrants *grants, const char *name, const char *text, GError **error)
 {
-  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
-  g_autofree char *text = NULL;
-  struct stat st;
-  gsize len;
+  gsize len = strlen (text);
   int fd;
 
-  dsh_root_grants_entry_name (identity, name);
-  /* Most roots were granted before: a lookup says so without the creating open's locks. */
-  if (fstatat (grants->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return TRUE;
   fd = openat (grants->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST)
     return TRUE;
@@ -336,8 +462,6 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
 
       return dsh_root_grants_refuse (error, grants->dir, why);
     }
-  text = dsh_root_grants_entry_text (root);
-  len = strlen (text);
   /* A torn entry reads as granted since ever: refusing more, never less. */
   if (write (fd, text, len) != (ssize_t) len)
     {
@@ -346,6 +470,35 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
     }
   close (fd);
   return TRUE;
+}
+
+/* Creates the entries of the directory with this identity unless they are there already: the
+ * one that survives a new device number, and the one with the device that earlier versions
+ * sharing the record read. An entry an earlier version made keeps its time in both. */
+static gboolean
+record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const char *root,
+                 GError **error)
+{
+  char stable[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  g_autofree char *text = NULL;
+  char earlier[64];
+  struct stat st;
+
+  dsh_root_grants_entry_name (identity, name);
+  /* Most roots were granted before: a lookup says so without the creating open's locks. */
+  if (!stable_entry_name (identity, stable))
+    {
+      if (fstatat (grants->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return TRUE;
+      text = dsh_root_grants_entry_text (root);
+      return create_entry (grants, name, text, error);
+    }
+  if (fstatat (grants->dir_fd, stable, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return TRUE;
+  text = read_entry (grants, name, earlier) >= 0 ? g_strdup (earlier)
+                                                 : dsh_root_grants_entry_text (root);
+  return create_entry (grants, name, text, error) && create_entry (grants, stable, text, error);
 }
 
 static gboolean
