@@ -465,6 +465,85 @@ test_fold_cache_out_of_every_call_reach (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A fold cache directory (DSH_SANDBOX_FOLD_CACHE) beneath a directory an earlier call granted
+ * is not believed: that call's command could have left a fold there for the session's log. Here
+ * it copies a true fold of the log (the bytes it could compute itself, having read the log) in,
+ * saying danger-full-access; the session's next call with that cache directory still runs
+ * under workspace-write, and writes nothing to a cache there, on both backends. */
+static void
+test_fold_cache_beneath_granted_dir (void)
+{
+  const char *backends[] = { "bwrap", "landlock" };
+  g_autofree char *dir = fold_cache_scratch_dir ();
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  for (guint b = 0; b < G_N_ELEMENTS (backends); b++)
+    {
+      g_autofree char *top = g_build_filename (dir, backends[b], NULL);
+      g_autofree char *ws = g_build_filename (top, "ws", NULL);
+      g_autofree char *logs = g_build_filename (top, "logs", NULL);
+      g_autofree char *own = g_build_filename (top, "own-folds", NULL);
+      g_autofree char *shared = g_build_filename (top, "shared", NULL);
+      g_autofree char *folds = g_build_filename (shared, "folds", NULL);
+      g_autofree char *path = g_build_filename (logs, "s.jsonl", NULL);
+      g_autofree char *victim = g_build_filename (top, "victim", NULL);
+      g_autofree char *escape = g_strdup_printf ("echo x > '%s'", victim);
+      g_autofree char *forge = g_strdup_printf (
+        "mkdir -p -m 700 '%s' && for f in '%s'/*.json; do "
+        "sed 's/\"mode\":\"workspace-write\"/\"mode\":\"danger-full-access\"/' \"$f\" "
+        "> '%s'/\"${f##*/}\" && chmod 600 '%s'/\"${f##*/}\"; done",
+        folds, own, folds, folds);
+      g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[b]);
+      g_autofree char *own_env = g_strdup_printf ("DSH_SANDBOX_FOLD_CACHE=%s", own);
+      g_autofree char *folds_env = g_strdup_printf ("DSH_SANDBOX_FOLD_CACHE=%s", folds);
+      const char *with_own[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", own_env, NULL };
+      const char *with_folds[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", folds_env, NULL };
+      g_auto (DshTestRun) made = { 0 };
+      g_auto (DshTestRun) first = { 0 };
+      g_auto (DshTestRun) forged = { 0 };
+      g_auto (DshTestRun) later = { 0 };
+      g_autofree char *forged_fold = NULL;
+
+      for (const char *const *d = (const char *const[]) { ws, logs, own, shared, NULL };
+           *d != NULL; d++)
+        g_assert_cmpint (g_mkdir_with_parents (*d, 0700), ==, 0);
+      cli (&made, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write",
+           NULL);
+      assert_ok (&made);
+      cli (&first, with_own, "exec", "--session", path, "--", "true", NULL);
+      g_assert_cmpint (first.exit_code, ==, 0);
+      /* An earlier call, with no cache there yet, granted shared. */
+      cli (&forged, with_own, "exec", "--mode", "workspace-write", "--workspace", shared, "--",
+           "sh", "-c", forge, NULL);
+      g_assert_cmpint (forged.exit_code, ==, 0);
+      {
+        g_autoptr (GDir) listing = g_dir_open (folds, 0, NULL);
+        g_autofree char *name = NULL;
+
+        g_assert_nonnull (listing);
+        name = g_build_filename (folds, g_dir_read_name (listing), NULL);
+        forged_fold = dsh_test_read_file (name);
+        g_assert_nonnull (strstr (forged_fold, "danger-full-access"));
+      }
+
+      cli (&later, with_folds, "exec", "--session", path, "--", "sh", "-c", escape, NULL);
+      g_test_message ("%s: exit %d: %s", backends[b], later.exit_code, later.err);
+      g_assert_cmpint (later.exit_code, !=, 0);
+      g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+      /* Nor was a fold written there for a later call to find. */
+      {
+        g_autoptr (GDir) listing = g_dir_open (folds, 0, NULL);
+        g_autofree char *name = g_build_filename (folds, g_dir_read_name (listing), NULL);
+        g_autofree char *now = dsh_test_read_file (name);
+
+        g_assert_null (g_dir_read_name (listing));
+        g_assert_cmpstr (now, ==, forged_fold);
+      }
+    }
+  dsh_test_remove_tree (dir);
+}
+
 /* A session log is out of reach of every call, not only of its session's: a sessionless call
  * with the log's directory as an extra writable root appends a forged danger-full-access; the
  * session's next call refuses the log instead of running under it. */
@@ -805,6 +884,8 @@ main (int argc, char **argv)
                    test_exec_refuses_reachable_fold_cache);
   g_test_add_func ("/session-cli/fold-cache-out-of-every-call-reach",
                    test_fold_cache_out_of_every_call_reach);
+  g_test_add_func ("/session-cli/fold-cache-beneath-granted-dir",
+                   test_fold_cache_beneath_granted_dir);
   g_test_add_func ("/session-cli/session-log-out-of-every-call-reach",
                    test_session_log_out_of_every_call_reach);
   g_test_add_func ("/session-cli/config-out-of-every-call-reach",

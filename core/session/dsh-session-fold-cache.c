@@ -26,6 +26,7 @@ dsh_session_fold_cache_path (const char *log_path)
 {
   g_autofree char *dir = dsh_fold_cache_dir ();
   g_autofree char *canonical = NULL;
+  g_autofree char *granted = NULL;
   g_autofree char *name = NULL;
   const char *tmp = g_get_tmp_dir ();
 
@@ -34,6 +35,13 @@ dsh_session_fold_cache_path (const char *log_path)
   /* Shared scratch space is within every confined command's reach. */
   if (dsh_path_is_beneath (dir, "/tmp") || dsh_path_is_beneath (dir, tmp) ||
       dsh_path_is_beneath (dir, "/var/tmp") || dsh_path_is_beneath (dir, "/dev/shm"))
+    return NULL;
+  /* So is a directory some call granted (and what lies beneath it), whatever this call's roots:
+   * a command of that call could have left a fold there for this log, as it could have
+   * rewritten a log there. Nothing there is read or written; the log is read whole. (Without
+   * a record nothing can be told apart, and nothing is believed either.) */
+  granted = dsh_root_grants_untrusted_above (dir);
+  if (granted != NULL)
     return NULL;
   if (g_mkdir_with_parents (dir, 0700) != 0 || !dsh_platform_is_private_dir (dir))
     return NULL;
