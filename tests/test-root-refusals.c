@@ -971,6 +971,79 @@ mount_overlay (const char *base)
   g_assert_cmpint (mount ("overlay", merged, "overlay", 0, options), ==, 0);
 }
 
+/* An overlay at base/m of directories on a tmpfs at base, both this test process's own (and
+ * its children's): none outlives it. FALSE (the test skipped) without root. */
+static gboolean
+overlay_of_own (const char *base)
+{
+  if (geteuid () != 0)
+    {
+      g_test_skip ("mounting file systems needs root (CI runs as root)");
+      return FALSE;
+    }
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_cmpint (mount ("tmpfs", base, "tmpfs", 0, "size=4m,mode=0755"), ==, 0);
+  for (guint i = 0; i < 4; i++)
+    {
+      const char *names[] = { "lower", "upper", "work", "m" };
+      g_autofree char *dir = g_build_filename (base, names[i], NULL);
+
+      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+    }
+  mount_overlay (base);
+  return TRUE;
+}
+
+/* A workspace on an overlay that comes from its lower layer (a repository in a container's
+ * image) is copied up when a command first writes in it: the same inode number on the same
+ * device, but the birth time of the upper copy. The command that does so plants a symlink to a
+ * victim directory; a later call named through it must not get the victim as its root. */
+static void
+test_granted_root_copied_up (Refusals *f, gconstpointer data)
+{
+  g_autofree char *base = make_dir (f, "fs");
+  g_autofree char *victim = make_dir (f, "victim");
+  g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
+  g_autofree char *lower_ws = g_build_filename (base, "lower", "ws", NULL);
+  g_autofree char *merged = g_build_filename (base, "m", NULL);
+  g_autofree char *ws = g_build_filename (merged, "ws", NULL);
+  g_autofree char *link = g_build_filename (ws, "link", NULL);
+  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
+  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
+
+  if (!overlay_of_own (base))
+    return;
+  /* Made in the lower layer before the overlay saw it, as an image's directories are. */
+  g_assert_cmpint (umount (merged), ==, 0);
+  g_assert_cmpint (g_mkdir (lower_ws, 0755), ==, 0);
+  mount_overlay (base);
+  dsh_test_write_file (victim_file, "original\n");
+
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", plant, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                             "-c", write, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      run_with_backend (&run, backends[i], f->state, args, f->dir);
+      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+      dsh_test_assert_file_is (victim_file, "original\n");
+    }
+  g_assert_cmpint (umount (merged), ==, 0);
+  g_assert_cmpint (umount (base), ==, 0);
+}
+
 /* Leaves in the record at state only what versions before stable entry names wrote: names
  * beginning with the device number. */
 static void
@@ -1011,23 +1084,8 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
   struct stat before, after;
   guint fillers = 0;
 
-  if (geteuid () != 0)
-    {
-      g_test_skip ("mounting file systems needs root (CI runs as root)");
-      return;
-    }
-  /* The mounts are this test process's own (and its children's): none outlives it. */
-  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
-  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
-  g_assert_cmpint (mount ("tmpfs", base, "tmpfs", 0, "size=4m,mode=0755"), ==, 0);
-  for (guint i = 0; i < 4; i++)
-    {
-      const char *names[] = { "lower", "upper", "work", "m" };
-      g_autofree char *dir = g_build_filename (base, names[i], NULL);
-
-      g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
-    }
-  mount_overlay (base);
+  if (!overlay_of_own (base))
+    return;
   g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
   g_assert_cmpint (stat (ws, &before), ==, 0);
   dsh_test_write_file (victim_file, "original\n");
@@ -1091,6 +1149,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
+  ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);
   g_test_add ("/root-refusals/granted-root-remounted/earlier-record", Refusals, "earlier",
               refusals_set_up, test_granted_root_remounted, refusals_tear_down);
   ADD ("/root-refusals/untrusted-record", test_untrusted_record_refused);

@@ -20,6 +20,9 @@ typedef struct {
   /* Birth time in nanoseconds where the filesystem reports it, else 0: a reused inode number
    * then reads as granted (refusing more, never less). */
   gint64 birth_ns;
+  /* The birth time may change while the directory stays (POSIX: on an overlay, which copies a
+   * directory up from its lower layer with a new one); then dev and ino alone also name it. */
+  gboolean birth_may_change;
 } DshRootIdentity;
 
 typedef struct _DshRootGrants DshRootGrants;
@@ -115,7 +118,8 @@ gboolean       dsh_root_identity_at             (int                    dir_fd,
 
 /* An entry's name: "dev-ino-birth" in hexadecimal, at most 50 bytes with its NUL. Where the
  * birth time is known, the POSIX record also names the entry "i-ino-birth", which a new device
- * number of the file system leaves as it is. */
+ * number of the file system leaves as it is, and on an overlay, which gives a directory it copies
+ * up a new birth time, "d-dev-ino-0". */
 #define DSH_ROOT_GRANTS_ENTRY_NAME_SIZE 52
 
 void           dsh_root_grants_entry_name       (const DshRootIdentity *identity,

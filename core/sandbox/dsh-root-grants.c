@@ -1,11 +1,11 @@
 /* dsh-root-grants.c — the record of granted writable roots: one small file per granted
- * directory, named by its identity (twice where a birth time is known: with and without the
- * device number, which a later mount may change), holding the time of its first grant and its
- * path then.
+ * directory, named by its identity (under each name that a later mount, which may change the
+ * device number, or an overlay's copy-up, which changes the birth time, leaves as it is),
+ * holding the time of its first grant and its path then.
  *
- * One file per directory keeps every step a single system call: a lookup (needed only when a
- * walk meets a symlink) opens one name, a grant creates one name with O_EXCL, and concurrent
- * calls never rewrite each other's entries.
+ * One file per directory and name keeps every step a few system calls: a lookup (needed only
+ * when a walk meets a symlink) opens each name until one is there, a grant creates each missing
+ * name with O_EXCL, and concurrent calls never rewrite each other's entries.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include <unistd.h>
 
 #include "dsh-error.h"
@@ -263,6 +266,42 @@ stable_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_EN
   return TRUE;
 }
 
+/* On an overlay the birth time may not stay the directory's: copying a directory up from its
+ * lower layer, as it does when a command first writes in it, keeps its inode number and device
+ * but gives it the upper copy's birth time. There the entry is also named "d-DEV-INO-0",
+ * without it: a reused inode number then reads as granted, refusing more, never less. (Only
+ * there: on a tmpfs, whose device numbers the next boot hands out again to others, such names
+ * would make directories that were never granted read as granted.) */
+static gboolean
+device_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+{
+  DshRootIdentity without_birth = *identity;
+  char plain[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+
+  if (!identity->birth_may_change || identity->birth_ns == 0)
+    return FALSE;
+  without_birth.birth_ns = 0;
+  dsh_root_grants_entry_name (&without_birth, plain);
+  g_snprintf (name, DSH_ROOT_GRANTS_ENTRY_NAME_SIZE, "d-%s", plain);
+  return TRUE;
+}
+
+/* Every name the entry of identity has, in the order a lookup asks them: the one that survives
+ * a new device number, the one that survives a new birth time, and the one with all three,
+ * which earlier versions read and wrote alone. Returns how many. */
+static guint
+entry_names (const DshRootIdentity *identity, char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+{
+  guint n = 0;
+
+  if (stable_entry_name (identity, names[n]))
+    n++;
+  if (device_entry_name (identity, names[n]))
+    n++;
+  dsh_root_grants_entry_name (identity, names[n++]);
+  return n;
+}
+
 /* The entry's first bytes into text (NUL-terminated): their length, 0 for none, -1 with errno
  * when the entry cannot be opened. */
 static ssize_t
@@ -280,7 +319,7 @@ read_entry (DshRootGrants *grants, const char *name, char text[64])
   return MAX (n, 0);
 }
 
-/* Present once every entry with a birth time also has its stable name. */
+/* Present once every entry with a birth time also has its name without the device. */
 #define STABLE_NAMES_MARKER "stable-names"
 
 /* The identity an entry's name (dsh_root_grants_entry_name()) spells; FALSE for another name. */
@@ -301,15 +340,17 @@ identity_of_entry_name (const char *name, DshRootIdentity *identity)
   identity->dev = values[0];
   identity->ino = values[1];
   identity->birth_ns = (gint64) values[2];
+  /* Which file system it was on is not in the name: only the name without the device. */
+  identity->birth_may_change = FALSE;
   return TRUE;
 }
 
 /* A record written before entries had stable names holds each grant under its device number
- * then only: once, each such entry gets its stable name too, with the earliest time of any
- * entry of that directory, so that a grant made before this version still counts after its
- * file system comes back under another device number. Best effort: a record that cannot be
- * written is tried again at its next opening (its grants still count where the device number
- * stayed). */
+ * and birth time then only: once, each such entry gets its name without the device too, with
+ * the earliest time of any entry of that directory, so that a grant made before this version
+ * still counts after its file system comes back under another device number. Best effort: a
+ * record that cannot be written is tried again at its next opening (its grants still count
+ * where the device number stayed). */
 static void
 give_entries_stable_names (DshRootGrants *grants)
 {
@@ -334,25 +375,27 @@ give_entries_stable_names (DshRootGrants *grants)
   earliest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   while ((entry = readdir (dir)) != NULL)
     {
-      char stable[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+      char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
       DshRootIdentity identity;
-      const char *known;
+      guint n_names;
       char found[64];
-      ssize_t n;
 
       if (!identity_of_entry_name (entry->d_name, &identity))
         continue;
       any = TRUE;
-      if (!stable_entry_name (&identity, stable))
-        continue;
       /* An entry that cannot be read counts since ever, as a lookup reads it. */
-      n = read_entry (grants, entry->d_name, found);
-      if (n < 0)
+      if (read_entry (grants, entry->d_name, found) < 0)
         found[0] = '\0';
-      known = g_hash_table_lookup (earliest, stable);
-      if (known == NULL || dsh_root_grants_entry_since (found, (gssize) strlen (found)) <
-                             dsh_root_grants_entry_since (known, (gssize) strlen (known)))
-        g_hash_table_insert (earliest, g_strdup (stable), g_strdup (found));
+      /* Every name but the last, the one it has. */
+      n_names = entry_names (&identity, names);
+      for (guint i = 0; i + 1 < n_names; i++)
+        {
+          const char *known = g_hash_table_lookup (earliest, names[i]);
+
+          if (known == NULL || dsh_root_grants_entry_since (found, (gssize) strlen (found)) <
+                                 dsh_root_grants_entry_since (known, (gssize) strlen (known)))
+            g_hash_table_insert (earliest, g_strdup (names[i]), g_strdup (found));
+        }
     }
   closedir (dir);
   g_hash_table_iter_init (&iter, earliest);
@@ -368,24 +411,25 @@ give_entries_stable_names (DshRootGrants *grants)
 gboolean
 dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, gint64 *out_since)
 {
-  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  guint n_names = entry_names (identity, names);
   char text[64];
   ssize_t n = -1;
 
-  /* The name that survives a new device number first; then the one with the device, which
-   * every grant also writes and which records of earlier versions hold alone. */
-  if (stable_entry_name (identity, name))
-    n = read_entry (grants, name, text);
-  if (n < 0 && (identity->birth_ns == 0 || errno == ENOENT))
+  for (guint i = 0; i < n_names && n < 0; i++)
     {
-      dsh_root_grants_entry_name (identity, name);
-      n = read_entry (grants, name, text);
+      n = read_entry (grants, names[i], text);
+      /* Not granted under this name; any other failure reads as granted since ever. */
+      if (n < 0 && errno != ENOENT)
+        {
+          *out_since = 0;
+          return TRUE;
+        }
     }
   if (n < 0)
     {
-      /* Not granted; any other failure reads as granted since ever. */
       *out_since = 0;
-      return errno != ENOENT;
+      return FALSE;
     }
   *out_since = dsh_root_grants_entry_since (text, n);
   return TRUE;
@@ -395,6 +439,25 @@ gboolean
 dsh_root_identity_of_path (const char *path, DshRootIdentity *identity)
 {
   return dsh_root_identity_at (AT_FDCWD, path, identity, NULL, NULL);
+}
+
+#ifndef OVERLAYFS_SUPER_MAGIC
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+#endif
+
+/* Is path below dir_fd (dir_fd itself for "") on an overlay? Beneath a descriptor, the file
+ * system of the descriptor is asked: a name beneath it is on another only at a mount point. */
+static gboolean
+is_overlay (int dir_fd, const char *path)
+{
+#ifdef __linux__
+  struct statfs fs;
+  int result = *path == '\0' || dir_fd != AT_FDCWD ? fstatfs (dir_fd, &fs) : statfs (path, &fs);
+
+  return result == 0 && fs.f_type == OVERLAYFS_SUPER_MAGIC;
+#else
+  return FALSE;
+#endif
 }
 
 /* The identity of path below dir_fd (dir_fd itself for ""), never following a symlink, and its
@@ -414,6 +477,8 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
   identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
                          ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
                          : 0;
+  /* An overlay has no device of its own: only such a device is asked what it is. */
+  identity->birth_may_change = stx.stx_dev_major == 0 && is_overlay (dir_fd, path);
   *out_mode = stx.stx_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
@@ -427,6 +492,7 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
   identity->dev = st.st_dev;
   identity->ino = st.st_ino;
   identity->birth_ns = 0;
+  identity->birth_may_change = FALSE;
   *out_mode = st.st_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
@@ -472,33 +538,44 @@ create_entry (DshRootGrants *grants, const char *name, const char *text, GError 
   return TRUE;
 }
 
-/* Creates the entries of the directory with this identity unless they are there already: the
- * one that survives a new device number, and the one with the device that earlier versions
- * sharing the record read. An entry an earlier version made keeps its time in both. */
+/* Creates the entries of the directory with this identity unless they are there already, each
+ * under every name it has (entry_names()). One that is there already (an earlier version's, or
+ * one made before the birth time or the device number changed) gives its time to the others. */
 static gboolean
 record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const char *root,
                  GError **error)
 {
-  char stable[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
-  char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  guint n_names = entry_names (identity, names);
+  gboolean missing[3] = { FALSE, FALSE, FALSE };
   g_autofree char *text = NULL;
-  char earlier[64];
+  gboolean any_missing = FALSE;
   struct stat st;
 
-  dsh_root_grants_entry_name (identity, name);
   /* Most roots were granted before: a lookup says so without the creating open's locks. */
-  if (!stable_entry_name (identity, stable))
+  for (guint i = 0; i < n_names; i++)
     {
-      if (fstatat (grants->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        return TRUE;
-      text = dsh_root_grants_entry_text (root);
-      return create_entry (grants, name, text, error);
+      missing[i] = fstatat (grants->dir_fd, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0;
+      any_missing = any_missing || missing[i];
     }
-  if (fstatat (grants->dir_fd, stable, &st, AT_SYMLINK_NOFOLLOW) == 0)
+  if (!any_missing)
     return TRUE;
-  text = read_entry (grants, name, earlier) >= 0 ? g_strdup (earlier)
-                                                 : dsh_root_grants_entry_text (root);
-  return create_entry (grants, name, text, error) && create_entry (grants, stable, text, error);
+  for (guint i = 0; i < n_names && text == NULL; i++)
+    {
+      char earlier[64];
+
+      if (!missing[i] && read_entry (grants, names[i], earlier) >= 0)
+        text = g_strdup (earlier);
+    }
+  if (text == NULL)
+    text = dsh_root_grants_entry_text (root);
+  /* All with one time: the first grant's, wherever it was found. */
+  for (guint i = n_names; i > 0; i--)
+    {
+      if (missing[i - 1] && !create_entry (grants, names[i - 1], text, error))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
