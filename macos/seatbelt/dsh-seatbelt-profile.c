@@ -95,13 +95,15 @@ static const char profile_head[] =
 /* On a case-insensitive volume ROOT/.GIT/config is ROOT/.git/config, and whether Seatbelt sees
  * the spelling on disk or the one a program used is not documented: every other letter case of
  * .git, and of the protected names beneath a .git, is refused wherever it occurs. No one names
- * a directory .Git on purpose. Each is (prefix, word, suffix) of a regex. */
+ * a directory .Git on purpose. So is every other case of HEAD as a whole name (ROOT/head is
+ * ROOT/HEAD; git's own HEADs are upper case). Each is (prefix, word, suffix) of a regex. */
 static const char *const case_variant_rules[][3] = {
   { "/\\.", "git", "(/|$)" },
   { "/\\.git/", "hooks", "(/|$)" },
   { "/\\.git/", "config", "$" },
   { "/\\.git/", "config.worktree", "$" },
   { "/\\.git/", "commondir", "$" },
+  { "/", "HEAD", "$" },
 };
 
 /* Spellings with a byte outside printable ASCII that a volume may take for .git or for a name
@@ -113,18 +115,24 @@ static const char *const case_variant_rules[][3] = {
 static const char *const non_ascii_rules[] = {
   "/\\.git/[^/]*[^ -~]",
   "/\\.([GgIiTt]|[^ -~])*[^ -~]([GgIiTt]|[^ -~])*(/|$)",
+  /* The letters of HEAD in order with such bytes between them (HE\u200CAD is HEAD on HFS+). */
+  "/([^ -~]+[Hh][^ -~]*[Ee][^ -~]*[Aa][^ -~]*[Dd]|[Hh][^ -~]+[Ee][^ -~]*[Aa][^ -~]*[Dd]|"
+  "[Hh][Ee][^ -~]+[Aa][^ -~]*[Dd]|[Hh][Ee][Aa][^ -~]+[Dd]|[Hh][Ee][Aa][Dd][^ -~])[^ -~]*$",
 };
 
 /* Parameter names: root i and the paths of its repository that run code later: its hooks, its
  * config, and the two files that make git read another config (config.worktree, and commondir,
- * which names a whole other git directory). */
+ * which names a whole other git directory); and a HEAD beside the .git: once .git is no git
+ * directory (the command may garble .git/HEAD), git takes the directory holding it for a bare
+ * repository when it has a HEAD, objects and refs, with the config the command put beside
+ * them. Without that HEAD it cannot. */
 static const char *const root_param_suffixes[] = {
-  "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG", "_GIT_CONFIG_WORKTREE", "_GIT_COMMONDIR",
+  "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG", "_GIT_CONFIG_WORKTREE", "_GIT_COMMONDIR", "_HEAD",
 };
 static const char *const root_param_paths[] = {
-  "", "/.git", "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir",
+  "", "/.git", "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir", "/HEAD",
 };
-#define N_PARAMS_PER_ROOT 6
+#define N_PARAMS_PER_ROOT 7
 
 /* Where the git parameters of a root without a repository point: beneath /dev/null, which is
  * no directory, so no path the command can reach matches them. git init works in such a root
@@ -195,15 +203,33 @@ is_lower_letter (char c)
   return c >= 'a' && c <= 'z';
 }
 
-/* A regex character for c of a lower-case word: itself, or \. for a dot. */
+/* A regex character for c of a word: itself, or \. for a dot. */
 static void
 append_regex_char (Buffer *buffer, char c)
 {
   buffer_append (buffer, c == '.' ? "\\." : "%c", c);
 }
 
-/* Every spelling of word (lower case) but its own, in ASCII letter case: the first letter that
- * differs is upper case, those before it as in word, those after it either case. */
+static int
+is_upper_letter (char c)
+{
+  return c >= 'A' && c <= 'Z';
+}
+
+static int
+ascii_lower (char c)
+{
+  return is_upper_letter (c) ? c - 'A' + 'a' : c;
+}
+
+static int
+ascii_upper (char c)
+{
+  return is_lower_letter (c) ? c - 'a' + 'A' : c;
+}
+
+/* Every spelling of word but its own, in ASCII letter case: the first letter that differs is in
+ * the other case, those before it as in word, those after it either case. */
 static void
 append_case_variants (Buffer *buffer, const char *word)
 {
@@ -212,17 +238,18 @@ append_case_variants (Buffer *buffer, const char *word)
   buffer_append (buffer, "(");
   for (size_t i = 0; word[i] != '\0'; i++)
     {
-      if (!is_lower_letter (word[i]))
+      if (!is_lower_letter (word[i]) && !is_upper_letter (word[i]))
         continue;
       buffer_append (buffer, "%s", separator);
       separator = "|";
       for (size_t j = 0; j < i; j++)
         append_regex_char (buffer, word[j]);
-      buffer_append (buffer, "%c", word[i] - 'a' + 'A');
+      buffer_append (buffer, "%c", is_lower_letter (word[i]) ? ascii_upper (word[i])
+                                                              : ascii_lower (word[i]));
       for (size_t j = i + 1; word[j] != '\0'; j++)
         {
-          if (is_lower_letter (word[j]))
-            buffer_append (buffer, "[%c%c]", word[j] - 'a' + 'A', word[j]);
+          if (is_lower_letter (word[j]) || is_upper_letter (word[j]))
+            buffer_append (buffer, "[%c%c]", ascii_upper (word[j]), ascii_lower (word[j]));
           else
             append_regex_char (buffer, word[j]);
         }
@@ -231,9 +258,9 @@ append_case_variants (Buffer *buffer, const char *word)
 }
 
 /* Closes the profile's one write rule: beneath any root, but never a root itself (renaming it
- * would carry its .git along), nor the .git, .git/hooks/, .git/config, .git/config.worktree or
- * .git/commondir of a root that holds a repository (the parameters of one that holds none match
- * nothing). Every root's exclusions
+ * would carry its .git along), nor the .git, .git/hooks/, .git/config, .git/config.worktree,
+ * .git/commondir or the HEAD beside .git of a root that holds a repository (the parameters of
+ * one that holds none match nothing). Every root's exclusions
  * apply to every root, so a root nested in another stays protected. */
 static void
 append_write_rule (Buffer *buffer, size_t n_roots)
@@ -244,7 +271,8 @@ append_write_rule (Buffer *buffer, size_t n_roots)
                  "\n"
                  "; Writes beneath the writable roots, except each root itself and the .git,\n"
                  "; .git/hooks/, .git/config, .git/config.worktree and .git/commondir of a\n"
-                 "; repository it holds: code a later unconfined program would run.\n"
+                 "; repository it holds, and a HEAD beside that .git (which would make its\n"
+                 "; directory a bare repository): code a later unconfined program would run.\n"
                  "(allow file-write*\n"
                  "  (require-all\n"
                  "    (require-any");
@@ -260,6 +288,7 @@ append_write_rule (Buffer *buffer, size_t n_roots)
       buffer_append (buffer,
                      "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_CONFIG_WORKTREE\"))", i);
       buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_GIT_COMMONDIR\"))", i);
+      buffer_append (buffer, "\n        (literal (param \"WRITABLE_ROOT_%zu_HEAD\"))", i);
     }
   for (size_t i = 0; i < sizeof case_variant_rules / sizeof case_variant_rules[0]; i++)
     {
@@ -396,12 +425,6 @@ find_repository (const char *root)
         return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
     }
   return DSH_SEATBELT_REPOSITORY_PROTECTED;
-}
-
-static int
-ascii_lower (char c)
-{
-  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
 /* Where root continues below outer ("" when it is outer) if it lies at or beneath it in any

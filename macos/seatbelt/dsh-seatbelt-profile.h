@@ -52,7 +52,7 @@ typedef struct {
   char **git_dirs;
   /* The root slots of the profile: n_roots, or at least three, the last root repeated. */
   size_t n_slots;
-  /* NULL-terminated "-DNAME=VALUE" arguments, four per slot. */
+  /* NULL-terminated "-DNAME=VALUE" arguments, seven per slot. */
   char **defines;
   size_t n_defines;
 } DshSeatbeltPlan;

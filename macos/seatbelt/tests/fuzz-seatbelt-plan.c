@@ -92,14 +92,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                                                                                  : plan.n_roots);
   if (strcmp (plan.profile, reference) != 0)
     violated ("the profile text changed with the roots");
-  if (plan.n_defines != 6 * plan.n_slots || plan.n_slots < plan.n_roots)
+  if (plan.n_defines != 7 * plan.n_slots || plan.n_slots < plan.n_roots)
     violated ("the -D parameters do not fill the slots");
   for (size_t slot = plan.n_roots; slot < plan.n_slots; slot++)
     {
       g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", slot,
                                                plan.roots[plan.n_roots - 1]);
 
-      if (strcmp (plan.defines[6 * slot], want) != 0)
+      if (strcmp (plan.defines[7 * slot], want) != 0)
         violated ("a spare slot does not repeat the last root");
     }
   for (size_t i = 0; i < plan.n_roots; i++)
@@ -114,10 +114,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                                                  i, git_base);
       g_autofree char *commondir = g_strdup_printf (
         "-DWRITABLE_ROOT_%zu_GIT_COMMONDIR=%s/.git/commondir", i, git_base);
+      g_autofree char *head = g_strdup_printf ("-DWRITABLE_ROOT_%zu_HEAD=%s/HEAD", i, git_base);
 
-      if (strcmp (plan.defines[6 * i], want) != 0 || strcmp (plan.defines[6 * i + 2], hooks) != 0 ||
-          strcmp (plan.defines[6 * i + 3], config) != 0 ||
-          strcmp (plan.defines[6 * i + 5], commondir) != 0)
+      if (strcmp (plan.defines[7 * i], want) != 0 || strcmp (plan.defines[7 * i + 2], hooks) != 0 ||
+          strcmp (plan.defines[7 * i + 3], config) != 0 ||
+          strcmp (plan.defines[7 * i + 5], commondir) != 0 ||
+          strcmp (plan.defines[7 * i + 6], head) != 0)
         violated ("a root did not arrive whole as its -D value");
     }
   /* Each given root is one of the plan's, in its macOS spelling. */

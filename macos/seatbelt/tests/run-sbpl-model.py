@@ -135,7 +135,7 @@ def main():
             if argv[-len(COMMAND):] != COMMAND or argv[-len(COMMAND) - 1] != b"--":
                 check.fail(f"{mode} {roots!r}: the command did not arrive intact: {argv!r}")
             defines = [a for a in argv[3:-len(COMMAND) - 1]]
-            if len(defines) != 6 * n_slots:
+            if len(defines) != 7 * n_slots:
                 check.fail(f"{mode} {roots!r}: {len(defines)} -D parameters for {n_slots} slots")
             for i, (root, repo) in enumerate(slots):
                 git_base = root if repo else b"/dev/null"
@@ -145,9 +145,10 @@ def main():
                         b"-DWRITABLE_ROOT_%d_GIT_CONFIG=" % i + git_base + b"/.git/config",
                         b"-DWRITABLE_ROOT_%d_GIT_CONFIG_WORKTREE=" % i + git_base
                         + b"/.git/config.worktree",
-                        b"-DWRITABLE_ROOT_%d_GIT_COMMONDIR=" % i + git_base + b"/.git/commondir"]
-                if defines[6 * i:6 * i + 6] != want:
-                    check.fail(f"{mode}: root {i} arrived as {defines[6 * i:6 * i + 6]!r}, "
+                        b"-DWRITABLE_ROOT_%d_GIT_COMMONDIR=" % i + git_base + b"/.git/commondir",
+                        b"-DWRITABLE_ROOT_%d_HEAD=" % i + git_base + b"/HEAD"]
+                if defines[7 * i:7 * i + 7] != want:
+                    check.fail(f"{mode}: root {i} arrived as {defines[7 * i:7 * i + 7]!r}, "
                                f"not {want!r}")
             key = (mode, n_slots)
             if key in profiles and profiles[key] != argv[2]:

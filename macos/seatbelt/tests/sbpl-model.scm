@@ -313,6 +313,13 @@
                         (file 'file-write-data (under "/.git/config.worktree.lock"))
                         (file 'file-write-data (under "/.git/config.worktreex"))
                         (file 'file-write-data (under "/sub/HOOKS/x"))
+                        ;; git's own HEADs stay git's, and a HEAD deeper down is the project's.
+                        (file 'file-write-data (under "/.git/HEAD"))
+                        (file 'file-write-create (under "/.git/logs/HEAD"))
+                        (file 'file-write-create (under "/.git/refs/remotes/origin/HEAD"))
+                        (file 'file-write-create (under "/sub/HEAD"))
+                        (file 'file-write-create (under "/headers/x"))
+                        (file 'file-write-create (under "/ahead"))
                         ;; Non-ASCII names (bytes as Latin-1 characters) elsewhere stay the
                         ;; project's: a branch named cafe with an acute e, a .cafe directory.
                         (file 'file-write-data (under "/.git/refs/heads/caf\xc3\xa9"))
@@ -339,7 +346,12 @@
                           (file 'file-write-create (under "/.git/commondir"))
                           (file 'file-write-data (under "/.git/commondir"))
                           (file 'file-write-create (under "/.git/config.worktree"))
-                          (file 'file-write-unlink (under "/.git/config.worktree"))))
+                          (file 'file-write-unlink (under "/.git/config.worktree"))
+                          ;; A HEAD beside .git: once the command garbles .git/HEAD, git takes
+                          ;; the work tree for a bare repository (HEAD, objects, refs beside
+                          ;; .git) and runs what the command wrote to ROOT/config.
+                          (file 'file-write-create (under "/HEAD"))
+                          (file 'file-write-data (under "/HEAD"))))
         ;; Refused in every mode, repository or not: renaming the root away (its .git with
         ;; it), and another letter case of .git, hooks or config, which on a case-insensitive
         ;; volume is the protected path itself.
@@ -357,6 +369,10 @@
                          (file 'file-write-create (under "/.git/config.Worktree"))
                          (file 'file-write-create (under "/.git/config.worktreE"))
                          (file 'file-write-data (under "/sub/.gIt/config"))
+                         ;; Another letter case of HEAD is HEAD beside .git there.
+                         (file 'file-write-create (under "/head"))
+                         (file 'file-write-create (under "/Head"))
+                         (file 'file-write-create (under "/HEAd"))
                          ;; Non-ASCII spellings of the same: U+212A KELVIN SIGN and U+017F
                          ;; LONG S case-fold to k and s (hooks, config.worktree), and HFS+
                          ;; ignores U+200C ZERO WIDTH NON-JOINER in a name (.git), in UTF-8.
@@ -364,7 +380,9 @@
                          (file 'file-write-create (under "/.git/hook\xc5\xbf/pre-commit"))
                          (file 'file-write-data (under "/.git/config.wor\xe2\x84\xaatree"))
                          (file 'file-write-data (under "/.g\xe2\x80\x8cit/config"))
-                         (file 'file-write-create (under "/.\xe2\x80\x8cGIT/hooks/x"))))
+                         (file 'file-write-create (under "/.\xe2\x80\x8cGIT/hooks/x"))
+                         (file 'file-write-create (under "/HE\xe2\x80\x8cAD"))
+                         (file 'file-write-create (under "/\xe2\x80\x8chead"))))
         ;; Hard links are refused everywhere: through one, a write inside a root could reach
         ;; a file outside it, or a protected one.
         (linked (list (file 'file-link (under "/x")) (file 'file-link (under "/.git/config"))))
@@ -390,7 +408,8 @@
                                   (path-beneath? path (string-append root "/.git/hooks"))
                                   (string=? path (string-append root "/.git/config"))
                                   (string=? path (string-append root "/.git/config.worktree"))
-                                  (string=? path (string-append root "/.git/commondir")))))))
+                                  (string=? path (string-append root "/.git/commondir"))
+                                  (string=? path (string-append root "/HEAD")))))))
                  roots))))
 
 (define (parse-root item)

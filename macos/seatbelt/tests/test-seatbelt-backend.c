@@ -178,6 +178,7 @@ add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *
                               slot, git_base));
   g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_COMMONDIR=%s/.git/commondir",
                                              slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_HEAD=%s/HEAD", slot, git_base));
 }
 
 /* Through the core's own call, with this host's writable roots: whatever they are, each is one

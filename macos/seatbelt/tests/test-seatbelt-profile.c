@@ -121,12 +121,14 @@ assert_git_defines (const DshSeatbeltPlan *plan, size_t i, const char *base)
     "-DWRITABLE_ROOT_%zu_GIT_CONFIG_WORKTREE=%s/.git/config.worktree", i, base);
   g_autofree char *commondir = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_COMMONDIR=%s/.git/commondir",
                                                 i, base);
+  g_autofree char *head = g_strdup_printf ("-DWRITABLE_ROOT_%zu_HEAD=%s/HEAD", i, base);
 
-  g_assert_cmpstr (plan->defines[6 * i + 1], ==, git);
-  g_assert_cmpstr (plan->defines[6 * i + 2], ==, hooks);
-  g_assert_cmpstr (plan->defines[6 * i + 3], ==, config);
-  g_assert_cmpstr (plan->defines[6 * i + 4], ==, worktree);
-  g_assert_cmpstr (plan->defines[6 * i + 5], ==, commondir);
+  g_assert_cmpstr (plan->defines[7 * i + 1], ==, git);
+  g_assert_cmpstr (plan->defines[7 * i + 2], ==, hooks);
+  g_assert_cmpstr (plan->defines[7 * i + 3], ==, config);
+  g_assert_cmpstr (plan->defines[7 * i + 4], ==, worktree);
+  g_assert_cmpstr (plan->defines[7 * i + 5], ==, commondir);
+  g_assert_cmpstr (plan->defines[7 * i + 6], ==, head);
 }
 
 /* A root's .git, hooks and config are protected when it holds a repository as the call is
@@ -231,9 +233,9 @@ test_duplicates_after_spelling (void)
   /* Three slots still, the last root filling the third: a workspace that is /tmp, or one root
    * alone, gets the profile every workspace gets. */
   g_assert_cmpuint (plan.n_slots, ==, 3);
-  g_assert_cmpuint (plan.n_defines, ==, 18);
-  g_assert_cmpstr (plan.defines[12], ==, "-DWRITABLE_ROOT_2=/private/tmp");
-  g_assert_cmpstr (plan.defines[15], ==, "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config");
+  g_assert_cmpuint (plan.n_defines, ==, 21);
+  g_assert_cmpstr (plan.defines[14], ==, "-DWRITABLE_ROOT_2=/private/tmp");
+  g_assert_cmpstr (plan.defines[17], ==, "-DWRITABLE_ROOT_2_GIT_CONFIG=/dev/null/.git/config");
   {
     const char *three[] = { "/Users/me/ws", "/tmp", "/var/folders/zz/abc/T", NULL };
     const char *one[] = { "/tmp", NULL };
@@ -244,12 +246,12 @@ test_duplicates_after_spelling (void)
     g_assert_cmpstr (plan.profile, ==, a.profile);
     g_assert_cmpstr (b.profile, ==, a.profile);
     g_assert_cmpuint (b.n_roots, ==, 1);
-    g_assert_cmpuint (b.n_defines, ==, 18);
+    g_assert_cmpuint (b.n_defines, ==, 21);
     for (size_t i = 0; i < 3; i++)
       {
         g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=/private/tmp", i);
 
-        g_assert_cmpstr (b.defines[6 * i], ==, want);
+        g_assert_cmpstr (b.defines[7 * i], ==, want);
       }
     dsh_seatbelt_plan_clear (&a);
     dsh_seatbelt_plan_clear (&b);
@@ -295,14 +297,14 @@ test_profile_independent_of_paths (void)
   /* Each root arrives whole as one value, '=' and all: sandbox-exec splits at the first '='. */
   g_assert_cmpstr (b.defines[0], ==,
                    "-DWRITABLE_ROOT_0=/Users/me/a \"b\" (allow file-write* (subpath \"/\"))\n;x");
-  g_assert_cmpstr (b.defines[6], ==, "-DWRITABLE_ROOT_1=/Users/\xff\xfe=\\/ws=1");
+  g_assert_cmpstr (b.defines[7], ==, "-DWRITABLE_ROOT_1=/Users/\xff\xfe=\\/ws=1");
   g_assert_true (c.has_repository[0] && c.has_repository[1]);
   {
     g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_1_GIT_CONFIG=%s/.git/config",
                                              bytes_spelled);
 
-    g_assert_cmpstr (c.defines[9], ==, want);
-    g_assert_nonnull (strstr (c.defines[9], "/\xff\xfe=\\/ws=1/.git/config"));
+    g_assert_cmpstr (c.defines[10], ==, want);
+    g_assert_nonnull (strstr (c.defines[10], "/\xff\xfe=\\/ws=1/.git/config"));
   }
   for (size_t i = 0; i < c.n_roots; i++)
     {
