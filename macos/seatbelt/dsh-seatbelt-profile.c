@@ -129,8 +129,14 @@ static const char *const non_ascii_rules[] = {
 static const char *const root_param_suffixes[] = {
   "", "_GIT", "_GIT_HOOKS", "_GIT_CONFIG", "_GIT_CONFIG_WORKTREE", "_GIT_COMMONDIR", "_HEAD",
 };
-static const char *const root_param_paths[] = {
-  "", "/.git", "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir", "/HEAD",
+/* Each beside the .git, or (when in_git_dir) in the git directory: the .git, or the directory
+ * itself when it is a bare repository. */
+static const struct {
+  const char *path;
+  int in_git_dir;
+} root_param_paths[] = {
+  { "", 0 }, { "/.git", 0 }, { "/hooks", 1 }, { "/config", 1 }, { "/config.worktree", 1 },
+  { "/commondir", 1 }, { "/HEAD", 0 },
 };
 #define N_PARAMS_PER_ROOT 7
 
@@ -361,10 +367,12 @@ add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
     {
       const char *git_dir = plan->git_dirs[root_index];
       const char *base = k == 0 ? root : git_dir != NULL ? git_dir : NO_REPOSITORY;
+      int beneath_dot_git = root_param_paths[k].in_git_dir && !(git_dir != NULL &&
+                                                                plan->bare[root_index]);
       Buffer define = { 0 };
 
-      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s", slot, root_param_suffixes[k], base,
-                     root_param_paths[k]);
+      buffer_append (&define, "-DWRITABLE_ROOT_%zu%s=%s%s%s", slot, root_param_suffixes[k], base,
+                     beneath_dot_git ? "/.git" : "", root_param_paths[k].path);
       if (define.failed)
         {
           free (define.data);
@@ -394,36 +402,79 @@ path_exists (const char *dir, const char *name, struct stat *st, int *found)
   return 0;
 }
 
-/* Directories that exist, then protected names that are symlinks: git runs code from a place
- * the profile does not name. */
+/* In a git directory: directories that exist, then protected names that are symlinks: git runs
+ * code from a place the profile does not name. */
 static const char *const elsewhere_names[] = {
-  "/.git/modules", "/.git/worktrees",
-  "/.git/hooks", "/.git/config", "/.git/config.worktree", "/.git/commondir",
+  "/modules", "/worktrees", "/hooks", "/config", "/config.worktree", "/commondir",
 };
 
-/* Which repository git finds at root now (a DshSeatbeltRepository), or -1 when out of memory.
- * A .git that cannot be looked at counts as one whose parts lie elsewhere. */
+/* What git needs to take a directory for a git directory (beside HEAD, which it checks first):
+ * objects and refs, or a commondir that holds them. */
+static const char *const bare_names[] = { "/objects", "/refs", "/commondir" };
+
+/* Does dir, without a .git, look like a git directory to git: a bare repository? A name that
+ * cannot be looked at counts as present. Returns -1 when out of memory. */
 static int
-find_repository (const char *root)
+is_bare_repository (const char *dir, int *bare)
+{
+  struct stat st;
+  int found[3];
+
+  if (path_exists (dir, "/HEAD", &st, bare) != 0)
+    return -1;
+  for (size_t i = 0; *bare && i < 3; i++)
+    {
+      if (path_exists (dir, bare_names[i], &st, &found[i]) != 0)
+        return -1;
+    }
+  *bare = *bare && ((found[0] && found[1]) || found[2]);
+  return 0;
+}
+
+/* Which repository git finds at root now (a DshSeatbeltRepository), or -1 when out of memory;
+ * *bare tells whether root is the git directory itself. A .git that cannot be looked at counts
+ * as one whose parts lie elsewhere. */
+static int
+find_repository (const char *root, int *bare)
 {
   struct stat st;
   int found;
+  char *git_dir;
 
+  *bare = 0;
   if (path_exists (root, "/.git", &st, &found) != 0)
     return -1;
   if (!found)
-    return DSH_SEATBELT_REPOSITORY_NONE;
-  if (!S_ISDIR (st.st_mode))
+    {
+      if (is_bare_repository (root, bare) != 0)
+        return -1;
+      if (!*bare)
+        return DSH_SEATBELT_REPOSITORY_NONE;
+    }
+  else if (!S_ISDIR (st.st_mode))
     return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+  git_dir = malloc (strlen (root) + sizeof "/.git");
+  if (git_dir == NULL)
+    return -1;
+  strcpy (git_dir, root);
+  if (!*bare)
+    strcat (git_dir, "/.git");
   /* Submodules and linked worktrees have git directories of their own; a protected name that is
    * a symlink is checked by Seatbelt as the path it leads to. */
   for (size_t i = 0; i < sizeof elsewhere_names / sizeof elsewhere_names[0]; i++)
     {
-      if (path_exists (root, elsewhere_names[i], &st, &found) != 0)
-        return -1;
+      if (path_exists (git_dir, elsewhere_names[i], &st, &found) != 0)
+        {
+          free (git_dir);
+          return -1;
+        }
       if (found && (i < 2 || S_ISLNK (st.st_mode)))
-        return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+        {
+          free (git_dir);
+          return DSH_SEATBELT_REPOSITORY_ELSEWHERE;
+        }
     }
+  free (git_dir);
   return DSH_SEATBELT_REPOSITORY_PROTECTED;
 }
 
@@ -488,7 +539,7 @@ find_repository_above (DshSeatbeltPlan *plan, size_t i, const char *given)
           free (spelled);
           break;
         }
-      found = find_repository (dir);
+      found = find_repository (dir, &plan->bare[i]);
       if (found != DSH_SEATBELT_REPOSITORY_NONE)
         {
           if (found < 0)
@@ -521,9 +572,10 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
   plan->roots = calloc (n_given + 1, sizeof (char *));
   plan->git_dirs = calloc (n_given + 1, sizeof (char *));
   plan->has_repository = calloc (n_given + 1, sizeof (int));
+  plan->bare = calloc (n_given + 1, sizeof (int));
   givens = calloc (n_given + 1, sizeof (char *));
   if (plan->roots == NULL || plan->git_dirs == NULL || plan->has_repository == NULL ||
-      givens == NULL)
+      plan->bare == NULL || givens == NULL)
     goto fail;
 
   for (size_t i = 0; i < n_given; i++)
@@ -547,7 +599,7 @@ collect_roots (const DshBackendPolicy *policy, DshSeatbeltPlan *plan, char *erro
         }
       givens[plan->n_roots] = given;
       plan->roots[plan->n_roots] = root;
-      plan->has_repository[plan->n_roots] = find_repository (given);
+      plan->has_repository[plan->n_roots] = find_repository (given, &plan->bare[plan->n_roots]);
       if (plan->has_repository[plan->n_roots++] < 0)
         goto fail;
     }
@@ -631,6 +683,7 @@ dsh_seatbelt_plan_clear (DshSeatbeltPlan *plan)
     free (plan->defines[i]);
   free (plan->roots);
   free (plan->has_repository);
+  free (plan->bare);
   free (plan->defines);
   free (plan->profile);
   memset (plan, 0, sizeof (*plan));

@@ -27,7 +27,8 @@ extern "C" {
 /* What git finds at a root when the call is planned. */
 typedef enum {
   DSH_SEATBELT_REPOSITORY_NONE = 0,
-  /* A .git directory: its hooks, config, config.worktree and commondir are protected. */
+  /* A .git directory, or a bare repository at the root: its hooks, config, config.worktree
+   * and commondir are protected. */
   DSH_SEATBELT_REPOSITORY_PROTECTED = 1,
   /* Protected as well, but git also runs code from places it leads to, which the profile does
    * not name: the git directory of a .git file or symlink, those of submodules (.git/modules)
@@ -47,9 +48,12 @@ typedef struct {
    * git clone). */
   int *has_repository;
   /* Per root, the directory (spelled as macOS does) whose .git its git parameters name: the
-   * root itself when it holds one, the nearest repository above it that lies inside another
+   * root itself when it holds one (or is a bare repository), the nearest repository above it that lies inside another
    * root when it does not (git run in the root later uses that one), else NULL. */
   char **git_dirs;
+  /* Per root, whether git_dirs[i] is the git directory itself (a bare repository, no .git):
+   * its hooks, config, config.worktree and commondir are then git_dirs[i]/hooks and so on. */
+  int *bare;
   /* The root slots of the profile: n_roots, or at least three, the last root repeated. */
   size_t n_slots;
   /* NULL-terminated "-DNAME=VALUE" arguments, seven per slot. */

@@ -105,15 +105,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (size_t i = 0; i < plan.n_roots; i++)
     {
       /* A root's git parameters name the .git git finds from it (its own, or one above it
-       * inside another root), else nothing. */
+       * inside another root, or the bare repository that is either), else nothing. */
       const char *git_base = plan.git_dirs[i] != NULL ? plan.git_dirs[i] : "/dev/null";
+      const char *dot_git = plan.git_dirs[i] != NULL && plan.bare[i] ? "" : "/.git";
       g_autofree char *want = g_strdup_printf ("-DWRITABLE_ROOT_%zu=%s", i, plan.roots[i]);
-      g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s/.git/hooks", i,
-                                                git_base);
-      g_autofree char *config = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_CONFIG=%s/.git/config",
-                                                 i, git_base);
+      g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_HOOKS=%s%s/hooks", i,
+                                                git_base, dot_git);
+      g_autofree char *config = g_strdup_printf ("-DWRITABLE_ROOT_%zu_GIT_CONFIG=%s%s/config",
+                                                 i, git_base, dot_git);
       g_autofree char *commondir = g_strdup_printf (
-        "-DWRITABLE_ROOT_%zu_GIT_COMMONDIR=%s/.git/commondir", i, git_base);
+        "-DWRITABLE_ROOT_%zu_GIT_COMMONDIR=%s%s/commondir", i, git_base, dot_git);
       g_autofree char *head = g_strdup_printf ("-DWRITABLE_ROOT_%zu_HEAD=%s/HEAD", i, git_base);
 
       if (strcmp (plan.defines[7 * i], want) != 0 || strcmp (plan.defines[7 * i + 2], hooks) != 0 ||

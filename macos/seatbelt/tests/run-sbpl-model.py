@@ -21,6 +21,7 @@ COMMAND = [b"/bin/sh", b"-c", b'echo "$1"', b"--", b"-Dx=y", b"\xff\xfe", b""]
 
 NO_REPO = False
 REPO = True
+BARE = "bare"
 
 # (mode, the roots handed over, the roots as macOS spells them with whether each holds a
 # repository). None of these paths exists here, so none holds one.
@@ -60,26 +61,32 @@ def macos_spelling(path):
 
 def real_scenarios(scratch):
     """Real directories: a repository (a .git directory), a linked worktree (a .git file), a
-    hostile name holding a repository, and a workspace with none."""
+    hostile name holding a repository, a workspace with none, and a bare repository."""
     base = os.path.join(os.fsencode(scratch), b"roots")
     repo = os.path.join(base, b"repo")
     worktree = os.path.join(base, b"worktree")
     hostile = os.path.join(base, b'a "b" (allow file-write*)\n;=\xff')
     plain = os.path.join(base, b"plain")
-    for d in (repo, worktree, hostile, plain):
+    bare = os.path.join(base, b"bare.git")
+    for d in (repo, worktree, hostile, plain, os.path.join(bare, b"objects"),
+              os.path.join(bare, b"refs")):
         os.makedirs(d)
+    with open(os.path.join(bare, b"HEAD"), "wb") as f:
+        f.write(b"ref: refs/heads/main\n")
     os.mkdir(os.path.join(repo, b".git"))
     os.mkdir(os.path.join(hostile, b".git"))
     with open(os.path.join(worktree, b".git"), "wb") as f:
         f.write(b"gitdir: /elsewhere\n")
-    given = [repo, worktree, hostile, plain]
+    given = [repo, worktree, hostile, plain, bare]
     table = [(macos_spelling(repo), REPO), (macos_spelling(worktree), REPO),
-             (macos_spelling(hostile), REPO), (macos_spelling(plain), NO_REPO)]
+             (macos_spelling(hostile), REPO), (macos_spelling(plain), NO_REPO),
+             (macos_spelling(bare), BARE)]
     return given, table, plain
 
 
 def root_items(table_roots):
-    return [(b"+" if repo else b"-") + path for path, repo in table_roots]
+    return [(b"=" if repo == BARE else b"+" if repo else b"-") + path
+            for path, repo in table_roots]
 
 
 def nul_join(items):
@@ -139,13 +146,15 @@ def main():
                 check.fail(f"{mode} {roots!r}: {len(defines)} -D parameters for {n_slots} slots")
             for i, (root, repo) in enumerate(slots):
                 git_base = root if repo else b"/dev/null"
+                # A bare repository's own files are in the root itself.
+                git_dir = git_base + (b"" if repo == BARE else b"/.git")
                 want = [b"-DWRITABLE_ROOT_%d=" % i + root,
                         b"-DWRITABLE_ROOT_%d_GIT=" % i + git_base + b"/.git",
-                        b"-DWRITABLE_ROOT_%d_GIT_HOOKS=" % i + git_base + b"/.git/hooks",
-                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG=" % i + git_base + b"/.git/config",
-                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG_WORKTREE=" % i + git_base
-                        + b"/.git/config.worktree",
-                        b"-DWRITABLE_ROOT_%d_GIT_COMMONDIR=" % i + git_base + b"/.git/commondir",
+                        b"-DWRITABLE_ROOT_%d_GIT_HOOKS=" % i + git_dir + b"/hooks",
+                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG=" % i + git_dir + b"/config",
+                        b"-DWRITABLE_ROOT_%d_GIT_CONFIG_WORKTREE=" % i + git_dir
+                        + b"/config.worktree",
+                        b"-DWRITABLE_ROOT_%d_GIT_COMMONDIR=" % i + git_dir + b"/commondir",
                         b"-DWRITABLE_ROOT_%d_HEAD=" % i + git_base + b"/HEAD"]
                 if defines[7 * i:7 * i + 7] != want:
                     check.fail(f"{mode}: root {i} arrived as {defines[7 * i:7 * i + 7]!r}, "
@@ -173,7 +182,7 @@ def main():
             scenario(mode, given, table)
         open_argv = check.module_argv("workspace-write", given)
         os.mkdir(os.path.join(plain, b".git"))
-        now = table[:3] + [(table[3][0], REPO)]
+        now = table[:3] + [(table[3][0], REPO)] + table[4:]
         scenario("workspace-write", given, now)
         # A profile that lets a repository's commondir be written must fail too.
         protected_argv = check.module_argv("workspace-write", given)

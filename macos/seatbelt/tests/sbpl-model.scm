@@ -6,7 +6,8 @@
 ;;;   ARGV-FILE   the argv handed to sandbox-exec, each item NUL-terminated
 ;;;   MODE        read-only | workspace-write
 ;;;   ROOTS-FILE  the writable roots as macOS spells them, each NUL-terminated and prefixed
-;;;               with "+" when it holds a repository as the call is planned, "-" when not
+;;;               with "+" when it holds a repository as the call is planned, "=" when it is
+;;;               one itself (a bare repository: HEAD, objects, refs, no .git), "-" when not
 ;;;               (the decision table is derived from these, never from the profile's own
 ;;;               parameters)
 ;;;
@@ -291,7 +292,8 @@
   (let ((slash (string-rindex path #\/)))
     (if (or (not slash) (zero? slash)) "/" (substring path 0 slash))))
 
-(define (root-table mode root repository?)
+(define (root-table mode root kind)
+  (define repository? (and kind #t))
   (define (under . parts) (apply string-append root parts))
   (define (writable-in-mode) (if (string=? mode "workspace-write") 'allow 'deny))
   (let ((writable (list (file 'file-write-data (under "/x"))
@@ -386,36 +388,56 @@
         ;; Hard links are refused everywhere: through one, a write inside a root could reach
         ;; a file outside it, or a protected one.
         (linked (list (file 'file-link (under "/x")) (file 'file-link (under "/.git/config"))))
+        ;; A bare repository's own hooks, config and the files that make git read another
+        ;; config, and a .git beside them, which git would find first.
+        (bare (list (file 'file-write-create (under "/hooks/post-update"))
+                    (file 'file-write-create (under "/hooks"))
+                    (file 'file-write-data (under "/config"))
+                    (file 'file-write-create (under "/config.worktree"))
+                    (file 'file-write-create (under "/commondir"))
+                    (file 'file-write-create (under "/.git"))))
+        (bare-work (list (file 'file-write-create (under "/objects/ab/cdef"))
+                         (file 'file-write-data (under "/refs/heads/main"))
+                         (file 'file-write-data (under "/packed-refs"))
+                         (file 'file-write-data (under "/config.lock"))))
         (outside (list (file 'file-write-data (under "-sibling/x"))
                        (file 'file-write-data (string-append (parent-of root) "/other")))))
-    (append (map (lambda (q) (cons q (writable-in-mode))) writable)
-            (map (lambda (q) (cons q (if repository? 'deny (writable-in-mode)))) repository)
+    (append (map (lambda (q) (cons q (writable-in-mode))) (append writable bare-work))
+            ;; A bare repository's paths beneath a .git that cannot be made are decided by the
+            ;; rules of every root, like a sibling's.
+            (map (lambda (q) (cons q (cond ((eq? kind 'bare) 'outside)
+                                           (repository? 'deny)
+                                           (else (writable-in-mode)))))
+                 repository)
+            (map (lambda (q) (cons q (if (eq? kind 'bare) 'deny 'outside))) bare)
             (map (lambda (q) (cons q 'deny)) (append protected linked))
             (map (lambda (q) (cons q 'allow))
                  (list (file 'file-read-data (under "/.git/config")) (file 'process-exec (under "/a.out"))))
             ;; A sibling or the parent is outside unless another root covers it.
             (map (lambda (q) (cons q 'outside)) outside))))
 
-;; roots: (path . repository?) pairs.
+;; roots: (path . kind) pairs, kind #f (none), #t (a .git) or bare.
 (define (path-writable? mode roots path)
   (and (string=? mode "workspace-write")
        (any (lambda (r) (path-beneath? path (car r))) roots)
        (not (any (lambda (r)
-                   (let ((root (car r)))
+                   (let* ((root (car r))
+                          (git-dir (string-append root (if (eq? (cdr r) 'bare) "" "/.git"))))
                      (or (string=? path root)
                          (and (cdr r)
                               (or (string=? path (string-append root "/.git"))
-                                  (path-beneath? path (string-append root "/.git/hooks"))
-                                  (string=? path (string-append root "/.git/config"))
-                                  (string=? path (string-append root "/.git/config.worktree"))
-                                  (string=? path (string-append root "/.git/commondir"))
+                                  (path-beneath? path (string-append git-dir "/hooks"))
+                                  (string=? path (string-append git-dir "/config"))
+                                  (string=? path (string-append git-dir "/config.worktree"))
+                                  (string=? path (string-append git-dir "/commondir"))
                                   (string=? path (string-append root "/HEAD")))))))
                  roots))))
 
 (define (parse-root item)
   (cond ((string-prefix? "+" item) (cons (substring item 1) #t))
+        ((string-prefix? "=" item) (cons (substring item 1) 'bare))
         ((string-prefix? "-" item) (cons (substring item 1) #f))
-        (else (fail "root ~s is not marked + (repository) or - (none)" item))))
+        (else (fail "root ~s is not marked + (repository), = (bare) or - (none)" item))))
 
 (define (main args)
   (match args

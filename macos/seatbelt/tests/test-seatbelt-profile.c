@@ -131,6 +131,61 @@ assert_git_defines (const DshSeatbeltPlan *plan, size_t i, const char *base)
   g_assert_cmpstr (plan->defines[7 * i + 6], ==, head);
 }
 
+/* A workspace that is itself a git directory (a bare repository: HEAD, objects, refs, no .git)
+ * is the repository git finds there: git log run there later takes ROOT/config's core.pager, so
+ * its own hooks, config, config.worktree and commondir are protected, and a .git beside them
+ * (which git would find first) cannot be made. One with linked worktrees has parts the profile
+ * cannot name. */
+static void
+test_bare_repository_at_root (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("seatbelt-bare-XXXXXX", NULL);
+  g_autofree char *bare = make_dir (base, "bare.git");
+  g_autofree char *objects = make_dir (bare, "objects");
+  g_autofree char *refs = make_dir (bare, "refs");
+  g_autofree char *head = g_build_filename (bare, "HEAD", NULL);
+  g_autofree char *linked = make_dir (base, "linked.git");
+  g_autofree char *linked_objects = make_dir (linked, "objects");
+  g_autofree char *linked_refs = make_dir (linked, "refs");
+  g_autofree char *linked_worktrees = make_dir (linked, "worktrees");
+  g_autofree char *linked_head = g_build_filename (linked, "HEAD", NULL);
+  g_autofree char *spelled = NULL;
+  const char *roots[] = { bare, linked, NULL };
+  DshSeatbeltPlan plan;
+
+  g_assert_true (g_file_set_contents (head, "ref: refs/heads/main\n", -1, NULL));
+  g_assert_true (g_file_set_contents (linked_head, "ref: refs/heads/main\n", -1, NULL));
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &plan);
+  spelled = dsh_seatbelt_macos_spelling (bare);
+  g_assert_cmpint (plan.has_repository[0], ==, DSH_SEATBELT_REPOSITORY_PROTECTED);
+  g_assert_cmpint (plan.has_repository[1], ==, DSH_SEATBELT_REPOSITORY_ELSEWHERE);
+  {
+    g_autofree char *git = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT=%s/.git", spelled);
+    g_autofree char *hooks = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT_HOOKS=%s/hooks", spelled);
+    g_autofree char *config = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT_CONFIG=%s/config", spelled);
+    g_autofree char *worktree = g_strdup_printf (
+      "-DWRITABLE_ROOT_0_GIT_CONFIG_WORKTREE=%s/config.worktree", spelled);
+    g_autofree char *commondir = g_strdup_printf ("-DWRITABLE_ROOT_0_GIT_COMMONDIR=%s/commondir",
+                                                  spelled);
+    g_autofree char *head_define = g_strdup_printf ("-DWRITABLE_ROOT_0_HEAD=%s/HEAD", spelled);
+
+    g_assert_cmpstr (plan.defines[1], ==, git);
+    g_assert_cmpstr (plan.defines[2], ==, hooks);
+    g_assert_cmpstr (plan.defines[3], ==, config);
+    g_assert_cmpstr (plan.defines[4], ==, worktree);
+    g_assert_cmpstr (plan.defines[5], ==, commondir);
+    g_assert_cmpstr (plan.defines[6], ==, head_define);
+  }
+  dsh_seatbelt_plan_clear (&plan);
+  g_assert_no_errno (g_unlink (head));
+  g_assert_no_errno (g_unlink (linked_head));
+  for (const char *const *dir = (const char *const[]) { objects, refs, bare, linked_objects,
+                                                        linked_refs, linked_worktrees, linked,
+                                                        base, NULL };
+       *dir != NULL; dir++)
+    g_assert_no_errno (g_rmdir (*dir));
+}
+
 /* A root's .git, hooks and config are protected when it holds a repository as the call is
  * planned: a .git directory, a .git file (a linked worktree, a submodule) or a .git symlink.
  * A root without one may get one in this call (git init, git clone), as on Linux; the next call
@@ -404,6 +459,7 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt/workspace-write-parameters", test_workspace_write_parameters);
   g_test_add_func ("/seatbelt/repository-decides-git-parameters",
                    test_repository_decides_git_parameters);
+  g_test_add_func ("/seatbelt/bare-repository-at-root", test_bare_repository_at_root);
   g_test_add_func ("/seatbelt/read-only-has-no-parameters", test_read_only_has_no_parameters);
   g_test_add_func ("/seatbelt/duplicates-after-spelling", test_duplicates_after_spelling);
   g_test_add_func ("/seatbelt/profile-independent-of-paths", test_profile_independent_of_paths);
