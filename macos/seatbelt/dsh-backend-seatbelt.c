@@ -88,7 +88,8 @@ report_enforcement (DshBackendHost *host, const DshSeatbeltPlan *plan)
       snprintf (reason, sizeof reason,
                 "writable root %s lies inside writable root %s below a directory that can be "
                 "renamed, which would carry its .git past the protected-path rules (they match "
-                "paths)",
+                "paths), and in which a repository of the command's making is the one git finds "
+                "from it once the command garbles its own .git/HEAD",
                 plan->roots[inner], plan->roots[outer]);
       host->add_reason (host, reason);
     }

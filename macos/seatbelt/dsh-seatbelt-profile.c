@@ -358,15 +358,20 @@ has_root (const DshSeatbeltPlan *plan, const char *root)
   return 0;
 }
 
+/* guards: the root holds no repository but a root beneath it does, so its own .git and HEAD
+ * (where git looks next) are protected and its other git parameters match nothing. */
 static int
-add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index)
+add_defines (DshSeatbeltPlan *plan, size_t slot, size_t root_index, int guards)
 {
   const char *root = plan->roots[root_index];
 
   for (size_t k = 0; k < N_PARAMS_PER_ROOT; k++)
     {
       const char *git_dir = plan->git_dirs[root_index];
-      const char *base = k == 0 ? root : git_dir != NULL ? git_dir : NO_REPOSITORY;
+      const char *base = k == 0 ? root
+                         : git_dir != NULL ? git_dir
+                         : guards && !root_param_paths[k].in_git_dir ? root
+                         : NO_REPOSITORY;
       int beneath_dot_git = root_param_paths[k].in_git_dir && !(git_dir != NULL &&
                                                                 plan->bare[root_index]);
       Buffer define = { 0 };
@@ -493,6 +498,25 @@ at_or_beneath_in_any_case (const char *root, const char *outer)
         return NULL;
     }
   return root[len] == '\0' || root[len] == '/' ? root + len : NULL;
+}
+
+/* Does root j hold no repository while a root strictly beneath it does (its own or one above
+ * it)? Once the command garbles that repository's .git/HEAD, git run there takes the .git
+ * directory for none and looks further up: in root j, whose rule would let the command make a
+ * repository of its own there (ROOT/.git, or ROOT itself a bare one). */
+static int
+guards_repository_below (const DshSeatbeltPlan *plan, size_t j)
+{
+  if (plan->git_dirs[j] != NULL)
+    return 0;
+  for (size_t i = 0; i < plan->n_roots; i++)
+    {
+      const char *rest = at_or_beneath_in_any_case (plan->roots[i], plan->roots[j]);
+
+      if (i != j && plan->git_dirs[i] != NULL && rest != NULL && rest[0] == '/')
+        return 1;
+    }
+  return 0;
 }
 
 /* Is path (spelled) at or beneath a root of plan other than root i? */
@@ -650,7 +674,7 @@ dsh_seatbelt_plan_build (const DshBackendPolicy *policy,
     {
       size_t root_index = slot < plan->n_roots ? slot : plan->n_roots - 1;
 
-      if (add_defines (plan, slot, root_index) != 0)
+      if (add_defines (plan, slot, root_index, guards_repository_below (plan, root_index)) != 0)
         goto fail;
     }
 

@@ -22,6 +22,8 @@ COMMAND = [b"/bin/sh", b"-c", b'echo "$1"', b"--", b"-Dx=y", b"\xff\xfe", b""]
 NO_REPO = False
 REPO = True
 BARE = "bare"
+# No repository, but one in a root beneath it: its own .git and HEAD are protected.
+GUARD = "guard"
 
 # (mode, the roots handed over, the roots as macOS spells them with whether each holds a
 # repository). None of these paths exists here, so none holds one.
@@ -85,7 +87,8 @@ def real_scenarios(scratch):
 
 
 def root_items(table_roots):
-    return [(b"=" if repo == BARE else b"+" if repo else b"-") + path
+    # The model finds a guarding root by itself.
+    return [(b"=" if repo == BARE else b"-" if repo == GUARD else b"+" if repo else b"-") + path
             for path, repo in table_roots]
 
 
@@ -145,17 +148,18 @@ def main():
             if len(defines) != 7 * n_slots:
                 check.fail(f"{mode} {roots!r}: {len(defines)} -D parameters for {n_slots} slots")
             for i, (root, repo) in enumerate(slots):
-                git_base = root if repo else b"/dev/null"
+                git_base = root if repo and repo != GUARD else b"/dev/null"
+                guard_base = root if repo else b"/dev/null"
                 # A bare repository's own files are in the root itself.
                 git_dir = git_base + (b"" if repo == BARE else b"/.git")
                 want = [b"-DWRITABLE_ROOT_%d=" % i + root,
-                        b"-DWRITABLE_ROOT_%d_GIT=" % i + git_base + b"/.git",
+                        b"-DWRITABLE_ROOT_%d_GIT=" % i + guard_base + b"/.git",
                         b"-DWRITABLE_ROOT_%d_GIT_HOOKS=" % i + git_dir + b"/hooks",
                         b"-DWRITABLE_ROOT_%d_GIT_CONFIG=" % i + git_dir + b"/config",
                         b"-DWRITABLE_ROOT_%d_GIT_CONFIG_WORKTREE=" % i + git_dir
                         + b"/config.worktree",
                         b"-DWRITABLE_ROOT_%d_GIT_COMMONDIR=" % i + git_dir + b"/commondir",
-                        b"-DWRITABLE_ROOT_%d_HEAD=" % i + git_base + b"/HEAD"]
+                        b"-DWRITABLE_ROOT_%d_HEAD=" % i + guard_base + b"/HEAD"]
                 if defines[7 * i:7 * i + 7] != want:
                     check.fail(f"{mode}: root {i} arrived as {defines[7 * i:7 * i + 7]!r}, "
                                f"not {want!r}")
@@ -184,6 +188,13 @@ def main():
         os.mkdir(os.path.join(plain, b".git"))
         now = table[:3] + [(table[3][0], REPO)] + table[4:]
         scenario("workspace-write", given, now)
+        # A repository's root directly inside a root without one: git run there looks above
+        # it once its HEAD is garbled, so the outer root may hold no .git or HEAD of its own.
+        outer = os.path.join(os.fsencode(scratch), b"outer")
+        os.makedirs(os.path.join(outer, b"ws", b".git"))
+        scenario("workspace-write", [os.path.join(outer, b"ws"), outer],
+                 [(macos_spelling(os.path.join(outer, b"ws")), REPO),
+                  (macos_spelling(outer), GUARD)])
         # A profile that lets a repository's commondir be written must fail too.
         protected_argv = check.module_argv("workspace-write", given)
         text = protected_argv[2].decode()

@@ -292,7 +292,7 @@
   (let ((slash (string-rindex path #\/)))
     (if (or (not slash) (zero? slash)) "/" (substring path 0 slash))))
 
-(define (root-table mode root kind)
+(define (root-table mode root kind guards?)
   (define repository? (and kind #t))
   (define (under . parts) (apply string-append root parts))
   (define (writable-in-mode) (if (string=? mode "workspace-write") 'allow 'deny))
@@ -405,7 +405,7 @@
     (append (map (lambda (q) (cons q (writable-in-mode))) (append writable bare-work))
             ;; A bare repository's paths beneath a .git that cannot be made are decided by the
             ;; rules of every root, like a sibling's.
-            (map (lambda (q) (cons q (cond ((eq? kind 'bare) 'outside)
+            (map (lambda (q) (cons q (cond ((or (eq? kind 'bare) guards?) 'outside)
                                            (repository? 'deny)
                                            (else (writable-in-mode)))))
                  repository)
@@ -416,6 +416,14 @@
             ;; A sibling or the parent is outside unless another root covers it.
             (map (lambda (q) (cons q 'outside)) outside))))
 
+;; Does a root without a repository hold, strictly beneath it, a root git finds one from? Git
+;; run there goes on looking above that repository once the command garbles its HEAD.
+(define (guards? roots r)
+  (and (not (cdr r))
+       (any (lambda (o) (and (cdr o) (not (string=? (car o) (car r)))
+                             (path-beneath? (car o) (car r))))
+            roots)))
+
 ;; roots: (path . kind) pairs, kind #f (none), #t (a .git) or bare.
 (define (path-writable? mode roots path)
   (and (string=? mode "workspace-write")
@@ -424,6 +432,10 @@
                    (let* ((root (car r))
                           (git-dir (string-append root (if (eq? (cdr r) 'bare) "" "/.git"))))
                      (or (string=? path root)
+                         ;; Where git would look next: no .git, no bare repository there.
+                         (and (guards? roots r)
+                              (or (string=? path (string-append root "/.git"))
+                                  (string=? path (string-append root "/HEAD"))))
                          (and (cdr r)
                               (or (string=? path (string-append root "/.git"))
                                   (path-beneath? path (string-append git-dir "/hooks"))
@@ -449,7 +461,8 @@
          (let* ((roots (map parse-root (read-items roots-file)))
                 (profile (evaluate-profile (read-profile profile-text)))
                 (table (append (always-table)
-                               (append-map (lambda (r) (root-table mode (car r) (cdr r)))
+                               (append-map (lambda (r) (root-table mode (car r) (cdr r)
+                                                                   (guards? roots r)))
                                            roots)))
                 (checked 0))
            (check-inventory)

@@ -164,11 +164,14 @@ test_workspace_write_argv (void)
   assert_partial (fake, NULL);
 }
 
+/* top_base: where the root's own .git and HEAD are protected: git_base, or the root itself when
+ * it holds no repository but a root beneath it does. */
 static void
-add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *git_base)
+add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *git_base,
+                  const char *top_base)
 {
   g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u=%s", slot, root));
-  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT=%s/.git", slot, top_base));
   g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_HOOKS=%s/.git/hooks", slot,
                                              git_base));
   g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_CONFIG=%s/.git/config", slot,
@@ -178,7 +181,7 @@ add_slot_defines (GPtrArray *defines, guint slot, const char *root, const char *
                               slot, git_base));
   g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_GIT_COMMONDIR=%s/.git/commondir",
                                              slot, git_base));
-  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_HEAD=%s/HEAD", slot, git_base));
+  g_ptr_array_add (defines, g_strdup_printf ("-DWRITABLE_ROOT_%u_HEAD=%s/HEAD", slot, top_base));
 }
 
 /* Through the core's own call, with this host's writable roots: whatever they are, each is one
@@ -217,7 +220,8 @@ test_workspace_write_with_core_roots (void)
     {
       guint r = MIN (slot, distinct->len - 1);
 
-      add_slot_defines (defines, slot, distinct->pdata[r], git_bases->pdata[r]);
+      add_slot_defines (defines, slot, distinct->pdata[r], git_bases->pdata[r],
+                        git_bases->pdata[r]);
     }
   g_ptr_array_add (defines, NULL);
 
@@ -251,7 +255,7 @@ test_repository_in_workspace (void)
 
       /* One root fills the profile's three slots. */
       for (guint slot = 0; slot < 3; slot++)
-        add_slot_defines (defines, slot, spelled, git_base);
+        add_slot_defines (defines, slot, spelled, git_base, git_base);
       g_ptr_array_add (defines, NULL);
       g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command),
                        ==, 0);
@@ -346,7 +350,9 @@ test_nested_root_is_partial (void)
   assert_partial (fake,
                   "writable root /private/tmp/a/ws lies inside writable root /private/tmp below a "
                   "directory that can be renamed, which would carry its .git past the "
-                  "protected-path rules (they match paths)");
+                  "protected-path rules (they match paths), and in which a repository of the "
+                  "command's making is the one git finds from it once the command garbles its "
+                  "own .git/HEAD");
 
   /* Directly inside: the root itself is what would have to be renamed, and that is refused. */
   dsh_backend_fake_host_reset (fake);
@@ -428,7 +434,9 @@ test_nested_root_in_another_case_is_partial (void)
   g_autofree char *ws_spelled = dsh_seatbelt_macos_spelling (ws);
   g_autofree char *renamed = g_strdup_printf (
     "writable root %s lies inside writable root %s below a directory that can be renamed, "
-    "which would carry its .git past the protected-path rules (they match paths)",
+    "which would carry its .git past the protected-path rules (they match paths), and in which "
+    "a repository of the command's making is the one git finds from it once the command "
+    "garbles its own .git/HEAD",
     ws_spelled, outer_spelled);
   g_autofree char *respelled = respelled_reason (ws_spelled, outer_spelled);
   g_autofree char *same_respelled = respelled_reason (upper_spelled, outer_spelled);
@@ -494,9 +502,10 @@ test_repository_above_the_root_is_protected (void)
 
   g_assert_no_errno (g_mkdir_with_parents (dotgit, 0700));
   g_assert_no_errno (g_mkdir (ws, 0700));
-  add_slot_defines (defines, 0, ws_spelled, repo_spelled);
-  add_slot_defines (defines, 1, outer_spelled, "/dev/null");
-  add_slot_defines (defines, 2, outer_spelled, "/dev/null");
+  add_slot_defines (defines, 0, ws_spelled, repo_spelled, repo_spelled);
+  /* Where git looks once repo/.git/HEAD is garbled: the outer root holds no .git or HEAD. */
+  add_slot_defines (defines, 1, outer_spelled, "/dev/null", outer_spelled);
+  add_slot_defines (defines, 2, outer_spelled, "/dev/null", outer_spelled);
   g_ptr_array_add (defines, NULL);
 
   g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (fake), &policy, command), ==, 0);
@@ -511,7 +520,7 @@ test_repository_above_the_root_is_protected (void)
 
     policy.writable_roots = only_ws;
     for (guint slot = 0; slot < 3; slot++)
-      add_slot_defines (open_defines, slot, ws_spelled, "/dev/null");
+      add_slot_defines (open_defines, slot, ws_spelled, "/dev/null", "/dev/null");
     g_ptr_array_add (open_defines, NULL);
     g_assert_cmpint (desc->confine (dsh_backend_fake_host_get_host (alone), &policy, command),
                      ==, 0);

@@ -186,6 +186,42 @@ test_bare_repository_at_root (void)
     g_assert_no_errno (g_rmdir (*dir));
 }
 
+/* A repository's root directly inside a root that holds none (ws/.git in /tmp): once the
+ * command garbles ws/.git/HEAD, git run in ws goes on looking above it, and /tmp's rule would
+ * let the command make a repository there (OUTER/.git, or OUTER itself a bare one). The outer
+ * root's .git and HEAD are protected; its other git parameters still match nothing. */
+static void
+test_outer_root_guards_repository_below (void)
+{
+  g_autofree char *outer = g_dir_make_tmp ("seatbelt-guard-XXXXXX", NULL);
+  g_autofree char *ws = make_dir (outer, "ws");
+  g_autofree char *ws_git = make_dir (ws, ".git");
+  g_autofree char *plain = make_dir (outer, "plain");
+  g_autofree char *spelled = dsh_seatbelt_macos_spelling (outer);
+  g_autofree char *git = g_strdup_printf ("-DWRITABLE_ROOT_1_GIT=%s/.git", spelled);
+  g_autofree char *head = g_strdup_printf ("-DWRITABLE_ROOT_1_HEAD=%s/HEAD", spelled);
+  const char *roots[] = { ws, outer, NULL };
+  const char *unguarded[] = { plain, outer, NULL };
+  DshSeatbeltPlan plan;
+
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, roots, &plan);
+  g_assert_cmpint (plan.has_repository[1], ==, DSH_SEATBELT_REPOSITORY_NONE);
+  g_assert_cmpstr (plan.defines[8], ==, git);
+  g_assert_cmpstr (plan.defines[9], ==, "-DWRITABLE_ROOT_1_GIT_HOOKS=/dev/null/.git/hooks");
+  g_assert_cmpstr (plan.defines[10], ==, "-DWRITABLE_ROOT_1_GIT_CONFIG=/dev/null/.git/config");
+  g_assert_cmpstr (plan.defines[13], ==, head);
+  dsh_seatbelt_plan_clear (&plan);
+  /* Without a repository below, git init works in the outer root as in any other. */
+  build (DSH_BACKEND_MODE_WORKSPACE_WRITE, unguarded, &plan);
+  g_assert_cmpstr (plan.defines[8], ==, "-DWRITABLE_ROOT_1_GIT=/dev/null/.git");
+  g_assert_cmpstr (plan.defines[13], ==, "-DWRITABLE_ROOT_1_HEAD=/dev/null/HEAD");
+  dsh_seatbelt_plan_clear (&plan);
+  g_assert_no_errno (g_rmdir (ws_git));
+  g_assert_no_errno (g_rmdir (ws));
+  g_assert_no_errno (g_rmdir (plain));
+  g_assert_no_errno (g_rmdir (outer));
+}
+
 /* A root's .git, hooks and config are protected when it holds a repository as the call is
  * planned: a .git directory, a .git file (a linked worktree, a submodule) or a .git symlink.
  * A root without one may get one in this call (git init, git clone), as on Linux; the next call
@@ -460,6 +496,8 @@ main (int argc, char **argv)
   g_test_add_func ("/seatbelt/repository-decides-git-parameters",
                    test_repository_decides_git_parameters);
   g_test_add_func ("/seatbelt/bare-repository-at-root", test_bare_repository_at_root);
+  g_test_add_func ("/seatbelt/outer-root-guards-repository-below",
+                   test_outer_root_guards_repository_below);
   g_test_add_func ("/seatbelt/read-only-has-no-parameters", test_read_only_has_no_parameters);
   g_test_add_func ("/seatbelt/duplicates-after-spelling", test_duplicates_after_spelling);
   g_test_add_func ("/seatbelt/profile-independent-of-paths", test_profile_independent_of_paths);
