@@ -95,15 +95,13 @@ static const char profile_head[] =
 /* On a case-insensitive volume ROOT/.GIT/config is ROOT/.git/config, and whether Seatbelt sees
  * the spelling on disk or the one a program used is not documented: every other letter case of
  * .git, and of the protected names beneath a .git, is refused wherever it occurs. No one names
- * a directory .Git on purpose. So is every other case of HEAD as a whole name (ROOT/head is
- * ROOT/HEAD; git's own HEADs are upper case). Each is (prefix, word, suffix) of a regex. */
+ * a directory .Git on purpose. Each is (prefix, word, suffix) of a regex. */
 static const char *const case_variant_rules[][3] = {
   { "/\\.", "git", "(/|$)" },
   { "/\\.git/", "hooks", "(/|$)" },
   { "/\\.git/", "config", "$" },
   { "/\\.git/", "config.worktree", "$" },
   { "/\\.git/", "commondir", "$" },
-  { "/", "HEAD", "$" },
 };
 
 /* Spellings with a byte outside printable ASCII that a volume may take for .git or for a name
@@ -115,10 +113,16 @@ static const char *const case_variant_rules[][3] = {
 static const char *const non_ascii_rules[] = {
   "/\\.git/[^/]*[^ -~]",
   "/\\.([GgIiTt]|[^ -~])*[^ -~]([GgIiTt]|[^ -~])*(/|$)",
-  /* The letters of HEAD in order with such bytes between them (HE\u200CAD is HEAD on HFS+). */
-  "/([^ -~]+[Hh][^ -~]*[Ee][^ -~]*[Aa][^ -~]*[Dd]|[Hh][^ -~]+[Ee][^ -~]*[Aa][^ -~]*[Dd]|"
-  "[Hh][Ee][^ -~]+[Aa][^ -~]*[Dd]|[Hh][Ee][Aa][^ -~]+[Dd]|[Hh][Ee][Aa][Dd][^ -~])[^ -~]*$",
 };
+
+/* The same for the HEAD beside a .git (ROOT/head is ROOT/HEAD): every other letter case of
+ * HEAD as a whole name, and its letters in order with bytes outside printable ASCII between
+ * them (HE\u200CAD is HEAD on HFS+). Not beneath a .git, where git's sequencer writes a head
+ * of its own and what git reads is protected by name. */
+#define HEAD_WORD "HEAD"
+static const char head_non_ascii_rule[] =
+  "/([^ -~]+[Hh][^ -~]*[Ee][^ -~]*[Aa][^ -~]*[Dd]|[Hh][^ -~]+[Ee][^ -~]*[Aa][^ -~]*[Dd]|"
+  "[Hh][Ee][^ -~]+[Aa][^ -~]*[Dd]|[Hh][Ee][Aa][^ -~]+[Dd]|[Hh][Ee][Aa][Dd][^ -~])[^ -~]*$";
 
 /* Parameter names: root i and the paths of its repository that run code later: its hooks, its
  * config, and the two files that make git read another config (config.worktree, and commondir,
@@ -304,6 +308,10 @@ append_write_rule (Buffer *buffer, size_t n_roots)
     }
   for (size_t i = 0; i < sizeof non_ascii_rules / sizeof non_ascii_rules[0]; i++)
     buffer_append (buffer, "\n        (regex #\"%s\")", non_ascii_rules[i]);
+  buffer_append (buffer, "\n        (require-all\n          (require-any\n            (regex #\"/");
+  append_case_variants (buffer, HEAD_WORD);
+  buffer_append (buffer, "$\")\n            (regex #\"%s\"))\n", head_non_ascii_rule);
+  buffer_append (buffer, "          (require-not (regex #\"/\\.git/\")))");
   buffer_append (buffer, "))))\n");
 }
 

@@ -319,6 +319,8 @@
                         (file 'file-write-data (under "/.git/HEAD"))
                         (file 'file-write-create (under "/.git/logs/HEAD"))
                         (file 'file-write-create (under "/.git/refs/remotes/origin/HEAD"))
+                        ;; git's sequencer (cherry-pick and revert of a range) names one head.
+                        (file 'file-write-create (under "/.git/sequencer/head"))
                         (file 'file-write-create (under "/sub/HEAD"))
                         (file 'file-write-create (under "/headers/x"))
                         (file 'file-write-create (under "/ahead"))
