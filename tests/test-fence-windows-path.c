@@ -111,22 +111,28 @@ test_name_refusals (void)
                    "names an alternate data stream (\":\")");
 }
 
-/* Names below a root, separated by '/', for the git check. */
+/* Names below a root, separated by '/', for the git check of use. */
 static const char *
-git_refusal_of (const char *below)
+git_refusal_for (const char *below, DshFenceWindowsUse use)
 {
   g_auto (GStrv) names = g_strsplit (below, "/", -1);
 
-  return dsh_fence_windows_git_refusal ((const char *const *) names, g_strv_length (names));
+  return dsh_fence_windows_git_refusal ((const char *const *) names, g_strv_length (names), use);
+}
+
+static const char *
+git_refusal_of (const char *below)
+{
+  return git_refusal_for (below, DSH_FENCE_WINDOWS_USE_WRITE);
 }
 
 static void
 test_git_files (void)
 {
   static const char *const writable[] = {
-    "src/main.c", ".git", ".git/HEAD", ".git/index", ".git/objects/ab/cdef", ".git/refs/heads/x",
+    "src/main.c", ".git/HEAD", ".git/index", ".git/objects/ab/cdef", ".git/refs/heads/x",
     ".git/config.lock", ".gitignore", "hooks/pre-commit", "config", "sub/.git/info/exclude",
-    ".git/modules/lib/HEAD", NULL,
+    ".git/modules/lib/HEAD", ".gitmodules", "x.git", ".git-blame-ignore-revs", NULL,
   };
   static const char *const protected[] = {
     ".git/hooks", ".git/hooks/pre-commit", ".git/hooks/a/b", ".GIT/HOOKS/pre-commit",
@@ -143,6 +149,59 @@ test_git_files (void)
       g_error ("\"%s\" is not refused", protected[i]);
 }
 
+/* The attack on a name-only judgement: move .git away, write hooks into what is no longer
+ * named .git, move it back; or write a .git file that hands git a repository the tool made.
+ * The .git entry itself stays as it is, whatever is done to it, but making a new one. */
+static void
+test_git_entry_itself (void)
+{
+  static const DshFenceWindowsUse refused[] = {
+    DSH_FENCE_WINDOWS_USE_WRITE, DSH_FENCE_WINDOWS_USE_REMOVE, DSH_FENCE_WINDOWS_USE_MOVE_DIR,
+  };
+  static const char *const entries[] = { ".git", ".GIT", "sub/.git", "a/b/.Git", NULL };
+
+  for (guint i = 0; entries[i] != NULL; i++)
+    {
+      for (gsize u = 0; u < G_N_ELEMENTS (refused); u++)
+        if (git_refusal_for (entries[i], refused[u]) == NULL)
+          g_error ("\"%s\" is not refused for use %d", entries[i], (int) refused[u]);
+      g_assert_null (git_refusal_for (entries[i], DSH_FENCE_WINDOWS_USE_MAKE_DIR));
+      g_assert_null (git_refusal_for (entries[i], DSH_FENCE_WINDOWS_USE_REMOVE_EMPTY_DIR));
+    }
+  g_assert_null (git_refusal_for ("x", DSH_FENCE_WINDOWS_USE_MOVE_DIR));
+  g_assert_null (git_refusal_for ("sub/.gitx", DSH_FENCE_WINDOWS_USE_REMOVE));
+}
+
+/* A submodule's git directory lives in .git/modules/NAME and a linked worktree's in
+ * .git/worktrees/NAME: git runs and obeys their hooks and config as the top one's, and the
+ * POSIX fence protects every git directory beneath .git. A directory beneath .git moved away
+ * (or in) would carry hooks past a judgement by names. */
+static void
+test_git_nested_directories (void)
+{
+  static const char *const protected[] = {
+    ".git/modules/lib/hooks/post-checkout", ".git/modules/lib/hooks", ".git/modules/lib/config",
+    ".git/modules/a/modules/b/hooks/pre-commit", ".git/worktrees/wt/config.worktree",
+    ".git/worktrees/wt/commondir", ".git/modules/lib/CONFIG~1.WOR", "sub/.git/modules/x/config",
+    NULL,
+  };
+  static const char *const moved[] = { ".git/modules/lib", ".git/worktrees/wt", ".git/modules",
+                                       ".git/info", NULL };
+
+  for (guint i = 0; protected[i] != NULL; i++)
+    if (git_refusal_of (protected[i]) == NULL)
+      g_error ("\"%s\" is not refused", protected[i]);
+  for (guint i = 0; moved[i] != NULL; i++)
+    {
+      if (git_refusal_for (moved[i], DSH_FENCE_WINDOWS_USE_MOVE_DIR) == NULL)
+        g_error ("moving \"%s\" is not refused", moved[i]);
+      g_assert_null (git_refusal_for (moved[i], DSH_FENCE_WINDOWS_USE_MAKE_DIR));
+      g_assert_null (git_refusal_for (moved[i], DSH_FENCE_WINDOWS_USE_REMOVE_EMPTY_DIR));
+    }
+  g_assert_null (git_refusal_of (".git/modules/lib/objects/ab/cd"));
+  g_assert_null (git_refusal_for (".git/index.lock", DSH_FENCE_WINDOWS_USE_REMOVE));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -154,5 +213,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fence-windows-path/never-below", test_never_below);
   g_test_add_func ("/fence-windows-path/name-refusals", test_name_refusals);
   g_test_add_func ("/fence-windows-path/git-files", test_git_files);
+  g_test_add_func ("/fence-windows-path/git-entry-itself", test_git_entry_itself);
+  g_test_add_func ("/fence-windows-path/git-nested-directories", test_git_nested_directories);
   return g_test_run ();
 }

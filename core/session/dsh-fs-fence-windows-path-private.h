@@ -24,11 +24,24 @@ GStrv        dsh_fence_windows_names_below  (const char *path,
  * (CON, NUL, COM1, ...), or a character Windows forbids in names. */
 const char  *dsh_fence_windows_name_refusal (const char *name);
 
-/* Why the fence keeps the entry whose names below its root are names[0 .. n) read-only, or
- * NULL: the hooks of a .git directory and anything beneath them, and its config,
- * config.worktree and commondir, which a later unconfined git runs or obeys. The names are
- * the long ones Windows resolved (a short name like GIT~1 is resolved before asking). */
-const char  *dsh_fence_windows_git_refusal  (const char *const *names,
-                                             guint              n);
+/* What a write tool does to an entry, for the git judgement (as the POSIX fence's EntryUse). */
+typedef enum {
+  DSH_FENCE_WINDOWS_USE_WRITE,            /* opens it for writing, or renames onto it */
+  DSH_FENCE_WINDOWS_USE_REMOVE,           /* unlinks a file, or renames one away */
+  DSH_FENCE_WINDOWS_USE_REMOVE_EMPTY_DIR, /* rmdir: only an empty directory goes */
+  DSH_FENCE_WINDOWS_USE_MAKE_DIR,
+  DSH_FENCE_WINDOWS_USE_MOVE_DIR,         /* renames a directory away or into place */
+} DshFenceWindowsUse;
+
+/* Why the fence keeps the entry whose names below its root are names[0 .. n) read-only for
+ * use, or NULL: a .git entry itself (a .git file says where git finds the repository; a .git
+ * directory moved away takes its hooks and config out of reach of every rule), and beneath a
+ * .git directory — in every git directory there, a submodule's in modules\ and a linked
+ * worktree's in worktrees\ included — anything beneath a hooks directory, a config,
+ * config.worktree or commondir, a short name, and a directory moved away or into place. The names are the
+ * long ones Windows resolved (a short name like GIT~1 is resolved before asking). */
+const char  *dsh_fence_windows_git_refusal  (const char *const  *names,
+                                             guint               n,
+                                             DshFenceWindowsUse  use);
 
 G_END_DECLS

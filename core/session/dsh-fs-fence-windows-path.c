@@ -151,28 +151,45 @@ name_is (const char *name, const char *git_name)
 }
 
 const char *
-dsh_fence_windows_git_refusal (const char *const *names, guint n)
+dsh_fence_windows_git_refusal (const char *const *names, guint n, DshFenceWindowsUse use)
 {
-  static const char *const own_files[] = { "config", "config.worktree", "commondir" };
+  static const char *const own_files[] = { "config", "config.worktree", "commondir", NULL };
+  const char *leaf = n > 0 ? names[n - 1] : NULL;
+  guint git = n;
 
-  for (guint i = 0; i + 1 < n; i++)
+  if (leaf == NULL)
+    return NULL;
+  /* Written, replaced, removed or moved, a .git entry hands git a repository the tool made, or
+   * takes the real one out from under .git, where its hooks could be written and put back.
+   * Making one is a new repository, and removing an empty one takes nothing. */
+  if (name_is (leaf, ".git") && use != DSH_FENCE_WINDOWS_USE_MAKE_DIR &&
+      use != DSH_FENCE_WINDOWS_USE_REMOVE_EMPTY_DIR)
+    return "a .git entry stays as it is (it says where git finds a repository's hooks and "
+           "config)";
+  for (guint i = 0; i + 1 < n && git == n; i++)
     {
-      const char *below = names[i + 1];
-
-      if (!name_is (names[i], ".git"))
-        continue;
-      if (name_is (below, "hooks"))
-        return "a repository's hooks stay read-only (a later unconfined git runs them)";
-      if (i + 2 != n)
-        continue;
-      for (gsize k = 0; k < G_N_ELEMENTS (own_files); k++)
-        {
-          if (name_is (below, own_files[k]))
-            return "a repository's config stays read-only (a later unconfined git obeys it)";
-        }
-      /* A short name (CONFIG~1.WOR) opens the long one it abbreviates; git makes none. */
-      if (strchr (below, '~') != NULL)
-        return "a short name in a git directory may name its config";
+      if (name_is (names[i], ".git"))
+        git = i;
     }
+  if (git == n)
+    return NULL;
+  /* Every directory beneath .git may be a git directory (modules\NAME, worktrees\NAME), as
+   * the POSIX fence takes them: their hooks and config are what git runs and obeys. */
+  for (guint i = git + 1; i < n; i++)
+    {
+      if (name_is (names[i], "hooks"))
+        return "a repository's hooks stay read-only (a later unconfined git runs them)";
+    }
+  for (gsize k = 0; own_files[k] != NULL; k++)
+    {
+      if (name_is (leaf, own_files[k]))
+        return "a repository's config stays read-only (a later unconfined git obeys it)";
+    }
+  /* A short name (CONFIG~1.WOR) opens the long one it abbreviates; git makes none. */
+  if (strchr (leaf, '~') != NULL)
+    return "a short name in a git directory may name its config";
+  if (use == DSH_FENCE_WINDOWS_USE_MOVE_DIR)
+    return "a directory in a git directory stays in place (moved away its hooks and config "
+           "would be writable, moved in it brings hooks of its own)";
   return NULL;
 }

@@ -271,25 +271,60 @@ parent_beneath (HANDLE root, char **names, HANDLE *out_parent, const char **out_
   return walk_directories (root, names, n - 1, out_parent, why);
 }
 
+/* The name an existing entry has on disk ("GIT~1" and ".GIT" open ".git"), and whether it is a
+ * directory; FALSE when there is no such entry. *out_name is NULL when it cannot be read. */
+static gboolean
+stored_name (HANDLE parent, const char *leaf, char **out_name, gboolean *out_directory)
+{
+  g_autofree char *path = NULL;
+  HANDLE entry;
+  const char *last;
+
+  *out_name = NULL;
+  *out_directory = FALSE;
+  if (open_relative (parent, leaf, FILE_READ_ATTRIBUTES, 0, FILE_OPEN, 0, NULL, &entry) !=
+      ERROR_SUCCESS)
+    return FALSE;
+  *out_directory = is_directory (entry);
+  path = final_path (entry);
+  CloseHandle (entry);
+  last = path != NULL ? strrchr (path, '\\') : NULL;
+  if (last != NULL && last[1] != '\0')
+    *out_name = g_strdup (last + 1);
+  return TRUE;
+}
+
 /* Why the entry leaf of parent is one of git's own files, kept read-only as bwrap keeps them
  * (a write tool must not plant what a later unconfined git runs), or NULL. Judged by the long
- * names Windows resolved the parent to below the root, so no short name (GIT~1) or letter case
- * gets around it; a path that cannot be read back is refused. */
+ * names Windows resolved the parent to below the root and, when the entry exists, by the name
+ * it has on disk, so no short name (GIT~1) or letter case gets around it; a path that cannot be
+ * read back is refused. An existing directory taken away is moved, whatever use says. */
 static const char *
-git_refusal (HANDLE root, HANDLE parent, const char *leaf)
+git_refusal (HANDLE root, HANDLE parent, const char *leaf, DshFenceWindowsUse use)
 {
   g_autofree char *root_path = final_path (root);
   g_autofree char *parent_path = final_path (parent);
+  g_autofree char *stored = NULL;
   g_auto (GStrv) names = NULL;
   g_autoptr (GPtrArray) entry = g_ptr_array_new ();
+  gboolean directory = FALSE;
 
   if (root_path == NULL || parent_path == NULL ||
       (names = dsh_fence_windows_names_below (parent_path, root_path)) == NULL)
     return "cannot tell whether it is one of git's own files";
+  if (stored_name (parent, leaf, &stored, &directory) && stored == NULL)
+    return "cannot tell whether it is one of git's own files";
+  if (directory && use == DSH_FENCE_WINDOWS_USE_REMOVE)
+    use = DSH_FENCE_WINDOWS_USE_MOVE_DIR;
   for (guint i = 0; names[i] != NULL; i++)
     g_ptr_array_add (entry, names[i]);
   g_ptr_array_add (entry, (gpointer) leaf);
-  return dsh_fence_windows_git_refusal ((const char *const *) entry->pdata, entry->len);
+  if (dsh_fence_windows_git_refusal ((const char *const *) entry->pdata, entry->len, use) != NULL)
+    return dsh_fence_windows_git_refusal ((const char *const *) entry->pdata, entry->len, use);
+  if (stored == NULL)
+    return NULL;
+  entry->pdata[entry->len - 1] = stored;
+  return dsh_fence_windows_git_refusal ((const char *const *) entry->pdata, entry->len, use);
 }
 
 /* ---- choosing the roots ------------------------------------------------------------------ */
@@ -472,7 +507,8 @@ open_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
   result = parent_beneath (root, names, &parent, &leaf, why);
   if (result != BENEATH_OK)
     return result;
-  if (writes (d->flags) && (why->why = git_refusal (root, parent, leaf)) != NULL)
+  if (writes (d->flags) &&
+      (why->why = git_refusal (root, parent, leaf, DSH_FENCE_WINDOWS_USE_WRITE)) != NULL)
     {
       CloseHandle (parent);
       return BENEATH_DENIED;
@@ -617,9 +653,11 @@ typedef struct {
  * it may set why->is_directory instead. */
 typedef DWORD (*AtParentOp) (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why);
 
-/* Runs op on the last name of names in its parent, opened beneath root and closed after. */
+/* Runs op on the last name of names in its parent, opened beneath root and closed after; use
+ * is what op does to it, for the git judgement. */
 static BeneathResult
-at_parent (HANDLE root, char **names, AtParentOp op, gpointer data, BeneathWhy *why)
+at_parent (HANDLE root, char **names, DshFenceWindowsUse use, AtParentOp op, gpointer data,
+           BeneathWhy *why)
 {
   const char *leaf = NULL;
   BeneathResult result;
@@ -630,7 +668,7 @@ at_parent (HANDLE root, char **names, AtParentOp op, gpointer data, BeneathWhy *
   if (result != BENEATH_OK)
     return result;
   /* Making, removing or moving hooks or a config rewrites them as surely as writing them. */
-  if ((why->why = git_refusal (root, parent, leaf)) != NULL)
+  if ((why->why = git_refusal (root, parent, leaf, use)) != NULL)
     {
       CloseHandle (parent);
       return BENEATH_DENIED;
@@ -695,7 +733,12 @@ entry_at (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why)
 static BeneathResult
 entry_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
 {
-  return at_parent (root, names, entry_at, data, why);
+  EntryData *d = data;
+  DshFenceWindowsUse use = d->action == ENTRY_MKDIR   ? DSH_FENCE_WINDOWS_USE_MAKE_DIR
+                           : d->action == ENTRY_RMDIR ? DSH_FENCE_WINDOWS_USE_REMOVE_EMPTY_DIR
+                                                      : DSH_FENCE_WINDOWS_USE_REMOVE;
+
+  return at_parent (root, names, use, entry_at, data, why);
 }
 
 gboolean
@@ -758,7 +801,7 @@ rename_from_at (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why)
 static BeneathResult
 rename_from_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
 {
-  return at_parent (root, names, rename_from_at, data, why);
+  return at_parent (root, names, DSH_FENCE_WINDOWS_USE_REMOVE, rename_from_at, data, why);
 }
 
 static DWORD
@@ -785,7 +828,12 @@ rename_to_at (HANDLE parent, const char *leaf, gpointer data, BeneathWhy *why)
 static BeneathResult
 rename_to_op (HANDLE root, char **names, gpointer data, BeneathWhy *why)
 {
-  return at_parent (root, names, rename_to_at, data, why);
+  RenameData *d = data;
+  /* A directory moved into a git directory brings hooks and config of its own. */
+  DshFenceWindowsUse use = is_directory (d->from) ? DSH_FENCE_WINDOWS_USE_MOVE_DIR
+                                                  : DSH_FENCE_WINDOWS_USE_WRITE;
+
+  return at_parent (root, names, use, rename_to_at, data, why);
 }
 
 gboolean

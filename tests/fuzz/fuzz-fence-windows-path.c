@@ -43,16 +43,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (names == NULL)
     return 0;
   assert_openable_names (names);
-  (void) dsh_fence_windows_git_refusal ((const char *const *) names, g_strv_length (names));
+  for (int use = DSH_FENCE_WINDOWS_USE_WRITE; use <= DSH_FENCE_WINDOWS_USE_MOVE_DIR; use++)
+    (void) dsh_fence_windows_git_refusal ((const char *const *) names, g_strv_length (names),
+                                          (DshFenceWindowsUse) use);
 
   upper_names = dsh_fence_windows_names_below (upper, root_copy);
   g_assert_nonnull (upper_names);
   g_assert_cmpuint (g_strv_length (upper_names), ==, g_strv_length (names));
   /* git's own files are refused in every letter case. */
   g_assert_true ((dsh_fence_windows_git_refusal ((const char *const *) names,
-                                                 g_strv_length (names)) == NULL) ==
+                                                 g_strv_length (names),
+                                                 DSH_FENCE_WINDOWS_USE_WRITE) == NULL) ==
                  (dsh_fence_windows_git_refusal ((const char *const *) upper_names,
-                                                 g_strv_length (upper_names)) == NULL));
+                                                 g_strv_length (upper_names),
+                                                 DSH_FENCE_WINDOWS_USE_WRITE) == NULL));
 
   itself = dsh_fence_windows_names_below (root_copy, root_copy);
   g_assert_nonnull (itself);
