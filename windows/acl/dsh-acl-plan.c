@@ -14,6 +14,7 @@
 
 #include "dsh-acl-cmdline.h"
 #include "dsh-acl-compiler.h"
+#include "dsh-acl-program.h"
 #include "dsh-acl-roots.h"
 
 const char *const dsh_acl_denial_signatures[] = { "Access is denied", NULL };
@@ -162,6 +163,8 @@ dsh_acl_plan (DshAclPlan *plan, const DshAclPlanInput *input, const char *const 
   /* The runner refuses an empty program name too; say so here, before anything runs. */
   if (n_command == 0 || command[0][0] == '\0')
     return fail (plan, "there is no command to run");
+  if (dsh_acl_program_is_batch (command[0]))
+    return fail (plan, "cannot run %s: it " DSH_ACL_BATCH_REFUSAL, command[0]);
   if (check_command (plan, command) != 0)
     return -1;
   if (!dsh_acl_sid_is_valid (input->session.sid))

@@ -13,6 +13,7 @@
 
 #include "dsh-acl-roots.h"
 #include "dsh-acl-compiler.h"
+#include "dsh-acl-program.h"
 #include "dsh-acl-sid.h"
 
 static int
@@ -110,6 +111,8 @@ check_complete (DshAclRunnerArgs *args, const char *profile)
     return fail (args, "no command given: put it after \"--\"");
   if (args->command[0] == NULL || args->command[0][0] == '\0')
     return fail (args, "the command after \"--\" is empty");
+  if (dsh_acl_program_is_batch (args->command[0]))
+    return fail (args, "%s " DSH_ACL_BATCH_REFUSAL, args->command[0]);
   if (args->session_sid == NULL)
     return fail (args, "--session-sid is required");
   if (args->n_write_roots > 0 && args->workspace_sid == NULL)

@@ -479,6 +479,69 @@ test_plan_refusals (void)
   assert_plan_fails (&input, command, "it has a . or .. component");
 }
 
+/* CreateProcess starts a batch file through cmd.exe, which splits the command line by rules of
+ * its own: "a&b" runs b, "%PATH%" expands. The core's spawn refuses batch files for that
+ * reason, but a confined call reaches CreateProcess in the runner, so the planner refuses them
+ * as Windows would open the name (trailing dots and spaces dropped, a stream cut), and so does
+ * the runner. */
+static const char *const batch_programs[] = {
+  "run.bat", "RUN.CMD", "C:\\tools\\run.bat", "C:/tools/Run.Cmd", "run.bat.", "run.bat ",
+  "run.bat. .", "C:\\tools\\run.cmd...", "run.bat::$DATA", "run.bat:x", "RUN~1.BAT",
+  "run.batch", "run.cmdx", "C:\\dir with space\\x.bat", NULL,
+};
+static const char *const plain_programs[] = {
+  "git", "git.exe", "C:\\tools\\bat", "C:\\run.bat\\tool.exe", "run.bat.exe", "cmd.exe",
+  "C:\\Windows\\System32\\cmd.exe", "bat", ".bat\\x", "run.ba", "run.exe. ", NULL,
+};
+
+static void
+test_plan_refuses_batch_files (void)
+{
+  DshAclPlanInput input = plan_input (FALSE, NULL);
+
+  for (gsize i = 0; batch_programs[i] != NULL; i++)
+    {
+      const char *const command[] = { batch_programs[i], "a&calc.exe", NULL };
+
+      g_test_message ("batch: [%s]", batch_programs[i]);
+      assert_plan_fails (&input, command, "is a batch file");
+    }
+  for (gsize i = 0; plain_programs[i] != NULL; i++)
+    {
+      const char *const command[] = { plain_programs[i], "a&calc.exe", NULL };
+      DshAclPlan plan;
+
+      g_test_message ("not batch: [%s]", plain_programs[i]);
+      g_assert_cmpint (dsh_acl_plan (&plan, &input, command), ==, 0);
+      dsh_acl_plan_clear (&plan);
+    }
+}
+
+static void
+test_runner_args_refuse_batch_files (void)
+{
+  for (gsize i = 0; batch_programs[i] != NULL; i++)
+    {
+      const char *const argv[] = { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--",
+                                   batch_programs[i], "a&calc.exe", NULL };
+      DshAclRunnerArgs args;
+
+      g_test_message ("batch: [%s]", batch_programs[i]);
+      g_assert_cmpint (dsh_acl_runner_args_parse (&args, argv, "C:\\Users\\me"), ==, -1);
+      g_assert_nonnull (strstr (args.error, "is a batch file"));
+      dsh_acl_runner_args_clear (&args);
+    }
+  for (gsize i = 0; plain_programs[i] != NULL; i++)
+    {
+      const char *const argv[] = { "r", "--session-sid", "S-1-5-21-1-2-3-4", "--",
+                                   plain_programs[i], NULL };
+      DshAclRunnerArgs args;
+
+      g_assert_cmpint (dsh_acl_runner_args_parse (&args, argv, "C:\\Users\\me"), ==, 0);
+      dsh_acl_runner_args_clear (&args);
+    }
+}
+
 static void
 test_sessions (void)
 {
@@ -860,6 +923,7 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/plan/read-only", test_plan_read_only);
   g_test_add_func ("/acl/plan/workspace-write", test_plan_workspace_write);
   g_test_add_func ("/acl/plan/refusals", test_plan_refusals);
+  g_test_add_func ("/acl/plan/refuses-batch-files", test_plan_refuses_batch_files);
   g_test_add_func ("/acl/plan/per-call", test_plan_per_call);
   g_test_add_func ("/acl/plan/extra-root-grant-ends-with-its-roots",
                    test_plan_extra_root_grant_ends_with_its_roots);
@@ -871,6 +935,7 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/runner-plan", test_runner_plan);
   g_test_add_func ("/acl/runner-args/good", test_runner_args_good);
   g_test_add_func ("/acl/runner-args/bad", test_runner_args_bad);
+  g_test_add_func ("/acl/runner-args/refuse-batch-files", test_runner_args_refuse_batch_files);
   g_test_add_func ("/acl/cmdline/known-encodings", test_cmdline_known_encodings);
   g_test_add_func ("/acl/cmdline/documented-splits", test_cmdline_documented_splits);
   g_test_add_func ("/acl/cmdline/refuses-quoted-program", test_cmdline_refuses_quoted_program);

@@ -668,6 +668,53 @@ test_removal_leaves_linked_file (void)
   RemoveDirectoryA (root);
 }
 
+/* A batch file runs through cmd.exe, which splits the command line by rules of its own: on
+ * Windows the argument "a&echo injected" runs a second command (Wine's cmd.exe did not split
+ * there, so that part is Microsoft's documentation, not seen here). The runner refuses batch
+ * files in every spelling Windows opens as one, and a control shows that Wine's CreateProcess
+ * does start a batch file given as the program. */
+static void
+test_batch_file_refused (void)
+{
+  char dir[MAX_PATH], script[MAX_PATH + 16], spelled[MAX_PATH + 16];
+  const char *suffixes[] = { "", ".", " ", "::$DATA", NULL };
+  const char *argv[] = { runner, "--session-sid", session_sid, "--", spelled,
+                         "a&echo injected", NULL };
+  const char *control[] = { script, "a&echo injected", NULL };
+  HANDLE file;
+  DWORD written;
+  Run r;
+  int ran;
+
+  scratch_root (dir, sizeof (dir), "batch");
+  snprintf (script, sizeof (script), "%s\\run.bat", dir);
+  file = CreateFileA (script, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL,
+                      NULL);
+  if (file != INVALID_HANDLE_VALUE)
+    {
+      const char text[] = "@echo batch-ran\r\n";
+
+      WriteFile (file, text, sizeof (text) - 1, &written, NULL);
+      CloseHandle (file);
+    }
+  ran = run (control, &r);
+  check (ran == 0 && strstr (r.out, "batch-ran") != NULL,
+         "control: started directly, the batch file runs (status %lu, stdout [%s])",
+         (unsigned long) r.status, r.out);
+  for (size_t i = 0; suffixes[i] != NULL; i++)
+    {
+      snprintf (spelled, sizeof (spelled), "%s%s", script, suffixes[i]);
+      ran = run (argv, &r);
+      check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+               strstr (r.err, "batch file") != NULL && strstr (r.out, "batch-ran") == NULL &&
+               strstr (r.out, "injected") == NULL,
+             "the runner refuses the batch file [%s] and runs nothing (status %lu, stdout [%s], "
+             "stderr [%s])", spelled, (unsigned long) r.status, r.out, r.err);
+    }
+  DeleteFileA (script);
+  RemoveDirectoryA (dir);
+}
+
 /* A root whose way leads elsewhere (scripts/cross-windows.sh makes ws\\a a link to outside) is
  * refused, not granted where the link leads: a junction a concurrent confined command planted
  * after the core resolved the root. */
@@ -780,6 +827,7 @@ main (int argc, char **argv)
   test_per_call_temp_dir_removed ();
   test_removal_leaves_linked_file ();
   test_root_through_link_refused ();
+  test_batch_file_refused ();
   test_instance_free_removes_temp_dirs ();
   printf ("1..%d\n", checks);
   return failures == 0 ? 0 : 1;
