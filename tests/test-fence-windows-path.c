@@ -43,6 +43,28 @@ test_case (void)
   /* Windows opens names whatever their case; the spelling below the root is kept. */
   assert_below ("c:\\WS\\File.TXT", "C:\\ws", "File.TXT");
   assert_below ("C:\\\xc3\x9cNI\\f", "C:\\\xc3\xbcni", "f");
+  assert_below ("C:\\\xcf\x83\\f", "C:\\\xce\xa3", "f");
+}
+
+/* NTFS compares names by upcasing each UTF-16 unit through its table, one character for one:
+ * never the full case folding that turns "\xc3\x9f" into "ss" or the ligature "\xef\xac\x81"
+ * into "fi", and nothing outside the BMP. A folder those name differently is another folder,
+ * and a path in it lies below no root spelled the other way. */
+static void
+test_case_as_ntfs (void)
+{
+  /* w\xc3\x9f (sharp s) and wss are two folders on NTFS. */
+  assert_below ("C:\\w\xc3\x9f\\secret", "C:\\wss", NULL);
+  assert_below ("C:\\wss\\f", "C:\\w\xc3\x9f", NULL);
+  /* The ligature fi, and "fi". */
+  assert_below ("C:\\\xef\xac\x81le\\f", "C:\\file", NULL);
+  /* The Kelvin sign is upper case already: NTFS keeps it apart from k. */
+  assert_below ("C:\\\xe2\x84\xaa\\f", "C:\\k", NULL);
+  /* Deseret small and capital long i: outside the BMP, which NTFS does not upcase. */
+  assert_below ("C:\\\xf0\x90\x90\xa8\\f", "C:\\\xf0\x90\x90\x80", NULL);
+  /* Shares are compared the same way. */
+  assert_below ("\\\\srv\\w\xc3\x9f\\f", "\\\\srv\\wss", NULL);
+  assert_below ("\\\\SRV\\\xc3\x9cni\\f", "\\\\srv\\\xc3\xbcNI", "f");
 }
 
 static void
@@ -208,6 +230,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fence-windows-path/drive-paths", test_drive_paths);
   g_test_add_func ("/fence-windows-path/case", test_case);
+  g_test_add_func ("/fence-windows-path/case-as-ntfs", test_case_as_ntfs);
   g_test_add_func ("/fence-windows-path/dots", test_dots);
   g_test_add_func ("/fence-windows-path/shares", test_shares);
   g_test_add_func ("/fence-windows-path/never-below", test_never_below);

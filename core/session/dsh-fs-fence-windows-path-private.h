@@ -13,9 +13,10 @@ G_BEGIN_DECLS
 /* The names of path below root, in order, when root contains path; an empty vector when path
  * is root itself; NULL when it does not contain it. Both must be absolute Windows paths, on a
  * drive ("C:\dir") or a share ("\\server\share\dir"), with either slash; "." is dropped and
- * ".." taken back lexically, as Win32 reads a path; names compare without regard to case, as
- * Windows opens them. Verbatim and device paths ("\\?\", "\\.\") are never below a root. Only
- * a routing decision: the opens from the root's handle are what contain. */
+ * ".." taken back lexically, as Win32 reads a path; names compare as NTFS compares them, each
+ * character upcased one for one (never sharp s as "ss"), nothing outside the BMP. Verbatim and
+ * device paths ("\\?\", "\\.\") are never below a root. Only a routing decision: the opens
+ * from the root's handle are what contain. */
 GStrv        dsh_fence_windows_names_below  (const char *path,
                                              const char *root);
 

@@ -13,9 +13,26 @@ is_separator (char c)
   return c == '\\' || c == '/';
 }
 
+/* A name as NTFS compares it: each character upcased by itself, one for one, and nothing
+ * outside the BMP (its upcase table has one entry per UTF-16 unit). Full case folding would make
+ * "\xc3\x9f" and "ss", or the Kelvin sign and "k", one name: two folders on NTFS. */
+static char *
+ntfs_upcase (const char *name)
+{
+  GString *out = g_string_sized_new (strlen (name));
+
+  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      g_string_append_unichar (out, c < 0x10000 ? g_unichar_toupper (c) : c);
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* Splits an absolute Windows path into what it is on (the drive "C:" or the share
- * "\\server\share", case folded) and its names, "." dropped and ".." taken back; FALSE for
- * anything else. */
+ * "\\server\share", upcased as NTFS compares names) and its names, "." dropped and ".."
+ * taken back; FALSE for anything else. */
 static gboolean
 parse_absolute (const char *path, char **out_volume, GPtrArray *names)
 {
@@ -46,7 +63,7 @@ parse_absolute (const char *path, char **out_volume, GPtrArray *names)
         g_autofree char *spelled = g_strdup_printf ("\\\\%.*s\\%.*s", (int) (server_end - server),
                                                     server, (int) (share_end - share), share);
 
-        *out_volume = g_utf8_casefold (spelled, -1);
+        *out_volume = ntfs_upcase (spelled);
       }
       rest = share_end;
     }
@@ -73,8 +90,8 @@ parse_absolute (const char *path, char **out_volume, GPtrArray *names)
 static gboolean
 same_name (const char *a, const char *b)
 {
-  g_autofree char *fa = g_utf8_casefold (a, -1);
-  g_autofree char *fb = g_utf8_casefold (b, -1);
+  g_autofree char *fa = ntfs_upcase (a);
+  g_autofree char *fb = ntfs_upcase (b);
 
   return g_str_equal (fa, fb);
 }
