@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dsh-test-answerer.h"
+#include "dsh-test-seed-texts.h"
 #include "dsh-test-util.h"
 
 /* ---- the fixture --------------------------------------------------------------------------- */
@@ -123,7 +124,7 @@ test_denial_hint_then_escalated_retry (Fixture *f, gconstpointer data)
   g_autoptr (DshRunResult) result = NULL;
   g_autoptr (DshSessionEvent) asked = NULL;
   g_autoptr (DshSessionEvent) decided = NULL;
-  g_autofree char *hint = dsh_text_escalation_hint ("command");
+  const char *hint = SEED_ESCALATION_HINT ("command");
   g_autofree char *types = NULL;
   DshApprovalOutcome outcome;
   guint before;
@@ -133,7 +134,7 @@ test_denial_hint_then_escalated_retry (Fixture *f, gconstpointer data)
   result = dsh_execution_run (denied);
   dsh_test_assert_file_is (f->victim, "original\n");
   g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
-  g_assert_cmpstr (result->marker, ==, "[sandbox: file access denied under read-only mode]");
+  g_assert_cmpstr (result->marker, ==, SEED_DENIAL_MARKER ("read-only"));
   g_assert_cmpstr (dsh_execution_get_hint (denied), ==, hint);
   g_assert_nonnull (strstr (hint, "sandbox_permissions"));
   g_assert_false (dsh_execution_get_asked (denied, NULL));
@@ -169,7 +170,7 @@ test_denial_hint_then_escalated_retry (Fixture *f, gconstpointer data)
   g_assert_cmpstr (dsh_session_event_get_string (asked, "callId"), ==,
                    dsh_execution_get_call_id (retry));
   g_assert_cmpstr (dsh_session_event_get_string (asked, "reason"), ==,
-                   "escalate sandbox to workspace-write: the test writes its victim");
+                   SEED_REASON ("workspace-write", "the test writes its victim"));
   g_assert_cmpstr (dsh_session_event_get_string (decided, "id"), ==,
                    dsh_session_event_get_string (asked, "id"));
   g_assert_cmpstr (dsh_session_event_get_string (decided, "outcome"), ==, "allowed-once");
@@ -335,6 +336,85 @@ test_request_names_extra_roots (Fixture *f, gconstpointer data)
   dsh_test_remove_tree (extra_dir);
 }
 
+/* The answerer a harness composed on the service itself (not handed to the call) answers the
+ * retry, so the denial must offer it: the hint follows whenever the session could approve. */
+static void
+test_hint_with_service_answerer (Fixture *f, gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", f->victim, NULL };
+  g_autoptr (DshExecution) denied = dsh_execution_new (argv, f->policy, f->session, f->service);
+  g_autoptr (DshExecution) retry = dsh_execution_new (argv, f->policy, f->session, f->service);
+  g_autoptr (DshRunResult) result = NULL;
+
+  dsh_approval_service_add_answerer (f->service, DSH_APPROVAL_ANSWERER (f->answerer),
+                                     f->session);
+  dsh_execution_set_run_options (denied, &f->options);
+  result = dsh_execution_run (denied);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_assert_cmpstr (result->marker, ==, SEED_DENIAL_MARKER ("read-only"));
+  g_assert_cmpstr (dsh_execution_get_hint (denied), ==, SEED_ESCALATION_HINT ("command"));
+  g_clear_pointer (&result, dsh_run_result_free);
+
+  /* What the hint offered is true: the retry is approved and writes. */
+  dsh_execution_set_run_options (retry, &f->options);
+  dsh_execution_set_escalation (retry, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "the test writes");
+  result = dsh_execution_run (retry);
+  g_assert_no_error (result->error);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_COMPLETED);
+  dsh_test_assert_file_is (f->victim, "changed\n");
+  g_assert_cmpuint (f->answerer->calls, ==, 1);
+}
+
+/* A command that cannot be shown faithfully to the person asked can never be approved: no hint
+ * may offer its retry. */
+static void
+test_no_hint_for_unshowable_command (Fixture *f, gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh\xff", f->victim, NULL };
+  g_autoptr (DshExecution) denied = dsh_execution_new (argv, f->policy, f->session, f->service);
+  g_autoptr (DshExecution) retry = dsh_execution_new (argv, f->policy, f->session, f->service);
+  g_autoptr (DshRunResult) result = NULL;
+
+  dsh_execution_set_answerer (denied, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (denied, &f->options);
+  result = dsh_execution_run (denied);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_DENIED);
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_assert_cmpstr (result->marker, ==, SEED_DENIAL_MARKER ("read-only"));
+  g_assert_null (dsh_execution_get_hint (denied));
+  g_clear_pointer (&result, dsh_run_result_free);
+
+  /* Because the retry is refused before anyone is asked. */
+  dsh_execution_set_answerer (retry, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (retry, &f->options);
+  dsh_execution_set_escalation (retry, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "the test writes");
+  result = dsh_execution_run (retry);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ESCALATION_REFUSED);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  dsh_test_assert_file_is (f->victim, "original\n");
+}
+
+/* The sequence's order holds whatever the command: without a session the refusal is step 3's
+ * text, before anything about showing the command to a person who cannot be reached. */
+static void
+test_no_agent_before_showing (Fixture *f, gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh\xff", f->victim, NULL };
+  g_autoptr (DshExecution) execution = dsh_execution_new (argv, f->policy, NULL, f->service);
+  g_autoptr (DshRunResult) result = NULL;
+
+  dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (execution, &f->options);
+  dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+  result = dsh_execution_run (execution);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ESCALATION_REFUSED);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ESCALATION_REFUSED);
+  g_assert_cmpstr (result->error->message, ==, SEED_NO_AGENT ("workspace-write"));
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  dsh_test_assert_file_is (f->victim, "original\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -352,5 +432,11 @@ main (int argc, char **argv)
               test_without_session, fixture_tear_down);
   g_test_add ("/execution/request-names-extra-roots", Fixture, NULL, fixture_set_up,
               test_request_names_extra_roots, fixture_tear_down);
+  g_test_add ("/execution/hint-with-service-answerer", Fixture, NULL, fixture_set_up,
+              test_hint_with_service_answerer, fixture_tear_down);
+  g_test_add ("/execution/no-hint-for-unshowable-command", Fixture, NULL, fixture_set_up,
+              test_no_hint_for_unshowable_command, fixture_tear_down);
+  g_test_add ("/execution/no-agent-before-showing", Fixture, NULL, fixture_set_up,
+              test_no_agent_before_showing, fixture_tear_down);
   return g_test_run ();
 }

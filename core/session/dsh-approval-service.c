@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "dsh-approval-service.h"
+#include "dsh-approval-service-private.h"
 
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
@@ -217,6 +218,28 @@ dsh_approval_service_remove_answerer (DshApprovalService *self, guint handle)
         }
     }
   g_mutex_unlock (&self->lock);
+}
+
+gboolean
+dsh_approval_service_has_answerer_for (DshApprovalService *self, DshSessionLog *session)
+{
+  const char *session_id;
+  gboolean found = FALSE;
+
+  g_return_val_if_fail (DSH_IS_APPROVAL_SERVICE (self), FALSE);
+  g_return_val_if_fail (DSH_IS_SESSION_LOG (session), FALSE);
+
+  session_id = dsh_session_log_get_id (session);
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->chain->len && !found; i++)
+    {
+      ChainEntry *entry = self->chain->pdata[i];
+
+      /* The same test dispatch applies: a scoped answerer sees only its own session. */
+      found = entry->scope_id == NULL || g_str_equal (entry->scope_id, session_id);
+    }
+  g_mutex_unlock (&self->lock);
+  return found;
 }
 
 static GPtrArray *

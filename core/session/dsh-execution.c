@@ -5,6 +5,7 @@
  */
 #include "dsh-execution.h"
 #include "dsh-execution-private.h"
+#include "dsh-approval-service-private.h"
 
 #include "dsh-error.h"
 #include "dsh-escalation.h"
@@ -183,8 +184,9 @@ dsh_execution_set_escalation (DshExecution *self, DshSandboxMode requested,
 /**
  * dsh_execution_set_answerer:
  * @self: a call
- * @answerer: (nullable): who answers this call's approval request, scoped to its session;
- *   %NULL: nobody, so an escalation that needs asking is `unavailable`
+ * @answerer: (nullable): who answers this call's approval request, scoped to its session and
+ *   asked after the service's own chain; %NULL: only that chain, so with an empty one an
+ *   escalation that needs asking is `unavailable`
  *
  * Since: 0.1
  */
@@ -403,25 +405,37 @@ on_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* A person approves what they are shown: argv that cannot be shown faithfully is refused — but
- * only once widening is established, which comes first and has its own text. */
-static gboolean
-check_showable (DshExecution *self, GError **error)
+/* The index of the first argument a person could not be shown faithfully, or -1. */
+static gssize
+unshowable_argument (DshExecution *self)
 {
-  if (!dsh_escalation_is_strictly_wider (self->policy->mode, self->requested_mode))
-    return TRUE;
   for (gsize i = 0; self->argv[i] != NULL; i++)
     {
       if (!g_utf8_validate (self->argv[i], -1, NULL))
-        {
-          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ESCALATION_REFUSED,
-                       "cannot ask for approval: argument %" G_GSIZE_FORMAT " of the command is "
-                       "not valid UTF-8",
-                       i);
-          return FALSE;
-        }
+        return (gssize) i;
     }
-  return TRUE;
+  return -1;
+}
+
+/* A person approves what they are shown: argv that cannot be shown faithfully is refused — but
+ * only where the sequence would ask: widening (step 1) and a session to ask through (step 3;
+ * the service of step 2 is always there) come first, each with its own text. */
+static gboolean
+check_showable (DshExecution *self, GError **error)
+{
+  gssize unshowable;
+
+  if (!dsh_escalation_is_strictly_wider (self->policy->mode, self->requested_mode) ||
+      self->session == NULL)
+    return TRUE;
+  unshowable = unshowable_argument (self);
+  if (unshowable < 0)
+    return TRUE;
+  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ESCALATION_REFUSED,
+               "cannot ask for approval: argument %" G_GSSIZE_FORMAT " of the command is not "
+               "valid UTF-8",
+               unshowable);
+  return FALSE;
 }
 
 /* The approval sequence, waited for in a private main context. */
@@ -505,16 +519,20 @@ dsh_execution_escalate (DshExecution *self, DshSandboxMode *out_mode, GError **e
 /* ---- the run ------------------------------------------------------------------------------- */
 
 /* After a denial: the hint when a retry with a wider mode could still be approved — never
- * under "never", never without a session or anyone to ask, never when no wider mode exists,
- * and never after the escalated retry itself, whose denial is final. */
+ * under "never", never without a session or anyone to ask (this call's answerer, one the
+ * service's chain holds for the session, or one the caller can still reach), never when no
+ * wider mode exists, never for a command the retry could not show to a person, and never after
+ * the escalated retry itself, whose denial is final. */
 static char *
 hint_after_denial (DshExecution *self, DshSandboxMode ran_mode)
 {
   gboolean channel;
 
-  if (self->escalating)
+  if (self->escalating || unshowable_argument (self) >= 0)
     return NULL;
   channel = self->answerer != NULL ||
+            (self->session != NULL &&
+             dsh_approval_service_has_answerer_for (self->service, self->session)) ||
             (self->askable != NULL && self->askable (self->askable_data));
   if (!dsh_escalation_could_be_approved (ran_mode, effective_policy (self),
                                          self->session != NULL, channel))
