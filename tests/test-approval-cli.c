@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 #define RO DSH_SANDBOX_MODE_READ_ONLY
 #define WW DSH_SANDBOX_MODE_WORKSPACE_WRITE
@@ -1308,8 +1309,7 @@ test_describe (void)
     { DFA, DSH_APPROVAL_POLICY_ASK },
     { DFA, DSH_APPROVAL_POLICY_NEVER },
   };
-  g_autofree char *expected = g_strdup_printf ("%s\n\n%s\n", dsh_text_bash_description (),
-                                               dsh_text_bash_escalation_paragraph ());
+  const char *expected = SEED_BASH_DESCRIPTION_BASE "\n\n" SEED_BASH_ESCALATION_PARAGRAPH "\n";
   g_auto (DshTestRun) sessionless = { 0 };
   const char *argv[] = { dsh_test_cli (), "describe", "bash", NULL };
 
@@ -1338,10 +1338,9 @@ test_describe (void)
       g_assert_cmpint (run.exit_code, ==, 0);
       g_assert_cmpstr (run.out, ==, expected);
 
-      policy_context = dsh_text_policy_context (cases[i].mode, s.ws);
+      policy_context = seed_policy_context (cases[i].mode, s.ws);
       expected_context = cases[i].policy == DSH_APPROVAL_POLICY_NEVER
-                           ? g_strdup_printf ("%s\n\n%s\n", policy_context,
-                                              dsh_text_approval_never ())
+                           ? g_strdup_printf ("%s\n\n%s\n", policy_context, SEED_APPROVAL_NEVER)
                            : g_strdup_printf ("%s\n", policy_context);
       g_assert_cmpint (context.exit_code, ==, 0);
       g_assert_cmpstr (context.out, ==, expected_context);

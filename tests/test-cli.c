@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 /* Exactly one line, "dsh-sandbox: <text>". */
 static void
@@ -121,7 +122,7 @@ test_unavailable_never_runs (void)
       const char *args[] = { "exec", "--mode", modes[i], "--workspace", ws, "--report", report,
                              "--", "sh", "-c", touch, NULL };
       g_auto (DshTestRun) run = { 0 };
-      g_autofree char *text = dsh_text_unavailable (modes[i]);
+      g_autofree char *text = g_strdup_printf (SEED_UNAVAILABLE_FMT, modes[i]);
       g_autofree char *pattern = g_strdup_printf ("dsh-sandbox: %s Cause: ?*\n", text);
       g_autofree char *json = NULL;
       g_autoptr (JsonNode) node = NULL;
@@ -192,7 +193,7 @@ test_bwrap_runner_failure (void)
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *json = NULL;
   g_autoptr (JsonNode) node = NULL;
-  g_autofree char *prefix = dsh_text_unavailable ("workspace-write");
+  const char *prefix = SEED_UNAVAILABLE ("workspace-write");
   const char *last_line;
   JsonObject *object;
 

@@ -8,6 +8,7 @@
 
 #include "dsh-test-answerer.h"
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 #define RO DSH_SANDBOX_MODE_READ_ONLY
 #define WW DSH_SANDBOX_MODE_WORKSPACE_WRITE
@@ -468,12 +469,13 @@ test_bash_description (void)
   g_autofree char *expected = NULL;
 
   g_assert_cmpstr (dsh_text_bash_escalation_paragraph (), ==, paragraph);
-  expected = g_strconcat (dsh_text_bash_description (), "\n\n", paragraph, NULL);
+  expected = g_strconcat (SEED_BASH_DESCRIPTION_BASE, "\n\n", SEED_BASH_ESCALATION_PARAGRAPH,
+                          NULL);
   g_assert_cmpstr (confining, ==, expected);
   /* Registry-level: no session fact, "never" included, ever enters it. */
   g_assert_null (strstr (confining, never_text));
   /* No confining executor: nothing to escalate, nothing advertised. */
-  g_assert_cmpstr (plain, ==, dsh_text_bash_description ());
+  g_assert_cmpstr (plain, ==, SEED_BASH_DESCRIPTION_BASE);
   g_assert_null (strstr (plain, "sandbox_permissions"));
 }
 
@@ -485,11 +487,10 @@ test_runtime_context (void)
                                                    DSH_APPROVAL_POLICY_ASK);
   g_autofree char *never = dsh_text_runtime_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w", NULL,
                                                      DSH_APPROVAL_POLICY_NEVER);
-  g_autofree char *ro = dsh_text_policy_context (DSH_SANDBOX_MODE_READ_ONLY, "/w");
-  g_autofree char *ww = dsh_text_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w");
-  g_autofree char *expected = g_strconcat (ww, "\n\n", never_text, NULL);
+  g_autofree char *ww = seed_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, "/w");
+  g_autofree char *expected = g_strconcat (ww, "\n\n", SEED_APPROVAL_NEVER, NULL);
 
-  g_assert_cmpstr (ask, ==, ro);
+  g_assert_cmpstr (ask, ==, SEED_POLICY_CONTEXT_READ_ONLY);
   g_assert_cmpstr (never, ==, expected);
 }
 

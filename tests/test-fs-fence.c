@@ -18,6 +18,7 @@
 
 #include "dsh-test-swapper.h"
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 typedef struct {
   char *base;      /* canonical, outside every writable root */
@@ -83,10 +84,11 @@ ws_symlink (Fixture *f, const char *rel, const char *target)
 static void
 assert_denied (const GError *error, DshSandboxMode mode)
 {
-  g_autofree char *marker = dsh_text_denial_marker (mode);
+  g_autofree char *marker = g_strdup_printf (SEED_DENIAL_MARKER_FMT " ",
+                                            dsh_sandbox_mode_to_string (mode));
 
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);
-  /* The same marker bash reports for a kernel denial. */
+  /* The same marker bash reports for a kernel denial, then the path. */
   g_assert_true (g_str_has_prefix (error->message, marker));
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 static void
 test_inherited_descriptor_closed (void)
@@ -63,14 +64,10 @@ test_module_in_workspace_refused (void)
   g_autofree char *alpha = dsh_test_module_path ("fake-alpha");
   g_autofree char *marker = g_build_filename (ws, "ran", NULL);
   g_autofree char *touch = g_strdup_printf ("touch %s", marker);
-  g_autofree char *unavailable = dsh_text_unavailable ("read-only");
-  g_autofree char *expected = g_strdup_printf ("dsh-sandbox: %s Cause: no backend module for "
-                                               "this host could be loaded; fake-alpha: refused: "
-                                               "the module lies inside a directory confined "
-                                               "commands may write (the workspace, /tmp, the "
-                                               "temp directory, an extra writable root, or one "
-                                               "an earlier call granted)\n",
-                                               unavailable);
+  const char *expected = "dsh-sandbox: " SEED_UNAVAILABLE ("read-only")
+    " Cause: no backend module for this host could be loaded; fake-alpha: refused: the module "
+    "lies inside a directory confined commands may write (the workspace, /tmp, the temp "
+    "directory, an extra writable root, or one an earlier call granted)\n";
   g_autofree char *copy1 = NULL;
   g_autofree char *copy2 = NULL;
 

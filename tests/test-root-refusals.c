@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 static const char *const backends[] = { "bwrap", "landlock" };
 
@@ -652,9 +653,8 @@ test_probe_answers_for_the_call (Refusals *f, gconstpointer data)
 static void
 test_unavailable_names_the_cause (Refusals *f, gconstpointer data)
 {
-  g_autofree char *text = dsh_text_unavailable ("read-only");
-  g_autofree char *expected = g_strdup_printf (
-    "dsh-sandbox: %s Cause: DSH_SANDBOX_BACKEND=nope names no usable backend module\n", text);
+  const char *expected = "dsh-sandbox: " SEED_UNAVAILABLE ("read-only")
+    " Cause: DSH_SANDBOX_BACKEND=nope names no usable backend module\n";
   const char *env[] = { "DSH_SANDBOX_BACKEND=nope", NULL };
   const char *args[] = { "exec", "--workspace", f->dir, "--", "true", NULL };
   g_auto (DshTestRun) run = { 0 };

@@ -19,6 +19,7 @@
 #endif
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 typedef struct {
   char *modules_dir;
@@ -78,7 +79,7 @@ assert_fails_closed (Fixture *f, DshSandboxMode mode, const char *mode_name)
   g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (mode, f->workspace, NULL);
   g_autoptr (DshConfinedArgv) confined = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *text = dsh_text_unavailable (mode_name);
+  g_autofree char *text = g_strdup_printf (SEED_UNAVAILABLE_FMT, mode_name);
   g_autofree char *expected = g_strdup_printf ("%s Cause: ", text);
   const char *argv[] = { "true", NULL };
 
@@ -1187,9 +1188,9 @@ test_silent_provider_fails_closed (void)
   g_autoptr (DshSandboxProvider) provider = g_object_new (silent_provider_get_type (), NULL);
   g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY, "/",
                                                                 NULL);
-  g_autofree char *text = dsh_text_unavailable ("read-only");
-  g_autofree char *expected = g_strdup_printf (
-    "%s Cause: the sandbox provider returned no confined argv and no error", text);
+  const char *expected =
+    SEED_UNAVAILABLE ("read-only") " Cause: the sandbox provider returned no confined argv and "
+    "no error";
   g_autoptr (GError) error = NULL;
   const char *argv[] = { "true", NULL };
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 static void
 cli_valist (DshTestRun *run, const char *const *env, const char *first, va_list ap)
@@ -121,11 +122,8 @@ test_session_lifecycle (void)
   assert_ok (&run);
   g_assert_cmpuint (dsh_test_count_lines (path), ==, 6);
   {
-    g_autofree char *notice = dsh_text_approval_policy_changed ("ask", "never");
-    g_autofree char *line = g_strconcat (notice, "\n", NULL);
-
     /* The notice the host injects for the model. */
-    g_assert_cmpstr (run.out, ==, line);
+    g_assert_cmpstr (run.out, ==, SEED_APPROVAL_POLICY_CHANGED ("ask", "never") "\n");
   }
   cli (&run, NULL, "session", "set-approval", path, "never", NULL);
   assert_ok (&run);
@@ -689,7 +687,7 @@ test_policy_resolve_and_context (void)
 
   cli (&run, NULL, "policy", "context", "--session", path, NULL);
   assert_ok (&run);
-  expected_context = dsh_text_policy_context (DSH_SANDBOX_MODE_READ_ONLY, canonical_dir);
+  expected_context = seed_policy_context (DSH_SANDBOX_MODE_READ_ONLY, canonical_dir);
   g_assert_true (g_str_has_prefix (run.out, expected_context));
   g_assert_cmpstr (run.out + strlen (expected_context), ==, "\n");
 
@@ -698,8 +696,9 @@ test_policy_resolve_and_context (void)
   cli (&run, NULL, "policy", "context", "--session", path, NULL);
   assert_ok (&run);
   g_free (expected_context);
-  expected_context = dsh_text_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, canonical_dir);
+  expected_context = seed_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, canonical_dir);
   g_assert_true (g_str_has_prefix (run.out, expected_context));
+  g_assert_cmpstr (run.out + strlen (expected_context), ==, "\n");
 }
 
 static void

@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include <dsh-sandbox.h>
+
 /* Seed 002, "精确错误". */
 #define SEED_UNAVAILABLE(mode) \
   "sandbox mode \"" mode "\" is requested but no sandbox backend is usable on this host; " \
@@ -38,6 +40,22 @@
   "DSH file sandbox in the standing mode, so this policy does not prevent file modifications. " \
   "Do not refuse a required modification from this policy alone: try an available tool " \
   "normally and follow any error guidance it returns."
+
+/* The policy context of mode (any of the three) naming workspace; newly allocated. */
+static inline char *
+seed_policy_context (DshSandboxMode mode, const char *workspace)
+{
+  switch (mode)
+    {
+    case DSH_SANDBOX_MODE_READ_ONLY:
+      return g_strdup (SEED_POLICY_CONTEXT_READ_ONLY);
+    case DSH_SANDBOX_MODE_WORKSPACE_WRITE:
+      return g_strdup_printf (SEED_POLICY_CONTEXT_WORKSPACE_WRITE_FMT, workspace);
+    case DSH_SANDBOX_MODE_DANGER_FULL_ACCESS:
+    default:
+      return g_strdup (SEED_POLICY_CONTEXT_DANGER_FULL_ACCESS);
+    }
+}
 
 /* Seed 003 §4.4, request(). */
 #define SEED_APPROVAL_OUTSIDE_TURN \
@@ -86,6 +104,14 @@
   "[sandbox: escalation available \u2014 retry this exact " subject " once with " \
   "sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval " \
   "prompt asks the user]"
+
+/* The base description of the bash tool is the project's own (the seeds give only the
+ * paragraph appended to it), spelled out so a change to it is a deliberate one. */
+#define SEED_BASH_DESCRIPTION_BASE \
+  "Run a shell command with `bash -c` in the session's working directory and return its exit " \
+  "status, stdout and stderr. File effects are confined by the DSH file sandbox under the " \
+  "session's standing mode; when the sandbox refuses a file effect the result ends with a line " \
+  "starting with `[sandbox:`."
 
 /* Seed 003 §5.5, the paragraph bashDescription() appends when the executor confines, and the
  * refusal of an unadvertised sandbox_permissions. */
