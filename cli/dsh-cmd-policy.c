@@ -11,6 +11,27 @@ static const char usage[] =
   "  dsh-sandbox policy resolve [--session FILE] [--mode MODE] [--json]\n"
   "  dsh-sandbox policy context [--session FILE]\n";
 
+/* The policy names its roots to a model and to JSON readers: bytes that are no text are refused
+ * with exec's words, never printed (the context would carry them, the JSON line would not
+ * parse) and never mended (that would name a directory the call does not use). */
+static DshSandboxPolicy *
+nameable (DshSandboxPolicy *policy, GError **error)
+{
+  g_autoptr (DshSandboxPolicy) owned = policy;
+  gboolean valid = g_utf8_validate (policy->workspace_root, -1, NULL);
+
+  for (gsize i = 0; valid && policy->extra_writable_roots != NULL &&
+                    policy->extra_writable_roots[i] != NULL; i++)
+    valid = g_utf8_validate (policy->extra_writable_roots[i], -1, NULL);
+  if (!valid)
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "the canonical workspace path is not valid UTF-8");
+      return NULL;
+    }
+  return g_steal_pointer (&owned);
+}
+
 DshSandboxPolicy *
 dsh_cli_policy_resolve (const char *session_path, const char *mode_text, GError **error)
 {
@@ -25,8 +46,10 @@ dsh_cli_policy_resolve (const char *session_path, const char *mode_text, GError 
       (session != NULL && !dsh_permission_presets_pin_session (presets, session, error)))
     return NULL;
   service = dsh_cli_new_policy_service (presets);
-  return mode_text != NULL ? dsh_policy_service_resolve_with_mode (service, session, mode)
-                           : dsh_policy_service_resolve (service, session);
+  return nameable (mode_text != NULL
+                     ? dsh_policy_service_resolve_with_mode (service, session, mode)
+                     : dsh_policy_service_resolve (service, session),
+                   error);
 }
 
 char *
@@ -44,7 +67,9 @@ dsh_cli_policy_context (const char *session_path, GError **error)
     return NULL;
   service = dsh_cli_new_policy_service (presets);
   approval = dsh_cli_new_approval_service (presets);
-  policy = dsh_policy_service_resolve (service, session);
+  policy = nameable (dsh_policy_service_resolve (service, session), error);
+  if (policy == NULL)
+    return NULL;
   /* The session's facts, the approval policy included: the tool description holds none. */
   return dsh_text_runtime_context (policy->mode, policy->workspace_root,
                                    (const char *const *) policy->extra_writable_roots,

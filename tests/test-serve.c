@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dsh-test-util.h"
+#include "dsh-test-seed-texts.h"
 
 static const char *const bwrap_env[] = { "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
                                          NULL };
@@ -459,6 +460,7 @@ test_session_describe_classify (void)
                                           result (responses, 1, "serve-notice.schema.json"),
                                           "notice"));
     g_assert_cmpstr (run.out, ==, expected);
+    g_assert_cmpstr (expected, ==, SEED_APPROVAL_POLICY_CHANGED ("ask", "never") "\n");
     g_assert_cmpuint (json_object_get_size (result (responses, 2, "serve-notice.schema.json")),
                       ==, 0);
     dsh_test_run_cli (&run, cli_preset, bwrap_env, dir);
@@ -467,6 +469,7 @@ test_session_describe_classify (void)
                                           result (responses, 4, "serve-notice.schema.json"),
                                           "notice"));
     g_assert_cmpstr (run.out, ==, expected);
+    g_assert_cmpstr (expected, ==, SEED_APPROVAL_POLICY_CHANGED ("never", "ask") "\n");
   }
   r = result (responses, 3, "session-show.schema.json");
   g_assert_cmpstr (json_object_get_string_member (r, "approvalPolicy"), ==, "never");
@@ -475,15 +478,15 @@ test_session_describe_classify (void)
   r = result (responses, 5, "serve-classify.schema.json");
   g_assert_cmpstr (json_object_get_string_member (r, "outcome"), ==, "denied");
   g_assert_cmpstr (json_object_get_string_member (r, "marker"), ==,
-                   "[sandbox: file access denied under read-only mode]");
-  g_assert_true (g_str_has_prefix (json_object_get_string_member (r, "hint"),
-                                   "[sandbox: escalation available"));
+                   SEED_DENIAL_MARKER ("read-only"));
+  g_assert_cmpstr (json_object_get_string_member (r, "hint"), ==,
+                   SEED_ESCALATION_HINT ("command"));
   r = result (responses, 6, "serve-classify.schema.json");
   g_assert_cmpstr (json_object_get_string_member (r, "outcome"), ==, "denied");
   g_assert_false (json_object_has_member (r, "hint"));
   r = result (responses, 7, "serve-classify.schema.json");
   g_assert_cmpstr (json_object_get_string_member (r, "marker"), ==,
-                   "[sandbox: file access denied under workspace-write mode]");
+                   SEED_DENIAL_MARKER ("workspace-write"));
   g_assert_false (json_object_has_member (r, "hint"));
   /* Exit status alone decides nothing, and the dialect alone neither. */
   r = result (responses, 8, "serve-classify.schema.json");
@@ -499,6 +502,8 @@ test_session_describe_classify (void)
                                           result (responses, 10, "serve-text.schema.json"),
                                           "text"));
     g_assert_cmpstr (run.out, ==, expected);
+    g_assert_cmpstr (expected, ==,
+                     SEED_BASH_DESCRIPTION_BASE "\n\n" SEED_BASH_ESCALATION_PARAGRAPH "\n");
   }
   dsh_test_remove_tree (dir);
 }
@@ -647,10 +652,12 @@ test_policy_methods (void)
   g_autoptr (GPtrArray) responses = NULL;
   g_autofree char *canonical = NULL;
   g_autofree char *text_line = NULL;
+  g_autofree char *expected_context = NULL;
   JsonObject *policy;
 
   g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
   canonical = dsh_canonical_path (ws);
+  expected_context = seed_policy_context (DSH_SANDBOX_MODE_WORKSPACE_WRITE, canonical);
   dsh_test_run_cli (&run, new_args, NULL, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
   responses = serve (NULL, NULL, requests);
@@ -666,6 +673,47 @@ test_policy_methods (void)
   text_line = g_strconcat (json_object_get_string_member (result (responses, 2, NULL), "text"),
                            "\n", NULL);
   g_assert_cmpstr (text_line, ==, run.out);
+  g_assert_cmpstr (json_object_get_string_member (result (responses, 2, NULL), "text"), ==,
+                   expected_context);
+  dsh_test_remove_tree (dir);
+}
+
+/* A workspace root that is not UTF-8 (serve started in such a directory, a deployment whose
+ * default is workspace-write) is refused as exec refuses it: naming it would put bytes that are
+ * no text into the model's context and a response line no JSON parser takes. */
+static void
+test_policy_methods_refuse_non_utf8_root (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("serve");
+  g_autofree char *ws = g_build_filename (dir, "ws\xff", NULL);
+  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *config_env = g_strdup_printf ("DSH_SANDBOX_CONFIG=%s", config);
+  const char *env[] = { config_env, NULL };
+  const char *requests[] = {
+    "{\"id\":1,\"method\":\"policy.context\",\"params\":{}}",
+    "{\"id\":2,\"method\":\"policy.resolve\",\"params\":{}}",
+    NULL,
+  };
+  const char *context_args[] = { "policy", "context", NULL };
+  g_autoptr (GPtrArray) responses = NULL;
+  g_auto (DshTestRun) run = { 0 };
+
+  g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
+  dsh_test_write_file (config, "{\"defaultMode\": \"workspace-write\"}\n");
+  responses = serve (env, ws, requests);
+  g_assert_cmpuint (responses->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_cmpstr (error_code (responses, i), ==, "INVALID_ARGUMENT");
+      g_assert_cmpstr (json_object_get_string_member (
+                         json_object_get_object_member (response (responses, i), "error"),
+                         "message"), ==,
+                       "the canonical workspace path is not valid UTF-8");
+    }
+  dsh_test_run_cli (&run, context_args, env, ws);
+  g_assert_cmpint (run.exit_code, ==, 125);
+  g_assert_cmpstr (run.out, ==, "");
+  g_assert_cmpstr (run.err, ==, "dsh-sandbox: the canonical workspace path is not valid UTF-8\n");
   dsh_test_remove_tree (dir);
 }
 
@@ -701,8 +749,8 @@ test_escalate (void)
   g_autofree char *dir = dsh_test_scratch_dir ("serve");
   g_autofree char *ws = g_build_filename (dir, "ws", NULL);
   g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
-  const char *ids[] = { "call-A", "call-B", "call-C" };
-  g_autofree char *escalate[3] = { NULL };
+  const char *ids[] = { "call-A", "call-B", "call-C", "call-E" };
+  g_autofree char *escalate[4] = { NULL };
   g_autofree char *not_wider = NULL;
   g_autofree char *no_call_id = NULL;
   g_autoptr (GPtrArray) responses = NULL;
@@ -739,15 +787,18 @@ test_escalate (void)
       escalate[0], "{\"result\":\"allowed-once\"}",
       escalate[1], "{\"result\":\"rejected\"}",
       escalate[2], "maybe",
-      not_wider, no_call_id, NULL,
+      not_wider, no_call_id,
+      escalate[3], "{\"result\":\"cancelled\"}",
+      NULL,
     };
 
     responses = serve (NULL, NULL, requests);
   }
-  g_assert_cmpuint (responses->len, ==, 8);
+  g_assert_cmpuint (responses->len, ==, 10);
 
-  /* Each question is the approval request, with the caller's call id. */
-  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+  /* Each question is the approval request, with the caller's call id (the fourth comes after
+   * the two refusals that asked nobody). */
+  for (guint i = 0; i < 3; i++)
     {
       JsonObject *question = response (responses, 2 * i);
       JsonNode *params = json_object_get_member (question, "params");
@@ -760,6 +811,8 @@ test_escalate (void)
                        ==, ids[i]);
       g_assert_cmpstr (json_object_get_string_member (json_node_get_object (params),
                                                       "workspaceRoot"), ==, canonical);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (params), "reason"),
+                       ==, SEED_REASON ("workspace-write", "the build writes here"));
     }
   grant = result (responses, 1, "serve-escalate.schema.json");
   g_assert_cmpstr (json_object_get_string_member (grant, "mode"), ==, "workspace-write");
@@ -769,19 +822,26 @@ test_escalate (void)
   g_assert_cmpstr (json_object_get_string_member (
                      json_object_get_object_member (response (responses, 3), "error"),
                      "message"), ==,
-                   "the user rejected escalating this command to \"workspace-write\"");
+                   SEED_REJECTED ("command", "workspace-write"));
   g_assert_cmpstr (json_object_get_string_member (
                      json_object_get_object_member (response (responses, 5), "error"),
                      "message"), ==,
-                   "sandbox escalation to \"workspace-write\" requires approval, but no approval "
-                   "channel is available");
+                   SEED_UNAVAILABLE_CHANNEL ("workspace-write"));
   /* Widening first, before anyone is asked: no question line precedes this answer. */
   g_assert_cmpstr (json_object_get_string_member (
                      json_object_get_object_member (response (responses, 6), "error"),
                      "message"), ==,
-                   "sandbox escalation to \"workspace-write\" is not strictly wider than this "
-                   "call's current \"workspace-write\" mode");
+                   SEED_NOT_WIDER ("workspace-write", "workspace-write"));
   g_assert_cmpstr (error_code (responses, 7), ==, "INVALID_REQUEST");
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (response (responses, 8), "params"),
+                     "reason"), ==,
+                   SEED_REASON ("workspace-write", "the build writes here"));
+  g_assert_cmpstr (error_code (responses, 9), ==, "ESCALATION_REFUSED");
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (response (responses, 9), "error"),
+                     "message"), ==,
+                   SEED_CANCELLED ("workspace-write"));
 
   /* The audit pairs, in their turns, tied to their calls. */
   log = dsh_test_load_session_log (path);
@@ -798,14 +858,15 @@ test_escalate (void)
         g_ptr_array_add (outcomes, (gpointer) dsh_session_event_get_string (event, "outcome"));
     }
   g_assert_false (dsh_session_log_has_open_turn (log));
-  g_assert_cmpuint (turns, ==, 4);
-  g_assert_cmpuint (call_ids->len, ==, 3);
-  g_assert_cmpuint (outcomes->len, ==, 3);
+  g_assert_cmpuint (turns, ==, 5);
+  g_assert_cmpuint (call_ids->len, ==, 4);
+  g_assert_cmpuint (outcomes->len, ==, 4);
   for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
     g_assert_cmpstr (call_ids->pdata[i], ==, ids[i]);
   g_assert_cmpstr (outcomes->pdata[0], ==, "allowed-once");
   g_assert_cmpstr (outcomes->pdata[1], ==, "rejected");
   g_assert_cmpstr (outcomes->pdata[2], ==, "unavailable");
+  g_assert_cmpstr (outcomes->pdata[3], ==, "cancelled");
   g_clear_pointer (&responses, g_ptr_array_unref);
   g_clear_pointer (&events, g_ptr_array_unref);
   g_clear_object (&log);
@@ -880,6 +941,8 @@ main (int argc, char **argv)
   g_test_add_func ("/serve/pipelined/in-order", test_pipelined_in_order);
   g_test_add_func ("/serve/pipelined/refuses-bad-thread-count", test_threads_refuses_bad_value);
   g_test_add_func ("/serve/policy-methods", test_policy_methods);
+  g_test_add_func ("/serve/policy-methods/refuse-non-utf8-root",
+                   test_policy_methods_refuse_non_utf8_root);
   g_test_add_func ("/serve/session-describe-classify", test_session_describe_classify);
   g_test_add_func ("/serve/guards", test_guards);
   g_test_add_func ("/serve/escalate", test_escalate);
