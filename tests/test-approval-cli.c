@@ -629,6 +629,36 @@ test_hint (gconstpointer data)
   g_assert_true (g_str_has_suffix (run.err, tail));
 }
 
+/* The marker is a line of its own even when the command's stderr stops in the middle of one:
+ * the model looks for a line that starts with "[sandbox:". */
+static void
+test_marker_starts_a_line (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *target = NULL;
+  g_autofree char *script = NULL;
+  g_autofree char *unfinished = NULL;
+
+  if (!dsh_test_require (bwrap_works (), "a working bwrap"))
+    return;
+  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  script = script_writing (s.ws, "f", &target);
+  unfinished = g_strdup_printf ("%s; printf 'no newline' >&2; exit 1", script);
+  {
+    const char *options[] = { "--session", s.session, "--approver", s.approver, NULL };
+    const char *command[] = { "/bin/sh", "-c", unfinished, NULL };
+    const char *env[] = { "ANSWER=allowed-once", NULL };
+
+    run_exec (&run, options, command, env);
+  }
+  g_assert_cmpint (run.exit_code, ==, 1);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_assert_true (g_str_has_suffix (run.err, "Read-only file system\nno newline\n"
+                                            SEED_DENIAL_MARKER ("read-only") "\n"
+                                            SEED_ESCALATION_HINT ("command") "\n"));
+}
+
 /* ---- approver failure modes and usage errors ----------------------------------------------- */
 
 static void
@@ -1829,6 +1859,7 @@ main (int argc, char **argv)
 
       g_test_add_data_func (path, &hint_cases[i], test_hint);
     }
+  g_test_add_func ("/approval-cli/hint/marker-starts-a-line", test_marker_starts_a_line);
   g_test_add_func ("/approval-cli/approver/timeout", test_approver_timeout);
   g_test_add_func ("/approval-cli/approver/failures", test_approver_failures);
   g_test_add_func ("/approval-cli/approver/missing", test_approver_missing);

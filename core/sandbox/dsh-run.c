@@ -233,7 +233,8 @@ confined_environment (void)
  * would have without a sandbox, such as a make jobserver's descriptors. */
 static gboolean
 spawn (DshRunResult *result, const char *const *argv, const DshConfinement *confinement,
-       const GArray *kept_fds, const DshRunOptions *options, GString *captured, GError **error)
+       const GArray *kept_fds, const DshRunOptions *options, GString *captured,
+       gboolean *stderr_mid_line, GError **error)
 {
   gboolean confined = confinement != NULL;
   g_autoptr (GPtrArray) envp = confined ? confined_environment () : NULL;
@@ -244,6 +245,7 @@ spawn (DshRunResult *result, const char *const *argv, const DshConfinement *conf
     .n_keep_fds = kept_fds != NULL ? kept_fds->len : 0,
     .envp = envp != NULL ? (char *const *) envp->pdata : NULL,
     .confinement = confinement,
+    .stderr_mid_line = stderr_mid_line,
   };
 
   return dsh_spawn_run (argv, &spawn_options, &result->exit_code, &result->term_signal,
@@ -251,6 +253,14 @@ spawn (DshRunResult *result, const char *const *argv, const DshConfinement *conf
 }
 
 /* ---- the call ------------------------------------------------------------------------------ */
+
+/* A newline on the stderr the command's own was streamed to, after it ended. */
+static void
+end_stderr_line (void)
+{
+  fputc ('\n', stderr);
+  fflush (stderr);
+}
 
 /* The command never ran: error (taken) says why. */
 static DshRunResult *
@@ -276,7 +286,7 @@ run_unconfined (DshRunResult *result, const char *const *argv, const DshRunOptio
   g_autoptr (GString) captured = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
 
-  if (!spawn (result, argv, NULL, NULL, options, captured, &error))
+  if (!spawn (result, argv, NULL, NULL, options, captured, NULL, &error))
     {
       /* Without a runner, we are the ones that failed to start the command. */
       g_autofree char *text = g_strdup_printf ("cannot run the command: %s", error->message);
@@ -326,6 +336,7 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
   g_autofree char *runner_line = NULL;
   DshFirstStep step = { 0 };
   gboolean started = TRUE;
+  gboolean stderr_mid_line = FALSE;
   const char *mode = dsh_sandbox_mode_to_string (policy->mode);
   GError *error = NULL;
 
@@ -356,7 +367,8 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
     started = spawn (result,
                      step.taken ? (const char *const *) step.call.argv->pdata
                                 : (const char *const *) confinement->argv,
-                     confinement, step.call.kept_fds, options, captured, &spawn_error);
+                     confinement, step.call.kept_fds, options, captured, &stderr_mid_line,
+                     &spawn_error);
   /* Before anything of ours follows the command's own stderr. */
   dsh_first_step_finish (&step);
   if (!started)
@@ -378,7 +390,13 @@ run_confined (DshRunResult *result, const char *const *argv, const DshSandboxPol
                                 DSH_SANDBOX_ERROR_RUNNER_FAILURE, text);
     }
   if (result->outcome == DSH_OUTCOME_DENIED)
-    result->marker = dsh_text_denial_marker (policy->mode);
+    {
+      result->marker = dsh_text_denial_marker (policy->mode);
+      /* The marker is shown as a line of its own after the command's stderr: end the command's
+       * last line if it did not, or the marker would be the tail of that line. */
+      if (stderr_mid_line)
+        end_stderr_line ();
+    }
   result->command_ran = TRUE;
   return result;
 }

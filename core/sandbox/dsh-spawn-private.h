@@ -30,6 +30,9 @@ typedef struct {
   char *const *envp;
   /* Whose denials to look for in a flood of stderr too large to keep, or NULL. */
   const DshConfinement *confinement;
+  /* Set (when not NULL) to whether the stderr streamed to ours stopped in the middle of a
+   * line, so that a line of ours after it can start one. */
+  gboolean *stderr_mid_line;
 } DshSpawnOptions;
 
 /* Runs argv (looked up on PATH when it has no slash). A copy of its stderr, up to a limit, is

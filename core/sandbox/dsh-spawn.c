@@ -234,6 +234,7 @@ stream_until_exit (pid_t pid,
                            ? g_get_monotonic_time () + (gint64) options->timeout_ms * 1000
                            : G_MAXINT64;
   int status = 0;
+  gboolean mid_line;
   DshStderrRelay *relay = dsh_stderr_relay_new (!options->quiet, options->confinement, captured);
 
   while (!exited || err_open || *out_fd >= 0)
@@ -304,7 +305,9 @@ stream_until_exit (pid_t pid,
   if (*out_fd >= 0)
     close (*out_fd);
   *out_fd = -1;
-  dsh_stderr_relay_finish (relay);
+  mid_line = dsh_stderr_relay_finish (relay);
+  if (options->stderr_mid_line != NULL)
+    *options->stderr_mid_line = mid_line;
   if (pidfd >= 0)
     close (pidfd);
   return status;

@@ -22,7 +22,8 @@ DshStderrRelay *dsh_stderr_relay_new (gboolean              echo,
  * pipe is closed or failed. */
 gboolean dsh_stderr_relay_pump (DshStderrRelay *relay, int err_fd);
 
-/* Appends the kept tail to captured and frees the relay. */
-void dsh_stderr_relay_finish (DshStderrRelay *relay);
+/* Appends the kept tail to captured and frees the relay. Returns TRUE when what it passed on
+ * to our stderr stopped in the middle of a line (its last byte is not a newline). */
+gboolean dsh_stderr_relay_finish (DshStderrRelay *relay);
 
 G_END_DECLS

@@ -87,6 +87,8 @@ struct _DshStderrRelay {
   DshDenialScanner *scanner;
   RelayWay way;
   gboolean head_full;
+  /* The last byte passed on to our stderr is not a newline. */
+  gboolean mid_line;
   /* The duplicate of the chunk being spliced on; -1 when not made. */
   int scan_read;
   int scan_write;
@@ -122,6 +124,7 @@ dsh_stderr_relay_new (gboolean echo, const DshConfinement *confinement, GString 
   relay->scanner = NULL;
   relay->way = RELAY_COPY;
   relay->head_full = FALSE;
+  relay->mid_line = FALSE;
   relay->scan_read = relay->scan_write = -1;
   relay->large_buffer = NULL;
   relay->tail = NULL;
@@ -204,6 +207,7 @@ pass_through (DshStderrRelay *relay, const char *data, gsize len)
       if (w < 0)
         break;
       done += (gsize) w;
+      relay->mid_line = data[done - 1] != '\n';
     }
 
   to_head = relay->captured->len < CAPTURE_LIMIT
@@ -270,6 +274,8 @@ splice_chunk (DshStderrRelay *relay, int err_fd)
    * still in err_fd, for the copying relay. */
   if (!read_exactly (relay->scan_read, relay->large_buffer, (gsize) n))
     return -1;
+  if (moved > 0)
+    relay->mid_line = relay->large_buffer[moved - 1] != '\n';
   keep_past_head (relay, relay->large_buffer, moved);
   return moved == (gsize) n ? n : -1;
 #else
@@ -312,9 +318,10 @@ dsh_stderr_relay_pump (DshStderrRelay *relay, int err_fd)
   return TRUE;
 }
 
-void
+gboolean
 dsh_stderr_relay_finish (DshStderrRelay *relay)
 {
+  gboolean mid_line = relay->mid_line;
   gsize evidence_len = 0;
   const char *evidence = relay->scanner != NULL
                            ? dsh_denial_scanner_get_evidence (relay->scanner, &evidence_len)
@@ -336,4 +343,5 @@ dsh_stderr_relay_finish (DshStderrRelay *relay)
   g_free (relay->large_buffer);
   g_free (relay->tail);
   g_free (relay);
+  return mid_line;
 }

@@ -52,7 +52,8 @@ typedef struct {
   char *backend;
   DshEnforcement enforcement;
   GStrv enforcement_reasons;
-  /* On a denial, the marker line to show after the command's own stderr; else NULL. */
+  /* On a denial, the marker line to show after the command's own stderr (which then ends with
+   * a newline: one is added when the command's last line had none); else NULL. */
   char *marker;
   /* Why the command never ran (the exact text to show); NULL when it ran. */
   GError *error;
