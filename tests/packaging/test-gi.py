@@ -24,6 +24,13 @@ gi.require_version("Gio", "2.0")
 from gi.repository import DshSandbox, Gio, GLib, GObject  # noqa: E402
 
 
+# Copied from the seeds, not taken from the library.
+SEED_DENIAL_MARKER = "[sandbox: file access denied under {mode} mode]"
+SEED_ESCALATION_HINT = ("[sandbox: escalation available \u2014 retry this exact command once with "
+                        "sandbox_permissions (the narrowest wider mode that suffices) + "
+                        "justification; the approval prompt asks the user]")
+
+
 class Approver(GObject.Object, DshSandbox.ApprovalAnswerer):
     """A harness's answerer, written in Python: grants once and remembers what it was asked."""
 
@@ -102,6 +109,17 @@ def escalate_after_denial(scratch, workspace, target):
               "the retry under workspace-write really writes the file")
     session.end_turn(turn)
 
+    # The whole call through DshSandbox.Execution, the Python answerer on the service's chain:
+    # the denial offers the retry, in the seed's words (seed 003 section 5.4).
+    execution = DshSandbox.Execution.new(argv, policy, session, approvals)
+    result = execution.run()
+    with open(target, encoding="utf-8") as f:
+        check(result.outcome == DshSandbox.Outcome.DENIED and f.read() == "after\n",
+              "through DshSandbox.Execution the read-only write is denied")
+    check(result.marker == SEED_DENIAL_MARKER.format(mode="read-only"), "with the seed's marker")
+    check(execution.get_hint() == SEED_ESCALATION_HINT,
+          "and the seed's hint, for the answerer the service's chain holds")
+
     events = DshSandbox.SessionLog.load(log_path).dup_events()
     audit = [(e.get_type_name(), e.get_string("outcome")) for e in events
              if e.get_type_name() in ("approval/asked", "approval/decided")]
@@ -166,7 +184,7 @@ def main():
               f"the result is classified denied ({DshSandbox.outcome_to_string(outcome)})")
         check(detail is None, "a denial carries no runner-failure line")
         marker = DshSandbox.text_denial_marker(policy.mode)
-        check(marker == "[sandbox: file access denied under read-only mode]", "the marker")
+        check(marker == SEED_DENIAL_MARKER.format(mode="read-only"), "the marker")
 
         # The whole call in one: trust checks, confinement, the spawn with fds 0-2, classification.
         result = DshSandbox.run(["sh", "-c", f"echo after > '{target}'"], policy, None)
