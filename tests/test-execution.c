@@ -415,6 +415,27 @@ test_no_agent_before_showing (Fixture *f, gconstpointer data)
   dsh_test_assert_file_is (f->victim, "original\n");
 }
 
+/* Under "never" nobody is shown the command: the refusal is the one "never" gives (rejected),
+ * whatever the command holds. */
+static void
+test_never_rejects_before_showing (Fixture *f, gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh\xff", f->victim, NULL };
+  g_autoptr (DshExecution) execution = dsh_execution_new (argv, f->policy, f->session, f->service);
+  g_autoptr (DshRunResult) result = NULL;
+
+  dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_run_options (execution, &f->options);
+  dsh_execution_set_call_policy (execution, DSH_APPROVAL_POLICY_NEVER);
+  dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+  result = dsh_execution_run (execution);
+  g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_ESCALATION_REFUSED);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ESCALATION_REFUSED);
+  g_assert_cmpstr (result->error->message, ==, SEED_REJECTED ("command", "workspace-write"));
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  dsh_test_assert_file_is (f->victim, "original\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -438,5 +459,7 @@ main (int argc, char **argv)
               test_no_hint_for_unshowable_command, fixture_tear_down);
   g_test_add ("/execution/no-agent-before-showing", Fixture, NULL, fixture_set_up,
               test_no_agent_before_showing, fixture_tear_down);
+  g_test_add ("/execution/never-rejects-before-showing", Fixture, NULL, fixture_set_up,
+              test_never_rejects_before_showing, fixture_tear_down);
   return g_test_run ();
 }

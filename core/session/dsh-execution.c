@@ -418,15 +418,15 @@ unshowable_argument (DshExecution *self)
 }
 
 /* A person approves what they are shown: argv that cannot be shown faithfully is refused — but
- * only where the sequence would ask: widening (step 1) and a session to ask through (step 3;
- * the service of step 2 is always there) come first, each with its own text. */
+ * only where someone would be asked: widening (step 1), a session to ask through (step 3; the
+ * service of step 2 is always there) and "never" (rejected before anyone is asked) come first,
+ * each with its own text. */
 static gboolean
 check_showable (DshExecution *self, GError **error)
 {
   gssize unshowable;
 
-  if (!dsh_escalation_is_strictly_wider (self->policy->mode, self->requested_mode) ||
-      self->session == NULL)
+  if (!dsh_execution_will_ask (self))
     return TRUE;
   unshowable = unshowable_argument (self);
   if (unshowable < 0)
