@@ -10,7 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <linux/fs.h> /* FS_IOC_GETFLAGS, FS_CASEFOLD_FL */
+#include <sched.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "dsh-fs-fence-private.h"
@@ -610,6 +614,121 @@ test_git_file_held (Fixture *f, gconstpointer portable)
   g_assert_true (g_file_test (dotgit, G_FILE_TEST_IS_REGULAR));
 }
 
+/* The spellings a filesystem that folds names takes for git's own ones (ext4 and tmpfs casefold,
+ * APFS and HFS+ as macOS formats them, WSL's drvfs): .git/CONFIG, .git/HOOKS, a .GIT file, and
+ * those with a character case folding maps onto a letter (U+212A KELVIN SIGN for k) or that
+ * HFS+ ignores (U+200C). Judged by name alone they were the project's: where names fold, a
+ * write tool rewrote the config and planted hooks. They are refused wherever they occur, and a
+ * mount of tmpfs with casefold, where the kernel has one, shows the real thing. */
+static void
+test_git_names_folded (Fixture *f, gconstpointer portable)
+{
+  static const char *const written[] = {
+    ".git/CONFIG", ".git/Config.Worktree", ".git/COMMONDIR", ".git/hoo\xe2\x84\xaas",
+    "lib/.GIT", "lib/.Git", "lib/.g\xe2\x80\x8cit",
+  };
+  static const char *const hooks_spellings[] = { ".git/HOOKS", ".git/hoo\xe2\x84\xaas" };
+  g_autofree char *config = ws_path (f, ".git/config");
+  g_autofree char *dotgit = ws_path (f, "lib/.git");
+  g_autofree char *evil = ws_mkdir (f, "evil");
+  g_autofree char *evil_hook = ws_path (f, "evil/pre-commit");
+  g_autofree char *head = ws_path (f, ".git/head");
+  g_autofree char *aside = ws_path (f, "aside");
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  int fd;
+
+  make_git_dir (f, ".git");
+  g_free (ws_mkdir (f, "lib"));
+  dsh_test_write_file (dotgit, "gitdir: ../.git\n");
+  dsh_test_write_file (evil_hook, "#!/bin/sh\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (written); i++)
+    {
+      g_autofree char *path = ws_path (f, written[i]);
+
+      g_test_message ("expect denial: %s", written[i]);
+      assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, path,
+                                                    O_WRONLY | O_CREAT | O_TRUNC, 0755,
+                                                    &error)) >= 0);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (hooks_spellings); i++)
+    {
+      g_autofree char *path = ws_path (f, hooks_spellings[i]);
+
+      assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, path, &error));
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+    }
+  assert_fence_denied (dsh_fs_fence_unlink (f->policy, head, FALSE, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, head, aside, &error));
+
+  /* Names that only share letters with them stay the project's, and so do git's other files,
+   * a branch named beyond ASCII among them. */
+  {
+    static const char *const allowed[] = {
+      ".gitignore", ".github/CONFIG", "lib/.gti-notes", ".git/index",
+      ".git/refs/br\xc3\xa5nch", "hooks/pre-commit", "Config",
+    };
+
+    g_free (ws_mkdir (f, ".github"));
+    g_free (ws_mkdir (f, "hooks"));
+    for (guint i = 0; i < G_N_ELEMENTS (allowed); i++)
+      {
+        g_autofree char *path = ws_path (f, allowed[i]);
+
+        assert_write_allowed (f, path);
+      }
+  }
+
+  /* Where the kernel folds names (tmpfs with casefold, Linux 6.13 with CONFIG_UNICODE), the
+   * same spellings reach the real config and hooks: in a private mount namespace of a child,
+   * so the mount goes with it. */
+  if (g_test_subprocess ())
+    {
+      g_autofree char *cf = ws_mkdir (f, "cf");
+      g_autofree char *repo = g_build_filename (cf, "repo", NULL);
+      g_autofree char *cf_config = g_build_filename (repo, ".git/config", NULL);
+      g_autofree char *folded_config = g_build_filename (repo, ".GIT/CONFIG", NULL);
+      g_autofree char *folded_hook = g_build_filename (repo, ".Git/Hooks/pre-commit", NULL);
+      g_autofree char *cf_hook = g_build_filename (repo, ".git/hooks/pre-commit", NULL);
+      unsigned int flags = 0;
+      int dir;
+
+      g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+      g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+      if (mount ("tmpfs", cf, "tmpfs", 0, "casefold=utf8") != 0)
+        {
+          g_assert_cmpint (errno, ==, EINVAL);
+          g_test_message ("this kernel has no casefold tmpfs: spellings judged by name only");
+          return;
+        }
+      /* Casefolding is a flag of each (empty) directory, inherited by what is made in it. */
+      g_assert_cmpint (g_mkdir (repo, 0700), ==, 0);
+      dir = open (repo, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      g_assert_cmpint (dir, >=, 0);
+      g_assert_cmpint (ioctl (dir, FS_IOC_GETFLAGS, &flags), ==, 0);
+      flags |= FS_CASEFOLD_FL;
+      g_assert_cmpint (ioctl (dir, FS_IOC_SETFLAGS, &flags), ==, 0);
+      close (dir);
+      make_git_dir (f, "cf/repo/.git");
+      g_assert_true (g_file_test (folded_config, G_FILE_TEST_IS_REGULAR));
+
+      assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, folded_config,
+                                                    O_WRONLY | O_TRUNC, 0, &error)) >= 0);
+      assert_fence_denied ((fd = dsh_fs_fence_open (f->policy, folded_hook,
+                                                    O_WRONLY | O_CREAT, 0755, &error)) >= 0);
+      g_assert_true (g_file_get_contents (cf_config, &text, NULL, NULL));
+      g_assert_cmpstr (text, ==, "[core]\n");
+      g_assert_false (g_file_test (cf_hook, G_FILE_TEST_EXISTS));
+      return;
+    }
+  if (!dsh_test_require (getuid () == 0, "root, to mount a casefold tmpfs"))
+    return;
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* ---- mkdir, unlink, rename --------------------------------------------------------------- */
 
 static void
@@ -754,6 +873,7 @@ main (int argc, char **argv)
         { "git-files-protected", test_git_files_protected },
         { "git-markers-held", test_git_markers_held },
         { "git-file-held", test_git_file_held },
+        { "git-names-folded", test_git_names_folded },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },
       };

@@ -28,6 +28,40 @@ static const char *const git_own_entries[] = {
   "hooks", "config", "config.worktree", "commondir", NULL
 };
 
+/* Whether name may be the entry word (lower-case ASCII) where the filesystem folds names: ext4
+ * and tmpfs casefold directories, APFS and HFS+ as macOS formats them, WSL's drvfs, SMB shares.
+ * There .GIT/CONFIG is .git/config, so every letter case counts; and so does a name with a byte
+ * outside ASCII made of nothing else but word's characters, since case folding takes U+212A
+ * KELVIN SIGN for k and U+017F LONG S for s (hoo\u212As is hooks) and HFS+ ignores U+200C and
+ * its kin (.g\u200Cit is .git). The Seatbelt profile refuses the same spellings. Where names
+ * are exact this refuses a few more, which git never makes. */
+static gboolean
+may_be_named (const char *name, const char *word)
+{
+  gboolean beyond_ascii = FALSE;
+
+  if (g_ascii_strcasecmp (name, word) == 0)
+    return TRUE;
+  for (const char *p = name; *p != '\0'; p++)
+    {
+      if ((guchar) *p >= 0x80)
+        beyond_ascii = TRUE;
+      else if (strchr (word, g_ascii_tolower (*p)) == NULL)
+        return FALSE;
+    }
+  return beyond_ascii;
+}
+
+/* may_be_named() for any of words. */
+static gboolean
+may_be_any_of (const char *name, const char *const *words)
+{
+  for (guint i = 0; words[i] != NULL; i++)
+    if (may_be_named (name, words[i]))
+      return TRUE;
+  return FALSE;
+}
+
 /* Bounds the walk up from a directory to its root (PATH_MAX allows about 2048 levels). */
 #define MAX_WALK_UP 4096
 
@@ -89,7 +123,7 @@ is_git_dir (int dir_fd)
 
 /* What makes a directory a git directory to git and to judge_entry: taking one away (moving
  * HEAD aside, renaming .git) would make its hooks and config writable until it is put back. */
-static const char *const git_markers[] = { "HEAD", "objects", "refs", "commondir", NULL };
+static const char *const git_markers[] = { "head", "objects", "refs", "commondir", NULL };
 
 /* Whether leaf of dir_fd is a directory that is a git directory, by its name or its contents. */
 static gboolean
@@ -101,7 +135,7 @@ entry_is_git_dir (int dir_fd, const char *leaf)
 
   if (fstatat (dir_fd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
     return FALSE;
-  if (g_str_equal (leaf, ".git"))
+  if (may_be_named (leaf, ".git"))
     return TRUE;
   fd = openat (dir_fd, leaf, DIR_ANCHOR_FLAGS | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
@@ -132,7 +166,7 @@ dsh_fs_fence_judge_entry (int root_fd, int parent_fd, const char *leaf, EntryUse
    * replaced or removed, git would take hooks from one the tool made. Making a directory .git
    * is a new repository, which nothing protects, and so is removing an empty one (rmdir takes
    * nothing else: a git directory holds its markers). */
-  if (g_str_equal (leaf, ".git") && use != USE_MAKE_DIR && use != USE_REMOVE_EMPTY_DIR)
+  if (may_be_named (leaf, ".git") && use != USE_MAKE_DIR && use != USE_REMOVE_EMPTY_DIR)
     return BENEATH_PROTECTED;
 
   if (fstat (root_fd, &root_st) != 0 || fstat (parent_fd, &here_st) != 0)
@@ -161,8 +195,8 @@ dsh_fs_fence_judge_entry (int root_fd, int parent_fd, const char *leaf, EntryUse
       /* What here would keep read-only were it a git directory. Followed: a hooks symlink to a
        * directory is where git looks for hooks. */
       if (depth == 0)
-        own = g_strv_contains (git_own_entries, leaf) ||
-              (removing && (g_strv_contains (git_markers, leaf) ||
+        own = may_be_any_of (leaf, git_own_entries) ||
+              (removing && (may_be_any_of (leaf, git_markers) ||
                             (fstatat (here, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                              S_ISDIR (st.st_mode))));
       else
