@@ -190,6 +190,41 @@ statx_with_mount (const char *path, struct statx *stx)
   return 0;
 }
 
+/* Whether the mount `reached`, whose root a lookup of `point` ended at, is mounted on that very
+ * point: then any other mount there lies beneath it (mounted twice, an automount point with its
+ * filesystem on top, or a host mount on a point that a bind of the workspace covers), and no
+ * path reaches anything of that one, the command's neither; a mount namespace the command makes
+ * cannot uncover it (the kernel locks mounts it copies for a less privileged one). Read into a
+ * buffer of its own: for_each_mount() is walking its own meanwhile. */
+static int
+mounted_on (unsigned long reached, const char *point)
+{
+  static char buffer[1 << 16];
+  int fd = open ("/proc/self/mountinfo", O_RDONLY);
+  size_t len;
+  char *table;
+  int on_point = 0;
+
+  if (fd < 0)
+    fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
+  table = read_all (fd, "/proc/self/mountinfo", buffer, sizeof buffer, &len);
+  close (fd);
+  for (char *line = table, *end; line < table + len && !on_point; line = end + 1)
+    {
+      MountLine mount;
+
+      end = memchr (line, '\n', (size_t) (table + len - line));
+      if (end == NULL)
+        end = table + len;
+      *end = '\0';
+      on_point = parse_mount_line (line, &mount) && mount.id == reached &&
+                 strcmp (mount.mount_point, point) == 0;
+    }
+  if (table != buffer)
+    free (table);
+  return on_point;
+}
+
 /* Where bwrap mounts fresh filesystems over the host's: /tmp only while it is private (told by
  * the outside in the checks). */
 static const char *shadowed_by_bwrap[] = { "/dev", "/proc", NULL, NULL };
@@ -231,7 +266,8 @@ check_sandbox_mount (MountLine *mount)
   /* What is checked must be this mount itself (its root), however the path got there. */
   if (stx.stx_mnt_id != mount->id || !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
     {
-      if (!shadowed)
+      if (!shadowed && !((stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+                         mounted_on (stx.stx_mnt_id, mount->mount_point)))
         fatal ("the writable mount at '%s' is not the one reached by that path",
                mount->mount_point);
       return;

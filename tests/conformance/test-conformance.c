@@ -14,6 +14,8 @@
 #define _GNU_SOURCE
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -435,6 +437,47 @@ test_workspace_write_allows_workspace (Fixture *f, gconstpointer data)
   assert_completed (f, &run, 0);
   g_assert_cmpstr (run.out, ==, "written\n");
   dsh_test_assert_file_is (moved, "written\n");
+}
+
+/* Mounts a user stacked on one point beneath the workspace (a filesystem mounted twice, an
+ * automount point with its filesystem on top): the one beneath is out of every path's reach,
+ * the command's too, and the command writes the one on top. bwrap's check inside the sandbox
+ * took the hidden one for a mount a raced path had made and refused every call there. In a
+ * private mount namespace of a child, so the mounts go with it, failed or not. */
+static void
+test_stacked_mounts_in_workspace (Fixture *f, gconstpointer data)
+{
+  g_autofree char *point = g_build_filename (f->ws, "data", NULL);
+  g_autofree char *on_top = g_build_filename (point, "new", NULL);
+  g_autofree char *beneath = g_build_filename (point, "old", NULL);
+  const char *command[] = { "sh", "-c", "echo top > data/new && echo top > data/old", NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend ())
+    return;
+  if (!g_test_subprocess ())
+    {
+      if (!dsh_test_require (getuid () == 0, "root, to mount in a private namespace"))
+        return;
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_cmpint (g_mkdir (point, 0755), ==, 0);
+  g_assert_cmpint (mount ("beneath", point, "tmpfs", 0, "size=64k"), ==, 0);
+  dsh_test_write_file (beneath, "beneath\n");
+  g_assert_cmpint (mount ("on-top", point, "tmpfs", 0, "size=64k"), ==, 0);
+
+  cli_exec (f, "workspace-write", command, &run);
+  assert_completed (f, &run, 0);
+  dsh_test_assert_file_is (on_top, "top\n");
+  dsh_test_assert_file_is (beneath, "top\n");
+  g_assert_cmpint (umount (point), ==, 0);
+  dsh_test_assert_file_is (beneath, "beneath\n");
+  g_assert_false (g_file_test (on_top, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (umount (point), ==, 0);
 }
 
 /* TMPDIR is a writable root on every backend, and lands on the host. */
@@ -1876,6 +1919,7 @@ main (int argc, char **argv)
   ADD ("escape/proc-magic-links", test_proc_magic_links);
   ADD ("difference/metadata-outside", test_metadata_outside);
   ADD ("workspace-write/workspace-is-tmp", test_workspace_is_tmp);
+  ADD ("workspace-write/stacked-mounts", test_stacked_mounts_in_workspace);
   ADD ("passthrough/many-argv-items", test_many_argv_items);
   ADD ("git/protected-paths", test_git_files_protected);
   ADD ("git/worktree-protected", test_git_worktree_protected);
