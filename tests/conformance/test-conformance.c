@@ -1216,6 +1216,63 @@ test_git_files_protected (Fixture *f, gconstpointer data)
     }
 }
 
+/* A repository whose .git is a mount point (a bind mount or volume the user keeps the git
+ * directory on, as container setups do): bwrap's bind of the git directory then lies on top of
+ * the host's mount there, which the check inside took for a raced mount, refusing every call.
+ * Now the workflow runs and the attacks plant nothing. In a private mount namespace of a child,
+ * so the mount goes with it, failed or not. */
+static void
+test_git_dir_mount_point (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dotgit = g_build_filename (f->ws, ".git", NULL);
+  g_autofree char *store = g_strconcat (f->ws, "-git-store", NULL);
+  g_autofree char *config = g_build_filename (dotgit, "config", NULL);
+  g_autofree char *config_before = NULL;
+  const char *workflow[] = {
+    "sh", "-c",
+    "set -e; export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t "
+    "GIT_COMMITTER_EMAIL=t@e GIT_CONFIG_NOSYSTEM=1; "
+    "echo a > a; git add a; git commit -q -m a; git checkout -q -b topic; git log --oneline | wc -l",
+    NULL,
+  };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!require_backend () || !require_git ())
+    return;
+  if (!g_test_subprocess ())
+    {
+      if (!dsh_test_require (getuid () == 0, "root, to mount in a private namespace"))
+        return;
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  make_repository (f);
+  g_assert_cmpint (g_rename (dotgit, store), ==, 0);
+  g_assert_cmpint (g_mkdir (dotgit, 0755), ==, 0);
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_cmpint (mount (store, dotgit, NULL, MS_BIND, NULL), ==, 0);
+  config_before = dsh_test_read_file (config);
+
+  cli_exec (f, "workspace-write", workflow, &run);
+  g_test_message ("%s", run.err);
+  assert_completed (f, &run, 0);
+  g_assert_cmpstr (g_strstrip (run.out), ==, "2");
+  if (!backend->protects_git)
+    return; /* pinned by git/protected-paths */
+  for (gsize i = 0; i < G_N_ELEMENTS (git_attacks); i++)
+    {
+      const char *command[] = { "sh", "-c", git_attacks[i], NULL };
+      g_auto (DshTestRun) attack = { 0 };
+
+      cli_exec (f, "workspace-write", command, &attack);
+      g_test_message ("attack %zu: %s", i, attack.err);
+      g_assert_true (json_object_get_boolean_member (report (f), "commandRan"));
+      assert_git_runs_nothing_planted (f, config_before);
+    }
+}
+
 /* A linked worktree's .git file and the git directory it names are held the same way. */
 static void
 test_git_worktree_protected (Fixture *f, gconstpointer data)
@@ -1922,6 +1979,7 @@ main (int argc, char **argv)
   ADD ("workspace-write/stacked-mounts", test_stacked_mounts_in_workspace);
   ADD ("passthrough/many-argv-items", test_many_argv_items);
   ADD ("git/protected-paths", test_git_files_protected);
+  ADD ("git/dot-git-mount-point", test_git_dir_mount_point);
   ADD ("git/worktree-protected", test_git_worktree_protected);
   ADD ("git/submodule-protected", test_git_submodule_protected);
   ADD ("git/pointer-with-newline", test_git_pointer_with_newline);
