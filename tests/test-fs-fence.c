@@ -625,7 +625,7 @@ test_git_names_folded (Fixture *f, gconstpointer portable)
 {
   static const char *const written[] = {
     ".git/CONFIG", ".git/Config.Worktree", ".git/COMMONDIR", ".git/hoo\xe2\x84\xaas",
-    "lib/.GIT", "lib/.Git", "lib/.g\xe2\x80\x8cit",
+    "lib/.GIT", "lib/.Git", "lib/.g\xe2\x80\x8cit", "lib/\xe2\x80\x8c.git",
   };
   static const char *const hooks_spellings[] = { ".git/HOOKS", ".git/hoo\xe2\x84\xaas" };
   g_autofree char *config = ws_path (f, ".git/config");
@@ -668,7 +668,7 @@ test_git_names_folded (Fixture *f, gconstpointer portable)
   {
     static const char *const allowed[] = {
       ".gitignore", ".github/CONFIG", "lib/.gti-notes", ".git/index",
-      ".git/refs/br\xc3\xa5nch", "hooks/pre-commit", "Config",
+      ".git/refs/br\xc3\xa5nch", "hooks/pre-commit", "Config", "\xe6\x97\xa5\xe8\xa8\x98",
     };
 
     g_free (ws_mkdir (f, ".github"));

@@ -42,6 +42,17 @@ may_be_named (const char *name, const char *word)
 
   if (g_ascii_strcasecmp (name, word) == 0)
     return TRUE;
+  /* No filesystem folds a dot away: a dot name stays one, whatever invisible character comes
+   * first (a file named in another script is the project's, wherever it lies). */
+  if (word[0] == '.')
+    {
+      const char *first = name;
+
+      while ((guchar) *first >= 0x80)
+        first++;
+      if (*first != '.')
+        return FALSE;
+    }
   for (const char *p = name; *p != '\0'; p++)
     {
       if ((guchar) *p >= 0x80)
