@@ -669,6 +669,7 @@ test_git_names_folded (Fixture *f, gconstpointer portable)
     static const char *const allowed[] = {
       ".gitignore", ".github/CONFIG", "lib/.gti-notes", ".git/index",
       ".git/refs/br\xc3\xa5nch", "hooks/pre-commit", "Config", "\xe6\x97\xa5\xe8\xa8\x98",
+      "\xe3\x83\xaa\xe3\x83\x9d.git",
     };
 
     g_free (ws_mkdir (f, ".github"));

@@ -28,6 +28,22 @@ static const char *const git_own_entries[] = {
   "hooks", "config", "config.worktree", "commondir", NULL
 };
 
+/* Whether text starts with a character HFS+ leaves out when it compares names (git's own check
+ * lists them): U+200C to U+200F, U+202A to U+202E, U+206A to U+206F and U+FEFF, in UTF-8. */
+static gboolean
+hfs_ignores (const char *text)
+{
+  const guchar *u = (const guchar *) text;
+
+  if (u[0] == 0xef)
+    return u[1] == 0xbb && u[2] == 0xbf;
+  if (u[0] != 0xe2)
+    return FALSE;
+  if (u[1] == 0x80)
+    return (u[2] >= 0x8c && u[2] <= 0x8f) || (u[2] >= 0xaa && u[2] <= 0xae);
+  return u[1] == 0x81 && u[2] >= 0xaa && u[2] <= 0xaf;
+}
+
 /* Whether name may be the entry word (lower-case ASCII) where the filesystem folds names: ext4
  * and tmpfs casefold directories, APFS and HFS+ as macOS formats them, WSL's drvfs, SMB shares.
  * There .GIT/CONFIG is .git/config, so every letter case counts; and so does a name with a byte
@@ -42,14 +58,14 @@ may_be_named (const char *name, const char *word)
 
   if (g_ascii_strcasecmp (name, word) == 0)
     return TRUE;
-  /* No filesystem folds a dot away: a dot name stays one, whatever invisible character comes
-   * first (a file named in another script is the project's, wherever it lies). */
+  /* No filesystem folds a dot away: a dot name stays one, whatever HFS+ ignores before it (a
+   * name in another script, say a bare repository's "\u30ea\u30dd.git", is the project's). */
   if (word[0] == '.')
     {
       const char *first = name;
 
-      while ((guchar) *first >= 0x80)
-        first++;
+      while (hfs_ignores (first))
+        first += 3;
       if (*first != '.')
         return FALSE;
     }
