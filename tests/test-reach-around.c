@@ -516,6 +516,41 @@ test_probe_cache_in_reach_unused (void)
   dsh_test_remove_tree (dir);
 }
 
+/* Nor one beneath a directory an earlier call granted, though this call grants elsewhere: that
+ * call's command could have planted an entry listing the chain in another order. */
+static void
+test_probe_cache_in_granted_dir_unused (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("reach");
+  g_autofree char *granted = g_build_filename (dir, "granted", NULL);
+  g_autofree char *now = g_build_filename (dir, "now", NULL);
+  g_autofree char *cache = g_build_filename (granted, "probe-cache.ini", NULL);
+  g_autofree char *cache_env = g_strdup_printf ("DSH_SANDBOX_PROBE_CACHE=%s", cache);
+  const char *env[] = { cache_env, "DSH_SANDBOX_BACKEND", NULL };
+  const char *off[] = { "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+
+  g_assert_cmpint (g_mkdir (granted, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (now, 0755), ==, 0);
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", granted, "--",
+                           "true", NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, off, granted);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", now, "--", "true",
+                           NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, now);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_false (g_file_test (cache, G_FILE_TEST_EXISTS));
+  }
+  dsh_test_remove_tree (dir);
+}
+
 static const char *const backends[] = { "bwrap", "landlock" };
 
 /* A read-only stdin file must not be reopened for writing through /proc/self/fd/0 (under bwrap
@@ -742,6 +777,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reach-around/report-through-planted-dir",
                    test_report_through_planted_dir_refused);
   g_test_add_func ("/reach-around/probe-cache-in-reach", test_probe_cache_in_reach_unused);
+  g_test_add_func ("/reach-around/probe-cache-in-granted-dir",
+                   test_probe_cache_in_granted_dir_unused);
   g_test_add_func ("/reach-around/stdin-file-not-reopened", test_stdin_file_not_reopened);
   g_test_add_func ("/reach-around/stdio-files-not-writable", test_stdio_files_not_writable);
   g_test_add_func ("/reach-around/root-cannot-undo-the-sandbox",

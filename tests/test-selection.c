@@ -26,6 +26,8 @@ typedef struct {
   /* Lines the fake runners append: one per run, probes included. */
   char *log_path;
   char *workspace;
+  /* Where the probe cache goes: out of /tmp, which workspace-write calls grant. */
+  char *cache_dir;
 } Fixture;
 
 /* What steers selection and the fake backends: each test starts and ends with none of it. */
@@ -50,6 +52,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   /* Not in /tmp: once a workspace-write call has granted it, a module there is refused. */
   f->modules_dir = dsh_test_scratch_dir ("modules");
   f->workspace = dsh_test_make_tmp_dir ();
+  f->cache_dir = dsh_test_scratch_dir ("probe-cache");
   f->log_path = g_build_filename (f->workspace, "probe.log", NULL);
   for (gsize i = 0; names != NULL && names[i] != NULL; i++)
     {
@@ -69,6 +72,8 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_free (f->modules_dir);
   g_free (f->log_path);
   g_free (f->workspace);
+  dsh_test_remove_tree (f->cache_dir);
+  g_free (f->cache_dir);
 }
 
 /* confine() fails closed, with the exact unavailable text for the mode named mode_name. */
@@ -306,7 +311,7 @@ test_descriptor_name_must_match_file (Fixture *f, gconstpointer data)
 static DshLocalProvider *
 new_cached_provider (Fixture *f)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
   DshLocalProvider *provider = dsh_test_provider_for_dir (f->modules_dir);
 
   dsh_local_provider_set_probe_cache (provider, cache);
@@ -327,7 +332,7 @@ candidate_probe (DshLocalProvider *provider, const char *name)
 static void
 test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
 
   g_setenv ("DSH_FAKE_ALPHA_MISSING", "1", TRUE);
   for (guint call = 0; call < 2; call++)
@@ -371,8 +376,8 @@ test_probe_cache_skips_missing_runners (Fixture *f, gconstpointer data)
 static void
 test_probe_cache_in_untrusted_root_unused (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
-  const char *untrusted[] = { f->workspace, NULL };
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
+  const char *untrusted[] = { f->cache_dir, NULL };
 
   for (guint call = 0; call < 2; call++)
     {
@@ -432,7 +437,7 @@ set_times (const char *path, gint64 seconds_ago)
 static void
 test_probe_cache_keyed_by_dependencies (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
   /* Outside /tmp, which workspace-write calls grant: a runner there is no runner. */
   g_autofree char *bin = dsh_test_scratch_dir ("runner-bin");
   g_autofree char *runner = g_build_filename (bin, "dsh-fake-runner", NULL);
@@ -565,7 +570,7 @@ selected_alone (Fixture *f)
 static void
 test_probe_cache_changed_chain_opens_all (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
   g_autofree char *beta = g_build_filename (f->modules_dir, "libdsh-backend-fake-beta.so", NULL);
   g_autofree char *gamma = g_build_filename (f->modules_dir, "libdsh-backend-fake-gamma.so",
                                              NULL);
@@ -664,7 +669,7 @@ deny_directory_listing (void)
 static void
 test_probe_cache_unchanged_dirs_not_listed (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
   g_autofree char *entry = NULL;
 
   if (!g_test_subprocess ())
@@ -710,7 +715,7 @@ test_probe_cache_unchanged_dirs_not_listed (Fixture *f, gconstpointer data)
 static void
 test_probe_cache_dir_identity_holds (Fixture *f, gconstpointer data)
 {
-  g_autofree char *cache = g_build_filename (f->workspace, "probe-cache.ini", NULL);
+  g_autofree char *cache = g_build_filename (f->cache_dir, "probe-cache.ini", NULL);
   g_autofree char *gamma = g_build_filename (f->modules_dir, "libdsh-backend-fake-gamma.so",
                                              NULL);
   g_autofree char *hooked = dsh_test_module_path ("hooked");

@@ -49,6 +49,8 @@ typedef struct {
   /* DSH_SANDBOX_BACKEND_DIR named backend_dirs[0]. */
   gboolean backend_dir_overridden;
   char *probe_cache_path;
+  /* Beneath a directory some call granted (or, without a record, anywhere but the default). */
+  gboolean probe_cache_granted;
   /* Where no module, helper or runner may come from: the caller's roots, then the directories
    * of granted_code_dirs. */
   GStrv untrusted_roots;

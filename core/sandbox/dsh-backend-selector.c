@@ -389,7 +389,7 @@ store_in_probe_cache (DshBackendSelector *self, const char *cache, Candidate *fi
 static const char *
 usable_probe_cache (DshBackendSelector *self)
 {
-  if (self->probe_cache_path == NULL ||
+  if (self->probe_cache_path == NULL || self->probe_cache_granted ||
       dsh_backend_path_is_untrusted (self->probe_cache_path,
                                      (const char *const *) self->untrusted_roots))
     return NULL;
@@ -807,12 +807,38 @@ dsh_backend_selector_dialect (DshBackendSelector *self, const char *name, GError
   return confinement;
 }
 
+/* Whether the cache file at path lies beneath a directory some call granted: that call's command
+ * could have written an entry listing the chain in another order, steering later calls to
+ * another module. Without a record only the default place, inside the record's own directory,
+ * is trusted, as an overridden module directory is not. */
+static gboolean
+probe_cache_is_granted (const char *path)
+{
+  g_autofree char *record = dsh_root_grants_default_dir ();
+  g_autoptr (DshRootGrants) grants = dsh_root_grants_open (record, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  const char *dirs[] = { dir, NULL };
+  g_auto (GStrv) granted = NULL;
+
+  if (grants == NULL)
+    {
+      g_autofree char *usual = dsh_probe_cache_default_path ();
+
+      return usual == NULL || !g_str_equal (usual, path);
+    }
+  granted = dsh_roots_granted_above_dirs (grants, dirs);
+  return granted[0] != NULL;
+}
+
 void
 dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path)
 {
+  gboolean granted = path != NULL && probe_cache_is_granted (path);
+
   g_mutex_lock (&self->lock);
   g_free (self->probe_cache_path);
   self->probe_cache_path = g_strdup (path);
+  self->probe_cache_granted = granted;
   g_mutex_unlock (&self->lock);
 }
 
@@ -948,6 +974,7 @@ dsh_backend_selector_new_like (DshBackendSelector *self)
   like->backend_dir_ignored = self->backend_dir_ignored;
   like->backend_dir_overridden = self->backend_dir_overridden;
   like->probe_cache_path = g_strdup (self->probe_cache_path);
+  like->probe_cache_granted = self->probe_cache_granted;
   /* The caller's roots as they are; the code directories asked again, since a generation
    * loads its modules anew. */
   like->granted_code_dirs = granted_code_dirs (like);
