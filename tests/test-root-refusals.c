@@ -1138,6 +1138,40 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
     }
 }
 
+/* A grant is on disk before the command runs (a crash would otherwise forget it, and a symlink
+ * the command planted beneath the root would widen the first call after the reboot): where the
+ * record cannot be written to disk the call is refused and nothing runs; once it can, the next
+ * call records the grant anew and runs. */
+static void
+test_grant_not_durable_refused (Refusals *f, gconstpointer data)
+{
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  g_autofree char *touch = g_strdup_printf ("touch '%s'", marker);
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", f->state, "DSH_SANDBOX_PROBE_CACHE=off",
+                        NULL };
+
+  {
+    const char *argv[] = { dsh_test_getenv_required ("DSH_TEST_DENY_SYSCALLS"), "--errno",
+                           "EIO", "--syscall", "fsync", "--", dsh_test_cli (), "exec", "--mode",
+                           "workspace-write", "--workspace", ws, "--", "sh", "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run (&run, argv, env, ws, NULL);
+    dsh_test_assert_never_ran (&run, marker);
+    g_assert_nonnull (strstr (run.err, "cannot be written to disk (Input/output error)"));
+  }
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", touch, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run_cli (&run, args, env, ws);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1163,6 +1197,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
   ADD ("/root-refusals/code-dirs-out-of-reach", test_code_dirs_out_of_reach);
   ADD ("/root-refusals/module-linked-into-granted-dir", test_module_linked_into_granted_dir);
+  ADD ("/root-refusals/grant-not-durable", test_grant_not_durable_refused);
 #undef ADD
   return g_test_run ();
 }

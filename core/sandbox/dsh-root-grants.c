@@ -575,6 +575,20 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
       if (missing[i - 1] && !create_entry (grants, names[i - 1], text, error))
         return FALSE;
     }
+  /* On disk before the command runs: a grant lost in a crash would let a symlink the command
+   * planted beneath the root widen a call made after the reboot. Where that cannot be promised
+   * the call is refused and the new names go again, so that a later call tries anew (nothing
+   * ran with them). */
+  if (fsync (grants->dir_fd) != 0 && errno != EINVAL)
+    {
+      g_autofree char *why = g_strdup_printf ("cannot be written to disk (%s)",
+                                              g_strerror (errno));
+
+      for (guint i = 0; i < n_names; i++)
+        if (missing[i])
+          (void) unlinkat (grants->dir_fd, names[i], 0);
+      return dsh_root_grants_refuse (error, grants->dir, why);
+    }
   return TRUE;
 }
 

@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES|EOPNOTSUPP --syscall NAME[,NAME...]...
+ *   dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES|EOPNOTSUPP|EIO --syscall NAME[,NAME...]...
  *                          -- ARGV...
  *
  * Installs a seccomp filter (raw BPF, no libseccomp) that makes the named calls return the errno,
@@ -59,6 +59,7 @@ static const Syscall plain_syscalls[] = {
   { "pivot_root", __NR_pivot_root },
   { "openat2", __NR_openat2 },
   { "memfd_create", __NR_memfd_create },
+  { "fsync", __NR_fsync },
 };
 
 static const struct sock_filter prologue[] = { NATIVE_ARCH_PROLOGUE };
@@ -120,7 +121,9 @@ parse_errno (const char *name)
     return EACCES;
   if (strcmp (name, "EOPNOTSUPP") == 0)
     return EOPNOTSUPP;
-  die ("unsupported --errno (use ENOSYS, EPERM, EACCES or EOPNOTSUPP)", name);
+  if (strcmp (name, "EIO") == 0)
+    return EIO;
+  die ("unsupported --errno (use ENOSYS, EPERM, EACCES, EOPNOTSUPP or EIO)", name);
 }
 
 static void
@@ -146,7 +149,7 @@ add_syscall (const char *name, int errnum)
 int
 main (int argc, char **argv)
 {
-  const char *usage = "usage: dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES|EOPNOTSUPP "
+  const char *usage = "usage: dsh-test-deny-syscalls --errno ENOSYS|EPERM|EACCES|EOPNOTSUPP|EIO "
                       "--syscall NAME[,NAME...]... -- ARGV...";
   const char *errno_name = NULL;
   char *lists[32];
