@@ -95,8 +95,8 @@ test_bwrap_is_the_fronts_child (gconstpointer data)
   dsh_test_remove_tree (dir);
 }
 
-/* The step keeps git's files read-only and, once the command is gone, removes a config name it
- * planted where none was: the launcher's work, in the front. */
+/* The step keeps git's files read-only and, once the command is gone, takes away a config name
+ * it planted where none was: the launcher's work, in the front. */
 static void
 test_git_protection_kept (void)
 {
@@ -124,7 +124,8 @@ test_git_protection_kept (void)
   g_assert_true (g_file_get_contents (config, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);
   g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
-  g_assert_nonnull (strstr (run.err, "config.worktree, which the command created"));
+  g_assert_nonnull (strstr (run.err, "config.worktree aside to config.worktree.dsh-sandbox-aside-1: "
+                                     "it appeared during the call"));
   dsh_test_remove_tree (ws);
 }
 
@@ -235,6 +236,79 @@ test_launcher_argv_runs (gconstpointer data)
   dsh_test_remove_tree (ws);
 }
 
+/* The user's own git replaces .git/config while a call runs (`git config`, which renames a new
+ * file over it): the command can then write the new file, so it must not stay where git reads
+ * it; but it is the user's, so it is moved aside, not deleted. By the front (data FALSE) and by
+ * the launcher of confine's argv (TRUE). */
+static void
+test_undo_keeps_users_change (gconstpointer data)
+{
+  gboolean launcher = GPOINTER_TO_INT (data);
+  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  g_autofree char *config = g_build_filename (ws, ".git", "config", NULL);
+  g_autofree char *aside = g_build_filename (ws, ".git", "config.dsh-sandbox-aside-1", NULL);
+  g_autofree char *started = g_build_filename (ws, "started", NULL);
+  g_autofree char *go = g_build_filename (ws, "go", NULL);
+  g_autofree char *kept = NULL;
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  const char *users_change[] = { "git", "-C", ws, "config", "user.email", "user@example.org",
+                                 NULL };
+  const char *command[] = { "sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.01; done; "
+                                        "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config",
+                            NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+  int err_fd = -1;
+  GPid pid;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  if (launcher)
+    argv = confined_argv (ws, command);
+  else
+    {
+      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+
+      g_strv_builder_add_many (builder, dsh_test_cli (), "exec", "--mode", "workspace-write",
+                               "--workspace", ws, "--", NULL);
+      g_strv_builder_addv (builder, (const char **) command);
+      argv = g_strv_builder_end (builder);
+    }
+  g_assert_true (g_spawn_async_with_pipes (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &pid, NULL, NULL, &err_fd, &error));
+  g_assert_no_error (error);
+  for (int tries = 0; tries < 1000 && !g_file_test (started, G_FILE_TEST_EXISTS); tries++)
+    g_usleep (10 * 1000);
+  g_assert_true (g_file_test (started, G_FILE_TEST_EXISTS));
+  dsh_test_run_clear (&run);
+  dsh_test_run (&run, users_change, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_true (g_file_set_contents (go, "", 0, NULL));
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  {
+    g_autoptr (GIOChannel) channel = g_io_channel_unix_new (err_fd);
+
+    g_io_channel_set_close_on_unref (channel, TRUE);
+    g_assert_cmpint (g_io_channel_read_to_end (channel, &err, NULL, NULL), ==, G_IO_STATUS_NORMAL);
+  }
+  g_test_message ("%s", err);
+  /* Where git reads, nothing the command could have written; the user's change kept aside. */
+  g_assert_false (g_file_test (config, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (aside, &kept, NULL, NULL));
+  g_assert_nonnull (strstr (kept, "user@example.org"));
+  g_assert_nonnull (strstr (err, "config aside to config.dsh-sandbox-aside-1: it was replaced "
+                                 "during the call"));
+  dsh_test_remove_tree (ws);
+}
+
 /* Where the launcher would have failed, its one line and the runner failure follow. */
 static void
 test_failed_step_reads_as_the_launchers (void)
@@ -276,6 +350,10 @@ main (int argc, char **argv)
                         test_undo_survives_killed_starter);
   g_test_add_data_func ("/first-step/undo-survives-killed-launcher", GINT_TO_POINTER (TRUE),
                         test_undo_survives_killed_starter);
+  g_test_add_data_func ("/first-step/undo-keeps-users-change/front", GINT_TO_POINTER (FALSE),
+                        test_undo_keeps_users_change);
+  g_test_add_data_func ("/first-step/undo-keeps-users-change/launcher", GINT_TO_POINTER (TRUE),
+                        test_undo_keeps_users_change);
   g_test_add_data_func ("/first-step/launcher-argv-runs/read-only-git-dir", "hooks symlink",
                         test_launcher_argv_runs);
   g_test_add_data_func ("/first-step/launcher-argv-runs/bare", "bare", test_launcher_argv_runs);

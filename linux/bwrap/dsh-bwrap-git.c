@@ -16,10 +16,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
 #include "dsh-bwrap-git-private.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
 
 /* The start of a small file in dirfd, NUL-terminated: whether it had anything to read. */
 static int
@@ -724,14 +729,33 @@ watched_dirfd (size_t i)
   return watched[i].dirfd;
 }
 
+/* Moves dirfd/name to a free name beside it that git never reads, written to aside. */
+static int
+move_aside (int dirfd, const char *name, char *aside, size_t size)
+{
+  for (int n = 1; n <= 1000; n++)
+    {
+      snprintf (aside, size, "%s.dsh-sandbox-aside-%d", name, n);
+      if (syscall (SYS_renameat2, dirfd, name, dirfd, aside, RENAME_NOREPLACE) == 0)
+        return 0;
+      if (errno != EEXIST)
+        return -1;
+    }
+  errno = EEXIST;
+  return -1;
+}
+
 /* After the call: a config name that was missing and now exists, or is another file than the
- * one held read-only, was made by the command (or in reach of it); git would read code from it,
- * so it goes. */
+ * one held read-only, was made or written by the command, or in reach of it (once the user's
+ * own git replaces the file during the call, renaming a new one over it, the command can write
+ * the new one); git would read code from it, so it goes. It is moved aside, not deleted: what the
+ * user changed meanwhile (a `git config` while the call ran) is kept for them to look at. */
 void
 undo_planted_config (void)
 {
   for (size_t i = 0; i < n_watched; i++)
     {
+      char aside[NAME_MAX + 1];
       struct stat st;
 
       if (fstatat (watched[i].dirfd, watched[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -739,13 +763,21 @@ undo_planted_config (void)
       if ((watched[i].id.dev != 0 || watched[i].id.ino != 0) && st.st_dev == watched[i].id.dev &&
           st.st_ino == watched[i].id.ino)
         continue; /* the file it was */
-      if (unlinkat (watched[i].dirfd, watched[i].name,
-                    S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
-        fprintf (stderr, "dsh-bwrap-exec: removed %s/%s, which the command created: %s\n",
+      if (move_aside (watched[i].dirfd, watched[i].name, aside, sizeof aside) == 0)
+        fprintf (stderr, "dsh-bwrap-exec: moved %s/%s aside to %s: it %s during the call, so the "
+                         "command may have written it (%s; if you changed it yourself meanwhile, "
+                         "check it and move it back)\n",
+                 watched[i].path, watched[i].name, aside,
+                 watched[i].id.dev != 0 || watched[i].id.ino != 0 ? "was replaced" : "appeared",
+                 watched[i].why);
+      else if (unlinkat (watched[i].dirfd, watched[i].name,
+                         S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)
+        fprintf (stderr, "dsh-bwrap-exec: removed %s/%s, which changed during the call and "
+                         "cannot be moved aside: %s\n",
                  watched[i].path, watched[i].name, watched[i].why);
       else
-        fprintf (stderr, "dsh-bwrap-exec: warning: %s/%s was created by the command and cannot "
-                         "be removed: %s\n",
+        fprintf (stderr, "dsh-bwrap-exec: warning: %s/%s changed during the call and can be "
+                         "neither moved aside nor removed: %s\n",
                  watched[i].path, watched[i].name, strerror (errno));
     }
 }
