@@ -565,6 +565,54 @@ test_git_markers_held (Fixture *f, gconstpointer portable)
   }
 }
 
+/* A directory moved into a git directory brings what it holds: hooks and a config made where
+ * nothing protects them, then renamed to .git/modules/NAME (the git directory of a submodule
+ * the next `git submodule update` takes as it finds it), would be a repository's hooks and
+ * config that no write reached. So no directory is moved into a git directory (by name or by
+ * contents, at any depth); files still are, and directories anywhere else. */
+static void
+test_dir_moved_into_git_dir (Fixture *f, gconstpointer portable)
+{
+  g_autofree char *evil = ws_mkdir (f, "evil");
+  g_autofree char *evil_hook = ws_path (f, "evil/hooks/post-checkout");
+  g_autofree char *deep = ws_path (f, "deep/a/hooks/post-checkout");
+  g_autofree char *deep_top = ws_path (f, "deep");
+  g_autofree char *modules = ws_path (f, ".git/modules");
+  g_autofree char *to_module = ws_path (f, ".git/modules/lib");
+  g_autofree char *to_git = ws_path (f, ".git/stash-of-things");
+  g_autofree char *to_bare = ws_path (f, "bare/modules/lib");
+  g_autofree char *loose = ws_path (f, "loose");
+  g_autofree char *loose_in = ws_path (f, ".git/modules/loose");
+  g_autofree char *elsewhere = ws_path (f, "src/evil");
+  g_autoptr (GError) error = NULL;
+
+  make_git_dir (f, ".git");
+  make_git_dir (f, "bare");
+  g_assert_cmpint (g_mkdir_with_parents (modules, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (evil_hook, 0700), ==, 0);
+  g_assert_cmpint (g_rmdir (evil_hook), ==, 0);
+  dsh_test_write_file (evil_hook, "#!/bin/sh\ntouch PWNED\n");
+  g_assert_cmpint (g_mkdir_with_parents (deep, 0700), ==, 0);
+  g_free (ws_mkdir (f, "bare/modules"));
+
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, to_module, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, to_git, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, deep_top, to_module, &error));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, to_bare, &error));
+  g_assert_false (g_file_test (to_module, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (to_git, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (to_bare, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (evil_hook, G_FILE_TEST_IS_REGULAR));
+
+  /* A file may go in (git's own work renames files), a directory elsewhere. */
+  dsh_test_write_file (loose, "x\n");
+  g_assert_true (dsh_fs_fence_rename (f->policy, loose, loose_in, &error));
+  g_assert_no_error (error);
+  g_free (ws_mkdir (f, "src"));
+  g_assert_true (dsh_fs_fence_rename (f->policy, evil, elsewhere, &error));
+  g_assert_no_error (error);
+}
+
 /* A .git file names the git directory git takes hooks and config from; bwrap holds it in place.
  * Rewritten, replaced, moved or removed by a write tool, git would run hooks from a git
  * directory the tool made, however well the real one is kept. */
@@ -874,6 +922,7 @@ main (int argc, char **argv)
         { "git-files-protected", test_git_files_protected },
         { "git-markers-held", test_git_markers_held },
         { "git-file-held", test_git_file_held },
+        { "dir-moved-into-git-dir", test_dir_moved_into_git_dir },
         { "git-names-folded", test_git_names_folded },
         { "mutations", test_mutations },
         { "race-symlink-swap", test_race_symlink_swap },

@@ -229,7 +229,10 @@ dsh_fs_fence_judge_entry (int root_fd, int parent_fd, const char *leaf, EntryUse
       else
         own = entry_is (here, "hooks", S_IFDIR, &st) && same_file (&st, &below_st);
       below_protected = below_protected || own;
-      protected = (own && is_git_dir (here)) || (named_git && below_protected);
+      /* A directory moved in brings its hooks and config along, at any depth, with no write of
+       * them judged: beneath a git directory none goes in. */
+      protected = (own && is_git_dir (here)) || (named_git && below_protected) ||
+                  (use == USE_MOVE_DIR_IN && (named_git || is_git_dir (here)));
       close (here);
       if (protected || at_root || at_top)
         {
