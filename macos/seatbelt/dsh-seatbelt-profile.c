@@ -109,10 +109,13 @@ static const char *const case_variant_rules[][3] = {
  * hooks), and HFS+ ignores U+200C and its kin when it compares names (.g\u200Cit is .git).
  * Such names are refused outright, by ASCII-only regexes: a name beneath a .git with any such
  * byte (git makes none), and a dot name made of nothing but the letters of "git" and such
- * bytes, in any case. */
+ * bytes, in any case, also after a run of such bytes before the dot (\u200C.git is .git on
+ * HFS+). The regexes cannot tell U+200C from other such bytes, so a name of another script
+ * before ".git" (a bare repository named in Japanese) is refused too. */
 static const char *const non_ascii_rules[] = {
   "/\\.git/[^/]*[^ -~]",
   "/\\.([GgIiTt]|[^ -~])*[^ -~]([GgIiTt]|[^ -~])*(/|$)",
+  "/[^ -~]+\\.([GgIiTt]|[^ -~])*(/|$)",
 };
 
 /* The same for the HEAD beside a .git (ROOT/head is ROOT/HEAD): every other letter case of

@@ -328,6 +328,7 @@
                         ;; project's: a branch named cafe with an acute e, a .cafe directory.
                         (file 'file-write-data (under "/.git/refs/heads/caf\xc3\xa9"))
                         (file 'file-write-create (under "/.caf\xc3\xa9/x"))
+                        (file 'file-write-create (under "/caf\xc3\xa9.git/x"))
                         (file 'file-write-create (under "/sub/.git/config"))))
         ;; The repository's own paths: protected when the root holds one as the call is
         ;; planned (a hook planted, core.fsmonitor or an alias written, .git moved away and
@@ -385,6 +386,9 @@
                          (file 'file-write-data (under "/.git/config.wor\xe2\x84\xaatree"))
                          (file 'file-write-data (under "/.g\xe2\x80\x8cit/config"))
                          (file 'file-write-create (under "/.\xe2\x80\x8cGIT/hooks/x"))
+                         ;; ... also before the dot, and so does U+FEFF.
+                         (file 'file-write-data (under "/\xe2\x80\x8c.git/config"))
+                         (file 'file-write-create (under "/\xef\xbb\xbf.GIT/hooks/x"))
                          (file 'file-write-create (under "/HE\xe2\x80\x8cAD"))
                          (file 'file-write-create (under "/\xe2\x80\x8chead"))))
         ;; Hard links are refused everywhere: through one, a write inside a root could reach
