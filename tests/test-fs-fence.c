@@ -568,8 +568,9 @@ test_git_markers_held (Fixture *f, gconstpointer portable)
 /* A directory moved into a git directory brings what it holds: hooks and a config made where
  * nothing protects them, then renamed to .git/modules/NAME (the git directory of a submodule
  * the next `git submodule update` takes as it finds it), would be a repository's hooks and
- * config that no write reached. So no directory is moved into a git directory (by name or by
- * contents, at any depth); files still are, and directories anywhere else. */
+ * config that no write reached. So no directory, nor a symlink (git follows it to one), is
+ * moved into a git directory (by name or by contents, at any depth); files still are, and
+ * directories anywhere else. */
 static void
 test_dir_moved_into_git_dir (Fixture *f, gconstpointer portable)
 {
@@ -584,6 +585,7 @@ test_dir_moved_into_git_dir (Fixture *f, gconstpointer portable)
   g_autofree char *loose = ws_path (f, "loose");
   g_autofree char *loose_in = ws_path (f, ".git/modules/loose");
   g_autofree char *elsewhere = ws_path (f, "src/evil");
+  g_autofree char *link = ws_path (f, "link");
   g_autoptr (GError) error = NULL;
 
   make_git_dir (f, ".git");
@@ -599,6 +601,9 @@ test_dir_moved_into_git_dir (Fixture *f, gconstpointer portable)
   assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, to_git, &error));
   assert_fence_denied (dsh_fs_fence_rename (f->policy, deep_top, to_module, &error));
   assert_fence_denied (dsh_fs_fence_rename (f->policy, evil, to_bare, &error));
+  /* A symlink to such a directory is one to git, which follows it. */
+  g_free (ws_symlink (f, "link", "evil"));
+  assert_fence_denied (dsh_fs_fence_rename (f->policy, link, to_module, &error));
   g_assert_false (g_file_test (to_module, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (to_git, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (to_bare, G_FILE_TEST_EXISTS));

@@ -25,7 +25,7 @@ typedef enum {
   USE_REMOVE,   /* unlinks it, or renames it away */
   USE_REMOVE_EMPTY_DIR, /* rmdir: only an empty directory goes, which holds no git file */
   USE_MAKE_DIR,
-  USE_MOVE_DIR_IN, /* renames a directory onto it: what it holds comes along */
+  USE_MOVE_DIR_IN, /* renames a directory (or a symlink) onto it: what it holds comes along */
 } EntryUse;
 
 /* Where the entry leaf of directory parent_fd stands: OK beneath root_fd, PROTECTED when it is

@@ -653,11 +653,12 @@ rename_to_op (int root_fd, const char *rest, gpointer data)
   RenameData *d = data;
   struct stat st;
   gboolean dir = fstatat (d->from_parent, d->from_leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                 S_ISDIR (st.st_mode);
+                 !S_ISREG (st.st_mode);
 
   /* Replacing an entry keeps its name: HEAD replaced is still there. A directory brings hooks
-   * and config of its own. (Its type is looked at before the rename: a command racing a
-   * directory in for a file could as well make that directory in place itself under bwrap.) */
+   * and config of its own, and so does a symlink, which git follows to one. (The type is looked
+   * at before the rename: a command racing a directory in for a file could as well make that
+   * directory in place itself under bwrap.) */
   return at_parent (root_fd, rest, dir ? USE_MOVE_DIR_IN : USE_WRITE, rename_to_at, data);
 }
 
