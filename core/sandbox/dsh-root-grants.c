@@ -169,7 +169,7 @@ keep (RecordDir *record)
 
 static void give_entries_stable_names (DshRootGrants *grants);
 static gboolean create_entry (DshRootGrants *grants, const char *name, const char *text,
-                              GError **error);
+                              gboolean *created, GError **error);
 
 /* The record's directory itself, never a link to one. */
 #define RECORD_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -400,7 +400,7 @@ give_entries_stable_names (DshRootGrants *grants)
   closedir (dir);
   g_hash_table_iter_init (&iter, earliest);
   while (g_hash_table_iter_next (&iter, &name, &text))
-    complete = create_entry (grants, name, text, NULL) && complete;
+    complete = create_entry (grants, name, text, NULL, NULL) && complete;
   /* An empty record is left as it is: nothing in it needs another name yet. */
   if (any && complete &&
       (fd = openat (grants->dir_fd, STABLE_NAMES_MARKER,
@@ -514,7 +514,8 @@ identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_director
 
 /* Creates the entry name holding text unless there is one already. */
 static gboolean
-create_entry (DshRootGrants *grants, const char *name, const char *text, GError **error)
+create_entry (DshRootGrants *grants, const char *name, const char *text, gboolean *created,
+              GError **error)
 {
   gsize len = strlen (text);
   int fd;
@@ -522,6 +523,8 @@ create_entry (DshRootGrants *grants, const char *name, const char *text, GError 
   fd = openat (grants->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST)
     return TRUE;
+  if (fd >= 0 && created != NULL)
+    *created = TRUE;
   if (fd < 0)
     {
       g_autofree char *why = g_strdup_printf ("cannot be written (%s)", g_strerror (errno));
@@ -548,6 +551,7 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
   char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
   guint n_names = entry_names (identity, names);
   gboolean missing[3] = { FALSE, FALSE, FALSE };
+  gboolean created[3] = { FALSE, FALSE, FALSE };
   g_autofree char *text = NULL;
   gboolean any_missing = FALSE;
   struct stat st;
@@ -572,20 +576,20 @@ record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const c
   /* All with one time: the first grant's, wherever it was found. */
   for (guint i = n_names; i > 0; i--)
     {
-      if (missing[i - 1] && !create_entry (grants, names[i - 1], text, error))
+      if (missing[i - 1] && !create_entry (grants, names[i - 1], text, &created[i - 1], error))
         return FALSE;
     }
   /* On disk before the command runs: a grant lost in a crash would let a symlink the command
    * planted beneath the root widen a call made after the reboot. Where that cannot be promised
-   * the call is refused and the new names go again, so that a later call tries anew (nothing
-   * ran with them). */
+   * the call is refused and the names it made go again, so that a later call tries anew
+   * (nothing ran with them; one a concurrent call made is that call's to sync). */
   if (fsync (grants->dir_fd) != 0 && errno != EINVAL)
     {
       g_autofree char *why = g_strdup_printf ("cannot be written to disk (%s)",
                                               g_strerror (errno));
 
       for (guint i = 0; i < n_names; i++)
-        if (missing[i])
+        if (created[i])
           (void) unlinkat (grants->dir_fd, names[i], 0);
       return dsh_root_grants_refuse (error, grants->dir, why);
     }
