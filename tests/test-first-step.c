@@ -156,6 +156,22 @@ confined_argv (const char *ws, const char *const *command)
   return out;
 }
 
+/* What starts bwrap for command in ws: the launcher of confine's argv (launcher TRUE), or the
+ * front, `dsh-sandbox exec`. */
+static GStrv
+starter_argv (gboolean launcher, const char *ws, const char *const *command)
+{
+  g_autoptr (GStrvBuilder) builder = NULL;
+
+  if (launcher)
+    return confined_argv (ws, command);
+  builder = g_strv_builder_new ();
+  g_strv_builder_add_many (builder, dsh_test_cli (), "exec", "--mode", "workspace-write",
+                           "--workspace", ws, "--", NULL);
+  g_strv_builder_addv (builder, (const char **) command);
+  return g_strv_builder_end (builder);
+}
+
 /* A command plants .git/commondir and waits for the harness's timeout, which kills the process
  * that started bwrap (the front, data FALSE; the launcher of confine's argv, TRUE) with SIGKILL:
  * the planted name must go all the same, once the sandbox is gone. */
@@ -180,17 +196,7 @@ test_undo_survives_killed_starter (gconstpointer data)
     return;
   dsh_test_run (&run, init, NULL, ws, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
-  if (launcher)
-    argv = confined_argv (ws, command);
-  else
-    {
-      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-
-      g_strv_builder_add_many (builder, dsh_test_cli (), "exec", "--mode", "workspace-write",
-                               "--workspace", ws, "--", NULL);
-      g_strv_builder_addv (builder, (const char **) command);
-      argv = g_strv_builder_end (builder);
-    }
+  argv = starter_argv (launcher, ws, command);
   g_assert_true (g_spawn_async (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
                                 &error));
   g_assert_no_error (error);
@@ -269,17 +275,7 @@ test_undo_keeps_users_change (gconstpointer data)
     return;
   dsh_test_run (&run, init, NULL, ws, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
-  if (launcher)
-    argv = confined_argv (ws, command);
-  else
-    {
-      g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-
-      g_strv_builder_add_many (builder, dsh_test_cli (), "exec", "--mode", "workspace-write",
-                               "--workspace", ws, "--", NULL);
-      g_strv_builder_addv (builder, (const char **) command);
-      argv = g_strv_builder_end (builder);
-    }
+  argv = starter_argv (launcher, ws, command);
   g_assert_true (g_spawn_async_with_pipes (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
                                            &pid, NULL, NULL, &err_fd, &error));
   g_assert_no_error (error);
