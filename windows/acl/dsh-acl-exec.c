@@ -10,8 +10,9 @@
  * session SID, and makes sure the NUL device is granted to the one SID every confined command
  * holds. The command runs in a job that kills everything left in it when the runner ends, and
  * its exit status is the runner's; an agentless call's temp directory is removed once the job is
- * empty. When the runner itself fails it prints one "dsh-acl-exec: fatal: ..." line and exits
- * 125.
+ * empty. A bare program name is found on the command's PATH alone, never in the current
+ * directory (the workspace). When the runner itself fails it prints one "dsh-acl-exec: fatal:
+ * ..." line and exits 125.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -29,6 +30,8 @@
 
 #include "dsh-acl-cmdline.h"
 #include "dsh-acl-plan.h"
+#include "dsh-acl-program.h"
+#include "dsh-acl-program-search.h"
 #include "dsh-acl-remove-tree.h"
 #include "dsh-acl-roots.h"
 #include "dsh-acl-runner-args.h"
@@ -486,6 +489,69 @@ inherit_only (HANDLE handles[3], DWORD n)
   return list;
 }
 
+static int
+is_file (const char *path, void *data)
+{
+  wchar_t *wide = to_wide (path);
+  DWORD attributes = GetFileAttributesW (wide);
+
+  free (wide);
+  return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) == 0;
+}
+
+/* PATH as the command gets it (the runner's own environment), "" when it has none. */
+static char *
+command_path (const char *program)
+{
+  DWORD n = GetEnvironmentVariableW (L"PATH", NULL, 0);
+  wchar_t *wide;
+  char *path;
+
+  if (n == 0)
+    {
+      path = strdup ("");
+      if (path == NULL)
+        fatal ("out of memory");
+      return path;
+    }
+  wide = malloc ((size_t) n * sizeof (wchar_t));
+  if (wide == NULL || GetEnvironmentVariableW (L"PATH", wide, n) >= n)
+    fatal ("cannot read PATH: %s", describe_error (GetLastError ()));
+  if (WideCharToMultiByte (CP_UTF8, WC_ERR_INVALID_CHARS, wide, -1, NULL, 0, NULL, NULL) <= 0)
+    fatal ("PATH is not valid UTF-16: %s cannot be looked up on it", program);
+  path = to_utf8 (wide);
+  free (wide);
+  return path;
+}
+
+/* The file to start for program, as lpApplicationName: NULL for a name with a directory or a
+ * drive, which CreateProcess opens as given; else the first match on PATH. Left to
+ * CreateProcess, a bare name is looked up in the runner's directory and its current directory
+ * (the workspace, where an earlier confined command could have planted git.exe) before PATH. */
+static wchar_t *
+program_to_start (const char *program)
+{
+  char *path, *found = NULL;
+  wchar_t *wide;
+  int rc;
+
+  if (!dsh_acl_program_is_bare (program))
+    return NULL;
+  path = command_path (program);
+  rc = dsh_acl_program_search (program, path, is_file, NULL, &found);
+  free (path);
+  if (rc < 0)
+    fatal ("out of memory");
+  if (rc > 0)
+    fatal ("cannot find %s on PATH (the current directory is not searched)", program);
+  /* The name passed the batch-file rule; what is started must too. */
+  if (dsh_acl_program_is_batch (found))
+    fatal ("cannot run %s (%s): it " DSH_ACL_BATCH_REFUSAL, program, found);
+  wide = to_wide (found);
+  free (found);
+  return wide;
+}
+
 static DWORD
 run_command (HANDLE token, HANDLE job, const char *const *command)
 {
@@ -496,11 +562,12 @@ run_command (HANDLE token, HANDLE job, const char *const *command)
   PROCESS_INFORMATION process;
   const char *error = NULL;
   char *line = dsh_acl_cmdline_encode (command, &error);
-  wchar_t *wide_line;
+  wchar_t *wide_program, *wide_line;
   DWORD status;
 
   if (line == NULL)
     fatal ("cannot write the command line: %s", error);
+  wide_program = program_to_start (command[0]);
   wide_line = to_wide (line);
   if (wcslen (wide_line) > DSH_ACL_CMDLINE_MAX)
     fatal ("the command line is longer than Windows allows");
@@ -510,7 +577,7 @@ run_command (HANDLE token, HANDLE job, const char *const *command)
   startup->hStdError = GetStdHandle (STD_ERROR_HANDLE);
   startup_ex.lpAttributeList = inherit_only (inherited, n_inherited);
   /* Suspended until it is in the job, so nothing it starts can escape the job. */
-  if (!CreateProcessAsUserW (token, NULL, wide_line, NULL, NULL, n_inherited > 0,
+  if (!CreateProcessAsUserW (token, wide_program, wide_line, NULL, NULL, n_inherited > 0,
                              CREATE_SUSPENDED | EXTENDED_STARTUPINFO_PRESENT, NULL, NULL,
                              startup, &process))
     fatal ("cannot start %s: %s", command[0], describe_error (GetLastError ()));
@@ -536,6 +603,7 @@ run_command (HANDLE token, HANDLE job, const char *const *command)
     fatal ("cannot wait for the command: %s", describe_error (GetLastError ()));
   CloseHandle (process.hProcess);
   free (wide_line);
+  free (wide_program);
   free (line);
   return status;
 }

@@ -1,7 +1,8 @@
 /* test-acl-plan.c — the ACL planner on any host: SHA-256 against the FIPS vectors, the workspace
  * SID (pinned, so a change of derivation cannot slip through), random session identities, the
- * root rules, the runner argv for both modes, the runner's own option parsing, and Windows
- * command-line quoting against the C runtime's documented splits and random argvs.
+ * root rules, the runner argv for both modes, the runner's own option parsing, its PATH search
+ * for a bare program name, and Windows command-line quoting against the C runtime's documented
+ * splits and random argvs.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,6 +11,7 @@
 
 #include "dsh-acl-cmdline.h"
 #include "dsh-acl-plan.h"
+#include "dsh-acl-program-search.h"
 #include "dsh-acl-roots.h"
 #include "dsh-acl-runner-args.h"
 #include "dsh-acl-runner-plan.h"
@@ -543,6 +545,141 @@ test_runner_args_refuse_batch_files (void)
 }
 
 static void
+test_program_is_bare (void)
+{
+  const char *const bare[] = { "git", "git.exe", "python3.11", "tool.", "my tool", "ab:c", NULL };
+  /* A separator or a drive says where the file is: CreateProcess does not search for it. */
+  const char *const located[] = { ".\\git", "./git", "sub\\git.exe", "sub/git", "\\git",
+                                  "C:git", "c:git.exe", "C:\\bin\\git.exe", "\\\\s\\sh\\git",
+                                  NULL };
+
+  for (gsize i = 0; bare[i] != NULL; i++)
+    g_assert_true (dsh_acl_program_is_bare (bare[i]));
+  for (gsize i = 0; located[i] != NULL; i++)
+    g_assert_false (dsh_acl_program_is_bare (located[i]));
+}
+
+static void
+test_path_entry_is_usable (void)
+{
+  const char *const usable[] = { "C:\\bin", "c:/bin", "C:\\", "D:\\Program Files\\Git\\cmd\\",
+                                 "\\\\server\\share", "\\\\server\\share\\bin", NULL };
+  /* Each depends on the current directory or drive, or is no directory at all. */
+  const char *const skipped[] = { "", ".", "..", "bin", ".\\bin", "C:", "C:bin", "\\bin", "/bin",
+                                  "\\\\", "\\\\server", "\\\\server\\", "\\\\?\\C:\\bin",
+                                  "\\\\.\\C:\\bin", "\"C:\\bin\"", " C:\\bin", NULL };
+
+  for (gsize i = 0; usable[i] != NULL; i++)
+    g_assert_true (dsh_acl_path_entry_is_usable (usable[i]));
+  for (gsize i = 0; skipped[i] != NULL; i++)
+    {
+      g_test_message ("skipped: [%s]", skipped[i]);
+      g_assert_false (dsh_acl_path_entry_is_usable (skipped[i]));
+    }
+}
+
+/* The file test of a search: the files there are, and every path it was asked about. */
+typedef struct {
+  const char *const *files;
+  GPtrArray *asked;
+} FakeFiles;
+
+static int
+fake_is_file (const char *path, void *data)
+{
+  FakeFiles *fake = data;
+
+  g_ptr_array_add (fake->asked, g_strdup (path));
+  for (gsize i = 0; fake->files[i] != NULL; i++)
+    {
+      if (strcmp (fake->files[i], path) == 0)
+        return 1;
+    }
+  return 0;
+}
+
+/* Searches program on path; returns what was found (or NULL) and sets *asked to the paths
+ * looked at, joined by '|'. */
+static char *
+search (const char *program, const char *path, const char *const *files, char **asked)
+{
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  FakeFiles fake = { files, paths };
+  char *found = NULL;
+  char *copy;
+  int rc;
+
+  rc = dsh_acl_program_search (program, path, fake_is_file, &fake, &found);
+  g_assert_cmpint (rc, ==, found != NULL ? 0 : 1);
+  g_ptr_array_add (paths, NULL);
+  *asked = g_strjoinv ("|", (char **) paths->pdata);
+  copy = g_strdup (found);
+  free (found);
+  return copy;
+}
+
+static void
+test_program_search (void)
+{
+  const char *const files[] = { "C:\\work\\git.exe", "C:\\bin\\git.exe", "D:\\git\\git.exe",
+                                "C:\\bin\\tool.v2", "C:\\bin\\tool.v2.exe", "C:\\bin\\run.com",
+                                "C:\\bin\\run.exe", NULL };
+  const char *const none[] = { NULL };
+  g_autofree char *found = NULL;
+  g_autofree char *asked = NULL;
+
+  /* The first absolute entry with the file wins; empty, ".", relative and drive-relative
+   * entries are never asked about, so a planted C:\work\git.exe (the current directory) is not
+   * found through them. */
+  found = search ("git", ";.;work;C:work;\\work;C:\\bin;D:\\git", files, &asked);
+  g_assert_cmpstr (found, ==, "C:\\bin\\git.exe");
+  g_assert_cmpstr (asked, ==, "C:\\bin\\git.exe");
+  g_clear_pointer (&found, g_free);
+  g_clear_pointer (&asked, g_free);
+
+  /* A trailing separator is not doubled; forward slashes stay as written. */
+  found = search ("git", "C:\\nothing\\;D:/git/", files, &asked);
+  g_assert_null (found);
+  g_assert_cmpstr (asked, ==, "C:\\nothing\\git.exe|D:/git/git.exe");
+  g_clear_pointer (&asked, g_free);
+  found = search ("git", "C:\\nothing\\;D:\\git\\", files, &asked);
+  g_assert_cmpstr (found, ==, "D:\\git\\git.exe");
+  g_clear_pointer (&found, g_free);
+  g_clear_pointer (&asked, g_free);
+
+  /* .exe only when the name has no '.' at all, as CreateProcess appends it: never .com, never
+   * PATHEXT, and "tool.v2" is searched as written. */
+  found = search ("git.exe", "C:\\bin", files, &asked);
+  g_assert_cmpstr (found, ==, "C:\\bin\\git.exe");
+  g_clear_pointer (&found, g_free);
+  g_clear_pointer (&asked, g_free);
+  found = search ("tool.v2", "C:\\bin", files, &asked);
+  g_assert_cmpstr (found, ==, "C:\\bin\\tool.v2");
+  g_clear_pointer (&found, g_free);
+  g_clear_pointer (&asked, g_free);
+  found = search ("run", "C:\\bin", files, &asked);
+  g_assert_cmpstr (found, ==, "C:\\bin\\run.exe");
+  g_clear_pointer (&found, g_free);
+  g_clear_pointer (&asked, g_free);
+  found = search ("run", "C:\\bin", (const char *const[]) { "C:\\bin\\run.com", NULL }, &asked);
+  g_assert_null (found);
+  g_assert_cmpstr (asked, ==, "C:\\bin\\run.exe");
+  g_clear_pointer (&asked, g_free);
+
+  /* Nothing on PATH, or no PATH at all: not found, whatever the current directory holds. */
+  found = search ("git", "", files, &asked);
+  g_assert_null (found);
+  g_assert_cmpstr (asked, ==, "");
+  g_clear_pointer (&asked, g_free);
+  found = search ("git", NULL, files, &asked);
+  g_assert_null (found);
+  g_clear_pointer (&asked, g_free);
+  found = search ("git", "C:\\a;\\\\server\\share\\bin", none, &asked);
+  g_assert_null (found);
+  g_assert_cmpstr (asked, ==, "C:\\a\\git.exe|\\\\server\\share\\bin\\git.exe");
+}
+
+static void
 test_sessions (void)
 {
   DshAclSessions *first = dsh_acl_sessions_new ();
@@ -936,6 +1073,9 @@ main (int argc, char **argv)
   g_test_add_func ("/acl/runner-args/good", test_runner_args_good);
   g_test_add_func ("/acl/runner-args/bad", test_runner_args_bad);
   g_test_add_func ("/acl/runner-args/refuse-batch-files", test_runner_args_refuse_batch_files);
+  g_test_add_func ("/acl/program/is-bare", test_program_is_bare);
+  g_test_add_func ("/acl/program/path-entry-is-usable", test_path_entry_is_usable);
+  g_test_add_func ("/acl/program/search", test_program_search);
   g_test_add_func ("/acl/cmdline/known-encodings", test_cmdline_known_encodings);
   g_test_add_func ("/acl/cmdline/documented-splits", test_cmdline_documented_splits);
   g_test_add_func ("/acl/cmdline/refuses-quoted-program", test_cmdline_refuses_quoted_program);

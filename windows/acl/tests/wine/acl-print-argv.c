@@ -5,6 +5,7 @@
  *   acl-print-argv --print ARG...     each ARG as "arg:<hex of its UTF-8>", one per line
  *   acl-print-argv --exit N           exits with status N
  *   acl-print-argv --print-env NAME   "env:<value>"
+ *   acl-print-argv --print-self       "self:<the path of the file it runs from>"
  *   acl-print-argv --spawn-stray      starts itself sleeping, prints "pid:N" and exits at once
  *   acl-print-argv --sleep MS         sleeps
  *   acl-print-argv --set-event VALUE  sets the event whose handle value it was given, if it has it
@@ -158,6 +159,14 @@ wmain (int argc, wchar_t **argv)
       const wchar_t *value = _wgetenv (argv[2]);
 
       printf ("env:%ls\n", value != NULL ? value : L"");
+      return 0;
+    }
+  if (argc == 2 && wcscmp (argv[1], L"--print-self") == 0)
+    {
+      wchar_t self[MAX_PATH];
+
+      GetModuleFileNameW (NULL, self, MAX_PATH);
+      printf ("self:%ls\n", self);
       return 0;
     }
   if (argc == 2 && wcscmp (argv[1], L"--spawn-stray") == 0)

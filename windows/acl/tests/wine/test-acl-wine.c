@@ -2,7 +2,8 @@
  * works through a host table, and the runner parses its argv, refuses bad input with its one
  * fatal line and 125, passes exit codes through, hands the command its argv exactly, and its job
  * kills a stray child when it ends, and the command inherits no handle but its standard ones;
- * private temp directories go when their call (agentless) or their provider (a session) ends.
+ * private temp directories go when their call (agentless) or their provider (a session) ends;
+ * a bare program name is found on PATH only, never in the working directory.
  *
  * Wine implements neither restricting SIDs nor file ACL checks, so nothing here asserts that a
  * write was denied: windows/README.md lists what only a real Windows machine can show.
@@ -96,9 +97,10 @@ read_all (HANDLE pipe, char *buf, size_t size)
   buf[used] = '\0';
 }
 
-/* Runs argv (encoded as the core would) with stdout and stderr captured. */
+/* Runs argv (encoded as the core would) in cwd (NULL: this test's own) with stdout and stderr
+ * captured. */
 static int
-run (const char *const *argv, Run *result)
+run_in (const char *const *argv, const char *cwd, Run *result)
 {
   SECURITY_ATTRIBUTES inherit = { .nLength = sizeof (inherit), .bInheritHandle = TRUE };
   STARTUPINFOW startup = { .cb = sizeof (startup) };
@@ -107,6 +109,7 @@ run (const char *const *argv, Run *result)
   const char *error = NULL;
   char *line = dsh_acl_cmdline_encode (argv, &error);
   wchar_t *wline;
+  wchar_t *wcwd = cwd != NULL ? wide (cwd) : NULL;
 
   memset (result, 0, sizeof (*result));
   if (line == NULL)
@@ -125,7 +128,7 @@ run (const char *const *argv, Run *result)
   startup.hStdInput = null_in;
   startup.hStdOutput = out_write;
   startup.hStdError = err_write;
-  if (!CreateProcessW (NULL, wline, NULL, NULL, TRUE, 0, NULL, NULL, &startup, &process))
+  if (!CreateProcessW (NULL, wline, NULL, NULL, TRUE, 0, NULL, wcwd, &startup, &process))
     {
       printf ("# cannot start %s: error %lu\n", argv[0], GetLastError ());
       return -1;
@@ -141,9 +144,16 @@ run (const char *const *argv, Run *result)
   CloseHandle (process.hThread);
   CloseHandle (out_read);
   CloseHandle (err_read);
+  free (wcwd);
   free (wline);
   free (line);
   return 0;
+}
+
+static int
+run (const char *const *argv, Run *result)
+{
+  return run_in (argv, NULL, result);
 }
 
 /* ---- the DLL ---------------------------------------------------------------------------- */
@@ -715,6 +725,121 @@ test_batch_file_refused (void)
   RemoveDirectoryA (dir);
 }
 
+/* Does out hold "self:" and then, in any case, a path ending in tail? */
+static int
+ran_from (const Run *r, const char *tail)
+{
+  const char *self = strstr (r->out, "self:");
+  const char *end = self != NULL ? strchr (self, '\r') : NULL;
+  size_t len = strlen (tail);
+
+  return end != NULL && (size_t) (end - self) >= 5 + len && _strnicmp (end - len, tail, len) == 0;
+}
+
+/* A bare program name is looked up only on PATH, never in the runner's current directory (the
+ * workspace, which an earlier confined command could write): Windows' own search looks there
+ * before the system directories and PATH, so a planted hostname.exe or git.exe would run in
+ * place of the real one. Relative, empty and "." PATH entries are skipped for the same reason;
+ * a name with a directory is still used as given. */
+static void
+test_bare_name_searches_path_only (void)
+{
+  char base[MAX_PATH], cwd[MAX_PATH + 8], bin[MAX_PATH + 8], rel[MAX_PATH + 16];
+  char system[MAX_PATH], real_hostname[MAX_PATH + 16];
+  char planted[5][MAX_PATH + 48];
+  const char *old_path = getenv ("PATH");
+  char *saved_path = old_path != NULL ? _strdup (old_path) : NULL;
+  char *path;
+  const char *probe[] = { runner, "--session-sid", session_sid, "--", "dsh-acl-probe",
+                          "--print-self", NULL };
+  const char *probe_exe[] = { runner, "--session-sid", session_sid, "--", "dsh-acl-probe.exe",
+                              "--print-self", NULL };
+  const char *hostname[] = { runner, "--session-sid", session_sid, "--", "hostname", NULL };
+  const char *nowhere[] = { runner, "--session-sid", session_sid, "--", "dsh-acl-planted",
+                            "--print-self", NULL };
+  const char *relative[] = { runner, "--session-sid", session_sid, "--",
+                             ".\\dsh-acl-probe.exe", "--print-self", NULL };
+  const char *relative_dir[] = { runner, "--session-sid", session_sid, "--",
+                                 "rel/dsh-acl-planted.exe", "--print-self", NULL };
+  Run r;
+  int ran;
+
+  scratch_root (base, sizeof (base), "search");
+  snprintf (cwd, sizeof (cwd), "%s\\cwd", base);
+  snprintf (bin, sizeof (bin), "%s\\bin", base);
+  snprintf (rel, sizeof (rel), "%s\\cwd\\rel", base);
+  CreateDirectoryA (cwd, NULL);
+  CreateDirectoryA (bin, NULL);
+  CreateDirectoryA (rel, NULL);
+  /* The one on PATH, and what a confined command could have left in the working directory:
+   * the same name, a system program's name, and one found nowhere else (also beneath a
+   * relative PATH entry). */
+  snprintf (planted[0], sizeof (planted[0]), "%s\\dsh-acl-probe.exe", bin);
+  snprintf (planted[1], sizeof (planted[1]), "%s\\dsh-acl-probe.exe", cwd);
+  snprintf (planted[2], sizeof (planted[2]), "%s\\hostname.exe", cwd);
+  snprintf (planted[3], sizeof (planted[3]), "%s\\dsh-acl-planted.exe", cwd);
+  snprintf (planted[4], sizeof (planted[4]), "%s\\dsh-acl-planted.exe", rel);
+  for (size_t i = 0; i < 5; i++)
+    {
+      BOOL copied = CopyFileA (child, planted[i], FALSE);
+
+      check (copied, "the probe is copied to %s (error %lu)", planted[i],
+             copied ? 0ul : (unsigned long) GetLastError ());
+    }
+
+  path = malloc (strlen (bin) + (saved_path != NULL ? strlen (saved_path) : 0) + 16);
+  sprintf (path, ".;;rel;%s;%s", bin, saved_path != NULL ? saved_path : "");
+  SetEnvironmentVariableA ("PATH", path);
+
+  ran = run_in (probe, cwd, &r);
+  check (ran == 0 && r.status == 0 && ran_from (&r, "\\bin\\dsh-acl-probe.exe"),
+         "a bare name runs the program on PATH, not the one planted in the working directory "
+         "(status %lu, stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+  ran = run_in (probe_exe, cwd, &r);
+  check (ran == 0 && r.status == 0 && ran_from (&r, "\\bin\\dsh-acl-probe.exe"),
+         "so does a bare name with its extension (status %lu, stdout [%s], stderr [%s])",
+         (unsigned long) r.status, r.out, r.err);
+
+  GetSystemDirectoryA (system, sizeof (system));
+  snprintf (real_hostname, sizeof (real_hostname), "%s\\hostname.exe", system);
+  if (exists (real_hostname))
+    {
+      ran = run_in (hostname, cwd, &r);
+      check (ran == 0 && r.status == 0 && r.out[0] != '\0' &&
+               strstr (r.err, "acl-print-argv") == NULL,
+             "hostname runs the system's hostname.exe, not the one planted in the working "
+             "directory (status %lu, stdout [%s], stderr [%s])", (unsigned long) r.status, r.out,
+             r.err);
+    }
+  else
+    printf ("# no %s: the system program's name is not tried\n", real_hostname);
+
+  ran = run_in (nowhere, cwd, &r);
+  check (ran == 0 && r.status == DSH_ACL_FATAL_EXIT && is_one_fatal_line (r.err) &&
+           strstr (r.err, "cannot find dsh-acl-planted on PATH") != NULL && r.out[0] == '\0',
+         "a bare name found only in the working directory and beneath relative PATH entries "
+         "fails closed and runs nothing (status %lu, stdout [%s], stderr [%s])",
+         (unsigned long) r.status, r.out, r.err);
+
+  ran = run_in (relative, cwd, &r);
+  check (ran == 0 && r.status == 0 && ran_from (&r, "\\cwd\\dsh-acl-probe.exe"),
+         "a name with a directory is used as given: .\\ is the working directory (status %lu, "
+         "stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+  ran = run_in (relative_dir, cwd, &r);
+  check (ran == 0 && r.status == 0 && ran_from (&r, "\\rel\\dsh-acl-planted.exe"),
+         "and so is rel/NAME.exe (status %lu, stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+
+  SetEnvironmentVariableA ("PATH", saved_path);
+  for (size_t i = 0; i < 5; i++)
+    DeleteFileA (planted[i]);
+  RemoveDirectoryA (rel);
+  RemoveDirectoryA (cwd);
+  RemoveDirectoryA (bin);
+  RemoveDirectoryA (base);
+  free (path);
+  free (saved_path);
+}
+
 /* A root whose way leads elsewhere (scripts/cross-windows.sh makes ws\\a a link to outside) is
  * refused, not granted where the link leads: a junction a concurrent confined command planted
  * after the core resolved the root. */
@@ -828,6 +953,7 @@ main (int argc, char **argv)
   test_removal_leaves_linked_file ();
   test_root_through_link_refused ();
   test_batch_file_refused ();
+  test_bare_name_searches_path_only ();
   test_instance_free_removes_temp_dirs ();
   printf ("1..%d\n", checks);
   return failures == 0 ? 0 : 1;
