@@ -1044,6 +1044,44 @@ test_granted_root_copied_up (Refusals *f, gconstpointer data)
   g_assert_cmpint (umount (base), ==, 0);
 }
 
+/* Mounts the overlay at base/m again once other file systems took the device numbers it could
+ * get back, until ws (whose stat was *before) is on another one: how many fillers that took,
+ * for unmount_fillers(). */
+static guint
+remount_under_another_device (Refusals *f, const char *base, const char *ws,
+                              const struct stat *before)
+{
+  g_autofree char *merged = g_build_filename (base, "m", NULL);
+  struct stat after;
+  guint fillers = 0;
+
+  do
+    {
+      g_autofree char *filler = g_strdup_printf ("%s/filler-%u", f->dir, fillers++);
+
+      g_assert_cmpint (umount (merged), ==, 0);
+      g_assert_cmpint (g_mkdir (filler, 0755), ==, 0);
+      g_assert_cmpint (mount ("tmpfs", filler, "tmpfs", 0, "size=64k"), ==, 0);
+      mount_overlay (base);
+      g_assert_cmpint (stat (ws, &after), ==, 0);
+    }
+  while (after.st_dev == before->st_dev && fillers < 256);
+  g_assert_cmpuint (after.st_dev, !=, before->st_dev);
+  g_assert_cmpuint (after.st_ino, ==, before->st_ino);
+  return fillers;
+}
+
+static void
+unmount_fillers (Refusals *f, guint fillers)
+{
+  for (guint i = 0; i < fillers; i++)
+    {
+      g_autofree char *filler = g_strdup_printf ("%s/filler-%u", f->dir, i);
+
+      g_assert_cmpint (umount (filler), ==, 0);
+    }
+}
+
 /* Leaves in the record at state only what versions before stable entry names wrote: names
  * beginning with the device number. */
 static void
@@ -1081,8 +1119,8 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
   g_autofree char *link = g_build_filename (ws, "link", NULL);
   g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
   g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
-  struct stat before, after;
-  guint fillers = 0;
+  struct stat before;
+  guint fillers;
 
   if (!overlay_of_own (base))
     return;
@@ -1102,20 +1140,7 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
   if (data != NULL)
     forget_stable_names (state);
 
-  /* Mounted again after other file systems took the numbers it could get back. */
-  do
-    {
-      g_autofree char *filler = g_strdup_printf ("%s/filler-%u", f->dir, fillers++);
-
-      g_assert_cmpint (umount (merged), ==, 0);
-      g_assert_cmpint (g_mkdir (filler, 0755), ==, 0);
-      g_assert_cmpint (mount ("tmpfs", filler, "tmpfs", 0, "size=64k"), ==, 0);
-      mount_overlay (base);
-      g_assert_cmpint (stat (ws, &after), ==, 0);
-    }
-  while (after.st_dev == before.st_dev && fillers < 256);
-  g_assert_cmpuint (after.st_dev, !=, before.st_dev);
-  g_assert_cmpuint (after.st_ino, ==, before.st_ino);
+  fillers = remount_under_another_device (f, base, ws, &before);
 
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {
@@ -1130,12 +1155,60 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
 
   g_assert_cmpint (umount (merged), ==, 0);
   g_assert_cmpint (umount (base), ==, 0);
-  for (guint i = 0; i < fillers; i++)
-    {
-      g_autofree char *filler = g_strdup_printf ("%s/filler-%u", f->dir, i);
+  unmount_fillers (f, fillers);
+}
 
-      g_assert_cmpint (umount (filler), ==, 0);
+/* Both at once, as a container restarted on its image does: the command's first write copies
+ * the workspace up (a new birth time), and the overlay comes back under another device number.
+ * Only the overlay's own file system id (kept in its upper layer) and the inode stay. */
+static void
+test_granted_root_copied_up_and_remounted (Refusals *f, gconstpointer data)
+{
+  g_autofree char *base = make_dir (f, "fs");
+  g_autofree char *victim = make_dir (f, "victim");
+  g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
+  g_autofree char *lower_ws = g_build_filename (base, "lower", "ws", NULL);
+  g_autofree char *merged = g_build_filename (base, "m", NULL);
+  g_autofree char *ws = g_build_filename (merged, "ws", NULL);
+  g_autofree char *link = g_build_filename (ws, "link", NULL);
+  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
+  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
+  struct stat before;
+  guint fillers;
+
+  if (!overlay_of_own (base))
+    return;
+  g_assert_cmpint (umount (merged), ==, 0);
+  g_assert_cmpint (g_mkdir (lower_ws, 0755), ==, 0);
+  mount_overlay (base);
+  dsh_test_write_file (victim_file, "original\n");
+  g_assert_cmpint (stat (ws, &before), ==, 0);
+
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", plant, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  }
+  fillers = remount_under_another_device (f, base, ws, &before);
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                             "-c", write, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      run_with_backend (&run, backends[i], f->state, args, f->dir);
+      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+      dsh_test_assert_file_is (victim_file, "original\n");
     }
+
+  g_assert_cmpint (umount (merged), ==, 0);
+  g_assert_cmpint (umount (base), ==, 0);
+  unmount_fillers (f, fillers);
 }
 
 /* A grant is on disk before the command runs (a crash would otherwise forget it, and a symlink
@@ -1184,6 +1257,8 @@ main (int argc, char **argv)
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
   ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);
+  ADD ("/root-refusals/granted-root-copied-up-and-remounted",
+       test_granted_root_copied_up_and_remounted);
   g_test_add ("/root-refusals/granted-root-remounted/earlier-record", Refusals, "earlier",
               refusals_set_up, test_granted_root_remounted, refusals_tear_down);
   ADD ("/root-refusals/untrusted-record", test_untrusted_record_refused);

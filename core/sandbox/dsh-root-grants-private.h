@@ -23,6 +23,9 @@ typedef struct {
   /* The birth time may change while the directory stays (POSIX: on an overlay, which copies a
    * directory up from its lower layer with a new one); then dev and ino alone also name it. */
   gboolean birth_may_change;
+  /* On an overlay, its file system id (statfs), which stays across its mounts where its device
+   * number does not (the overlay keeps it in its upper layer); else 0. */
+  guint64 overlay_fsid;
 } DshRootIdentity;
 
 typedef struct _DshRootGrants DshRootGrants;

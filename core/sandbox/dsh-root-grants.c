@@ -1,7 +1,7 @@
 /* dsh-root-grants.c — the record of granted writable roots: one small file per granted
  * directory, named by its identity (under each name that a later mount, which may change the
- * device number, or an overlay's copy-up, which changes the birth time, leaves as it is),
- * holding the time of its first grant and its path then.
+ * device number, or an overlay's copy-up, which changes the birth time, or both, leave as it
+ * is), holding the time of its first grant and its path then.
  *
  * One file per directory and name keeps every step a few system calls: a lookup (needed only
  * when a walk meets a symlink) opens each name until one is there, a grant creates each missing
@@ -246,6 +246,9 @@ dsh_root_grants_free (DshRootGrants *grants)
   g_free (grants);
 }
 
+/* How many names one entry has at most (entry_names()). */
+#define MAX_ENTRY_NAMES 4
+
 /* The name of the entry that finds the directory again whatever device number its file system
  * has then: a number the kernel hands out at each mount (an overlay, a btrfs subvolume, a loop
  * device, a disk found in another order at boot), where the inode and its birth time stay. Two
@@ -286,15 +289,37 @@ device_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_EN
   return TRUE;
 }
 
+/* An overlay copied up and mounted again (a container restarted on its image) has a new birth
+ * time and a new device number for the directory: there the entry is also named
+ * "o-FSID-INO-0", by the overlay's own file system id and the inode, which both stay. */
+static gboolean
+overlay_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+{
+  DshRootIdentity by_fsid = *identity;
+  char plain[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+
+  if (!identity->birth_may_change || identity->overlay_fsid == 0)
+    return FALSE;
+  by_fsid.dev = identity->overlay_fsid;
+  by_fsid.birth_ns = 0;
+  dsh_root_grants_entry_name (&by_fsid, plain);
+  g_snprintf (name, DSH_ROOT_GRANTS_ENTRY_NAME_SIZE, "o-%s", plain);
+  return TRUE;
+}
+
 /* Every name the entry of identity has, in the order a lookup asks them: the one that survives
- * a new device number, the one that survives a new birth time, and the one with all three,
- * which earlier versions read and wrote alone. Returns how many. */
+ * a new device number, on an overlay the ones that survive a new birth time (with a new device
+ * number too, and without), and the one with all three, which earlier versions read and wrote
+ * alone. Returns how many. */
 static guint
-entry_names (const DshRootIdentity *identity, char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+entry_names (const DshRootIdentity *identity,
+             char names[MAX_ENTRY_NAMES][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
 {
   guint n = 0;
 
   if (stable_entry_name (identity, names[n]))
+    n++;
+  if (overlay_entry_name (identity, names[n]))
     n++;
   if (device_entry_name (identity, names[n]))
     n++;
@@ -342,6 +367,7 @@ identity_of_entry_name (const char *name, DshRootIdentity *identity)
   identity->birth_ns = (gint64) values[2];
   /* Which file system it was on is not in the name: only the name without the device. */
   identity->birth_may_change = FALSE;
+  identity->overlay_fsid = 0;
   return TRUE;
 }
 
@@ -375,7 +401,7 @@ give_entries_stable_names (DshRootGrants *grants)
   earliest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   while ((entry = readdir (dir)) != NULL)
     {
-      char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+      char names[MAX_ENTRY_NAMES][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
       DshRootIdentity identity;
       guint n_names;
       char found[64];
@@ -411,7 +437,7 @@ give_entries_stable_names (DshRootGrants *grants)
 gboolean
 dsh_root_grants_lookup (DshRootGrants *grants, const DshRootIdentity *identity, gint64 *out_since)
 {
-  char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  char names[MAX_ENTRY_NAMES][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
   guint n_names = entry_names (identity, names);
   char text[64];
   ssize_t n = -1;
@@ -445,16 +471,23 @@ dsh_root_identity_of_path (const char *path, DshRootIdentity *identity)
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630
 #endif
 
-/* Is path below dir_fd (dir_fd itself for "") on an overlay? Beneath a descriptor, the file
- * system of the descriptor is asked: a name beneath it is on another only at a mount point. */
+/* Is path below dir_fd (dir_fd itself for "") on an overlay? Then *fsid is its file system id.
+ * Beneath a descriptor, the file system of the descriptor is asked: a name beneath it is on
+ * another only at a mount point. */
 static gboolean
-is_overlay (int dir_fd, const char *path)
+is_overlay (int dir_fd, const char *path, guint64 *fsid)
 {
 #ifdef __linux__
   struct statfs fs;
   int result = *path == '\0' || dir_fd != AT_FDCWD ? fstatfs (dir_fd, &fs) : statfs (path, &fs);
+  guint32 halves[2];
 
-  return result == 0 && fs.f_type == OVERLAYFS_SUPER_MAGIC;
+  if (result != 0 || fs.f_type != OVERLAYFS_SUPER_MAGIC)
+    return FALSE;
+  G_STATIC_ASSERT (sizeof fs.f_fsid == sizeof halves);
+  memcpy (halves, &fs.f_fsid, sizeof halves);
+  *fsid = ((guint64) halves[0] << 32) | halves[1];
+  return TRUE;
 #else
   return FALSE;
 #endif
@@ -478,7 +511,9 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
                          ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
                          : 0;
   /* An overlay has no device of its own: only such a device is asked what it is. */
-  identity->birth_may_change = stx.stx_dev_major == 0 && is_overlay (dir_fd, path);
+  identity->overlay_fsid = 0;
+  identity->birth_may_change = stx.stx_dev_major == 0 &&
+                               is_overlay (dir_fd, path, &identity->overlay_fsid);
   *out_mode = stx.stx_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
@@ -493,6 +528,7 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
   identity->ino = st.st_ino;
   identity->birth_ns = 0;
   identity->birth_may_change = FALSE;
+  identity->overlay_fsid = 0;
   *out_mode = st.st_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
@@ -548,10 +584,10 @@ static gboolean
 record_identity (DshRootGrants *grants, const DshRootIdentity *identity, const char *root,
                  GError **error)
 {
-  char names[3][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
+  char names[MAX_ENTRY_NAMES][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
   guint n_names = entry_names (identity, names);
-  gboolean missing[3] = { FALSE, FALSE, FALSE };
-  gboolean created[3] = { FALSE, FALSE, FALSE };
+  gboolean missing[MAX_ENTRY_NAMES] = { FALSE };
+  gboolean created[MAX_ENTRY_NAMES] = { FALSE };
   g_autofree char *text = NULL;
   gboolean any_missing = FALSE;
   struct stat st;
