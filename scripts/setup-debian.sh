@@ -9,7 +9,7 @@ packages="
   bubblewrap git
   python3 python3-jsonschema
   clang libclang-rt-14-dev llvm-14
-  util-linux
+  util-linux e2fsprogs
   guile-3.0
   gcc-mingw-w64-x86-64 wine64
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-glib-2.0 gir1.2-json-1.0

@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <linux/loop.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1082,6 +1084,130 @@ unmount_fillers (Refusals *f, guint fillers)
     }
 }
 
+/* A free loop device attached to image, its descriptor (closed, and no longer mounted, the
+ * device lets go of image); its path in *path.
+ * -1, the test skipped, on a machine without loop devices. */
+static int
+attach_loop (const char *image, char **path)
+{
+  int control = open ("/dev/loop-control", O_RDWR | O_CLOEXEC);
+  int file, loop = -1;
+
+  if (control < 0)
+    {
+      g_test_skip ("this machine has no loop devices (/dev/loop-control)");
+      return -1;
+    }
+  file = open (image, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (file, >=, 0);
+  /* Another process may take the free one first. */
+  for (int tries = 0; tries < 16 && loop < 0; tries++)
+    {
+      int n = ioctl (control, LOOP_CTL_GET_FREE);
+
+      g_assert_cmpint (n, >=, 0);
+      g_free (*path);
+      *path = g_strdup_printf ("/dev/loop%d", n);
+      loop = open (*path, O_RDWR | O_CLOEXEC);
+      g_assert_cmpint (loop, >=, 0);
+      if (ioctl (loop, LOOP_SET_FD, file) != 0)
+        {
+          g_assert_cmpint (errno, ==, EBUSY);
+          close (loop);
+          loop = -1;
+        }
+    }
+  g_assert_cmpint (loop, >=, 0);
+  /* Detached by itself once nothing uses it, should the test stop half-way. */
+  {
+    struct loop_info64 info = { .lo_flags = LO_FLAGS_AUTOCLEAR };
+
+    g_assert_cmpint (ioctl (loop, LOOP_SET_STATUS64, &info), ==, 0);
+  }
+  close (file);
+  close (control);
+  return loop;
+}
+
+/* On a file system that keeps no birth times (NFS; ext4 made with 128-byte inodes, as here) a
+ * directory is known by its device number and inode, and the device number can change at the
+ * next mount (here: another loop device; for NFS, the order of mounts at boot). A command
+ * confined to a workspace there plants a symlink to a victim directory; once the file system
+ * is back under another device number, a later call named through the symlink must not get
+ * the victim as its root. */
+static void
+test_granted_root_without_birth_time_remounted (Refusals *f, gconstpointer data)
+{
+  g_autofree char *image = g_build_filename (f->dir, "fs.img", NULL);
+  g_autofree char *mounted = make_dir (f, "m");
+  g_autofree char *ws = g_build_filename (mounted, "ws", NULL);
+  g_autofree char *victim = make_dir (f, "victim");
+  g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
+  g_autofree char *link = g_build_filename (ws, "link", NULL);
+  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
+  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
+  g_autofree char *first_path = NULL, *second_path = NULL;
+  const char *mkfs[] = { "/sbin/mkfs.ext4", "-q", "-F", "-I", "128", image, "8M", NULL };
+  struct stat before, after;
+  struct statx stx;
+  int first, second;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("mounting file systems needs root (CI runs as root)");
+      return;
+    }
+  {
+    g_auto (DshTestRun) run = { 0 };
+
+    dsh_test_run (&run, mkfs, NULL, f->dir, NULL);
+    g_assert_cmpint (run.exit_code, ==, 0);
+  }
+  if ((first = attach_loop (image, &first_path)) < 0)
+    return;
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_cmpint (mount (first_path, mounted, "ext4", 0, NULL), ==, 0);
+  g_assert_cmpint (g_mkdir (ws, 0755), ==, 0);
+  g_assert_cmpint (statx (AT_FDCWD, ws, 0, STATX_BASIC_STATS | STATX_BTIME, &stx), ==, 0);
+  g_assert_false (stx.stx_mask & STATX_BTIME);
+  g_assert_cmpint (stat (ws, &before), ==, 0);
+  dsh_test_write_file (victim_file, "original\n");
+
+  {
+    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                           "-c", plant, NULL };
+    g_auto (DshTestRun) run = { 0 };
+
+    run_with_backend (&run, "landlock", f->state, args, f->dir);
+    g_assert_cmpint (run.exit_code, ==, 0);
+    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  }
+
+  /* Back under another loop device, so another device number. */
+  g_assert_cmpint (umount (mounted), ==, 0);
+  second = attach_loop (image, &second_path);
+  close (first);
+  g_assert_cmpint (mount (second_path, mounted, "ext4", 0, NULL), ==, 0);
+  g_assert_cmpint (stat (ws, &after), ==, 0);
+  g_assert_cmpuint (after.st_dev, !=, before.st_dev);
+  g_assert_cmpuint (after.st_ino, ==, before.st_ino);
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                             "-c", write, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      run_with_backend (&run, backends[i], f->state, args, f->dir);
+      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+      dsh_test_assert_file_is (victim_file, "original\n");
+    }
+
+  g_assert_cmpint (umount (mounted), ==, 0);
+  close (second);
+}
+
 /* Leaves in the record at state only what versions before stable entry names wrote: names
  * beginning with the device number. */
 static void
@@ -1259,6 +1385,8 @@ main (int argc, char **argv)
   ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);
   ADD ("/root-refusals/granted-root-copied-up-and-remounted",
        test_granted_root_copied_up_and_remounted);
+  ADD ("/root-refusals/granted-root-without-birth-time-remounted",
+       test_granted_root_without_birth_time_remounted);
   g_test_add ("/root-refusals/granted-root-remounted/earlier-record", Refusals, "earlier",
               refusals_set_up, test_granted_root_remounted, refusals_tear_down);
   ADD ("/root-refusals/untrusted-record", test_untrusted_record_refused);

@@ -23,9 +23,10 @@ typedef struct {
   /* The birth time may change while the directory stays (POSIX: on an overlay, which copies a
    * directory up from its lower layer with a new one); then dev and ino alone also name it. */
   gboolean birth_may_change;
-  /* On an overlay, its file system id (statfs), which stays across its mounts where its device
-   * number does not (the overlay keeps it in its upper layer); else 0. */
-  guint64 overlay_fsid;
+  /* The file system's id (statfs) where the other names may not survive its next mount: on an
+   * overlay (which keeps the id in its upper layer) and where there is no birth time (NFS, ext4
+   * with small inodes). Its device number may change at the next mount, this id stays. Else 0. */
+  guint64 fsid;
 } DshRootIdentity;
 
 typedef struct _DshRootGrants DshRootGrants;

@@ -22,6 +22,9 @@
 #include <sys/stat.h>
 #ifdef __linux__
 #include <sys/vfs.h>
+#else
+#include <sys/param.h>
+#include <sys/mount.h> /* statfs on macOS and the BSDs */
 #endif
 #include <unistd.h>
 
@@ -253,8 +256,9 @@ dsh_root_grants_free (DshRootGrants *grants)
  * has then: a number the kernel hands out at each mount (an overlay, a btrfs subvolume, a loop
  * device, a disk found in another order at boot), where the inode and its birth time stay. Two
  * file systems cloned from one image share such names: a grant of one then counts for both,
- * refusing more, never less. Without a birth time only the device tells file systems apart: the
- * entry keeps the name with the device number (dsh_root_grants_entry_name()). */
+ * refusing more, never less. Without a birth time the inode alone would name directories of
+ * every file system: the entry keeps the name with the device number
+ * (dsh_root_grants_entry_name()) and the one with the file system's id (fsid_entry_name()). */
 static gboolean
 stable_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
 {
@@ -289,18 +293,19 @@ device_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_EN
   return TRUE;
 }
 
-/* An overlay copied up and mounted again (a container restarted on its image) has a new birth
- * time and a new device number for the directory: there the entry is also named
- * "o-FSID-INO-0", by the overlay's own file system id and the inode, which both stay. */
+/* Where a mount may change the device number and nothing else names the directory for sure
+ * (an overlay copied up and mounted again, as a restarted container's is; a file system without
+ * birth times, such as NFS, mounted again), the entry is also named "o-FSID-INO-0", by the file
+ * system's own id and the inode, which both stay. */
 static gboolean
-overlay_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
+fsid_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
 {
   DshRootIdentity by_fsid = *identity;
   char plain[DSH_ROOT_GRANTS_ENTRY_NAME_SIZE];
 
-  if (!identity->birth_may_change || identity->overlay_fsid == 0)
+  if (identity->fsid == 0)
     return FALSE;
-  by_fsid.dev = identity->overlay_fsid;
+  by_fsid.dev = identity->fsid;
   by_fsid.birth_ns = 0;
   dsh_root_grants_entry_name (&by_fsid, plain);
   g_snprintf (name, DSH_ROOT_GRANTS_ENTRY_NAME_SIZE, "o-%s", plain);
@@ -308,9 +313,9 @@ overlay_entry_name (const DshRootIdentity *identity, char name[DSH_ROOT_GRANTS_E
 }
 
 /* Every name the entry of identity has, in the order a lookup asks them: the one that survives
- * a new device number, on an overlay the ones that survive a new birth time (with a new device
- * number too, and without), and the one with all three, which earlier versions read and wrote
- * alone. Returns how many. */
+ * a new device number, the one by the file system's id (on an overlay, or without a birth time),
+ * on an overlay the one that survives a new birth time, and the one with all three, which
+ * earlier versions read and wrote alone. Returns how many. */
 static guint
 entry_names (const DshRootIdentity *identity,
              char names[MAX_ENTRY_NAMES][DSH_ROOT_GRANTS_ENTRY_NAME_SIZE])
@@ -319,7 +324,7 @@ entry_names (const DshRootIdentity *identity,
 
   if (stable_entry_name (identity, names[n]))
     n++;
-  if (overlay_entry_name (identity, names[n]))
+  if (fsid_entry_name (identity, names[n]))
     n++;
   if (device_entry_name (identity, names[n]))
     n++;
@@ -367,7 +372,7 @@ identity_of_entry_name (const char *name, DshRootIdentity *identity)
   identity->birth_ns = (gint64) values[2];
   /* Which file system it was on is not in the name: only the name without the device. */
   identity->birth_may_change = FALSE;
-  identity->overlay_fsid = 0;
+  identity->fsid = 0;
   return TRUE;
 }
 
@@ -471,26 +476,23 @@ dsh_root_identity_of_path (const char *path, DshRootIdentity *identity)
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630
 #endif
 
-/* Is path below dir_fd (dir_fd itself for "") on an overlay? Then *fsid is its file system id.
- * Beneath a descriptor, the file system of the descriptor is asked: a name beneath it is on
- * another only at a mount point. */
+/* The type and id of the file system path below dir_fd (dir_fd itself for "") is on. Beneath a
+ * descriptor, the file system of the descriptor is asked: a name beneath it is on another only
+ * at a mount point. */
 static gboolean
-is_overlay (int dir_fd, const char *path, guint64 *fsid)
+file_system_of (int dir_fd, const char *path, long *type, guint64 *fsid)
 {
-#ifdef __linux__
   struct statfs fs;
   int result = *path == '\0' || dir_fd != AT_FDCWD ? fstatfs (dir_fd, &fs) : statfs (path, &fs);
   guint32 halves[2];
 
-  if (result != 0 || fs.f_type != OVERLAYFS_SUPER_MAGIC)
+  if (result != 0)
     return FALSE;
   G_STATIC_ASSERT (sizeof fs.f_fsid == sizeof halves);
   memcpy (halves, &fs.f_fsid, sizeof halves);
+  *type = (long) fs.f_type;
   *fsid = ((guint64) halves[0] << 32) | halves[1];
   return TRUE;
-#else
-  return FALSE;
-#endif
 }
 
 /* The identity of path below dir_fd (dir_fd itself for ""), never following a symlink, and its
@@ -510,10 +512,22 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
   identity->birth_ns = (stx.stx_mask & STATX_BTIME) != 0
                          ? (gint64) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec
                          : 0;
-  /* An overlay has no device of its own: only such a device is asked what it is. */
-  identity->overlay_fsid = 0;
-  identity->birth_may_change = stx.stx_dev_major == 0 &&
-                               is_overlay (dir_fd, path, &identity->overlay_fsid);
+  identity->birth_may_change = FALSE;
+  identity->fsid = 0;
+  /* An overlay has no device of its own: only such a device, or one without birth times, is
+   * asked what it is. */
+  if (stx.stx_dev_major == 0 || identity->birth_ns == 0)
+    {
+      long type;
+      guint64 fsid;
+
+      if (file_system_of (dir_fd, path, &type, &fsid))
+        {
+          identity->birth_may_change = stx.stx_dev_major == 0 && type == OVERLAYFS_SUPER_MAGIC;
+          if (identity->birth_may_change || identity->birth_ns == 0)
+            identity->fsid = fsid;
+        }
+    }
   *out_mode = stx.stx_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) stx.stx_ctime.tv_sec * G_USEC_PER_SEC +
@@ -528,7 +542,12 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
   identity->ino = st.st_ino;
   identity->birth_ns = 0;
   identity->birth_may_change = FALSE;
-  identity->overlay_fsid = 0;
+  {
+    long type;
+
+    if (!file_system_of (dir_fd, path, &type, &identity->fsid))
+      identity->fsid = 0;
+  }
   *out_mode = st.st_mode;
   if (out_changed_us != NULL)
     *out_changed_us = (gint64) st.st_ctime * G_USEC_PER_SEC;
