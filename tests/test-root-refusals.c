@@ -997,6 +997,39 @@ overlay_of_own (const char *base)
   return TRUE;
 }
 
+/* A call confined to ws (under Landlock) whose command plants link, a symlink to victim. */
+static void
+plant_symlink (Refusals *f, const char *ws, const char *link, const char *victim)
+{
+  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
+  const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh", "-c",
+                         plant, NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  run_with_backend (&run, "landlock", f->state, args, f->dir);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+}
+
+/* A later call named through link (planted by plant_symlink()) is refused under either backend,
+ * and victim_file, which holds "original", stays so. */
+static void
+assert_named_through_refused (Refusals *f, const char *link, const char *victim_file)
+{
+  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
+                             "-c", write, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      run_with_backend (&run, backends[i], f->state, args, f->dir);
+      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
+      dsh_test_assert_file_is (victim_file, "original\n");
+    }
+}
+
 /* A workspace on an overlay that comes from its lower layer (a repository in a container's
  * image) is copied up when a command first writes in it: the same inode number on the same
  * device, but the birth time of the upper copy. The command that does so plants a symlink to a
@@ -1011,8 +1044,6 @@ test_granted_root_copied_up (Refusals *f, gconstpointer data)
   g_autofree char *merged = g_build_filename (base, "m", NULL);
   g_autofree char *ws = g_build_filename (merged, "ws", NULL);
   g_autofree char *link = g_build_filename (ws, "link", NULL);
-  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
-  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
 
   if (!overlay_of_own (base))
     return;
@@ -1022,26 +1053,9 @@ test_granted_root_copied_up (Refusals *f, gconstpointer data)
   mount_overlay (base);
   dsh_test_write_file (victim_file, "original\n");
 
-  {
-    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
-                           "-c", plant, NULL };
-    g_auto (DshTestRun) run = { 0 };
+  plant_symlink (f, ws, link, victim);
 
-    run_with_backend (&run, "landlock", f->state, args, f->dir);
-    g_assert_cmpint (run.exit_code, ==, 0);
-    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
-  }
-
-  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
-    {
-      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
-                             "-c", write, NULL };
-      g_auto (DshTestRun) run = { 0 };
-
-      run_with_backend (&run, backends[i], f->state, args, f->dir);
-      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
-      dsh_test_assert_file_is (victim_file, "original\n");
-    }
+  assert_named_through_refused (f, link, victim_file);
   g_assert_cmpint (umount (merged), ==, 0);
   g_assert_cmpint (umount (base), ==, 0);
 }
@@ -1144,8 +1158,6 @@ test_granted_root_without_birth_time_remounted (Refusals *f, gconstpointer data)
   g_autofree char *victim = make_dir (f, "victim");
   g_autofree char *victim_file = g_build_filename (victim, "file", NULL);
   g_autofree char *link = g_build_filename (ws, "link", NULL);
-  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
-  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
   g_autofree char *first_path = NULL, *second_path = NULL;
   const char *mkfs[] = { "/sbin/mkfs.ext4", "-q", "-F", "-I", "128", image, "8M", NULL };
   struct stat before, after;
@@ -1174,15 +1186,7 @@ test_granted_root_without_birth_time_remounted (Refusals *f, gconstpointer data)
   g_assert_cmpint (stat (ws, &before), ==, 0);
   dsh_test_write_file (victim_file, "original\n");
 
-  {
-    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
-                           "-c", plant, NULL };
-    g_auto (DshTestRun) run = { 0 };
-
-    run_with_backend (&run, "landlock", f->state, args, f->dir);
-    g_assert_cmpint (run.exit_code, ==, 0);
-    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
-  }
+  plant_symlink (f, ws, link, victim);
 
   /* Back under another loop device, so another device number. */
   g_assert_cmpint (umount (mounted), ==, 0);
@@ -1193,16 +1197,7 @@ test_granted_root_without_birth_time_remounted (Refusals *f, gconstpointer data)
   g_assert_cmpuint (after.st_dev, !=, before.st_dev);
   g_assert_cmpuint (after.st_ino, ==, before.st_ino);
 
-  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
-    {
-      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
-                             "-c", write, NULL };
-      g_auto (DshTestRun) run = { 0 };
-
-      run_with_backend (&run, backends[i], f->state, args, f->dir);
-      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
-      dsh_test_assert_file_is (victim_file, "original\n");
-    }
+  assert_named_through_refused (f, link, victim_file);
 
   g_assert_cmpint (umount (mounted), ==, 0);
   close (second);
@@ -1243,8 +1238,6 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
   g_autofree char *merged = g_build_filename (base, "m", NULL);
   g_autofree char *ws = g_build_filename (merged, "ws", NULL);
   g_autofree char *link = g_build_filename (ws, "link", NULL);
-  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
-  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
   struct stat before;
   guint fillers;
 
@@ -1254,30 +1247,13 @@ test_granted_root_remounted (Refusals *f, gconstpointer data)
   g_assert_cmpint (stat (ws, &before), ==, 0);
   dsh_test_write_file (victim_file, "original\n");
 
-  {
-    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
-                           "-c", plant, NULL };
-    g_auto (DshTestRun) run = { 0 };
-
-    run_with_backend (&run, "landlock", f->state, args, f->dir);
-    g_assert_cmpint (run.exit_code, ==, 0);
-    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
-  }
+  plant_symlink (f, ws, link, victim);
   if (data != NULL)
     forget_stable_names (state);
 
   fillers = remount_under_another_device (f, base, ws, &before);
 
-  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
-    {
-      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
-                             "-c", write, NULL };
-      g_auto (DshTestRun) run = { 0 };
-
-      run_with_backend (&run, backends[i], f->state, args, f->dir);
-      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
-      dsh_test_assert_file_is (victim_file, "original\n");
-    }
+  assert_named_through_refused (f, link, victim_file);
 
   g_assert_cmpint (umount (merged), ==, 0);
   g_assert_cmpint (umount (base), ==, 0);
@@ -1297,8 +1273,6 @@ test_granted_root_copied_up_and_remounted (Refusals *f, gconstpointer data)
   g_autofree char *merged = g_build_filename (base, "m", NULL);
   g_autofree char *ws = g_build_filename (merged, "ws", NULL);
   g_autofree char *link = g_build_filename (ws, "link", NULL);
-  g_autofree char *plant = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
-  g_autofree char *write = g_strdup_printf ("echo escaped > '%s/file'", link);
   struct stat before;
   guint fillers;
 
@@ -1310,27 +1284,10 @@ test_granted_root_copied_up_and_remounted (Refusals *f, gconstpointer data)
   dsh_test_write_file (victim_file, "original\n");
   g_assert_cmpint (stat (ws, &before), ==, 0);
 
-  {
-    const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
-                           "-c", plant, NULL };
-    g_auto (DshTestRun) run = { 0 };
-
-    run_with_backend (&run, "landlock", f->state, args, f->dir);
-    g_assert_cmpint (run.exit_code, ==, 0);
-    g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
-  }
+  plant_symlink (f, ws, link, victim);
   fillers = remount_under_another_device (f, base, ws, &before);
 
-  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
-    {
-      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", link, "--", "sh",
-                             "-c", write, NULL };
-      g_auto (DshTestRun) run = { 0 };
-
-      run_with_backend (&run, backends[i], f->state, args, f->dir);
-      dsh_test_assert_refused (&run, "after confined commands were allowed to write there");
-      dsh_test_assert_file_is (victim_file, "original\n");
-    }
+  assert_named_through_refused (f, link, victim_file);
 
   g_assert_cmpint (umount (merged), ==, 0);
   g_assert_cmpint (umount (base), ==, 0);
