@@ -1,9 +1,9 @@
-/* dsh-bwrap-undo-keeper.c — makes sure a planted config name is removed even when the process
- * that started bwrap is killed (a harness's timeout sends SIGKILL, and a command that waits for
- * it would otherwise keep what it planted): a small process of its own session, forked before
- * bwrap starts, waits until that process has either undone the call itself or died; after a
- * death it waits for the sandbox to be gone (bwrap names its first process on --info-fd) and
- * undoes the call in its place.
+/* dsh-bwrap-undo-keeper.c — makes sure a planted config name is moved aside even when the
+ * process that started bwrap is killed (a harness's timeout sends SIGKILL, and a command that
+ * waits for it would otherwise keep what it planted): a small process of its own session,
+ * forked before bwrap starts, waits until that process has either undone the call itself or
+ * died; after a death it waits for the sandbox to be gone (bwrap names its first process on
+ * --info-fd) and undoes the call in its place.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
