@@ -172,6 +172,37 @@ starter_argv (gboolean launcher, const char *ws, const char *const *command)
   return g_strv_builder_end (builder);
 }
 
+/* Makes ws a repository and starts command in it under bwrap, as starter_argv() says, without
+ * waiting for it; its stderr comes through *err_fd when that is not NULL. */
+static GPid
+start_in_new_repository (gboolean launcher, const char *ws, const char *const *command,
+                         int *err_fd)
+{
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  argv = starter_argv (launcher, ws, command);
+  g_assert_true (g_spawn_async_with_pipes (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &pid, NULL, NULL, err_fd, &error));
+  g_assert_no_error (error);
+  return pid;
+}
+
+/* Whether path exists, or comes to within ten seconds. */
+static gboolean
+comes_to_exist (const char *path)
+{
+  for (int tries = 0; tries < 1000 && !g_file_test (path, G_FILE_TEST_EXISTS); tries++)
+    g_usleep (10 * 1000);
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
 /* A command plants .git/commondir and waits for the harness's timeout, which kills the process
  * that started bwrap (the front, data FALSE; the launcher of confine's argv, TRUE) with SIGKILL:
  * the planted name must go all the same, once the sandbox is gone. */
@@ -182,26 +213,15 @@ test_undo_survives_killed_starter (gconstpointer data)
   g_autofree char *ws = dsh_test_scratch_dir ("first-step");
   g_autofree char *planted = g_build_filename (ws, ".git", "commondir", NULL);
   g_autofree char *ready = g_build_filename (ws, "ready", NULL);
-  const char *init[] = { "git", "init", "-q", ws, NULL };
   const char *command[] = { "sh", "-c", "echo evil > .git/commondir; touch ready; exec sleep 60",
                             NULL };
-  g_auto (DshTestRun) run = { 0 };
-  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
-  g_auto (GStrv) argv = NULL;
-  g_autoptr (GError) error = NULL;
   int status = 0;
   GPid pid;
 
   if (!dsh_test_require_bwrap ())
     return;
-  dsh_test_run (&run, init, NULL, ws, NULL);
-  g_assert_cmpint (run.exit_code, ==, 0);
-  argv = starter_argv (launcher, ws, command);
-  g_assert_true (g_spawn_async (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
-                                &error));
-  g_assert_no_error (error);
-  for (int tries = 0; tries < 1000 && !g_file_test (ready, G_FILE_TEST_EXISTS); tries++)
-    g_usleep (10 * 1000);
+  pid = start_in_new_repository (launcher, ws, command, NULL);
+  (void) comes_to_exist (ready);
   g_assert_true (g_file_test (planted, G_FILE_TEST_EXISTS));
   g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
@@ -256,16 +276,12 @@ test_undo_keeps_users_change (gconstpointer data)
   g_autofree char *started = g_build_filename (ws, "started", NULL);
   g_autofree char *go = g_build_filename (ws, "go", NULL);
   g_autofree char *kept = NULL;
-  const char *init[] = { "git", "init", "-q", ws, NULL };
   const char *users_change[] = { "git", "-C", ws, "config", "user.email", "user@example.org",
                                  NULL };
   const char *command[] = { "sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.01; done; "
                                         "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config",
                             NULL };
   g_auto (DshTestRun) run = { 0 };
-  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "DSH_SANDBOX_BACKEND", "bwrap", TRUE);
-  g_auto (GStrv) argv = NULL;
-  g_autoptr (GError) error = NULL;
   g_autofree char *err = NULL;
   int status = 0;
   int err_fd = -1;
@@ -273,16 +289,8 @@ test_undo_keeps_users_change (gconstpointer data)
 
   if (!dsh_test_require_bwrap ())
     return;
-  dsh_test_run (&run, init, NULL, ws, NULL);
-  g_assert_cmpint (run.exit_code, ==, 0);
-  argv = starter_argv (launcher, ws, command);
-  g_assert_true (g_spawn_async_with_pipes (ws, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                           &pid, NULL, NULL, &err_fd, &error));
-  g_assert_no_error (error);
-  for (int tries = 0; tries < 1000 && !g_file_test (started, G_FILE_TEST_EXISTS); tries++)
-    g_usleep (10 * 1000);
-  g_assert_true (g_file_test (started, G_FILE_TEST_EXISTS));
-  dsh_test_run_clear (&run);
+  pid = start_in_new_repository (launcher, ws, command, &err_fd);
+  g_assert_true (comes_to_exist (started));
   dsh_test_run (&run, users_change, NULL, ws, NULL);
   g_assert_cmpint (run.exit_code, ==, 0);
   g_assert_true (g_file_set_contents (go, "", 0, NULL));
