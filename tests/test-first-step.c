@@ -124,8 +124,9 @@ test_git_protection_kept (void)
   g_assert_true (g_file_get_contents (config, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);
   g_assert_false (g_file_test (planted, G_FILE_TEST_EXISTS));
-  g_assert_nonnull (strstr (run.err, "config.worktree aside to config.worktree.dsh-sandbox-aside-1: "
-                                     "it appeared during the call"));
+  g_assert_nonnull (strstr (run.err, "config.worktree aside to "
+                                     "config.worktree.dsh-sandbox-aside-1: it appeared during the "
+                                     "call"));
   dsh_test_remove_tree (ws);
 }
 
@@ -278,8 +279,9 @@ test_undo_keeps_users_change (gconstpointer data)
   g_autofree char *kept = NULL;
   const char *users_change[] = { "git", "-C", ws, "config", "user.email", "user@example.org",
                                  NULL };
-  const char *command[] = { "sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.01; done; "
-                                        "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config",
+  const char *command[] = { "sh", "-c",
+                            "touch started; while [ ! -e go ]; do sleep 0.01; done; "
+                            "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config",
                             NULL };
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *err = NULL;

@@ -827,7 +827,8 @@ test_bare_name_searches_path_only (void)
          "stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
   ran = run_in (relative_dir, cwd, &r);
   check (ran == 0 && r.status == 0 && ran_from (&r, "\\rel\\dsh-acl-planted.exe"),
-         "and so is rel/NAME.exe (status %lu, stdout [%s], stderr [%s])", (unsigned long) r.status, r.out, r.err);
+         "and so is rel/NAME.exe (status %lu, stdout [%s], stderr [%s])",
+         (unsigned long) r.status, r.out, r.err);
 
   SetEnvironmentVariableA ("PATH", saved_path);
   for (size_t i = 0; i < 5; i++)
