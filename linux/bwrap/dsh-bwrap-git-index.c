@@ -54,6 +54,20 @@ read_varint (const unsigned char **p, const unsigned char *end, size_t *out)
   return 1;
 }
 
+/* name with `len` bytes of `text` put at `at` and a NUL after them, grown as needed. */
+static char *
+name_append (char *name, size_t *cap, size_t at, const unsigned char *text, size_t len)
+{
+  if (at + len + 1 > *cap)
+    {
+      *cap = at + len + 1 > *cap * 2 ? at + len + 1 : *cap * 2;
+      name = checked (realloc (name, *cap));
+    }
+  memcpy (name + at, text, len);
+  name[at + len] = '\0';
+  return name;
+}
+
 void
 for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
                   size_t hash_size, int all_entries, int *replaced,
@@ -62,7 +76,7 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
   int fd = openat (gitdir_fd, index_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   const unsigned char *map, *p, *end;
   char *name = NULL;
-  size_t name_len = 0;
+  size_t name_len = 0, name_cap = 0;
   uint32_t version, count;
   struct stat st;
 
@@ -92,6 +106,7 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
       uint32_t mode;
       unsigned flags;
       const unsigned char *suffix, *nul;
+      int wanted;
 
       if ((size_t) (end - p) < fixed)
         break;
@@ -103,6 +118,7 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
       if ((size_t) (end - p) < fixed)
         break;
       p += fixed;
+      wanted = all_entries || (mode & 0170000u) == GITLINK_MODE;
       if (version == 4)
         {
           size_t strip;
@@ -110,39 +126,52 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
           if (!read_varint (&p, end, &strip) || strip > name_len)
             break;
           name_len -= strip;
+          suffix = p;
+          nul = memchr (suffix, '\0', (size_t) (end - suffix));
+          if (nul == NULL)
+            break;
+          /* Every name is kept: the next one starts with part of it. */
+          name = name_append (name, &name_cap, name_len, suffix, (size_t) (nul - suffix));
+          name_len += (size_t) (nul - suffix);
+          p = nul + 1;
         }
-      else
-        name_len = 0;
-      suffix = p;
-      nul = memchr (suffix, '\0', (size_t) (end - suffix));
-      if (nul == NULL)
-        break;
-      name = checked (realloc (name, name_len + (size_t) (nul - suffix) + 1));
-      memcpy (name + name_len, suffix, (size_t) (nul - suffix) + 1);
-      name_len += (size_t) (nul - suffix);
-      if (version == 4)
-        p = nul + 1;
       else
         {
           /* Entries are padded with NULs to a multiple of 8 bytes, counted as git counts them:
            * from the name's length in the flags, or up to its NUL when the flags say 0xfff (too
-           * long for them). */
-          size_t name_field = (flags & NAME_MASK) < NAME_MASK ? (flags & NAME_MASK)
-                                                              : (size_t) (nul - suffix);
-          size_t size = (fixed + name_field + 8) & ~(size_t) 7;
+           * long for them). Only a name that is visited, or one that long, is looked at: an
+           * entry past a name without its NUL is never visited either, since that name's NUL
+           * is missing from all that follows too. */
+          size_t name_field = flags & NAME_MASK;
+          size_t size;
 
+          suffix = p;
+          nul = NULL;
+          if (wanted || name_field == NAME_MASK)
+            {
+              nul = memchr (suffix, '\0', (size_t) (end - suffix));
+              if (nul == NULL)
+                break;
+              if (name_field == NAME_MASK)
+                name_field = (size_t) (nul - suffix);
+            }
+          size = (fixed + name_field + 8) & ~(size_t) 7;
           if ((size_t) (end - entry) < size)
             break;
-          if (name_field < name_len)
-            name[name_field] = '\0';
+          /* A name that ends before the length the flags give is as short as its NUL says. */
+          if (wanted)
+            name = name_append (name, &name_cap, 0, suffix,
+                                (size_t) (nul - suffix) < name_field ? (size_t) (nul - suffix)
+                                                                     : name_field);
           p = entry + size;
         }
+      if (!wanted)
+        continue;
       /* A split index's entry that replaces one of the shared index has no name: the shared
        * entry it replaces may become a gitlink, so every entry there counts. */
       if ((mode & 0170000u) == GITLINK_MODE && name[0] == '\0' && replaced != NULL)
         *replaced = 1;
-      if (all_entries || (mode & 0170000u) == GITLINK_MODE)
-        visit (name, data);
+      visit (name, data);
     }
   free (name);
   munmap ((void *) map, (size_t) st.st_size);
