@@ -1,0 +1,135 @@
+/* test-bwrap-git-index.c — the launcher's scan of a git index for gitlinks, over an index that
+ * a confined command rewrites while it is read: whatever happens to the file, the scan ends
+ * with what it read, never with a signal.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dsh-bwrap-exec.h"
+
+_Noreturn void
+fatal (const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  abort ();
+}
+
+void *
+checked (void *p)
+{
+  g_assert_nonnull (p);
+  return p;
+}
+
+#define GITLINK 0160000u
+#define REGULAR 0100644u
+
+static void
+put_be32 (GByteArray *out, guint32 value)
+{
+  guint8 bytes[4] = { value >> 24, value >> 16, value >> 8, value };
+
+  g_byte_array_append (out, bytes, 4);
+}
+
+/* One version 2 entry, SHA-1 names: stat data, mode, object name, flags, name, NUL padding. */
+static void
+put_entry (GByteArray *out, guint32 mode, const char *name)
+{
+  guint8 zeros[40] = { 0 };
+  gsize len = strlen (name);
+  gsize size = (62 + len + 8) & ~(gsize) 7;
+  guint8 flags[2] = { len >> 8, len & 0xff };
+
+  g_byte_array_append (out, zeros, 24);
+  put_be32 (out, mode);
+  g_byte_array_append (out, zeros, 12 + 20);
+  g_byte_array_append (out, flags, 2);
+  g_byte_array_append (out, (const guint8 *) name, len);
+  g_byte_array_append (out, zeros, size - 62 - len);
+}
+
+typedef struct {
+  char *dir;
+  char *index;
+  GPtrArray *seen;
+  gsize cut_to;
+} Fixture;
+
+static void
+visit (const char *path, void *data)
+{
+  Fixture *f = data;
+
+  g_ptr_array_add (f->seen, g_strdup (path));
+  /* The command's turn: the index shrinks to its first page. */
+  if (f->cut_to > 0)
+    g_assert_no_errno (truncate (f->index, (off_t) f->cut_to));
+}
+
+/* An index of 40 000 entries (about 3 MiB, far more than one read) with gitlinks first and
+ * last; scanned whole (data NULL) or cut to its first page as soon as the first gitlink is
+ * seen. */
+static void
+test_index_read (gconstpointer data)
+{
+  g_autoptr (GByteArray) index = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  Fixture f = { .seen = g_ptr_array_new_with_free_func (g_free), .cut_to = data ? 4096 : 0 };
+  const guint32 n = 40000;
+  int dir_fd;
+
+  f.dir = g_dir_make_tmp ("dsh-git-index-XXXXXX", &error);
+  g_assert_no_error (error);
+  f.index = g_build_filename (f.dir, "index", NULL);
+  g_byte_array_append (index, (const guint8 *) "DIRC", 4);
+  put_be32 (index, 2);
+  put_be32 (index, n);
+  for (guint32 i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("dir/sub/file-%06u", i);
+
+      put_entry (index, i == 0 || i == n - 1 ? GITLINK : REGULAR, i == 0 ? "first" : name);
+    }
+  g_file_set_contents (f.index, (const char *) index->data, index->len, &error);
+  g_assert_no_error (error);
+  dir_fd = open (f.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (dir_fd, >=, 0);
+
+  for_each_gitlink (dir_fd, f.dir, "index", 20, 0, NULL, visit, &f);
+
+  /* Cut: what was read before still counts, nothing after it is made up. */
+  g_assert_cmpuint (f.seen->len, ==, data ? 1 : 2);
+  g_assert_cmpstr (g_ptr_array_index (f.seen, 0), ==, "first");
+  if (!data)
+    g_assert_cmpstr (g_ptr_array_index (f.seen, 1), ==, "dir/sub/file-039999");
+
+  close (dir_fd);
+  g_unlink (f.index);
+  g_rmdir (f.dir);
+  g_free (f.index);
+  g_free (f.dir);
+  g_ptr_array_unref (f.seen);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_data_func ("/bwrap-git-index/whole", NULL, test_index_read);
+  g_test_add_data_func ("/bwrap-git-index/truncated-while-read", "cut", test_index_read);
+  return g_test_run ();
+}
