@@ -1556,7 +1556,12 @@ test_git_embedded_submodule (Fixture *f, gconstpointer data)
     strstr ((const char *) data, "v4") != NULL      ? "git update-index --index-version 4"
     : strstr ((const char *) data, "split") != NULL ? "git update-index --split-index && "
                                                       "echo b > b && git add b"
-                                                    : "true");
+    /* An entry before the gitlink whose name is too long for its flags (4 224 bytes): its
+     * size is found from its NUL. */
+    : strstr ((const char *) data, "long") != NULL
+      ? "x=$(printf '%0200d' 0 | tr 0 x); p=a/a; for i in $(seq 21); do p=$p/$x; done; "
+        "git update-index --add --cacheinfo 100644,$(git hash-object -w file),$p"
+      : "true");
 
   assert_pointer_attack_held (f, setup, NULL, PLANT_FSMONITOR ("a/b/inner/.git/config"));
 }
@@ -1997,6 +2002,10 @@ main (int argc, char **argv)
               Fixture, "sha256", fixture_set_up, test_git_embedded_submodule, fixture_tear_down);
   g_test_add (dsh_test_backend_case_path ("conformance", name, "git/embedded-submodule/split"),
               Fixture, "split index", fixture_set_up, test_git_embedded_submodule,
+              fixture_tear_down);
+  g_test_add (dsh_test_backend_case_path ("conformance", name,
+                                          "git/embedded-submodule/after-long-name"),
+              Fixture, "long name", fixture_set_up, test_git_embedded_submodule,
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/concurrent-undo", test_git_concurrent_undo);
