@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dsh-test-linux.h"
 #include "dsh-test-util.h"
 #include "dsh-test-seed-texts.h"
 
@@ -600,6 +601,77 @@ test_session_log_out_of_every_call_reach (void)
   dsh_test_remove_tree (dir);
 }
 
+static guint
+count_of (const char *text, const char *needle)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (text, needle); at != NULL; at = strstr (at + 1, needle))
+    n++;
+  return n;
+}
+
+/* A command confined in a session can read its log, and so take the lock every writer of the
+ * log takes (flock needs no write access). The session's next call must not wait for it as
+ * long as that command runs: after the writers' wait it is refused, with why, and its command
+ * never runs; the holder's own call still ends its turn once its command is gone. */
+static void
+test_lock_held_by_confined_command (gconstpointer data)
+{
+  const char *backend = data;
+  g_autofree char *dir = fold_cache_scratch_dir ();
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *locked = g_build_filename (ws, "locked", NULL);
+  g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+  g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backend);
+  g_autofree char *hold = g_strdup_printf (
+    "exec 9<'%s'; flock -x 9; touch '%s'; sleep 13", path, locked);
+  const char *env[] = { backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GSubprocess) holder = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (DshTestRun) made = { 0 };
+  g_auto (DshTestRun) next = { 0 };
+  g_autofree char *contents = NULL;
+  gint64 started;
+
+  if (g_str_equal (backend, "bwrap") ? !dsh_test_require_bwrap ()
+                                     : !dsh_test_require_landlock ())
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (ws, 0700), ==, 0);
+  cli (&made, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write", NULL);
+  assert_ok (&made);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  dsh_test_launcher_set_env (launcher, env);
+  holder = g_subprocess_launcher_spawn (launcher, &error, dsh_test_cli (), "exec", "--session",
+                                        path, "--", "sh", "-c", hold, NULL);
+  g_assert_no_error (error);
+  started = g_get_monotonic_time ();
+  while (!g_file_test (locked, G_FILE_TEST_EXISTS))
+    {
+      g_assert_cmpint (g_get_monotonic_time () - started, <, 30 * G_USEC_PER_SEC);
+      g_usleep (20 * 1000);
+    }
+
+  started = g_get_monotonic_time ();
+  cli (&next, env, "exec", "--session", path, "--", "touch", ran, NULL);
+  dsh_test_assert_refused (&next, "cannot lock the session log");
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 12 * G_USEC_PER_SEC);
+  g_assert_false (g_file_test (ran, G_FILE_TEST_EXISTS));
+
+  g_assert_true (g_subprocess_wait (holder, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (holder), ==, 0);
+  contents = dsh_test_read_file (path);
+  g_assert_cmpuint (count_of (contents, "\"turn/start\""), ==, 1);
+  g_assert_cmpuint (count_of (contents, "\"turn/end\""), ==, 1);
+  assert_log_valid (path);
+  dsh_test_remove_tree (dir);
+}
+
 /* The deployment configuration names extra writable roots for every later call, so no call's
  * commands may rewrite it: one inside a sessionless call's workspace is refused, and so is one
  * inside a directory an earlier call (run without the configuration) granted, whose command
@@ -896,6 +968,10 @@ main (int argc, char **argv)
   g_test_add_func ("/session-cli/set-preset-prints-notice", test_set_preset_prints_notice);
   g_test_add_func ("/session-cli/config-defaults-and-pinning", test_config_defaults_and_pinning);
   g_test_add_func ("/session-cli/crash-tail", test_crash_tail_via_cli);
+  g_test_add_data_func ("/session-cli/lock-held-by-confined-command/bwrap", "bwrap",
+                        test_lock_held_by_confined_command);
+  g_test_add_data_func ("/session-cli/lock-held-by-confined-command/landlock", "landlock",
+                        test_lock_held_by_confined_command);
   g_test_add_func ("/session-cli/confine-with-session", test_confine_with_session);
   g_test_add_func ("/session-cli/confine-refuses-reachable-session",
                    test_confine_refuses_reachable_session);

@@ -6,9 +6,11 @@
 #define _GNU_SOURCE /* unshare, CLONE_NEWNS */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
@@ -1221,6 +1223,61 @@ test_fold_cache_coarse_clock (void)
   fold_fixture_clear (&f);
 }
 
+/* The lock every writer takes can be taken by anyone who can read the log (flock needs no
+ * write access): a holder that never lets go makes an append fail after the wait, leaving the
+ * log as it was, and one that lets go in time is waited for. */
+static gpointer
+release_lock_later (gpointer data)
+{
+  int fd = GPOINTER_TO_INT (data);
+
+  g_usleep (200 * 1000);
+  close (fd);
+  return NULL;
+}
+
+static void
+test_lock_held_by_a_reader (void)
+{
+  g_autofree char *path = new_log_path ();
+  g_autoptr (DshSessionLog) log = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GThread) releaser = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  gint64 started;
+  int holder;
+
+  log = dsh_session_log_create (path, "/w", &error);
+  g_assert_no_error (error);
+  before = dsh_test_read_file (path);
+  holder = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (holder, >=, 0);
+  g_assert_no_errno (flock (holder, LOCK_EX));
+
+  dsh_session_file_set_lock_patience_for_testing (300 * 1000);
+  started = g_get_monotonic_time ();
+  g_assert_false (dsh_session_log_append_preset (log, "held", &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+  g_assert_nonnull (strstr (error->message, "cannot lock the session log"));
+  g_assert_cmpint (g_get_monotonic_time () - started, >=, 300 * 1000);
+  g_clear_error (&error);
+  after = dsh_test_read_file (path);
+  g_assert_cmpstr (after, ==, before);
+
+  /* Let go within the wait: the append goes through. */
+  dsh_session_file_set_lock_patience_for_testing (5 * G_USEC_PER_SEC);
+  releaser = g_thread_new ("releaser", release_lock_later, GINT_TO_POINTER (holder));
+  g_assert_true (dsh_session_log_append_preset (log, "released", &error));
+  g_assert_no_error (error);
+  g_thread_join (g_steal_pointer (&releaser));
+  dsh_session_file_set_lock_patience_for_testing (0);
+  g_clear_pointer (&after, g_free);
+  after = dsh_test_read_file (path);
+  g_assert_nonnull (strstr (after, "\"preset\":\"released\""));
+  g_assert_null (strstr (after, "\"preset\":\"held\""));
+}
+
 /* A cache that is damaged, forged with a member too many, names a mode outside the vocabulary
  * or is not a private file of ours is ignored, never trusted. */
 static void
@@ -1376,6 +1433,7 @@ main (int argc, char **argv)
                    test_fold_cache_rewrite_under_writer);
   g_test_add_func ("/session-log/fold-cache/corrupt-ignored", test_fold_cache_corrupt_ignored);
   g_test_add_func ("/session-log/fold-cache/coarse-clock", test_fold_cache_coarse_clock);
+  g_test_add_func ("/session-log/lock-held-by-a-reader", test_lock_held_by_a_reader);
   g_test_add_func ("/session-log/fold-cache/concurrent-appender",
                    test_fold_cache_concurrent_appender);
   g_test_add_func ("/session-log/fold-cache/path-refuses-tmp", test_fold_cache_path_refuses_tmp);

@@ -43,4 +43,7 @@ char          *dsh_session_fold_cache_path      (const char    *log_path);
  * ext2 with small inodes; within one scheduler tick, every one before Linux 6.13). */
 void           dsh_session_file_set_coarse_times_for_testing (gboolean coarse);
 
+/* Tests: how long an append waits for the log's lock (microseconds; 0 restores the default). */
+void           dsh_session_file_set_lock_patience_for_testing (gint64 usec);
+
 G_END_DECLS

@@ -212,11 +212,23 @@ dsh_session_file_lock (DshSessionFile *file, GError **error)
 {
   OVERLAPPED where = { 0 };
 
+  gint64 deadline = g_get_monotonic_time () + dsh_session_file_lock_patience ();
+  gulong pause = 100;
+
   where.Offset = (DWORD) (APPEND_LOCK_OFFSET & 0xFFFFFFFFu);
   where.OffsetHigh = (DWORD) (APPEND_LOCK_OFFSET >> 32);
-  /* Without LOCKFILE_FAIL_IMMEDIATELY it waits for the writer that holds it, as flock does. */
-  if (!LockFileEx (file->handle, LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &where))
-    return win32_error (error, GetLastError (), file->path, "lock the session log");
+  while (!LockFileEx (file->handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0,
+                      &where))
+    {
+      DWORD code = GetLastError ();
+
+      if (code != ERROR_LOCK_VIOLATION && code != ERROR_IO_PENDING)
+        return win32_error (error, code, file->path, "lock the session log");
+      if (g_get_monotonic_time () >= deadline)
+        return dsh_session_file_lock_refused (file->path, error);
+      g_usleep (pause);
+      pause = MIN (pause * 2, 5000);
+    }
   return TRUE;
 }
 

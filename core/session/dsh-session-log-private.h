@@ -168,9 +168,14 @@ gboolean        dsh_session_file_query    (DshSessionFile        *file,
                                            GError               **error);
 
 /* Waits for the exclusive lock that every writer of the log holds while it appends; it never
- * keeps a reader out, and closing the file releases it. */
+ * keeps a reader out, and closing the file releases it. Whoever can read the log can take that
+ * lock, a command confined in the session too, so the wait ends after
+ * dsh_session_file_lock_patience() with an error rather than never. */
 gboolean        dsh_session_file_lock     (DshSessionFile        *file,
                                            GError               **error);
+gint64          dsh_session_file_lock_patience (void);
+gboolean        dsh_session_file_lock_refused  (const char          *path,
+                                                GError             **error);
 
 /* Reads from offset to the end; the result is NUL-terminated. */
 char           *dsh_session_file_read_from (DshSessionFile       *file,
