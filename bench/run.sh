@@ -88,6 +88,23 @@ done
   "session-100k=DSH_SANDBOX_BACKEND=bwrap $cli exec --session $logs/s100000.jsonl -- $true_bin" \
   >"$top/bench/interleaved-session.json"
 
+# Repository size: exec under bwrap in a repository whose index records 1 000 and 300 000 files
+# (entries only, no work tree): each call scans the index for the submodules it must protect.
+make_repo() { # DIR ENTRIES
+  git init -q "$1"
+  python3 -c 'import sys
+for i in range(int(sys.argv[2])): print("100644 %s\td%03d/f%06d" % (sys.argv[1], i // 1000, i))' \
+    "$(echo x | git -C "$1" hash-object -w --stdin)" "$2" | git -C "$1" update-index --index-info
+}
+make_repo "$workspace/repo-1k" 1000
+make_repo "$workspace/repo-300k" 300000
+repo_exec() { echo "DSH_SANDBOX_BACKEND=bwrap $cli exec --mode workspace-write --workspace $1 -- $true_bin"; }
+"$interleave" "$scale_runs" \
+  "repo-1k=$(repo_exec "$workspace/repo-1k")" \
+  "repo-300k=$(repo_exec "$workspace/repo-300k")" \
+  >"$top/bench/interleaved-repo.json"
+rm -rf "$workspace/repo-1k" "$workspace/repo-300k"
+
 # 100 MB of text on stderr (to /dev/null), through each raw runner and through exec.
 python3 -c 'import sys; open(sys.argv[1], "wb").write((b"x" * 79 + b"\n") * 1250000)' \
   "$workspace/text"
@@ -177,12 +194,15 @@ for group, results in groups.items():
         timed[name if name != "bare" else f"bare-{group}-group"] = t
 ms = {name: t["median_ms"] for name, t in timed.items()}
 session = json.load(open(f"{sys.argv[1]}/interleaved-session.json"))
+repo = json.load(open(f"{sys.argv[1]}/interleaved-repo.json"))
 stderr = json.load(open(f"{sys.argv[1]}/interleaved-stderr.json"))
 stderr_pipe = json.load(open(f"{sys.argv[1]}/interleaved-stderr-pipe.json"))
 med = lambda d, k: d[k]["median_ms"]
 scaling = {
     "session_exec_median_ms": {k: round(med(session, k), 3) for k in session},
     "ratio_session_100k_over_10": round(med(session, "session-100k") / med(session, "session-10"), 3),
+    "repo_exec_median_ms": {k: round(med(repo, k), 3) for k in repo},
+    "repo_300k_entries_added_ms": round(med(repo, "repo-300k") - med(repo, "repo-1k"), 3),
     "stderr_100mb_median_ms": {k: round(med(stderr, k), 3) for k in stderr},
     "ratio_stderr_dsh_over_raw_bwrap":
         round(med(stderr, "stderr-dsh-bwrap") / med(stderr, "stderr-raw-bwrap"), 3),
