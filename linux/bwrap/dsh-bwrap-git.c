@@ -141,7 +141,7 @@ follow_git_pointer (Argv *argv, const char *from_dir, const char *target, const 
     }
   if (fd < 0)
     fatal ("%s names the git directory '%s', which does not exist: one the command made there "
-           "would be used unprotected",
+           "would be used unprotected (remove or repair the pointer outside the sandbox)",
            what, path);
   protect_git_dir (argv, fd, path, depth + 1);
   free (path);
