@@ -53,53 +53,33 @@ read_varint (const unsigned char **p, const unsigned char *end, size_t *out)
   return 1;
 }
 
-/* name with `len` bytes of `text` put at `at` and a NUL after them, grown as needed. */
-static char *
-name_append (char *name, size_t *cap, size_t at, const unsigned char *text, size_t len)
-{
-  if (at + len + 1 > *cap)
-    {
-      *cap = at + len + 1 > *cap * 2 ? at + len + 1 : *cap * 2;
-      name = checked (realloc (name, *cap));
-    }
-  memcpy (name + at, text, len);
-  name[at + len] = '\0';
-  return name;
-}
-
-/* The index, read in turns into a buffer of its own. It is not mapped: a confined command may
- * truncate it meanwhile, and a mapped page past the new end would kill this process with
- * SIGBUS; a read just ends early. */
+/* The index, read forward in turns through a buffer of its own, each byte looked at once,
+ * whatever the command wrote there. It is not mapped: a confined command may truncate it
+ * meanwhile, and a mapped page past the new end would kill this process with SIGBUS; a read
+ * just ends early. */
 typedef struct {
   int fd;
   const char *gitdir_path, *index_name;
-  unsigned char *buffer;
-  size_t cap, at, len; /* the bytes not yet consumed: buffer[at, at + len) */
-  uint64_t left;       /* of the file's size when opened, what is not read yet */
+  unsigned char buffer[256u << 10];
+  size_t at, len;  /* the bytes not yet consumed: buffer[at, at + len) */
+  uint64_t left;   /* of the file's size when opened, what is not read yet */
 } IndexReader;
 
-#define INDEX_CHUNK (256u << 10)
-
-/* Makes `n` bytes from the current position available, fewer only at the end of the file;
- * returns how many are. */
+/* Makes `n` bytes (at most the buffer's size) from the current position available, fewer only
+ * at the end of the file; returns how many are. */
 static size_t
 index_have (IndexReader *r, size_t n)
 {
   if (r->len >= n || r->left == 0)
     return r->len;
-  if (r->at + n > r->cap)
+  if (r->at + n > sizeof r->buffer)
     {
       memmove (r->buffer, r->buffer + r->at, r->len);
       r->at = 0;
-      if (n > r->cap)
-        {
-          r->cap = n > r->cap * 2 ? n : r->cap * 2;
-          r->buffer = checked (realloc (r->buffer, r->cap));
-        }
     }
   while (r->len < n && r->left > 0)
     {
-      size_t room = r->cap - r->at - r->len;
+      size_t room = sizeof r->buffer - r->at - r->len;
       ssize_t got = read (r->fd, r->buffer + r->at + r->len,
                           room < r->left ? room : (size_t) r->left);
 
@@ -115,28 +95,6 @@ index_have (IndexReader *r, size_t n)
   return r->len;
 }
 
-/* Where the first NUL at or after offset `from` of the current position is, or -1 when the rest
- * of the file has none (as git reads a name: up to its NUL, however far). */
-static ssize_t
-index_find_nul (IndexReader *r, size_t from)
-{
-  for (;;)
-    {
-      size_t have = r->len;
-
-      if (from < have)
-        {
-          const unsigned char *nul = memchr (r->buffer + r->at + from, '\0', have - from);
-
-          if (nul != NULL)
-            return nul - (r->buffer + r->at);
-          from = have;
-        }
-      if (index_have (r, have + INDEX_CHUNK) == have)
-        return -1;
-    }
-}
-
 static void
 index_consume (IndexReader *r, size_t n)
 {
@@ -144,47 +102,95 @@ index_consume (IndexReader *r, size_t n)
   r->len -= n;
 }
 
+/* An entry's name as far as it is kept, and its whole length. git opens a name as a path from
+ * the top of the work tree, so one longer than PATH_MAX names nothing git can enter: beyond
+ * NAME_LIMIT the bytes are only counted, and such a name is never visited. */
+#define NAME_LIMIT (64u << 10)
+
+typedef struct {
+  char text[NAME_LIMIT + 1];
+  size_t kept, len;
+} EntryName;
+
+static void
+name_keep (EntryName *name, const unsigned char *bytes, size_t n)
+{
+  if (name->kept == name->len && name->kept < NAME_LIMIT)
+    {
+      size_t k = n < NAME_LIMIT - name->kept ? n : NAME_LIMIT - name->kept;
+
+      memcpy (name->text + name->kept, bytes, k);
+      name->kept += k;
+      name->text[name->kept] = '\0';
+    }
+  name->len += n;
+}
+
+/* Appends the bytes up to the next NUL to name and consumes them and the NUL; 0 when the file
+ * ends first (git reads such a name up to a NUL it never finds). */
+static int
+index_take_name (IndexReader *r, EntryName *name)
+{
+  for (;;)
+    {
+      const unsigned char *at, *nul;
+      size_t take;
+
+      if (index_have (r, 1) == 0)
+        return 0;
+      at = r->buffer + r->at;
+      nul = memchr (at, '\0', r->len);
+      take = nul != NULL ? (size_t) (nul - at) : r->len;
+      name_keep (name, at, take);
+      index_consume (r, take + (nul != NULL));
+      if (nul != NULL)
+        return 1;
+    }
+}
+
 void
 for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name,
                   size_t hash_size, int all_entries, int *replaced,
                   void (*visit) (const char *path, void *data), void *data)
 {
-  IndexReader r = { .gitdir_path = gitdir_path, .index_name = index_name };
-  char *name = NULL;
-  size_t name_len = 0, name_cap = 0;
+  IndexReader *r;
+  EntryName *name;
   uint32_t version = 0, count = 0;
   struct stat st;
+  int fd = openat (gitdir_fd, index_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-  r.fd = openat (gitdir_fd, index_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (r.fd < 0)
+  if (fd < 0)
     return; /* no index: nothing recorded */
-  if (fstat (r.fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size < 12)
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size < 12)
     {
-      close (r.fd);
+      close (fd);
       return;
     }
   if ((uint64_t) st.st_size > MAX_INDEX_SIZE)
     fatal ("'%s/%s' is too large to find its submodules", gitdir_path, index_name);
-  r.left = (uint64_t) st.st_size;
-  r.cap = INDEX_CHUNK;
-  r.buffer = checked (malloc (r.cap));
-  if (index_have (&r, 12) >= 12)
+  r = checked (malloc (sizeof *r));
+  r->fd = fd;
+  r->gitdir_path = gitdir_path;
+  r->index_name = index_name;
+  r->at = r->len = 0;
+  r->left = (uint64_t) st.st_size;
+  name = checked (calloc (1, sizeof *name));
+  if (index_have (r, 12) >= 12)
     {
-      version = be32 (r.buffer + 4);
-      count = be32 (r.buffer + 8);
-      if (memcmp (r.buffer, "DIRC", 4) != 0 || version < 2 || version > 4)
+      version = be32 (r->buffer + r->at + 4);
+      count = be32 (r->buffer + r->at + 8);
+      if (memcmp (r->buffer + r->at, "DIRC", 4) != 0 || version < 2 || version > 4)
         count = 0;
-      index_consume (&r, 12);
+      index_consume (r, 12);
     }
   for (uint32_t i = 0; i < count; i++)
     {
       /* Enough for the fixed part, its extended flags and a version 4 prefix length. */
       size_t fixed = 40 + hash_size + 2;
-      size_t have = index_have (&r, fixed + 2 + 16);
-      const unsigned char *entry = r.buffer + r.at;
+      size_t have = index_have (r, fixed + 2 + 16);
+      const unsigned char *entry = r->buffer + r->at;
       uint32_t mode;
       unsigned flags;
-      ssize_t nul = -1;
       int wanted;
 
       if (have < fixed)
@@ -199,58 +205,63 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
       wanted = all_entries || (mode & 0170000u) == GITLINK_MODE;
       if (version == 4)
         {
+          /* Path compression: the previous name less its last `strip` bytes, then this one's. */
           const unsigned char *suffix = entry + fixed;
           size_t strip;
 
-          if (!read_varint (&suffix, entry + have, &strip) || strip > name_len)
+          if (!read_varint (&suffix, entry + have, &strip) || strip > name->len)
             break;
-          name_len -= strip;
-          fixed = (size_t) (suffix - entry);
-          if ((nul = index_find_nul (&r, fixed)) < 0)
+          index_consume (r, (size_t) (suffix - entry));
+          name->len -= strip;
+          if (name->kept > name->len)
+            name->kept = name->len;
+          name->text[name->kept] = '\0';
+          if (!index_take_name (r, name))
             break;
-          entry = r.buffer + r.at;
-          /* Every name is kept: the next one starts with part of it. */
-          name = name_append (name, &name_cap, name_len, entry + fixed, (size_t) nul - fixed);
-          name_len += (size_t) nul - fixed;
-          index_consume (&r, (size_t) nul + 1);
         }
       else
         {
           /* Entries are padded with NULs to a multiple of 8 bytes, counted as git counts them:
-           * from the name's length in the flags, or up to its NUL when the flags say 0xfff (too
-           * long for them). Only a name that is visited, or one that long, is looked at: an
-           * entry past a name without its NUL is never visited either, since that name's NUL
-           * is missing from all that follows too. */
+           * from the name's length in the flags, of which git takes exactly that many bytes,
+           * or up to its NUL when the flags say 0xfff (too long for them). */
           size_t name_field = flags & NAME_MASK;
-          size_t size;
+          size_t rest;
 
-          if (wanted || name_field == NAME_MASK)
+          index_consume (r, fixed);
+          name->kept = name->len = 0;
+          if (name_field == NAME_MASK)
             {
-              if ((nul = index_find_nul (&r, fixed)) < 0)
+              if (!index_take_name (r, name))
                 break;
-              if (name_field == NAME_MASK)
-                name_field = (size_t) nul - fixed;
+              /* The padding after its NUL. */
+              rest = ((fixed + name->len + 8) & ~(size_t) 7) - fixed - name->len - 1;
+              if (index_have (r, rest) < rest)
+                break;
             }
-          size = (fixed + name_field + 8) & ~(size_t) 7;
-          if (index_have (&r, size) < size)
-            break;
-          entry = r.buffer + r.at;
-          /* A name that ends before the length the flags give is as short as its NUL says. */
-          if (wanted)
-            name = name_append (name, &name_cap, 0, entry + fixed,
-                                (size_t) nul - fixed < name_field ? (size_t) nul - fixed
-                                                                  : name_field);
-          index_consume (&r, size);
+          else
+            {
+              const unsigned char *nul;
+
+              rest = ((fixed + name_field + 8) & ~(size_t) 7) - fixed;
+              if (index_have (r, rest) < rest)
+                break;
+              /* A name with a NUL inside is as short as that NUL says. */
+              nul = memchr (r->buffer + r->at, '\0', name_field);
+              if (wanted)
+                name_keep (name, r->buffer + r->at,
+                           nul != NULL ? (size_t) (nul - (r->buffer + r->at)) : name_field);
+            }
+          index_consume (r, rest);
         }
-      if (!wanted)
+      if (!wanted || name->kept < name->len)
         continue;
       /* A split index's entry that replaces one of the shared index has no name: the shared
        * entry it replaces may become a gitlink, so every entry there counts. */
-      if ((mode & 0170000u) == GITLINK_MODE && name[0] == '\0' && replaced != NULL)
+      if ((mode & 0170000u) == GITLINK_MODE && name->len == 0 && replaced != NULL)
         *replaced = 1;
-      visit (name, data);
+      visit (name->text, data);
     }
   free (name);
-  free (r.buffer);
-  close (r.fd);
+  free (r);
+  close (fd);
 }

@@ -1,6 +1,6 @@
 /* test-bwrap-git-index.c — the launcher's scan of a git index for gitlinks, over an index that
- * a confined command rewrites while it is read: whatever happens to the file, the scan ends
- * with what it read, never with a signal.
+ * a confined command rewrites while it is read or wrote to be read slowly: whatever happens to
+ * the file, the scan ends with what it read, never with a signal, and in time linear in it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
@@ -125,11 +126,59 @@ test_index_read (gconstpointer data)
   g_ptr_array_unref (f.seen);
 }
 
+/* Entries written to be read slowly: every one a gitlink whose name and padding hold no NUL, the
+ * file's only NUL at its very end (16 MiB). git takes each name's length from its flags; a scan
+ * that looked for each name's NUL through the rest of the file took minutes, holding up the
+ * call. Each byte is looked at once now, and every entry is visited as git reads it. */
+static void
+test_index_without_nuls (void)
+{
+  g_autoptr (GByteArray) index = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  Fixture f = { .seen = g_ptr_array_new_with_free_func (g_free) };
+  const guint32 n = (32u << 20) / 320;
+  guint8 entry[320];
+  char name[258];
+  int dir_fd;
+
+  memset (entry, 'a', sizeof entry);
+  memcpy (entry + 24, "\xff\xff\xe0\x01", 4); /* a gitlink's type bits, no NUL byte */
+  memcpy (entry + 60, "\x01\x01", 2);         /* a name of 257 bytes */
+  memset (name, 'a', 257);
+  name[257] = '\0';
+  f.dir = g_dir_make_tmp ("dsh-git-index-XXXXXX", &error);
+  g_assert_no_error (error);
+  f.index = g_build_filename (f.dir, "index", NULL);
+  g_byte_array_append (index, (const guint8 *) "DIRC", 4);
+  put_be32 (index, 2);
+  put_be32 (index, n);
+  for (guint32 i = 0; i < n; i++)
+    g_byte_array_append (index, entry, sizeof entry);
+  g_byte_array_append (index, (const guint8 *) "", 1);
+  g_file_set_contents (f.index, (const char *) index->data, index->len, &error);
+  g_assert_no_error (error);
+  dir_fd = open (f.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (dir_fd, >=, 0);
+
+  for_each_gitlink (dir_fd, f.dir, "index", 20, 0, NULL, visit, &f);
+
+  g_assert_cmpuint (f.seen->len, ==, n);
+  g_assert_cmpstr (g_ptr_array_index (f.seen, n - 1), ==, name);
+
+  close (dir_fd);
+  g_unlink (f.index);
+  g_rmdir (f.dir);
+  g_free (f.index);
+  g_free (f.dir);
+  g_ptr_array_unref (f.seen);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/bwrap-git-index/whole", NULL, test_index_read);
   g_test_add_data_func ("/bwrap-git-index/truncated-while-read", "cut", test_index_read);
+  g_test_add_func ("/bwrap-git-index/without-nuls", test_index_without_nuls);
   return g_test_run ();
 }
