@@ -265,12 +265,14 @@ test_launcher_argv_runs (gconstpointer data)
 
 /* The user's own git replaces .git/config while a call runs (`git config`, which renames a new
  * file over it): the command can then write the new file, so it must not stay where git reads
- * it; but it is the user's, so it is moved aside, not deleted. By the front (data FALSE) and by
- * the launcher of confine's argv (TRUE). */
+ * it; but it is the user's, so it is moved aside, not deleted. By the front (data's bit 0
+ * clear) and by the launcher of confine's argv (set); with bit 1, the command first takes the
+ * first thousand names the undo would move it to, and it goes to another. */
 static void
 test_undo_keeps_users_change (gconstpointer data)
 {
-  gboolean launcher = GPOINTER_TO_INT (data);
+  gboolean launcher = GPOINTER_TO_INT (data) & 1;
+  gboolean names_taken = GPOINTER_TO_INT (data) & 2;
   g_autofree char *ws = dsh_test_scratch_dir ("first-step");
   g_autofree char *config = g_build_filename (ws, ".git", "config", NULL);
   g_autofree char *aside = g_build_filename (ws, ".git", "config.dsh-sandbox-aside-1", NULL);
@@ -279,10 +281,11 @@ test_undo_keeps_users_change (gconstpointer data)
   g_autofree char *kept = NULL;
   const char *users_change[] = { "git", "-C", ws, "config", "user.email", "user@example.org",
                                  NULL };
-  const char *command[] = { "sh", "-c",
-                            "touch started; while [ ! -e go ]; do sleep 0.01; done; "
-                            "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config",
-                            NULL };
+  g_autofree char *script = g_strdup_printf (
+    "%stouch started; while [ ! -e go ]; do sleep 0.01; done; "
+    "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config",
+    names_taken ? "for i in $(seq 1000); do : > .git/config.dsh-sandbox-aside-$i; done; " : "");
+  const char *command[] = { "sh", "-c", script, NULL };
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *err = NULL;
   int status = 0;
@@ -308,10 +311,24 @@ test_undo_keeps_users_change (gconstpointer data)
   g_test_message ("%s", err);
   /* Where git reads, nothing the command could have written; the user's change kept aside. */
   g_assert_false (g_file_test (config, G_FILE_TEST_EXISTS));
+  if (names_taken)
+    {
+      /* Named by the undo's line: not one the command took. */
+      const char *named = strstr (err, "config aside to config.dsh-sandbox-aside-");
+      g_autofree char *name = NULL;
+
+      g_assert_nonnull (named);
+      named += strlen ("config aside to ");
+      name = g_strndup (named, strcspn (named, ":"));
+      g_clear_pointer (&aside, g_free);
+      aside = g_build_filename (ws, ".git", name, NULL);
+      g_assert_cmpuint (strlen (name), >, strlen ("config.dsh-sandbox-aside-1000"));
+    }
   g_assert_true (g_file_get_contents (aside, &kept, NULL, NULL));
   g_assert_nonnull (strstr (kept, "user@example.org"));
-  g_assert_nonnull (strstr (err, "config aside to config.dsh-sandbox-aside-1: it was replaced "
-                                 "during the call"));
+  g_assert_nonnull (strstr (err, names_taken ? ": it was replaced or changed during the call"
+                                             : "config aside to config.dsh-sandbox-aside-1: it "
+                                               "was replaced or changed during the call"));
   dsh_test_remove_tree (ws);
 }
 
@@ -360,6 +377,8 @@ main (int argc, char **argv)
                         test_undo_keeps_users_change);
   g_test_add_data_func ("/first-step/undo-keeps-users-change/launcher", GINT_TO_POINTER (TRUE),
                         test_undo_keeps_users_change);
+  g_test_add_data_func ("/first-step/undo-keeps-users-change/aside-names-taken",
+                        GINT_TO_POINTER (2), test_undo_keeps_users_change);
   g_test_add_data_func ("/first-step/launcher-argv-runs/read-only-git-dir", "hooks symlink",
                         test_launcher_argv_runs);
   g_test_add_data_func ("/first-step/launcher-argv-runs/bare", "bare", test_launcher_argv_runs);

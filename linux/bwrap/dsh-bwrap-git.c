@@ -54,15 +54,18 @@ read_small_file (int dirfd, const char *name, char *buffer, size_t size)
  * read-only directory. A config name that is missing cannot be held by a mount without making
  * git read something, so its appearance is undone after the call instead. */
 
-/* A name whose appearance during the call is undone afterwards: missing at the start (id {0, 0})
- * or the file it was then (id), bound read-only. One that appears, or is another file at the
- * end (a concurrent call's undo of a name it created can detach this call's bind of it, and
- * this call's command could then make it anew), goes. */
+/* A name whose appearance during the call is undone afterwards: missing at the start (held 0)
+ * or the file it was then, bound read-only. One that appears, or is not that file as it was at
+ * the end, goes: a concurrent call's undo of a name it created can detach this call's bind of
+ * it, and this call's command could then make it anew, or link the very file back (a hard link
+ * elsewhere in the workspace keeps it, and lets it be written); a link, a rename or a write
+ * moves the file's ctime or link count. */
 typedef struct {
   int dirfd;
   char *path;
   const char *name;
-  Identity id;
+  int held;
+  struct stat was;
   /* Why it goes, if the command makes it. */
   const char *why;
 } Watched;
@@ -82,10 +85,10 @@ static const char *const config_names[] = { "config", "config.worktree", "common
 
 static void protect_git_dir (Argv *argv, int fd, const char *path, int depth);
 
-/* dirfd/name is missing now (id {0, 0}) or that file: if the command makes it, or another file
- * in its place, it goes once the call is over. */
+/* dirfd/name is missing now (file -1) or the file open as `file`: if the command makes it, or
+ * puts another file or that one changed in its place, it goes once the call is over. */
 static void
-watch_name (int dirfd, const char *path, const char *name, Identity id, const char *why)
+watch_name (int dirfd, const char *path, const char *name, int file, const char *why)
 {
   Watched *w;
 
@@ -95,10 +98,21 @@ watch_name (int dirfd, const char *path, const char *name, Identity id, const ch
   w->dirfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
   w->path = format ("%s", path);
   w->name = name;
-  w->id = id;
+  w->held = file >= 0;
   w->why = why;
   if (w->dirfd < 0)
     fatal ("cannot keep '%s' open: %s", path, strerror (errno));
+  if (w->held && fstat (file, &w->was) != 0)
+    fatal ("cannot stat '%s/%s': %s", path, name, strerror (errno));
+}
+
+/* Whether st is the held file as it was. */
+static int
+is_as_held (const Watched *w, const struct stat *st)
+{
+  return w->held && st->st_dev == w->was.st_dev && st->st_ino == w->was.st_ino &&
+         st->st_nlink == w->was.st_nlink && st->st_ctim.tv_sec == w->was.st_ctim.tv_sec &&
+         st->st_ctim.tv_nsec == w->was.st_ctim.tv_nsec;
 }
 
 /* dir/name, for a dir that may be "/". */
@@ -351,14 +365,13 @@ protect_hooks_and_config (Argv *argv, int fd, const char *path, mode_t hooks)
         {
           char *dest = format ("%s/%s", path, config_names[i]);
 
-          watch_name (fd, path, config_names[i], identity_of (file, dest),
+          watch_name (fd, path, config_names[i], file,
                       "a later git would have run code it names");
           add_fd_mount (argv, "--ro-bind-fd", file, dest);
           free (dest);
         }
       else if (errno == ENOENT)
-        watch_name (fd, path, config_names[i], (Identity) { 0, 0 },
-                    "a later git would have run code it names");
+        watch_name (fd, path, config_names[i], -1, "a later git would have run code it names");
       else
         fatal ("cannot open '%s/%s': %s", path, config_names[i], strerror (errno));
     }
@@ -659,14 +672,21 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
       mode_t head = kind_of (dirfd, "HEAD", dir);
       char *head_path = child_of (dir, "HEAD");
 
+      const char *why = "a later git would have taken that directory for a repository of its own";
+
       if (head == 0)
-        watch_name (dirfd, dir, "HEAD", (Identity) { 0, 0 },
-                    "a later git would have taken that directory for a repository of its own");
+        watch_name (dirfd, dir, "HEAD", -1, why);
       else if (head == S_IFLNK)
         fatal ("'%s' is a symlink: the repository beside it cannot be protected", head_path);
       else
-        add_fd_mount (argv, "--ro-bind-fd", open_beneath_nofollow (dirfd, "HEAD", O_PATH),
-                      head_path);
+        {
+          /* Watched too: another call's undo may move it, and this call's bind with it. */
+          int file = open_beneath_nofollow (dirfd, "HEAD", O_PATH);
+
+          if (file >= 0)
+            watch_name (dirfd, dir, "HEAD", file, why);
+          add_fd_mount (argv, "--ro-bind-fd", file, head_path);
+        }
       free (head_path);
     }
   free (dotgit_path);
@@ -729,13 +749,24 @@ watched_dirfd (size_t i)
   return watched[i].dirfd;
 }
 
-/* Moves dirfd/name to a free name beside it that git never reads, written to aside. */
+/* Moves dirfd/name to a free name beside it that git never reads, written to aside: the first
+ * of NAME.dsh-sandbox-aside-1 to -9 that is free, else one with a random number, which a
+ * command cannot have taken beforehand (with all the small ones taken, the undo would
+ * otherwise have had to delete the user's file). */
 static int
 move_aside (int dirfd, const char *name, char *aside, size_t size)
 {
-  for (int n = 1; n <= 1000; n++)
+  for (int n = 1; n <= 9 + 64; n++)
     {
-      snprintf (aside, size, "%s.dsh-sandbox-aside-%d", name, n);
+      unsigned long long random_number;
+
+      if (n <= 9)
+        snprintf (aside, size, "%s.dsh-sandbox-aside-%d", name, n);
+      else if (syscall (SYS_getrandom, &random_number, sizeof random_number, 0) ==
+               (long) sizeof random_number)
+        snprintf (aside, size, "%s.dsh-sandbox-aside-%016llx", name, random_number);
+      else
+        return -1;
       if (syscall (SYS_renameat2, dirfd, name, dirfd, aside, RENAME_NOREPLACE) == 0)
         return 0;
       if (errno != EEXIST)
@@ -760,15 +791,14 @@ undo_planted_config (void)
 
       if (fstatat (watched[i].dirfd, watched[i].name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
-      if ((watched[i].id.dev != 0 || watched[i].id.ino != 0) && st.st_dev == watched[i].id.dev &&
-          st.st_ino == watched[i].id.ino)
-        continue; /* the file it was */
+      if (is_as_held (&watched[i], &st))
+        continue; /* the file it was, untouched */
       if (move_aside (watched[i].dirfd, watched[i].name, aside, sizeof aside) == 0)
         fprintf (stderr, "dsh-bwrap-exec: moved %s/%s aside to %s: it %s during the call, so the "
                          "command may have written it (%s; if you changed it yourself meanwhile, "
                          "check it and move it back)\n",
                  watched[i].path, watched[i].name, aside,
-                 watched[i].id.dev != 0 || watched[i].id.ino != 0 ? "was replaced" : "appeared",
+                 watched[i].held ? "was replaced or changed" : "appeared",
                  watched[i].why);
       else if (unlinkat (watched[i].dirfd, watched[i].name,
                          S_ISDIR (st.st_mode) ? AT_REMOVEDIR : 0) == 0)

@@ -1671,14 +1671,33 @@ test_git_recognition_removed (Fixture *f, gconstpointer data)
                            ".");
 }
 
-/* Two calls at once on one repository: the first plants .git/commondir, which the second,
- * starting then, holds read-only; the first's undo removes it (and with it the second's hold),
- * and the second's command plants it anew. The second call's own undo must take that away. */
+/* Two calls at once on one repository: the first plants a name git reads (data: what), which
+ * the second, starting then, holds read-only; the first's undo moves it aside (and with it the
+ * second's hold), and the second's command plants it anew. The second call's own undo must take
+ * that away:
+ *   - NULL: .git/commondir, anew;
+ *   - "relinked": .git/commondir, a second link of a file the first made, linked back;
+ *   - "head": HEAD beside .git, with what makes git take the work tree for a bare repository. */
 static void
 test_git_concurrent_undo (Fixture *f, gconstpointer data)
 {
+  const char *what = data != NULL ? data : "";
   g_autofree char *pwned = g_build_filename (f->ws, "PWNED", NULL);
   g_autofree char *commondir = g_build_filename (f->ws, ".git", "commondir", NULL);
+  g_autofree char *head = g_build_filename (f->ws, "HEAD", NULL);
+  const char *name = g_str_equal (what, "head") ? "HEAD" : ".git/commondir";
+  const char *first =
+    g_str_equal (what, "relinked") ? "echo \"$PWD/.evil\" > .git/keep; ln .git/keep .git/commondir"
+    : g_str_equal (what, "head")   ? "echo \"ref: refs/heads/main\" > HEAD"
+                                   : "echo /nonexistent > .git/commondir";
+  const char *second =
+    g_str_equal (what, "relinked") ? "ln .git/keep .git/commondir"
+    : g_str_equal (what, "head")
+      ? "echo \"ref: refs/heads/main\" > HEAD; mkdir -p objects refs/heads; "
+        "printf \"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n"
+        "\\tworktree = $PWD\\n\\tfsmonitor = touch $PWD/PWNED; false\\n\" > config; "
+        "echo garbage > .git/HEAD"
+      : "echo \"$PWD/.evil\" > .git/commondir";
   g_autofree char *exec = g_strdup_printf (
     "env HOME='%s' TMPDIR='%s' DSH_SANDBOX_BACKEND=%s DSH_SANDBOX_PROBE_CACHE=off '%s' exec "
     "--mode workspace-write --workspace '%s' --",
@@ -1688,13 +1707,12 @@ test_git_concurrent_undo (Fixture *f, gconstpointer data)
     "mkdir .evil && cp -r .git/objects .git/refs .git/HEAD .evil/; "
     "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch %%s/PWNED; false\\n' "
     "\"$PWD\" > .evil/config; "
-    "%s sh -c 'echo /nonexistent > .git/commondir; "
-    "  for i in $(seq 100); do [ -e .b ] && break; sleep .1; done' & "
-    "for i in $(seq 100); do [ -e .git/commondir ] && break; sleep .05; done; "
-    "%s sh -c 'touch .b; for i in $(seq 100); do [ -e .git/commondir ] || break; sleep .1; done; "
-    "  echo \"$PWD/.evil\" > .git/commondir; rm .b' || true; "
-    "wait; git status >/dev/null 2>&1; true",
-    exec, exec);
+    "%s sh -c '%s; for i in $(seq 100); do [ -e .b ] && break; sleep .1; done' & "
+    "for i in $(seq 100); do [ -e %s ] && break; sleep .05; done; "
+    "%s sh -c 'touch .b; for i in $(seq 100); do [ -e %s ] || break; sleep .1; done; "
+    "  %s; rm .b' || true; "
+    "wait; git status >/dev/null 2>&1 || true",
+    exec, first, name, exec, name, second);
   g_auto (DshTestRun) run = { 0 };
 
   if (!require_backend () || !require_git () || !backend->protects_git)
@@ -1703,6 +1721,7 @@ test_git_concurrent_undo (Fixture *f, gconstpointer data)
   g_test_message ("%s", run.err);
   g_assert_cmpint (run.exit_code, ==, 0);
   g_assert_false (g_file_test (commondir, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (head, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
 }
 
@@ -2009,6 +2028,8 @@ main (int argc, char **argv)
               fixture_tear_down);
   ADD ("git/embedded-submodule-of-worktree", test_git_embedded_submodule_of_worktree);
   ADD ("git/concurrent-undo", test_git_concurrent_undo);
+  add_kinds (name, "git/concurrent-undo",
+             (const char *const[]) { "relinked", "head", NULL }, test_git_concurrent_undo);
   add_kinds (name, "git/round-five",
              (const char *const[]) { "outside-git-dir-commondir", "root-inside-git-dir", NULL },
              test_git_round_five);
