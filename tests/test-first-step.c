@@ -360,6 +360,41 @@ test_failed_step_reads_as_the_launchers (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A command can make thousands of directories beneath .git/modules/, each of which is held in
+ * place by a mount of its own: more than the 9000 arguments bwrap takes. The call is the
+ * launcher's failure, said as such, never bwrap's refusal read as the command's exit 1. */
+static void
+test_too_many_mounts (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("first-step");
+  g_autofree char *marker = g_build_filename (ws, "ran", NULL);
+  g_autofree char *report = g_build_filename (ws, "report.json", NULL);
+  g_autofree char *report_arg = g_strdup_printf ("--report=%s", report);
+  g_autofree char *report_text = NULL;
+  const char *init[] = { "git", "init", "-q", ws, NULL };
+  const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws, report_arg,
+                         "--", "touch", marker, NULL };
+  g_auto (DshTestRun) run = { 0 };
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_run (&run, init, NULL, ws, NULL);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  for (guint i = 0; i < 3100; i++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/.git/modules/x/d%u", ws, i);
+
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+    }
+  dsh_test_run_cli (&run, args, bwrap_env, ws);
+  dsh_test_assert_never_ran (&run, marker);
+  g_assert_nonnull (strstr (run.err, "Runner failure: dsh-bwrap-exec: fatal: the sandbox needs "));
+  g_assert_nonnull (strstr (run.err, "more than the 9000 bwrap takes"));
+  report_text = dsh_test_read_file (report);
+  g_assert_nonnull (strstr (report_text, "\"runner-failure\""));
+  dsh_test_remove_tree (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,6 +404,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/first-step/bwrap-is-the-fronts-child/session", GINT_TO_POINTER (TRUE),
                         test_bwrap_is_the_fronts_child);
   g_test_add_func ("/first-step/git-protection-kept", test_git_protection_kept);
+  g_test_add_func ("/first-step/too-many-mounts", test_too_many_mounts);
   g_test_add_data_func ("/first-step/undo-survives-killed-front", GINT_TO_POINTER (FALSE),
                         test_undo_survives_killed_starter);
   g_test_add_data_func ("/first-step/undo-survives-killed-launcher", GINT_TO_POINTER (TRUE),

@@ -42,6 +42,8 @@ static const char *const fatal_signatures[] = {
   "bwrap: open /proc/",
   /* --bind-fd found something else mounted than the descriptor it was given (a raced path). */
   "bwrap: Race condition binding dirfd",
+  /* More than its 9000 arguments (the launcher refuses such an argv before bwrap sees it). */
+  "bwrap: Exceeded maximum number of arguments",
   NULL,
 };
 

@@ -24,6 +24,7 @@
 /* bubblewrap 0.8 refuses more than 9000 arguments, counting the command's and those read with
  * --args alike; past this many the command's argv travels in a memfd instead. */
 #define BWRAP_ARGV_BUDGET 4096
+#define BWRAP_MAX_ARGV 9000
 
 void *
 checked (void *p)
@@ -237,6 +238,12 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
   else
     for (int i = command_at; i < argc; i++)
       argv_add (&out, argv[i]);
+  /* The mounts alone can be more than bwrap takes (a directory for each of thousands beneath
+   * .git/modules/): refused here, with why, rather than by bwrap. */
+  if (out.len > BWRAP_MAX_ARGV)
+    fatal ("the sandbox needs %zu bwrap arguments, more than the %d bwrap takes: too many "
+           "directories to hold in the git directories beneath the writable roots",
+           out.len, BWRAP_MAX_ARGV);
 
   free (root_fds);
   *out_argv = out;

@@ -72,6 +72,39 @@ test_descriptor (void)
   g_assert_null (rule->fatal_signatures[1]);
 }
 
+/* bwrap's own refusal of too many arguments, as the real bwrap words it, is a runner failure
+ * under the module's first rule (the launcher refuses such an argv first, see
+ * /first-step/too-many-mounts). */
+static void
+test_too_many_arguments_is_runner_failure (void)
+{
+  const DshBackendFailureRule *rule = &describe ()->runner_failure_rules[0];
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_auto (DshTestRun) run = { 0 };
+  gboolean matched = FALSE;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  g_ptr_array_add (argv, (char *) "bwrap");
+  g_ptr_array_add (argv, (char *) "--dev-bind");
+  g_ptr_array_add (argv, (char *) "/");
+  g_ptr_array_add (argv, (char *) "/");
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_ptr_array_add (argv, (char *) "--setenv");
+      g_ptr_array_add (argv, (char *) "A");
+      g_ptr_array_add (argv, (char *) "b");
+    }
+  g_ptr_array_add (argv, (char *) "true");
+  g_ptr_array_add (argv, NULL);
+  dsh_test_run (&run, (const char *const *) argv->pdata, NULL, NULL, NULL);
+  g_assert_cmpint (run.exit_code, ==, rule->allowed_exit_codes[0]);
+  for (guint i = 0; rule->fatal_signatures[i] != NULL; i++)
+    matched = matched || strstr (run.err, rule->fatal_signatures[i]) != NULL;
+  if (!matched)
+    g_error ("no runner-failure signature in bwrap's words: %s", run.err);
+}
+
 static void
 test_fails_closed_without_bwrap (void)
 {
@@ -251,6 +284,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bwrap-module/first-step", test_first_step);
   g_test_add_func ("/bwrap-module/descriptor", test_descriptor);
+  g_test_add_func ("/bwrap-module/too-many-arguments-is-runner-failure",
+                   test_too_many_arguments_is_runner_failure);
   g_test_add_func ("/bwrap-module/fails-closed-without-runner", test_fails_closed_without_bwrap);
   g_test_add_func ("/bwrap-module/read-only-argv", test_read_only_argv);
   g_test_add_func ("/bwrap-module/workspace-write-argv", test_workspace_write_argv);
