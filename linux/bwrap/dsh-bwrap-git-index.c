@@ -240,16 +240,17 @@ for_each_gitlink (int gitdir_fd, const char *gitdir_path, const char *index_name
             }
           else
             {
-              const unsigned char *nul;
-
               rest = ((fixed + name_field + 8) & ~(size_t) 7) - fixed;
               if (index_have (r, rest) < rest)
                 break;
               /* A name with a NUL inside is as short as that NUL says. */
-              nul = memchr (r->buffer + r->at, '\0', name_field);
               if (wanted)
-                name_keep (name, r->buffer + r->at,
-                           nul != NULL ? (size_t) (nul - (r->buffer + r->at)) : name_field);
+                {
+                  const unsigned char *text = r->buffer + r->at;
+                  const unsigned char *nul = memchr (text, '\0', name_field);
+
+                  name_keep (name, text, nul != NULL ? (size_t) (nul - text) : name_field);
+                }
             }
           index_consume (r, rest);
         }
