@@ -211,7 +211,6 @@ gboolean
 dsh_session_file_lock (DshSessionFile *file, GError **error)
 {
   OVERLAPPED where = { 0 };
-
   gint64 deadline = g_get_monotonic_time () + dsh_session_file_lock_patience ();
   gulong pause = 100;
 

@@ -671,7 +671,6 @@ protect_repository_at (Argv *argv, int dirfd, const char *dir)
     {
       mode_t head = kind_of (dirfd, "HEAD", dir);
       char *head_path = child_of (dir, "HEAD");
-
       const char *why = "a later git would have taken that directory for a repository of its own";
 
       if (head == 0)
