@@ -782,6 +782,48 @@ test_extra_roots_enforced (Refusals *f, gconstpointer data)
   }
 }
 
+/* An extra root that is missing when the call resolves its roots has no grant recorded: were
+ * it handed to the runner and made before the runner opened it, its command could plant a
+ * symlink there that a later call takes for the user's own. It is left out of the call, on
+ * both backends: the argv does not name it, and its command cannot write there. */
+static void
+test_missing_extra_root_left_out (Refusals *f, gconstpointer data)
+{
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *victim = make_dir (f, "victim");
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *cache = g_strdup_printf ("%s/cache-%s", f->dir, backends[i]);
+      g_autofree char *link = g_build_filename (cache, "link", NULL);
+      g_autofree char *script = g_strdup_printf ("ln -s '%s' '%s'", victim, link);
+      const char *args[] = { "confine", "--mode", "workspace-write", "--workspace", ws,
+                             "--writable-root", cache, "--", "sh", "-c", script, NULL };
+      g_auto (DshTestRun) run = { 0 };
+      g_autoptr (JsonNode) node = NULL;
+      g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      JsonArray *items;
+
+      run_with_backend (&run, backends[i], f->state, args, ws);
+      g_assert_cmpint (run.exit_code, ==, 0);
+      node = dsh_test_parse_json (run.out);
+      items = json_object_get_array_member (json_node_get_object (node), "argv");
+      for (guint k = 0; k < json_array_get_length (items); k++)
+        {
+          g_assert_cmpstr (json_array_get_string_element (items, k), !=, cache);
+          g_ptr_array_add (argv, g_strdup (json_array_get_string_element (items, k)));
+        }
+      g_ptr_array_add (argv, NULL);
+
+      /* Made afterwards, by the user or a tool, before the harness runs the argv. */
+      g_assert_cmpint (g_mkdir (cache, 0755), ==, 0);
+      dsh_test_run (&run, (const char *const *) argv->pdata, NULL, ws, NULL);
+      g_test_message ("%s: %s", backends[i], run.err);
+      g_assert_cmpint (run.exit_code, !=, 0);
+      g_assert_false (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+    }
+}
+
 /* Every rule for writable roots applies to extra ones. */
 static void
 test_extra_roots_refused (Refusals *f, gconstpointer data)
@@ -1313,6 +1355,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace", test_nested_workspace_symlink_refused);
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
+  ADD ("/root-refusals/missing-extra-root-left-out", test_missing_extra_root_left_out);
   ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
   ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);
   ADD ("/root-refusals/granted-root-without-birth-time-remounted",

@@ -1224,15 +1224,36 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
     return FALSE;
-  for (guint r = 0; record && roots->pdata[r] != NULL; r++)
+  if (record)
     {
-      const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
-                                           roots->pdata[r]);
+      /* A root that is missing now is not handed down: nothing recorded its grant, so if it
+       * appeared before the runner opens it (made by the user or a tool), a symlink its command
+       * planted there would pass for the user's own in later calls. It matches nothing in this
+       * call, and is recorded by the first call that finds it there. */
+      g_autoptr (GPtrArray) present = g_ptr_array_new_full (roots->len, g_free);
 
-      if (!(reached != NULL
-              ? dsh_root_grants_record_at (grants, roots->pdata[r], reached->fd, error)
-              : dsh_root_grants_record (grants, roots->pdata[r], error)))
-        return FALSE;
+      for (guint r = 0; roots->pdata[r] != NULL; r++)
+        {
+          const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
+                                               roots->pdata[r]);
+          int fd = reached != NULL ? -1 : dsh_open_directory_no_symlinks (roots->pdata[r], FALSE);
+          gboolean recorded;
+
+          if (reached == NULL && fd < 0 && r > 0 && (errno == ENOENT || errno == ENOTDIR))
+            continue;
+          recorded = reached != NULL
+                       ? dsh_root_grants_record_at (grants, roots->pdata[r], reached->fd, error)
+                     : fd >= 0 ? dsh_root_grants_record_at (grants, roots->pdata[r], fd, error)
+                               : dsh_root_grants_record (grants, roots->pdata[r], error);
+          if (fd >= 0)
+            close (fd);
+          if (!recorded)
+            return FALSE;
+          g_ptr_array_add (present, g_strdup (roots->pdata[r]));
+        }
+      g_ptr_array_add (present, NULL);
+      *out_roots = (GStrv) g_ptr_array_steal (present, NULL);
+      return TRUE;
     }
   *out_roots = (GStrv) g_ptr_array_steal (roots, NULL);
   return TRUE;
