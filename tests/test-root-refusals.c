@@ -824,6 +824,76 @@ test_missing_extra_root_left_out (Refusals *f, gconstpointer data)
     }
 }
 
+/* serve keeps its provider, and so its choice of modules and helpers, for its lifetime: once
+ * another call grants the directory of one of them (whose command could then rewrite it),
+ * serve's next confine must fail closed rather than hand out an argv that runs what is there
+ * now. Each runner's helper directory in turn. */
+static void
+test_serve_code_dir_granted_later (Refusals *f, gconstpointer data)
+{
+  g_autofree char *ws = make_dir (f, "ws");
+  g_auto (GStrv) helper_dirs = g_strsplit (dsh_test_getenv_required ("DSH_TEST_HELPER_DIRS"),
+                                           ":", -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
+      g_autofree char *state = g_strdup_printf ("%s/state-%s", f->dir, backends[i]);
+      g_autofree char *state_env = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s", state);
+      const char *env[] = { backend_env, state_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      /* The granting call runs under the other backend, whose own code lies elsewhere. */
+      g_autofree char *other_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s",
+                                                    backends[(i + 1) % G_N_ELEMENTS (backends)]);
+      const char *other[] = { other_env, state_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      g_autofree char *request = g_strdup_printf (
+        "{\"id\": 1, \"method\": \"confine\", \"params\": {\"argv\": [\"true\"], "
+        "\"mode\": \"workspace-write\", \"workspace\": \"%s\"}}\n", ws);
+      g_autoptr (GSubprocessLauncher) launcher =
+        g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+      g_autoptr (GSubprocess) serve = NULL;
+      g_autoptr (GDataInputStream) out = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *first = NULL;
+      g_autofree char *second = NULL;
+      const char *code_dir = NULL;
+
+      for (guint d = 0; helper_dirs[d] != NULL; d++)
+        if (g_str_has_suffix (helper_dirs[d], backends[i]))
+          code_dir = helper_dirs[d];
+      g_assert_nonnull (code_dir);
+      g_assert_cmpint (g_mkdir (state, 0700), ==, 0);
+      dsh_test_launcher_set_env (launcher, env);
+      serve = g_subprocess_launcher_spawn (launcher, &error, dsh_test_cli (), "serve", NULL);
+      g_assert_no_error (error);
+      out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (serve));
+      g_assert_true (g_output_stream_write_all (g_subprocess_get_stdin_pipe (serve), request,
+                                                strlen (request), NULL, NULL, &error));
+      first = g_data_input_stream_read_line (out, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (strstr (first, "\"argv\""));
+
+      /* Another call grants that directory (its command does nothing with it here). */
+      {
+        const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                               "--writable-root", code_dir, "--", "true", NULL };
+        g_auto (DshTestRun) run = { 0 };
+
+        dsh_test_run_cli (&run, args, other, ws);
+        g_assert_cmpint (run.exit_code, ==, 0);
+      }
+
+      g_assert_true (g_output_stream_write_all (g_subprocess_get_stdin_pipe (serve), request,
+                                                strlen (request), NULL, NULL, &error));
+      g_assert_true (g_output_stream_close (g_subprocess_get_stdin_pipe (serve), NULL, &error));
+      second = g_data_input_stream_read_line (out, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_test_message ("%s: %s", backends[i], second);
+      g_assert_null (strstr (second, "\"argv\""));
+      g_assert_nonnull (strstr (second, "was granted to a confined command since"));
+      g_assert_true (g_subprocess_wait (serve, NULL, &error));
+    }
+}
+
 /* Every rule for writable roots applies to extra ones. */
 static void
 test_extra_roots_refused (Refusals *f, gconstpointer data)
@@ -1356,6 +1426,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   ADD ("/root-refusals/missing-extra-root-left-out", test_missing_extra_root_left_out);
+  ADD ("/root-refusals/serve-code-dir-granted-later", test_serve_code_dir_granted_later);
   ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
   ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);
   ADD ("/root-refusals/granted-root-without-birth-time-remounted",

@@ -54,9 +54,13 @@ typedef struct {
   /* Where no module, helper or runner may come from: the caller's roots, then the directories
    * of granted_code_dirs. */
   GStrv untrusted_roots;
-  /* The module and helper directories beneath a directory some call granted, asked once per
-   * selector (a generation asks again). */
+  /* The module and helper directories beneath a directory some call granted, asked when the
+   * selector is made and again whenever the record of granted roots changed since (its stamp:
+   * identity and times of its directory); a directory granted since fails every call. */
   GStrv granted_code_dirs;
+  char *record_stamp;
+  /* Held while the code directories are asked again, never with lock. */
+  GMutex trust_lock;
 
   GMutex lock;
   gboolean selection_done;

@@ -156,6 +156,43 @@ scan_modules (DshBackendSelector *self)
   make_candidates (self, NULL);
 }
 
+static GStrv granted_code_dirs (DshBackendSelector *self);
+static char *record_stamp (const char *record);
+
+/* A selector kept across calls (serve, a library's provider) chose its modules and helpers
+ * while no call had granted their directories; one a later call grants could have had them
+ * rewritten since, by that call's command. So when the record changed, the code directories are
+ * asked again, and one granted since fails the call: nothing found there may run. */
+static gboolean
+code_still_trusted (DshBackendSelector *self, GError **error)
+{
+  g_autofree char *record = dsh_root_grants_default_dir ();
+  g_autofree char *stamp = record_stamp (record);
+  g_auto (GStrv) granted = NULL;
+  gboolean trusted = TRUE;
+
+  g_mutex_lock (&self->trust_lock);
+  if (g_strcmp0 (stamp, self->record_stamp) != 0)
+    {
+      g_autofree char *was = g_steal_pointer (&self->record_stamp);
+
+      /* Asked again (it takes the new stamp); the list the selector chose with stays. */
+      granted = granted_code_dirs (self);
+      for (guint i = 0; granted[i] != NULL && trusted; i++)
+        trusted = g_strv_contains ((const char *const *) self->granted_code_dirs, granted[i]);
+      /* Failing from now on: nothing found there may run until the provider starts again. */
+      if (!trusted)
+        g_clear_pointer (&self->record_stamp, g_free);
+    }
+  g_mutex_unlock (&self->trust_lock);
+  if (!trusted)
+    g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
+                 "a directory of the backend modules or helpers was granted to a confined "
+                 "command since they were chosen: what is there now may be that command's; "
+                 "start the provider again");
+  return trusted;
+}
+
 /* Runs the module's confine() and checks what it produced is a wrapping, never a passthrough.
  * The runner and helper lookups the candidate's check made (when given) answer the module's
  * lookups again: it is confined with what was checked, without a second search. */
@@ -171,6 +208,8 @@ call_confine_as_checked (DshBackendSelector *self,
   dsh_backend_call_init (call, (const char *const *) self->helper_dirs,
                          (const char *const *) self->untrusted_roots);
   call->remembered = checked != NULL ? checked->lookups : NULL;
+  if (!code_still_trusted (self, error))
+    return FALSE;
   if (!dsh_backend_module_bind_instance (module, call))
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE,
@@ -850,12 +889,26 @@ dsh_backend_selector_set_probe_cache (DshBackendSelector *self, const char *path
  * trusted then, for read-only calls run without a record (no call can grant while it is
  * unreadable). The files are then opened without following a symlink, so a path asked about
  * is the path loaded. */
+static char *
+record_stamp (const char *record)
+{
+  GString *stamp = g_string_new (NULL);
+
+  dsh_platform_append_file_identity (stamp, record);
+  return g_string_free (stamp, FALSE);
+}
+
 static GStrv
 granted_code_dirs (DshBackendSelector *self)
 {
   g_autofree char *record = dsh_root_grants_default_dir ();
-  g_autoptr (DshRootGrants) grants = dsh_root_grants_open (record, NULL);
+  g_autoptr (DshRootGrants) grants = NULL;
   g_autoptr (GStrvBuilder) dirs = g_strv_builder_new ();
+
+  /* Taken before the record is read: a grant made meanwhile moves it, and is asked again. */
+  g_free (self->record_stamp);
+  self->record_stamp = record_stamp (record);
+  grants = dsh_root_grants_open (record, NULL);
 
   if (grants == NULL)
     {
@@ -934,6 +987,7 @@ dsh_backend_selector_new (const char *const *backend_dirs, const char *const *he
   const char *backend = g_getenv ("DSH_SANDBOX_BACKEND");
 
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->trust_lock);
   if (dir_override != NULL && dir_override[0] != '\0' && dsh_platform_is_privileged ())
     {
       /* A setuid caller must not let its invoker choose the code it loads. */
@@ -967,6 +1021,7 @@ dsh_backend_selector_new_like (DshBackendSelector *self)
 
   /* The environment is not read again: a generation changes the modules, not the settings. */
   g_mutex_init (&like->lock);
+  g_mutex_init (&like->trust_lock);
   g_mutex_lock (&self->lock);
   like->backend_dirs = g_strdupv (self->backend_dirs);
   like->helper_dirs = g_strdupv (self->helper_dirs);
@@ -1005,6 +1060,8 @@ dsh_backend_selector_free (DshBackendSelector *self)
   g_free (self->probe_cache_path);
   g_strfreev (self->untrusted_roots);
   g_strfreev (self->granted_code_dirs);
+  g_free (self->record_stamp);
   g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->trust_lock);
   g_free (self);
 }
