@@ -894,6 +894,39 @@ test_serve_code_dir_granted_later (Refusals *f, gconstpointer data)
     }
 }
 
+/* The record of granted roots must be out of every root's reach whatever the root's path: a
+ * bind mount (a container's volume) gives the directory holding the state directory a second
+ * path, and a call whose workspace is that path could have its command erase the record, and
+ * with it every grant a planted symlink is judged by. Refused on both backends, by identity. */
+static void
+test_record_reached_through_bind_mount (Refusals *f, gconstpointer data)
+{
+  g_autofree char *state_dir = g_build_filename (f->dir, "state", NULL);
+  g_autofree char *alias = make_dir (f, "alias");
+  g_autofree char *record_there = g_build_filename (alias, "state", NULL);
+  g_autofree char *touch = g_strdup_printf ("rm -rf '%s'", record_there);
+
+  /* The record exists before the call that reaches it. */
+  g_assert_cmpint (g_mkdir_with_parents (state_dir, 0700), ==, 0);
+  if (mount (f->dir, alias, NULL, MS_BIND, NULL) != 0)
+    {
+      dsh_test_require (FALSE, "cannot bind-mount here");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", alias, "--",
+                             "sh", "-c", touch, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      run_with_backend (&run, backends[i], f->state, args, alias);
+      g_test_message ("%s: %s", backends[i], run.err);
+      dsh_test_assert_refused (&run, "is reached through the writable root");
+      g_assert_true (g_file_test (state_dir, G_FILE_TEST_IS_DIR));
+    }
+  g_assert_cmpint (umount2 (alias, MNT_DETACH), ==, 0);
+}
+
 /* Every rule for writable roots applies to extra ones. */
 static void
 test_extra_roots_refused (Refusals *f, gconstpointer data)
@@ -1426,6 +1459,8 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   ADD ("/root-refusals/missing-extra-root-left-out", test_missing_extra_root_left_out);
+  ADD ("/root-refusals/record-reached-through-bind-mount",
+       test_record_reached_through_bind_mount);
   ADD ("/root-refusals/serve-code-dir-granted-later", test_serve_code_dir_granted_later);
   ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
   ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);

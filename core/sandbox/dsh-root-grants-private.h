@@ -59,6 +59,12 @@ gboolean       dsh_root_grants_refuse           (GError               **error,
 
 /* Refuses a record that lies beneath one of roots (canonical): a confined command could erase
  * what it says. */
+/* Refuses root (open as root_fd, or -1 to open it here) when it is the record's directory or one
+ * above it by identity, whatever its path: a bind mount makes another path of either. */
+gboolean       dsh_root_grants_check_identity_out_of_reach (DshRootGrants  *grants,
+                                                            const char     *root,
+                                                            int             root_fd,
+                                                            GError        **error);
 gboolean       dsh_root_grants_check_out_of_reach (DshRootGrants       *grants,
                                                    const char *const   *roots,
                                                    GError             **error);

@@ -41,7 +41,12 @@ typedef struct {
   ino_t ino;
   /* As the caller named it. */
   char *spelled;
+  /* The identities of the directory and each one above it up to /, asked once (under
+   * chain_lock): a root that is one of them holds the record, by whatever path. */
+  GArray *chain;
 } RecordDir;
+
+static GMutex chain_lock;
 
 struct _DshRootGrants {
   RecordDir *record;
@@ -72,6 +77,8 @@ record_unref (RecordDir *record)
   if (record->fd >= 0)
     close (record->fd);
   g_free (record->spelled);
+  if (record->chain != NULL)
+    g_array_unref (record->chain);
   g_free (record);
 }
 
@@ -237,6 +244,87 @@ const char *
 dsh_root_grants_dir (DshRootGrants *grants)
 {
   return grants->dir;
+}
+
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+} DirIdentity;
+
+/* The record's directory and every one above it, climbing "..": through a bind mount, a root
+ * may name one of them by another path (a container's volume holding the state directory). */
+static GArray *
+record_chain (RecordDir *record)
+{
+  GArray *chain;
+  int fd;
+
+  g_mutex_lock (&chain_lock);
+  if (record->chain != NULL)
+    {
+      chain = g_array_ref (record->chain);
+      g_mutex_unlock (&chain_lock);
+      return chain;
+    }
+  chain = g_array_new (FALSE, FALSE, sizeof (DirIdentity));
+  fd = fcntl (record->fd, F_DUPFD_CLOEXEC, 3);
+  for (guint depth = 0; fd >= 0 && depth < 4096; depth++)
+    {
+      struct stat st;
+      DirIdentity id;
+      int parent;
+
+      if (fstat (fd, &st) != 0)
+        break;
+      id = (DirIdentity) { st.st_dev, st.st_ino };
+      if (chain->len > 0 && g_array_index (chain, DirIdentity, chain->len - 1).dev == id.dev &&
+          g_array_index (chain, DirIdentity, chain->len - 1).ino == id.ino)
+        break; /* "/" is its own parent */
+      g_array_append_val (chain, id);
+      parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      close (fd);
+      fd = parent;
+    }
+  if (fd >= 0)
+    close (fd);
+  record->chain = g_array_ref (chain);
+  g_mutex_unlock (&chain_lock);
+  return chain;
+}
+
+gboolean
+dsh_root_grants_check_identity_out_of_reach (DshRootGrants *grants,
+                                             const char *root,
+                                             int root_fd,
+                                             GError **error)
+{
+  g_autoptr (GArray) chain = NULL;
+  struct stat st;
+  int fd = root_fd >= 0 ? root_fd : dsh_open_directory_no_symlinks (root, FALSE);
+  gboolean known = fd >= 0 && fstat (fd, &st) == 0;
+
+  if (root_fd < 0 && fd >= 0)
+    close (fd);
+  if (!known)
+    return TRUE; /* missing: nothing is reached through it */
+  chain = record_chain (grants->record);
+  for (guint i = 0; i < chain->len; i++)
+    {
+      const DirIdentity *id = &g_array_index (chain, DirIdentity, i);
+
+      if (id->dev == st.st_dev && id->ino == st.st_ino)
+        {
+          g_autofree char *shown = g_utf8_make_valid (root, -1);
+          g_autofree char *why = g_strdup_printf (
+            "is reached through the writable root %s (%s), where a confined command could "
+            "erase it",
+            shown, i == 0 ? "the record's own directory by another path"
+                          : "a directory above it by another path, a bind mount say");
+
+          return dsh_root_grants_refuse (error, grants->dir, why);
+        }
+    }
+  return TRUE;
 }
 
 void

@@ -1224,6 +1224,16 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
     return FALSE;
+  for (guint r = 0; roots->pdata[r] != NULL; r++)
+    {
+      const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
+                                           roots->pdata[r]);
+
+      if (!dsh_root_grants_check_identity_out_of_reach (grants, roots->pdata[r],
+                                                        reached != NULL ? reached->fd : -1,
+                                                        error))
+        return FALSE;
+    }
   if (record)
     {
       /* A root that is missing now is not handed down: nothing recorded its grant, so if it
