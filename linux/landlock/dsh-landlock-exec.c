@@ -211,9 +211,10 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
  * - always: the command keeps the caller's session and controlling terminal (so ^C and /dev/tty
  *   prompts work), which would let it push keystrokes into the caller's shell with TIOCSTI and
  *   have them run unconfined after it exits (bwrap closes the same hole with --new-session), so
- *   the TIOCSTI and TIOCLINUX ioctls are refused; and prlimit on the launcher or its caller,
- *   which no Landlock ABI governs (a launcher left without descriptors could not find what the
- *   command leaves running);
+ *   the TIOCSTI and TIOCLINUX ioctls are refused; and prlimit setting the limits of any other
+ *   process by id, which no Landlock ABI governs (a launcher left without descriptors could not
+ *   find what the command leaves running; a limit set on any thread of the caller holds for the
+ *   whole caller);
  * - below ABI 6, which scopes signals: every way of aiming a signal at the launcher, at its
  *   caller or at their process groups (kill, tkill, tgkill, rt_[tg]sigqueueinfo by pid, 0 or -1;
  *   an owner for SIGIO set with F_SETOWN, F_SETOWN_EX, FIOSETOWN or SIOCSPGRP), and
@@ -256,8 +257,10 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
+#define ARG_HIGH(n) (offsetof (struct seccomp_data, args[n]) + 4)
 #else
 #define ARG_LOW(n) (offsetof (struct seccomp_data, args[n]) + 4)
+#define ARG_HIGH(n) offsetof (struct seccomp_data, args[n])
 #endif
 
 typedef enum {
@@ -496,8 +499,17 @@ add_checks (Filter *f, CallKind kind, long abi, const SignalTargets *t)
         }
       break;
     case CALL_PRLIMIT:
-      /* The first two targets: the launcher and its caller. */
-      refuse_targets (f, 0, t, 2);
+      /* Reading any limits and setting its own (pid 0) are allowed; setting another process's
+       * by id is refused: a filter cannot tell a thread id of the launcher's caller from any
+       * other id, and Linux applies a limit set on a thread id to its whole process. */
+      load_arg (f, 0);
+      jump_if_equal (f, 0, LABEL_ALLOW);
+      load_arg (f, 2);
+      emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0), NO_LABEL,
+                 LABEL_EPERM);
+      emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_HIGH (2)));
+      emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0),
+                 LABEL_ALLOW, LABEL_EPERM);
       break;
     case CALL_KILL:
       refuse_targets (f, 0, t, t->n_pids);

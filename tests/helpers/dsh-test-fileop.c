@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -250,6 +251,38 @@ limit_launcher (void)
   return prlimit (getppid (), RLIMIT_NOFILE, &none, NULL);
 }
 
+static pid_t signal_target (const char *name);
+
+/* Sets, unchanged, the open-files limit of a thread of the launcher's caller other than its
+ * main one: Linux applies a limit set on any thread id to the whole process. -1 with ESRCH when
+ * the caller has no other thread. */
+static int
+limit_caller_thread (void)
+{
+  pid_t caller = signal_target ("caller");
+  char path[64];
+  struct dirent *entry;
+  struct rlimit now;
+  DIR *tasks;
+  pid_t tid = -1;
+
+  snprintf (path, sizeof path, "/proc/%d/task", (int) caller);
+  if (caller <= 0 || (tasks = opendir (path)) == NULL)
+    return -1;
+  while ((entry = readdir (tasks)) != NULL && tid < 0)
+    if (entry->d_name[0] != '.' && atoi (entry->d_name) != caller)
+      tid = atoi (entry->d_name);
+  closedir (tasks);
+  if (tid < 0)
+    {
+      errno = ESRCH;
+      return -1;
+    }
+  if (prlimit (tid, RLIMIT_NOFILE, NULL, &now) != 0)
+    return -1;
+  return prlimit (tid, RLIMIT_NOFILE, &now, NULL);
+}
+
 /* The pid a signal test aims at, relative to our parent (the launcher, when run under it). */
 static pid_t
 signal_target (const char *name)
@@ -397,6 +430,8 @@ main (int argc, char **argv)
 #endif
   if (strcmp (op, "limit-launcher") == 0)
     return report (op, a, limit_launcher ());
+  if (strcmp (op, "limit-caller-thread") == 0)
+    return report (op, a, limit_caller_thread ());
   if (strcmp (op, "io-uring") == 0)
     return report (op, a, io_uring_available ());
   if (strcmp (op, "chattr") == 0 && b != NULL && (strcmp (b, "+a") == 0 || strcmp (b, "-a") == 0))
@@ -420,7 +455,7 @@ usage:
   fprintf (stderr, "usage: dsh-test-fileop write|append|truncate|mkdir|unlink|mkfifo|bind|"
                    "mknod-null|utime|procfd-write|tiocsti|open-trunc|open-trunc-noacc|"
                    "openat2-trunc|open-by-handle-trunc|ftruncate|io-uring|int80-truncate|"
-                   "int80-open-trunc|limit-launcher PATH-OR-FD [TEXT] | "
+                   "int80-open-trunc|limit-launcher|limit-caller-thread PATH-OR-FD [TEXT] | "
                    "chmod PATH OCTAL | chattr PATH +a|-a | rename|link SRC DST | "
                    "symlink TARGET PATH | signal kill|tkill|tgkill|sigqueue|tgsigqueue|pidfd|"
                    "procfd|setown|setown-ex|int80-kill|x32-kill launcher|caller|group|zero|all "

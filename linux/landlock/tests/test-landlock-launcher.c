@@ -609,6 +609,40 @@ test_launcher_limits_untouchable (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (late, G_FILE_TEST_EXISTS));
 }
 
+/* Nor its caller's, through any thread of the caller (a harness with threads of its own, as
+ * Node's or the JVM's are): a limit set on one thread id holds for the whole process, so the
+ * filter refuses setting another process's limits by id at all. The launcher is started here
+ * straight from this process, with a second thread running. */
+static gpointer
+idle_thread (gpointer data)
+{
+  GCancellable *done = data;
+
+  while (!g_cancellable_is_cancelled (done))
+    g_usleep (10 * 1000);
+  return NULL;
+}
+
+static void
+test_caller_threads_limits_untouchable (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GCancellable) done = g_cancellable_new ();
+  g_autoptr (GThread) thread = NULL;
+  g_auto (DshTestRun) run = { 0 };
+  const char *argv[] = { dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--",
+                         dsh_test_getenv_required ("DSH_TEST_FILEOP"), "limit-caller-thread", "x",
+                         NULL };
+
+  if (!dsh_test_require_landlock ())
+    return;
+  thread = g_thread_new ("idle", idle_thread, done);
+  dsh_test_run (&run, argv, NULL, NULL, NULL);
+  g_cancellable_cancel (done);
+  g_thread_join (g_steal_pointer (&thread));
+  g_test_message ("%s", run.err);
+  g_assert_cmpstr (run.out, ==, "EPERM\n");
+}
+
 /* A signal that reaches the launcher before it has recorded the command's pid is forwarded all
  * the same: the delay before the signal sweeps across the launcher's start. */
 static void
@@ -924,6 +958,7 @@ main (int argc, char **argv)
   ADD ("launcher-cannot-be-stopped-or-killed", test_launcher_cannot_be_stopped_or_killed);
   ADD ("early-signal-not-lost", test_early_signal_not_lost);
   ADD ("launcher-limits-untouchable", test_launcher_limits_untouchable);
+  ADD ("caller-threads-limits-untouchable", test_caller_threads_limits_untouchable);
   ADD ("kernel-refusals-match-abi", test_kernel_refusals_match_abi);
   ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
   ADD ("terminal-injection-refused", test_terminal_injection_refused);
