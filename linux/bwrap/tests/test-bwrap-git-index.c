@@ -64,21 +64,56 @@ put_entry (GByteArray *out, guint32 mode, const char *name)
 }
 
 typedef struct {
-  char *dir;
   char *index;
   GPtrArray *seen;
   gsize cut_to;
-} Fixture;
+} Scan;
 
 static void
 visit (const char *path, void *data)
 {
-  Fixture *f = data;
+  Scan *scan = data;
 
-  g_ptr_array_add (f->seen, g_strdup (path));
+  g_ptr_array_add (scan->seen, g_strdup (path));
   /* The command's turn: the index shrinks to its first page. */
-  if (f->cut_to > 0)
-    g_assert_no_errno (truncate (f->index, (off_t) f->cut_to));
+  if (scan->cut_to > 0)
+    g_assert_no_errno (truncate (scan->index, (off_t) scan->cut_to));
+}
+
+/* The header of a version 2 index (SHA-1 names) of n entries, the entries to follow. */
+static GByteArray *
+new_index (guint32 n)
+{
+  GByteArray *index = g_byte_array_new ();
+
+  g_byte_array_append (index, (const guint8 *) "DIRC", 4);
+  put_be32 (index, 2);
+  put_be32 (index, n);
+  return index;
+}
+
+/* The names for_each_gitlink() visits in index, written as a git directory's index; with cut_to,
+ * the file is cut to that size at each visit. */
+static GPtrArray *
+scan_index (GByteArray *index, gsize cut_to)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("dsh-git-index-XXXXXX", &error);
+  Scan scan = { .seen = g_ptr_array_new_with_free_func (g_free), .cut_to = cut_to };
+  int dir_fd;
+
+  g_assert_no_error (error);
+  scan.index = g_build_filename (dir, "index", NULL);
+  g_file_set_contents (scan.index, (const char *) index->data, index->len, &error);
+  g_assert_no_error (error);
+  dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (dir_fd, >=, 0);
+  for_each_gitlink (dir_fd, dir, "index", 20, 0, NULL, visit, &scan);
+  close (dir_fd);
+  g_unlink (scan.index);
+  g_rmdir (dir);
+  g_free (scan.index);
+  return scan.seen;
 }
 
 /* An index of 40 000 entries (about 3 MiB, far more than one read) with gitlinks first and
@@ -87,90 +122,50 @@ visit (const char *path, void *data)
 static void
 test_index_read (gconstpointer data)
 {
-  g_autoptr (GByteArray) index = g_byte_array_new ();
-  g_autoptr (GError) error = NULL;
-  Fixture f = { .seen = g_ptr_array_new_with_free_func (g_free), .cut_to = data ? 4096 : 0 };
   const guint32 n = 40000;
-  int dir_fd;
+  g_autoptr (GByteArray) index = new_index (n);
+  g_autoptr (GPtrArray) seen = NULL;
 
-  f.dir = g_dir_make_tmp ("dsh-git-index-XXXXXX", &error);
-  g_assert_no_error (error);
-  f.index = g_build_filename (f.dir, "index", NULL);
-  g_byte_array_append (index, (const guint8 *) "DIRC", 4);
-  put_be32 (index, 2);
-  put_be32 (index, n);
   for (guint32 i = 0; i < n; i++)
     {
       g_autofree char *name = g_strdup_printf ("dir/sub/file-%06u", i);
 
       put_entry (index, i == 0 || i == n - 1 ? GITLINK : REGULAR, i == 0 ? "first" : name);
     }
-  g_file_set_contents (f.index, (const char *) index->data, index->len, &error);
-  g_assert_no_error (error);
-  dir_fd = open (f.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  g_assert_cmpint (dir_fd, >=, 0);
-
-  for_each_gitlink (dir_fd, f.dir, "index", 20, 0, NULL, visit, &f);
+  seen = scan_index (index, data != NULL ? 4096 : 0);
 
   /* Cut: what was read before still counts, nothing after it is made up. */
-  g_assert_cmpuint (f.seen->len, ==, data ? 1 : 2);
-  g_assert_cmpstr (g_ptr_array_index (f.seen, 0), ==, "first");
+  g_assert_cmpuint (seen->len, ==, data ? 1 : 2);
+  g_assert_cmpstr (g_ptr_array_index (seen, 0), ==, "first");
   if (!data)
-    g_assert_cmpstr (g_ptr_array_index (f.seen, 1), ==, "dir/sub/file-039999");
-
-  close (dir_fd);
-  g_unlink (f.index);
-  g_rmdir (f.dir);
-  g_free (f.index);
-  g_free (f.dir);
-  g_ptr_array_unref (f.seen);
+    g_assert_cmpstr (g_ptr_array_index (seen, 1), ==, "dir/sub/file-039999");
 }
 
 /* Entries written to be read slowly: every one a gitlink whose name and padding hold no NUL, the
- * file's only NUL at its very end (16 MiB). git takes each name's length from its flags; a scan
+ * file's only NUL at its very end (32 MiB). git takes each name's length from its flags; a scan
  * that looked for each name's NUL through the rest of the file took minutes, holding up the
  * call. Each byte is looked at once now, and every entry is visited as git reads it. */
 static void
 test_index_without_nuls (void)
 {
-  g_autoptr (GByteArray) index = g_byte_array_new ();
-  g_autoptr (GError) error = NULL;
-  Fixture f = { .seen = g_ptr_array_new_with_free_func (g_free) };
   const guint32 n = (32u << 20) / 320;
+  g_autoptr (GByteArray) index = new_index (n);
+  g_autoptr (GPtrArray) seen = NULL;
   guint8 entry[320];
   char name[258];
-  int dir_fd;
 
   memset (entry, 'a', sizeof entry);
   memcpy (entry + 24, "\xff\xff\xe0\x01", 4); /* a gitlink's type bits, no NUL byte */
   memcpy (entry + 60, "\x01\x01", 2);         /* a name of 257 bytes */
   memset (name, 'a', 257);
   name[257] = '\0';
-  f.dir = g_dir_make_tmp ("dsh-git-index-XXXXXX", &error);
-  g_assert_no_error (error);
-  f.index = g_build_filename (f.dir, "index", NULL);
-  g_byte_array_append (index, (const guint8 *) "DIRC", 4);
-  put_be32 (index, 2);
-  put_be32 (index, n);
   for (guint32 i = 0; i < n; i++)
     g_byte_array_append (index, entry, sizeof entry);
   g_byte_array_append (index, (const guint8 *) "", 1);
-  g_file_set_contents (f.index, (const char *) index->data, index->len, &error);
-  g_assert_no_error (error);
-  dir_fd = open (f.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  g_assert_cmpint (dir_fd, >=, 0);
+  seen = scan_index (index, 0);
 
-  for_each_gitlink (dir_fd, f.dir, "index", 20, 0, NULL, visit, &f);
-
-  g_assert_cmpuint (f.seen->len, ==, n);
-  g_assert_cmpstr (g_ptr_array_index (f.seen, n - 1), ==, name);
-
-  close (dir_fd);
-  g_unlink (f.index);
-  g_rmdir (f.dir);
-  g_free (f.index);
-  g_free (f.dir);
-  g_ptr_array_unref (f.seen);
+  g_assert_cmpuint (seen->len, ==, n);
+  g_assert_cmpstr (g_ptr_array_index (seen, n - 1), ==, name);
 }
 
 int
