@@ -174,8 +174,6 @@ code_still_trusted (DshBackendSelector *self, GError **error)
   g_mutex_lock (&self->trust_lock);
   if (g_strcmp0 (stamp, self->record_stamp) != 0)
     {
-      g_autofree char *was = g_steal_pointer (&self->record_stamp);
-
       /* Asked again (it takes the new stamp); the list the selector chose with stays. */
       granted = granted_code_dirs (self);
       for (guint i = 0; granted[i] != NULL && trusted; i++)
