@@ -281,7 +281,12 @@ record_chain (RecordDir *record)
           g_array_index (chain, DirIdentity, chain->len - 1).ino == id.ino)
         break; /* "/" is its own parent */
       g_array_append_val (chain, id);
+      /* With O_PATH an ancestor this user cannot list still has an identity. */
+#ifdef O_PATH
+      parent = openat (fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
       parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
       close (fd);
       fd = parent;
     }
