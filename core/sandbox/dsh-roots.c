@@ -1098,6 +1098,14 @@ walk_reaching (const Walk *const *walks, guint n_walks, GArray *extra_walks, con
   return NULL;
 }
 
+/* A root of a call as the checks after its walk see it: the descriptor its walk holds
+ * (borrowed) or one opened for them (owned), -1 with error when it could not be opened. */
+typedef struct {
+  int fd;
+  int error;
+  gboolean owned;
+} RootOpened;
+
 /* The walks of the roots of a call: each walk's end is the root, and what it held open is what
  * is recorded as granted. */
 gboolean
@@ -1122,6 +1130,9 @@ dsh_roots_resolve (const char *spelled_workspace,
   const char *spelled[3];
   WalkRules rules = { 0 };
   const char *tmp, *tmpdir;
+  guint n_roots;
+  RootOpened *opened;
+  gboolean ok;
 
   /* Only recording the workspace root checks that it is a directory. */
   g_return_val_if_fail (workspace_root != NULL || record, FALSE);
@@ -1224,17 +1235,25 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
     return FALSE;
-  for (guint r = 0; roots->pdata[r] != NULL; r++)
+  /* Each root as its walk holds it, else opened once here (-1 and its errno when it cannot
+   * be): what the identity check and the record below both look at. */
+  n_roots = roots->len - 1;
+  opened = g_new0 (RootOpened, n_roots);
+  for (guint r = 0; r < n_roots; r++)
     {
       const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
                                            roots->pdata[r]);
 
-      if (!dsh_root_grants_check_identity_out_of_reach (grants, roots->pdata[r],
-                                                        reached != NULL ? reached->fd : -1,
-                                                        error))
-        return FALSE;
+      opened[r].owned = reached == NULL;
+      opened[r].fd = reached != NULL ? reached->fd
+                                     : dsh_open_directory_no_symlinks (roots->pdata[r], FALSE);
+      opened[r].error = opened[r].fd < 0 ? errno : 0;
     }
-  if (record)
+  ok = TRUE;
+  for (guint r = 0; ok && r < n_roots; r++)
+    ok = dsh_root_grants_check_identity_out_of_reach (grants, roots->pdata[r], opened[r].fd,
+                                                      error);
+  if (ok && record)
     {
       /* A root that is missing now is not handed down: nothing recorded its grant, so if it
        * appeared before the runner opens it (made by the user or a tool), a symlink its command
@@ -1242,29 +1261,26 @@ dsh_roots_resolve (const char *spelled_workspace,
        * call, and is recorded by the first call that finds it there. */
       g_autoptr (GPtrArray) present = g_ptr_array_new_full (roots->len, g_free);
 
-      for (guint r = 0; roots->pdata[r] != NULL; r++)
+      for (guint r = 0; ok && r < n_roots; r++)
         {
-          const Walk *reached = walk_reaching (walks, G_N_ELEMENTS (walks), extra_walks,
-                                               roots->pdata[r]);
-          int fd = reached != NULL ? -1 : dsh_open_directory_no_symlinks (roots->pdata[r], FALSE);
-          gboolean recorded;
-
-          if (reached == NULL && fd < 0 && r > 0 && (errno == ENOENT || errno == ENOTDIR))
+          if (opened[r].fd < 0 && r > 0 &&
+              (opened[r].error == ENOENT || opened[r].error == ENOTDIR))
             continue;
-          recorded = reached != NULL
-                       ? dsh_root_grants_record_at (grants, roots->pdata[r], reached->fd, error)
-                     : fd >= 0 ? dsh_root_grants_record_at (grants, roots->pdata[r], fd, error)
-                               : dsh_root_grants_record (grants, roots->pdata[r], error);
-          if (fd >= 0)
-            close (fd);
-          if (!recorded)
-            return FALSE;
+          ok = opened[r].fd >= 0
+                 ? dsh_root_grants_record_at (grants, roots->pdata[r], opened[r].fd, error)
+                 : dsh_root_grants_record (grants, roots->pdata[r], error);
           g_ptr_array_add (present, g_strdup (roots->pdata[r]));
         }
       g_ptr_array_add (present, NULL);
-      *out_roots = (GStrv) g_ptr_array_steal (present, NULL);
-      return TRUE;
+      g_ptr_array_unref (roots);
+      roots = g_steal_pointer (&present);
     }
+  for (guint r = 0; r < n_roots; r++)
+    if (opened[r].owned && opened[r].fd >= 0)
+      close (opened[r].fd);
+  g_free (opened);
+  if (!ok)
+    return FALSE;
   *out_roots = (GStrv) g_ptr_array_steal (roots, NULL);
   return TRUE;
 }
