@@ -207,28 +207,28 @@ dsh_session_file_times_are_fine (DshSessionFile *file)
   return FALSE;
 }
 
-gboolean
-dsh_session_file_lock (DshSessionFile *file, GError **error)
+static int
+try_lock (DshSessionFile *file, GError **error)
 {
   OVERLAPPED where = { 0 };
-  gint64 deadline = g_get_monotonic_time () + dsh_session_file_lock_patience ();
-  gulong pause = 100;
+  DWORD code;
 
   where.Offset = (DWORD) (APPEND_LOCK_OFFSET & 0xFFFFFFFFu);
   where.OffsetHigh = (DWORD) (APPEND_LOCK_OFFSET >> 32);
-  while (!LockFileEx (file->handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0,
-                      &where))
-    {
-      DWORD code = GetLastError ();
+  if (LockFileEx (file->handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0,
+                  &where))
+    return 1;
+  code = GetLastError ();
+  if (code == ERROR_LOCK_VIOLATION || code == ERROR_IO_PENDING)
+    return 0;
+  win32_error (error, code, file->path, "lock the session log");
+  return -1;
+}
 
-      if (code != ERROR_LOCK_VIOLATION && code != ERROR_IO_PENDING)
-        return win32_error (error, code, file->path, "lock the session log");
-      if (g_get_monotonic_time () >= deadline)
-        return dsh_session_file_lock_refused (file->path, error);
-      g_usleep (pause);
-      pause = MIN (pause * 2, 5000);
-    }
-  return TRUE;
+gboolean
+dsh_session_file_lock (DshSessionFile *file, GError **error)
+{
+  return dsh_session_file_lock_patiently (file, file->path, try_lock, error);
 }
 
 gssize

@@ -142,25 +142,26 @@ dsh_session_file_times_are_fine (DshSessionFile *file)
   return TRUE;
 }
 
+static int
+try_lock (DshSessionFile *file, GError **error)
+{
+  while (flock (file->fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      if (errno == EWOULDBLOCK)
+        return 0;
+      if (errno != EINTR)
+        {
+          io_error (error, errno, file->path, "lock the session log");
+          return -1;
+        }
+    }
+  return 1;
+}
+
 gboolean
 dsh_session_file_lock (DshSessionFile *file, GError **error)
 {
-  gint64 deadline = g_get_monotonic_time () + dsh_session_file_lock_patience ();
-  gulong pause = 100;
-
-  while (flock (file->fd, LOCK_EX | LOCK_NB) != 0)
-    {
-      if (errno == EINTR)
-        continue;
-      if (errno != EWOULDBLOCK)
-        return io_error (error, errno, file->path, "lock the session log");
-      if (g_get_monotonic_time () >= deadline)
-        return dsh_session_file_lock_refused (file->path, error);
-      /* Short pauses: a writer holds it for an append's few milliseconds. */
-      g_usleep (pause);
-      pause = MIN (pause * 2, 5000);
-    }
-  return TRUE;
+  return dsh_session_file_lock_patiently (file, file->path, try_lock, error);
 }
 
 static char *

@@ -23,19 +23,37 @@ dsh_session_file_set_lock_patience_for_testing (gint64 usec)
   patience_for_testing = usec;
 }
 
-gint64
-dsh_session_file_lock_patience (void)
+static gint64
+lock_patience (void)
 {
   return patience_for_testing > 0 ? patience_for_testing : DEFAULT_PATIENCE_USEC;
 }
 
 gboolean
-dsh_session_file_lock_refused (const char *path, GError **error)
+dsh_session_file_lock_patiently (DshSessionFile *file,
+                                 const char *path,
+                                 DshSessionFileTryLock try_lock,
+                                 GError **error)
 {
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-               "%s: cannot lock the session log: another process has held its lock for %.0f s "
-               "(any process that can read the log can take it, a command confined in this "
-               "session too)",
-               path, (double) dsh_session_file_lock_patience () / G_USEC_PER_SEC);
-  return FALSE;
+  gint64 patience = lock_patience ();
+  gint64 deadline = g_get_monotonic_time () + patience;
+  gulong pause = 100;
+  int taken;
+
+  while ((taken = try_lock (file, error)) == 0)
+    {
+      if (g_get_monotonic_time () >= deadline)
+        {
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
+                       "%s: cannot lock the session log: another process has held its lock for "
+                       "%.0f s (any process that can read the log can take it, a command "
+                       "confined in this session too)",
+                       path, (double) patience / G_USEC_PER_SEC);
+          return FALSE;
+        }
+      /* Short pauses: a writer holds it for an append's few milliseconds. */
+      g_usleep (pause);
+      pause = MIN (pause * 2, 5000);
+    }
+  return taken > 0;
 }

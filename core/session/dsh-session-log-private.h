@@ -173,9 +173,15 @@ gboolean        dsh_session_file_query    (DshSessionFile        *file,
  * dsh_session_file_lock_patience() with an error rather than never. */
 gboolean        dsh_session_file_lock     (DshSessionFile        *file,
                                            GError               **error);
-gint64          dsh_session_file_lock_patience (void);
-gboolean        dsh_session_file_lock_refused  (const char          *path,
-                                                GError             **error);
+/* One try of the platform's lock: 1 taken, 0 held by another, -1 failed (error set). */
+typedef int (*DshSessionFileTryLock) (DshSessionFile *file, GError **error);
+
+/* dsh_session_file_lock() on the platform's try_lock, retried in short pauses until the lock is
+ * taken or the wait ends. */
+gboolean        dsh_session_file_lock_patiently (DshSessionFile        *file,
+                                                 const char            *path,
+                                                 DshSessionFileTryLock  try_lock,
+                                                 GError               **error);
 
 /* Reads from offset to the end; the result is NUL-terminated. */
 char           *dsh_session_file_read_from (DshSessionFile       *file,
