@@ -59,12 +59,12 @@ gboolean       dsh_root_grants_refuse           (GError               **error,
 
 /* Refuses a record that lies beneath one of roots (canonical): a confined command could erase
  * what it says. */
-/* Refuses root (open as root_fd, or -1 to open it here) when it is the record's directory or one
- * above it by identity, whatever its path: a bind mount makes another path of either. */
-gboolean       dsh_root_grants_check_identity_out_of_reach (DshRootGrants  *grants,
-                                                            const char     *root,
-                                                            int             root_fd,
-                                                            GError        **error);
+/* Refuses root, of that identity, when it is the record's directory or one above it, whatever
+ * its path: a bind mount makes another path of either. */
+gboolean       dsh_root_grants_check_identity_out_of_reach (DshRootGrants          *grants,
+                                                            const char             *root,
+                                                            const DshRootIdentity  *identity,
+                                                            GError                **error);
 gboolean       dsh_root_grants_check_out_of_reach (DshRootGrants       *grants,
                                                    const char *const   *roots,
                                                    GError             **error);
@@ -115,6 +115,19 @@ gboolean       dsh_root_grants_record           (DshRootGrants         *grants,
 gboolean       dsh_root_grants_record_at        (DshRootGrants         *grants,
                                                  const char            *root,
                                                  int                    root_fd,
+                                                 GError               **error);
+
+/* The identity of the file open as fd, and whether it is a directory; FALSE when it cannot be
+ * read. */
+gboolean       dsh_root_identity_of_opened      (int                    fd,
+                                                 DshRootIdentity       *identity,
+                                                 gboolean              *out_is_directory);
+
+/* dsh_root_grants_record_at() for a root whose identity the caller took already. */
+gboolean       dsh_root_grants_record_opened    (DshRootGrants         *grants,
+                                                 const char            *root,
+                                                 const DshRootIdentity *identity,
+                                                 gboolean               is_directory,
                                                  GError               **error);
 
 /* The identity of path beneath dir_fd itself, not following a final symlink ("" for dir_fd

@@ -246,10 +246,8 @@ dsh_root_grants_dir (DshRootGrants *grants)
   return grants->dir;
 }
 
-typedef struct {
-  dev_t dev;
-  ino_t ino;
-} DirIdentity;
+static gboolean identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity,
+                                      mode_t *out_mode, gint64 *out_changed_us);
 
 /* The record's directory and every one above it, climbing "..": through a bind mount, a root
  * may name one of them by another path (a container's volume holding the state directory). */
@@ -266,19 +264,18 @@ record_chain (RecordDir *record)
       g_mutex_unlock (&chain_lock);
       return chain;
     }
-  chain = g_array_new (FALSE, FALSE, sizeof (DirIdentity));
+  chain = g_array_new (FALSE, FALSE, sizeof (DshRootIdentity));
   fd = fcntl (record->fd, F_DUPFD_CLOEXEC, 3);
   for (guint depth = 0; fd >= 0 && depth < 4096; depth++)
     {
-      struct stat st;
-      DirIdentity id;
+      DshRootIdentity id;
+      mode_t mode;
       int parent;
 
-      if (fstat (fd, &st) != 0)
+      if (!identity_and_mode_at (fd, "", &id, &mode, NULL))
         break;
-      id = (DirIdentity) { st.st_dev, st.st_ino };
-      if (chain->len > 0 && g_array_index (chain, DirIdentity, chain->len - 1).dev == id.dev &&
-          g_array_index (chain, DirIdentity, chain->len - 1).ino == id.ino)
+      if (chain->len > 0 && g_array_index (chain, DshRootIdentity, chain->len - 1).dev == id.dev &&
+          g_array_index (chain, DshRootIdentity, chain->len - 1).ino == id.ino)
         break; /* "/" is its own parent */
       g_array_append_val (chain, id);
       /* With O_PATH an ancestor this user cannot list still has an identity. */
@@ -300,24 +297,16 @@ record_chain (RecordDir *record)
 gboolean
 dsh_root_grants_check_identity_out_of_reach (DshRootGrants *grants,
                                              const char *root,
-                                             int root_fd,
+                                             const DshRootIdentity *identity,
                                              GError **error)
 {
-  g_autoptr (GArray) chain = NULL;
-  struct stat st;
-  int fd = root_fd >= 0 ? root_fd : dsh_open_directory_no_symlinks (root, FALSE);
-  gboolean known = fd >= 0 && fstat (fd, &st) == 0;
+  g_autoptr (GArray) chain = record_chain (grants->record);
 
-  if (root_fd < 0 && fd >= 0)
-    close (fd);
-  if (!known)
-    return TRUE; /* missing: nothing is reached through it */
-  chain = record_chain (grants->record);
   for (guint i = 0; i < chain->len; i++)
     {
-      const DirIdentity *id = &g_array_index (chain, DirIdentity, i);
+      const DshRootIdentity *id = &g_array_index (chain, DshRootIdentity, i);
 
-      if (id->dev == st.st_dev && id->ino == st.st_ino)
+      if (id->dev == identity->dev && id->ino == identity->ino)
         {
           g_autofree char *shown = g_utf8_make_valid (root, -1);
           g_autofree char *why = g_strdup_printf (
@@ -649,8 +638,8 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
 }
 
 /* The identity of what fd is open on, and whether it is a directory, in one call. */
-static gboolean
-identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
+gboolean
+dsh_root_identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
 {
   mode_t mode;
 
@@ -779,18 +768,28 @@ dsh_root_grants_record (DshRootGrants *grants, const char *root, GError **error)
 }
 
 gboolean
+dsh_root_grants_record_opened (DshRootGrants *grants,
+                               const char *root,
+                               const DshRootIdentity *identity,
+                               gboolean is_directory,
+                               GError **error)
+{
+  /* What opening it as a directory would have said. */
+  if (!is_directory)
+    return refuse_unopenable (error, root, ENOTDIR);
+  return record_identity (grants, identity, root, error);
+}
+
+gboolean
 dsh_root_grants_record_at (DshRootGrants *grants, const char *root, int root_fd, GError **error)
 {
   DshRootIdentity identity;
   gboolean is_directory;
 
-  if (!identity_of_opened (root_fd, &identity, &is_directory))
+  if (!dsh_root_identity_of_opened (root_fd, &identity, &is_directory))
     return dsh_root_grants_refuse (error, grants->dir,
                                    "cannot take the identity of a writable root");
-  /* What opening it as a directory would have said. */
-  if (!is_directory)
-    return refuse_unopenable (error, root, ENOTDIR);
-  return record_identity (grants, &identity, root, error);
+  return dsh_root_grants_record_opened (grants, root, &identity, is_directory, error);
 }
 
 gboolean

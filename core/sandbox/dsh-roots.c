@@ -1099,11 +1099,15 @@ walk_reaching (const Walk *const *walks, guint n_walks, GArray *extra_walks, con
 }
 
 /* A root of a call as the checks after its walk see it: the descriptor its walk holds
- * (borrowed) or one opened for them (owned), -1 with error when it could not be opened. */
+ * (borrowed) or one opened for them (owned), -1 with error when it could not be opened; and,
+ * taken once from it, its identity. */
 typedef struct {
   int fd;
   int error;
   gboolean owned;
+  gboolean known;
+  gboolean is_directory;
+  DshRootIdentity identity;
 } RootOpened;
 
 /* The walks of the roots of a call: each walk's end is the root, and what it held open is what
@@ -1248,11 +1252,15 @@ dsh_roots_resolve (const char *spelled_workspace,
       opened[r].fd = reached != NULL ? reached->fd
                                      : dsh_open_directory_no_symlinks (roots->pdata[r], FALSE);
       opened[r].error = opened[r].fd < 0 ? errno : 0;
+      opened[r].known = opened[r].fd >= 0 &&
+                        dsh_root_identity_of_opened (opened[r].fd, &opened[r].identity,
+                                                     &opened[r].is_directory);
     }
   ok = TRUE;
+  /* A root that cannot be opened reaches nothing through it. */
   for (guint r = 0; ok && r < n_roots; r++)
-    ok = dsh_root_grants_check_identity_out_of_reach (grants, roots->pdata[r], opened[r].fd,
-                                                      error);
+    ok = !opened[r].known || dsh_root_grants_check_identity_out_of_reach (
+                               grants, roots->pdata[r], &opened[r].identity, error);
   if (ok && record)
     {
       /* A root that is missing now is not handed down: nothing recorded its grant, so if it
@@ -1266,9 +1274,12 @@ dsh_roots_resolve (const char *spelled_workspace,
           if (opened[r].fd < 0 && r > 0 &&
               (opened[r].error == ENOENT || opened[r].error == ENOTDIR))
             continue;
-          ok = opened[r].fd >= 0
-                 ? dsh_root_grants_record_at (grants, roots->pdata[r], opened[r].fd, error)
-                 : dsh_root_grants_record (grants, roots->pdata[r], error);
+          ok = opened[r].known ? dsh_root_grants_record_opened (grants, roots->pdata[r],
+                                                                &opened[r].identity,
+                                                                opened[r].is_directory, error)
+               : opened[r].fd >= 0 ? dsh_root_grants_record_at (grants, roots->pdata[r],
+                                                                opened[r].fd, error)
+                                   : dsh_root_grants_record (grants, roots->pdata[r], error);
           g_ptr_array_add (present, g_strdup (roots->pdata[r]));
         }
       g_ptr_array_add (present, NULL);
