@@ -489,7 +489,11 @@ test_plan_refusals (void)
 static const char *const batch_programs[] = {
   "run.bat", "RUN.CMD", "C:\\tools\\run.bat", "C:/tools/Run.Cmd", "run.bat.", "run.bat ",
   "run.bat. .", "C:\\tools\\run.cmd...", "run.bat::$DATA", "run.bat:x", "RUN~1.BAT",
-  "run.batch", "run.cmdx", "C:\\dir with space\\x.bat", NULL,
+  "run.batch", "run.cmdx", "C:\\dir with space\\x.bat",
+  /* Drive-relative: the file in that drive's current directory, the colon the drive's. */
+  "C:run.bat", "c:RUN.CMD", "C:run.bat.", "C:run.bat:x",
+  /* A stream named like a batch file: never a program anyone means, so refused too. */
+  "run:x.bat", "C:\\tools\\run:x.cmd", NULL,
 };
 static const char *const plain_programs[] = {
   "git", "git.exe", "C:\\tools\\bat", "C:\\run.bat\\tool.exe", "run.bat.exe", "cmd.exe",
