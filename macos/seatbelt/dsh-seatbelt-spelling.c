@@ -4,6 +4,7 @@
  */
 #include "dsh-seatbelt-spelling.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,49 +23,69 @@ static const char *const firmlinks[] = {
   "/cores", "/opt", "/private", "/usr/libexec/cups", "/usr/local", "/usr/share/snmp", NULL,
 };
 
+/* Does path lie at or beneath dir, dir's letters in any ASCII case? The default APFS volume
+ * takes /system/volumes/data/private/tmp for /System/Volumes/Data/private/tmp, while a
+ * program writing there spells it /private/tmp like everything else: a root kept in another
+ * case would escape the folding below and so the rules of any root it lies in. On a
+ * case-sensitive install the other spellings of these names do not exist at the top of the
+ * sealed system volume, and on its data volume only an administrator could make one. */
 static int
 is_at_or_beneath (const char *path, const char *dir, size_t dir_len)
 {
-  return strncmp (path, dir, dir_len) == 0 && (path[dir_len] == '\0' || path[dir_len] == '/');
+  for (size_t i = 0; i < dir_len; i++)
+    {
+      char c = path[i] >= 'A' && path[i] <= 'Z' ? (char) (path[i] - 'A' + 'a') : path[i];
+      char d = dir[i] >= 'A' && dir[i] <= 'Z' ? (char) (dir[i] - 'A' + 'a') : dir[i];
+
+      if (c != d)
+        return 0;
+    }
+  return path[dir_len] == '\0' || path[dir_len] == '/';
+}
+
+/* The entry of list that path lies at or beneath, or NULL. */
+static const char *
+entry_holding (const char *path, const char *const *list)
+{
+  for (size_t i = 0; list[i] != NULL; i++)
+    {
+      if (is_at_or_beneath (path, list[i], strlen (list[i])))
+        return list[i];
+    }
+  return NULL;
 }
 
 char *
 dsh_seatbelt_macos_spelling (const char *path)
 {
-  const char *prefix = "";
-  size_t len = strlen (path);
+  /* What path becomes: head, then the name it starts with as macOS spells it, then rest. */
+  const char *head = "";
+  const char *name = "";
+  const char *rest = path;
+  const char *entry;
+  size_t len, size;
   char *spelled;
 
-  if (is_at_or_beneath (path, DATA_VOLUME, strlen (DATA_VOLUME)))
+  if (is_at_or_beneath (path, DATA_VOLUME, strlen (DATA_VOLUME)) &&
+      (entry = entry_holding (path + strlen (DATA_VOLUME), firmlinks)) != NULL)
     {
-      const char *rest = path + strlen (DATA_VOLUME);
-
-      for (size_t i = 0; firmlinks[i] != NULL; i++)
-        {
-          if (is_at_or_beneath (rest, firmlinks[i], strlen (firmlinks[i])))
-            {
-              path = rest;
-              len = strlen (path);
-              break;
-            }
-        }
+      name = entry;
+      rest = path + strlen (DATA_VOLUME) + strlen (entry);
     }
-  while (len > 1 && path[len - 1] == '/')
+  else if ((entry = entry_holding (path, private_links)) != NULL)
+    {
+      head = "/private";
+      name = entry;
+      rest = path + strlen (entry);
+    }
+  len = strlen (rest);
+  while (len > (*name == '\0' ? 1 : 0) && rest[len - 1] == '/')
     len--;
-  for (size_t i = 0; private_links[i] != NULL; i++)
-    {
-      if (is_at_or_beneath (path, private_links[i], strlen (private_links[i])))
-        {
-          prefix = "/private";
-          break;
-        }
-    }
 
-  spelled = malloc (strlen (prefix) + len + 1);
+  size = strlen (head) + strlen (name) + len + 1;
+  spelled = malloc (size);
   if (spelled == NULL)
     return NULL;
-  memcpy (spelled, prefix, strlen (prefix));
-  memcpy (spelled + strlen (prefix), path, len);
-  spelled[strlen (prefix) + len] = '\0';
+  snprintf (spelled, size, "%s%s%.*s", head, name, (int) len, rest);
   return spelled;
 }

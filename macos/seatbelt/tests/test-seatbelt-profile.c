@@ -48,6 +48,16 @@ test_spelling (void)
   assert_spelling ("/System/Volumes/Data/System/Library/Caches/x", "/System/Library/Caches/x");
   assert_spelling ("/System/Volumes/Data/Usersx", "/System/Volumes/Data/Usersx");
   assert_spelling ("/System/Volumes/Data", "/System/Volumes/Data");
+  /* A case-insensitive volume takes these in any letter case, and a program writing the
+   * directory spells it as everything else does: /private/tmp/ws. (On a case-sensitive
+   * install no such other spelling exists at the top of the sealed system volume.) */
+  assert_spelling ("/system/volumes/data/private/tmp/ws", "/private/tmp/ws");
+  assert_spelling ("/SYSTEM/Volumes/DATA/Users/me/ws", "/Users/me/ws");
+  assert_spelling ("/System/Volumes/Data/PRIVATE/tmp/ws", "/private/tmp/ws");
+  assert_spelling ("/TMP/ws", "/private/tmp/ws");
+  assert_spelling ("/Var/folders/zz/T", "/private/var/folders/zz/T");
+  assert_spelling ("/system/volumes/data/TMP/ws", "/system/volumes/data/TMP/ws");
+  assert_spelling ("/TMPfoo", "/TMPfoo");
 }
 
 static void
