@@ -824,6 +824,67 @@ test_missing_extra_root_left_out (Refusals *f, gconstpointer data)
     }
 }
 
+/* A root that goes up (..) from a directory that does not exist names no directory: the kernel
+ * stops at the missing one. Tidying its spelling instead (ws/missing/../../victim is victim)
+ * would grant a directory the path never reached; the call is refused, and a policy nothing was
+ * pinned into leaves such a root out. */
+static void
+test_up_from_missing_dir (Refusals *f, gconstpointer data)
+{
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *victim = make_dir (f, "victim");
+  g_autofree char *file = g_build_filename (victim, "f", NULL);
+  g_autofree char *through = g_build_filename (ws, "missing", "..", "..", "victim", NULL);
+  g_autofree char *write = g_strdup_printf ("echo escaped > '%s'", file);
+  g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", through);
+  g_autofree char *state_dir = g_build_filename (f->dir, "state", NULL);
+  g_autoptr (DshSandboxPolicy) policy = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) roots = NULL;
+  const char *extra[] = { through, NULL };
+  int fd;
+
+  dsh_test_write_file (file, "original\n");
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", backends[i]);
+      const char *env[] = { f->state, backend_env, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+      const char *tmp_env[] = { tmpdir_env, f->state, backend_env, "DSH_SANDBOX_PROBE_CACHE=off",
+                                NULL };
+      const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                             "--writable-root", through, "--", "sh", "-c", write, NULL };
+      const char *plain[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--", "sh",
+                              "-c", write, NULL };
+      g_auto (DshTestRun) run = { 0 };
+
+      dsh_test_run_cli (&run, args, env, ws);
+      g_test_message ("%s: %s", backends[i], run.err);
+      dsh_test_assert_refused (&run, "goes up");
+      g_assert_nonnull (strstr (run.err, "the extra writable root"));
+      dsh_test_assert_file_is (file, "original\n");
+
+      dsh_test_run_cli (&run, plain, tmp_env, ws);
+      g_test_message ("TMPDIR, %s: %s", backends[i], run.err);
+      dsh_test_assert_refused (&run, "goes up");
+      g_assert_nonnull (strstr (run.err, "the temp directory"));
+      dsh_test_assert_file_is (file, "original\n");
+    }
+
+  /* The library's own resolution keeps the spelling, and a policy not pinned leaves it out. */
+  g_assert_cmpstr (dsh_canonical_path (through), ==, through);
+  g_setenv ("DSH_SANDBOX_STATE_DIR", state_dir, TRUE);
+  policy = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws, NULL);
+  policy->extra_writable_roots = g_strdupv ((char **) extra);
+  roots = dsh_writable_roots (policy);
+  g_assert_false (g_strv_contains ((const char *const *) roots, victim));
+  g_assert_false (g_strv_contains ((const char *const *) roots, through));
+  fd = dsh_fs_fence_open (policy, file, O_WRONLY | O_TRUNC, 0, &error);
+  g_unsetenv ("DSH_SANDBOX_STATE_DIR");
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);
+  g_assert_cmpint (fd, <, 0);
+  dsh_test_assert_file_is (file, "original\n");
+}
+
 /* serve keeps its provider, and so its choice of modules and helpers, for its lifetime: once
  * another call grants the directory of one of them (whose command could then rewrite it),
  * serve's next confine must fail closed rather than hand out an argv that runs what is there
@@ -1459,6 +1520,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   ADD ("/root-refusals/missing-extra-root-left-out", test_missing_extra_root_left_out);
+  ADD ("/root-refusals/up-from-missing-dir", test_up_from_missing_dir);
   ADD ("/root-refusals/record-reached-through-bind-mount",
        test_record_reached_through_bind_mount);
   ADD ("/root-refusals/serve-code-dir-granted-later", test_serve_code_dir_granted_later);

@@ -733,7 +733,15 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
       if (out_planted != NULL)
         *out_planted = TRUE;
     }
-  /* Missing (or moved while walked): the spelling, which matches nothing until it exists. */
+  /* Missing (or moved while walked): the spelling, which matches nothing until it exists. One
+   * that goes up from where the walk stopped names no directory, and tidied it would name
+   * another: it is kept as spelled and counts as planted, left out like one. */
+  if (walk.resolved == NULL && !has_no_dotdot (absolute))
+    {
+      if (out_planted != NULL)
+        *out_planted = TRUE;
+      return g_steal_pointer (&absolute);
+    }
   if (walk.resolved == NULL || walk.moved)
     return dsh_lexically_canonical (absolute);
   return g_steal_pointer (&walk.resolved);
@@ -993,7 +1001,9 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
        i++)
     {
       const char *extra = policy->extra_writable_roots[i];
-      g_autofree char *root = g_path_is_absolute (extra)
+      /* Not resolved here, so one that goes up is left out: tidied, a/missing/../b would be
+       * a/b, which the path need not reach. */
+      g_autofree char *root = g_path_is_absolute (extra) && has_no_dotdot (extra)
                                 ? dsh_lexically_canonical (extra)
                                 : NULL;
       g_autofree char *why = root != NULL ? root_refusal (root, policy->workspace_root) : NULL;
@@ -1004,6 +1014,12 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
   g_ptr_array_add (roots, NULL);
   return (GStrv) g_ptr_array_steal (roots, NULL);
 }
+
+/* Why a root that did not resolve and goes up from there is refused: tidying its spelling
+ * (ws/missing/../../x is x) would grant a directory the path does not reach. */
+#define GOES_UP_FROM_MISSING \
+  "goes up (..) from a directory that does not exist: it names no directory, and which one " \
+  "it would name depends on what is made there"
 
 /* Adds /tmp and the temp directory where their walks ended (a missing one keeps its spelling:
  * it matches nothing until it exists), unless one would widen the roots. */
@@ -1024,6 +1040,10 @@ add_temp_roots (GPtrArray *roots,
                                                             : tmpdir);
   g_autofree char *why = NULL;
 
+  if (tmp_walk->resolved == NULL && !has_no_dotdot (tmp))
+    return refuse_temp_root (error, tmp, tmp, GOES_UP_FROM_MISSING);
+  if (tmpdir_walk->resolved == NULL && !has_no_dotdot (tmpdir))
+    return refuse_temp_root (error, tmpdir, tmpdir, GOES_UP_FROM_MISSING);
   if (g_str_equal (tmp_root, "/"))
     return refuse_temp_root (error, tmp, tmp_root, "is /");
   /* A temp directory that is /tmp itself adds nothing, so nothing needs checking (nor $HOME
@@ -1056,6 +1076,9 @@ add_extra_root (GPtrArray *roots,
     return dsh_roots_refuse_moved (error, "writable root", extra);
   if (walk->planted != NULL)
     return refuse_planted (error, extra, walk, walk->planted);
+  if (walk->resolved == NULL && !has_no_dotdot (extra))
+    return dsh_roots_refuse_root (error, "extra writable root", extra, extra,
+                                  GOES_UP_FROM_MISSING);
   root = dsh_lexically_canonical (walk->resolved != NULL ? walk->resolved : extra);
   why = root_refusal (root, workspace_root);
   if (why != NULL)
