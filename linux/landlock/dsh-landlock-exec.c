@@ -40,76 +40,8 @@
 #include "dsh-child-relay.h"
 #include "dsh-execvp.h"
 #include "dsh-landlock-exec.h"
+#include "dsh-landlock-uapi.h"
 #include "dsh-open-no-symlinks.h"
-
-/* The Landlock uapi, spelled out here: Debian 12's <linux/landlock.h> stops at ABI 2, and the
- * values are fixed kernel ABI. Syscall numbers are the same on every architecture (unified table
- * from 424 on). */
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
-#ifndef __NR_landlock_add_rule
-#define __NR_landlock_add_rule 445
-#endif
-#ifndef __NR_landlock_restrict_self
-#define __NR_landlock_restrict_self 446
-#endif
-
-#define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH 1
-
-#define LL_FS_EXECUTE (1ULL << 0)
-#define LL_FS_WRITE_FILE (1ULL << 1)
-#define LL_FS_READ_FILE (1ULL << 2)
-#define LL_FS_READ_DIR (1ULL << 3)
-#define LL_FS_REMOVE_DIR (1ULL << 4)
-#define LL_FS_REMOVE_FILE (1ULL << 5)
-#define LL_FS_MAKE_CHAR (1ULL << 6)
-#define LL_FS_MAKE_DIR (1ULL << 7)
-#define LL_FS_MAKE_REG (1ULL << 8)
-#define LL_FS_MAKE_SOCK (1ULL << 9)
-#define LL_FS_MAKE_FIFO (1ULL << 10)
-#define LL_FS_MAKE_BLOCK (1ULL << 11)
-#define LL_FS_MAKE_SYM (1ULL << 12)
-#define LL_FS_REFER (1ULL << 13)    /* ABI 2 */
-#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
-#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
-
-/* Rights that mean something on a non-directory; the kernel refuses others on a file rule. */
-#define LL_FS_FILE_RIGHTS \
-  (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
-
-struct ll_ruleset_attr {
-  uint64_t handled_access_fs;
-  uint64_t handled_access_net; /* ABI 4; never set: network is out of scope */
-  uint64_t scoped;             /* ABI 6 */
-};
-
-#define LL_SCOPE_SIGNAL (1ULL << 1) /* ABI 6 */
-
-struct ll_path_beneath_attr {
-  uint64_t allowed_access;
-  int32_t parent_fd;
-} __attribute__ ((packed));
-
-/* Every file-system right the running ABI knows; rights of newer ABIs than this file knows stay
- * unhandled (the kernel would reject them anyway). */
-static uint64_t
-handled_rights_for_abi (long abi)
-{
-  uint64_t rights = LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_READ_DIR |
-                    LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR |
-                    LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK |
-                    LL_FS_MAKE_SYM;
-
-  if (abi >= 2)
-    rights |= LL_FS_REFER;
-  if (abi >= 3)
-    rights |= LL_FS_TRUNCATE;
-  if (abi >= 5)
-    rights |= LL_FS_IOCTL_DEV;
-  return rights;
-}
 
 static _Noreturn void
 fatal (const char *what, int errnum)
@@ -899,7 +831,7 @@ main (int argc, char **argv)
   if (abi < 1)
     landlock_unavailable (abi < 0 ? errno : EINVAL);
 
-  handled = handled_rights_for_abi (abi);
+  handled = dsh_landlock_handled_rights (abi);
   ruleset_attr.handled_access_fs = handled;
   /* From ABI 6 the command cannot signal processes outside its domain — above all not this
    * launcher, whose death would otherwise free the command's leftovers. */
@@ -911,12 +843,10 @@ main (int argc, char **argv)
 
   /* Device ioctls come with reading: device policy is out of scope, and ioctls that modify
    * storage need a descriptor opened for writing, which WRITE_FILE governs. */
-  read_rights = handled & (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_IOCTL_DEV);
+  read_rights = dsh_landlock_read_rights (handled);
   allow_beneath (ruleset_fd, "/", read_rights);
 
-  /* Everything beneath a writable root except creating device nodes: a caller running as root
-   * could otherwise mknod a disk inside the workspace and write the host through it. */
-  write_rights = handled & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
+  write_rights = dsh_landlock_write_rights (handled);
   for (int i = 2; i < cmd_index - 1; i += 2)
     allow_beneath (ruleset_fd, argv[i], write_rights);
 
