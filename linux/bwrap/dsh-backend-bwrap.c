@@ -8,6 +8,7 @@
 #include "dsh-backend.h"
 #include "dsh-bwrap-exec.h"
 #include "dsh-bwrap-first-step.h"
+#include "dsh-landlock-uapi.h"
 
 /* A write under a read-only bind fails with EROFS; this is how its text reads. */
 static const char *const denial_signatures[] = {
@@ -100,8 +101,30 @@ push_bwrap (DshBackendHost *host,
     }
   host->push_arg (host, "--");
   push_args (host, argv);
-  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
   return 0;
+}
+
+/* What bwrap's read-only mounts do not stop on their own (see dsh-bwrap-inside.c) is held by a
+ * Landlock domain from ABI 2 on; truncation joins Landlock's rights at ABI 3. */
+static void
+report_enforcement (DshBackendHost *host, long abi)
+{
+  if (abi >= 3)
+    {
+      host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_FULL);
+      return;
+    }
+  if (abi >= DSH_BWRAP_HOLD_WRITES_ABI)
+    host->add_reason (host, "Landlock ABI 2 does not govern truncation: a file outside the "
+                            "writable roots whose descriptor a concurrent command outside bwrap "
+                            "(one under Landlock) hands in can be truncated by path through "
+                            "/proc/self/fd");
+  else
+    host->add_reason (host, "without Landlock (ABI 2 or later) below bwrap's mounts, a "
+                            "descriptor of a host directory handed in by a concurrent command "
+                            "outside bwrap (one under Landlock), or a file system the host mounts "
+                            "while the command runs, is writable inside the sandbox");
+  host->set_enforcement (host, DSH_BACKEND_ENFORCEMENT_PARTIAL);
 }
 
 static int
@@ -132,6 +155,7 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
   int write = policy->mode == DSH_BACKEND_MODE_WORKSPACE_WRITE;
   /* A workspace that is /tmp itself is the host's /tmp: a private one would swallow the writes. */
   int host_tmp = write && strcmp (policy->workspace_root, "/tmp") == 0;
+  long abi = dsh_landlock_abi ();
   size_t n_argv;
 
   if (bwrap == NULL)
@@ -147,10 +171,12 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
 
   /* The launcher takes the roots, binds them read-write from descriptors and inserts those
    * binds before bwrap's "--". A missing root matches nothing until it exists. A read-only call
-   * binds nothing writable: bwrap runs it directly, unless its argv is past bwrap's limit. */
+   * binds nothing writable: bwrap runs it directly where no Landlock domain is to be made inside,
+   * unless its argv is past bwrap's limit. */
+  report_enforcement (host, abi);
   for (n_argv = 0; argv[n_argv] != NULL; n_argv++)
     ;
-  if (!write && n_argv <= DIRECT_ARGV_LIMIT)
+  if (!write && n_argv <= DIRECT_ARGV_LIMIT && abi < DSH_BWRAP_HOLD_WRITES_ABI)
     return push_bwrap (host, bwrap, profile, 0, argv);
 
   host->push_arg (host, launcher);

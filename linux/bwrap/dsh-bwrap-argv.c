@@ -228,8 +228,9 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
   start_undo_keeper (&out);
 
   argv_add (&out, "--");
-  /* With nothing writable to check and a short argv, bwrap runs the command itself. */
-  if (n_writable > 0 || n_protected > 0 ||
+  /* With nothing writable to check, no Landlock domain to make and a short argv, bwrap runs
+   * the command itself. */
+  if (n_writable > 0 || n_protected > 0 || kernel_holds_writes () ||
       out.len + (size_t) (argc - command_at) > BWRAP_ARGV_BUDGET)
     {
       note_host_mounts ();

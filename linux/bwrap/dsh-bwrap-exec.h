@@ -16,6 +16,13 @@
 #define FATAL_PREFIX LAUNCHER_NAME ": fatal: "
 #define EXIT_RUNNER_FAILURE 125
 
+/* From this Landlock ABI on (cross-directory renames inside the roots work), the command also
+ * runs in a Landlock domain that allows writing only beneath the mounts checked inside. */
+#define DSH_BWRAP_HOLD_WRITES_ABI 2
+
+/* Does the running kernel have that ABI (asked once)? */
+int kernel_holds_writes (void);
+
 /* Prints one "dsh-bwrap-exec: fatal: " line and exits 125: nothing ran. (In the module: the
  * step fails with that line.) */
 _Noreturn void fatal (const char *format, ...) __attribute__ ((format (printf, 1, 2)));

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -21,6 +22,7 @@
 
 #include "dsh-bwrap-exec.h"
 #include "dsh-execvp.h"
+#include "dsh-landlock-uapi.h"
 
 #ifndef STATX_TYPE
 /* A C library without statx (musl before 1.2.5): the kernel's own structure and call. */
@@ -242,6 +244,100 @@ is_beneath_any (const char *path, const char *const *dirs)
   return 0;
 }
 
+/* ---- writes held to the mounts checked ----------------------------------------------------
+ *
+ * bwrap's read-only mounts stop writes made through paths in the sandbox, not two others: a
+ * descriptor of a host directory handed in from outside (a command under Landlock runs in the
+ * host's mount namespace and may open any directory it may read, and the descriptor is on the
+ * host's writable mount), and a file system the host mounts while the command runs (it reaches
+ * the sandbox's slave copy of the tree without the read-only flag). So where the kernel has
+ * Landlock from ABI 2 (cross-directory renames inside the roots keep working), the command also
+ * runs in a Landlock domain that allows writing only beneath the writable mounts just checked:
+ * neither reaches one of them. */
+
+/* The mount points of the writable mounts, as mountinfo names them. */
+static char **writable_points;
+static size_t n_writable_points;
+static size_t cap_writable_points;
+
+/* Told by the outside: the kernel has Landlock ABI 2 or later, so the domain must be made. */
+static int hold_writes;
+
+static void
+note_writable_point (const char *point)
+{
+  if (n_writable_points == cap_writable_points)
+    {
+      cap_writable_points = cap_writable_points < 32 ? 32 : cap_writable_points * 2;
+      writable_points = checked (realloc (writable_points,
+                                          cap_writable_points * sizeof *writable_points));
+    }
+  writable_points[n_writable_points++] = checked (strdup (point));
+}
+
+int
+kernel_holds_writes (void)
+{
+  static int holds = -1;
+
+  if (holds < 0)
+    holds = dsh_landlock_abi () >= DSH_BWRAP_HOLD_WRITES_ABI;
+  return holds;
+}
+
+static void
+allow_beneath (int ruleset, int fd, uint64_t rights, const char *path)
+{
+  struct ll_path_beneath_attr rule = { 0 };
+  struct stat st;
+
+  if ((rights & ~LL_FS_FILE_RIGHTS) != 0 && (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode)))
+    rights &= LL_FS_FILE_RIGHTS;
+  rule.allowed_access = rights;
+  rule.parent_fd = fd;
+  if (syscall (__NR_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &rule, 0) != 0)
+    fatal ("cannot hold writes to '%s': landlock_add_rule: %s", path, strerror (errno));
+}
+
+static void
+hold_writes_to_checked_mounts (void)
+{
+  struct ll_ruleset_attr attr = { 0 };
+  uint64_t handled;
+  long abi = dsh_landlock_abi ();
+  int ruleset, root;
+
+  if (abi < DSH_BWRAP_HOLD_WRITES_ABI)
+    fatal ("Landlock is missing inside the sandbox, though the kernel has it outside: %s",
+           abi < 0 ? strerror (errno) : "ABI 1");
+  handled = dsh_landlock_handled_rights (abi);
+  attr.handled_access_fs = handled;
+  ruleset = (int) syscall (__NR_landlock_create_ruleset, &attr, sizeof attr, 0);
+  if (ruleset < 0)
+    fatal ("cannot hold writes to the mounts: landlock_create_ruleset: %s", strerror (errno));
+  if ((root = open ("/", O_PATH | O_CLOEXEC)) < 0)
+    fatal ("cannot open '/': %s", strerror (errno));
+  allow_beneath (ruleset, root, dsh_landlock_read_rights (handled), "/");
+  close (root);
+  for (size_t i = 0; i < n_writable_points; i++)
+    {
+      /* A host mount beneath the fresh /dev, /proc or /tmp may have no path here: nothing
+       * reaches it. One that has reaches something of the fresh one, writable already. */
+      int fd = open_beneath_nofollow (AT_FDCWD, writable_points[i], O_PATH | O_CLOEXEC);
+
+      if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+        continue;
+      if (fd < 0)
+        fatal ("cannot open '%s': %s", writable_points[i], strerror (errno));
+      allow_beneath (ruleset, fd, dsh_landlock_write_rights (handled), writable_points[i]);
+      close (fd);
+    }
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      syscall (__NR_landlock_restrict_self, ruleset, 0) != 0)
+    fatal ("cannot hold writes to the mounts: landlock_restrict_self: %s", strerror (errno));
+  close (ruleset);
+}
+
 /* Inside: a writable mount of a host filesystem must be a directory this call asked for (or a
  * device node of bwrap's /dev); anything else is what a raced symlink made bwrap mount. */
 static void
@@ -255,6 +351,8 @@ check_sandbox_mount (MountLine *mount)
    * Elsewhere a path that leads to another mount moved under us: refuse. */
   int shadowed = is_beneath_any (mount->mount_point, shadowed_by_bwrap);
 
+  if (mount->writable)
+    note_writable_point (mount->mount_point);
   if (!mount->writable || !is_host_dev (mount->dev))
     return;
   if (statx_with_mount (mount->mount_point, &stx) != 0)
@@ -335,6 +433,8 @@ add_inside_step (Argv *argv, char **command, int n_command)
     fprintf (checks, "H %llu\n", (unsigned long long) host_devs[i]);
   if (!is_writable ("/tmp"))
     fputs ("T\n", checks);
+  if (kernel_holds_writes ())
+    fputs ("L\n", checks);
   for (size_t i = 0; i < n_protected; i++)
     fprintf (checks, "P %llu %llu %s\n", (unsigned long long) protected_paths[i].id.dev,
              (unsigned long long) protected_paths[i].id.ino, protected_paths[i].path);
@@ -415,6 +515,8 @@ run_inside (int data, int self)
         expect_writable ((Identity) { (dev_t) dev, (ino_t) ino });
       else if (strcmp (line, "T") == 0)
         shadowed_by_bwrap[2] = "/tmp";
+      else if (strcmp (line, "L") == 0)
+        hold_writes = 1;
       else if (sscanf (line, "H %llu", &dev) == 1)
         add_host_dev ((dev_t) dev);
       else if (sscanf (line, "P %llu %llu %n", &dev, &ino, &consumed) == 2 && consumed > 0)
@@ -427,6 +529,8 @@ run_inside (int data, int self)
   for_each_mount (check_sandbox_mount);
   for (size_t i = 0; i < n_protected; i++)
     check_protected (&protected_paths[i]);
+  if (hold_writes)
+    hold_writes_to_checked_mounts ();
 
   for (size_t i = at; i < len; i++)
     n_items += buffer[i] == '\0';

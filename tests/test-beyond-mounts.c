@@ -1,0 +1,239 @@
+/* test-beyond-mounts.c — what bwrap's read-only mounts alone would not hold back: a descriptor
+ * of a host directory handed in from outside the sandbox (by a concurrent call under Landlock,
+ * which runs in the host's mount namespace), and a file system the host mounts while the call
+ * runs (it propagates into the sandbox's slave copy of the tree without the read-only flag). A
+ * command under bwrap must write neither; the kernel's own answer is checked.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <errno.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "dsh-test-linux.h"
+
+/* Opens the directory argv[1], listens on the abstract socket argv[2] and hands the directory's
+ * descriptor to the first caller. */
+static const char giver[] =
+  "import os, socket, sys\n"
+  "fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)\n"
+  "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+  "s.bind('\\0' + sys.argv[2]); s.listen(1); s.settimeout(30)\n"
+  "print('listening', flush=True)\n"
+  "c, _ = s.accept(); socket.send_fds(c, [b'x'], [fd]); c.recv(1)\n";
+
+/* Takes the descriptor from the abstract socket argv[1] and creates a file beneath it. */
+static const char taker[] =
+  "import os, socket, sys\n"
+  "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect('\\0' + sys.argv[1])\n"
+  "_, fds, _, _ = socket.recv_fds(s, 1, 1)\n"
+  "try:\n"
+  "    f = os.open('written', os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fds[0])\n"
+  "    os.write(f, b'escaped\\n'); print('wrote')\n"
+  "except OSError as e:\n"
+  "    print('refused', e.errno)\n"
+  "s.send(b'y')\n";
+
+static GSubprocess *
+spawn_cli (const char *const *args, const char *const *env, const char *cwd)
+{
+  g_autoptr (GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  GSubprocess *process;
+
+  dsh_test_launcher_set_env (launcher, env);
+  g_subprocess_launcher_set_cwd (launcher, cwd);
+  g_ptr_array_add (argv, (gpointer) dsh_test_cli ());
+  dsh_test_argv_append (argv, args);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+/* The next line the process writes, once it has (NULL at its end). */
+static char *
+next_line (GDataInputStream *out)
+{
+  g_autoptr (GError) error = NULL;
+  char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return line;
+}
+
+static GDataInputStream *
+output_of (GSubprocess *process)
+{
+  return g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+}
+
+/* Both calls read-only: the Landlock one may read the victim's directory, so it may open it,
+ * and the descriptor it hands over is on the host's writable mount. */
+static void
+test_descriptor_from_landlock_call (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
+  g_autofree char *victim = dsh_test_make_dir (dir, "victim");
+  g_autofree char *written = g_build_filename (victim, "written", NULL);
+  g_autofree char *ws_giver = dsh_test_make_dir (dir, "ws-giver");
+  g_autofree char *ws_taker = dsh_test_make_dir (dir, "ws-taker");
+  g_autofree char *giver_py = g_build_filename (dir, "giver.py", NULL);
+  g_autofree char *taker_py = g_build_filename (dir, "taker.py", NULL);
+  g_autofree char *socket_name = g_strdup_printf ("dsh-test-beyond-%d", (int) getpid ());
+  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  const char *landlock_env[] = { state, "DSH_SANDBOX_BACKEND=landlock",
+                                 "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *bwrap_env[] = { state, "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off",
+                              NULL };
+  const char *give[] = { "exec", "--mode", "read-only", "--workspace", ws_giver, "--", "python3",
+                         giver_py, victim, socket_name, NULL };
+  const char *take[] = { "exec", "--mode", "read-only", "--workspace", ws_taker, "--", "python3",
+                         taker_py, socket_name, NULL };
+  g_autoptr (GSubprocess) giving = NULL;
+  g_autoptr (GDataInputStream) out = NULL;
+  g_autofree char *ready = NULL;
+  g_auto (DshTestRun) run = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  dsh_test_write_file (giver_py, giver);
+  dsh_test_write_file (taker_py, taker);
+
+  giving = spawn_cli (give, landlock_env, ws_giver);
+  out = output_of (giving);
+  ready = next_line (out);
+  g_assert_cmpstr (ready, ==, "listening");
+  dsh_test_run_cli (&run, take, bwrap_env, ws_taker);
+  g_test_message ("taker: %s %s", run.out, run.err);
+  g_assert_true (g_subprocess_wait (giving, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (run.exit_code, ==, 0);
+  if (dsh_test_landlock_abi () < 2)
+    {
+      /* Nothing holds it there, and the call says so (enforcement-per-abi). */
+      g_assert_true (g_file_test (written, G_FILE_TEST_EXISTS));
+      return;
+    }
+  g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (run.out, "refused 13"));
+}
+
+/* / is private on some hosts and shared on systemd's: a shared mount point of the test's own
+ * stands for the latter. */
+static void
+test_mount_made_during_call (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
+  g_autofree char *shared = dsh_test_make_dir (dir, "shared");
+  g_autofree char *media = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
+  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  const char *env[] = { state, "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  g_autofree char *script = NULL;
+  g_autoptr (GSubprocess) call = NULL;
+  g_autoptr (GDataInputStream) out = NULL;
+  g_autofree char *ready = NULL;
+  g_autofree char *outcome = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean escaped;
+  const char *args[] = { "exec", "--mode", "read-only", "--workspace", ws, "--", "sh", "-c",
+                         NULL, NULL };
+
+  if (!dsh_test_require_bwrap () ||
+      !dsh_test_require (geteuid () == 0, "mounting file systems needs root (CI runs as root)"))
+    return;
+  media = dsh_test_make_dir (shared, "media");
+  written = g_build_filename (media, "written", NULL);
+  g_assert_cmpint (mount (shared, shared, NULL, MS_BIND, NULL), ==, 0);
+  g_assert_cmpint (mount (NULL, shared, NULL, MS_SHARED, NULL), ==, 0);
+
+  script = g_strdup_printf ("echo ready; "
+                            "for i in $(seq 100); do "
+                            "  grep -q ' %s ' /proc/self/mountinfo && break; sleep 0.05; "
+                            "done; "
+                            "if echo escaped > '%s'; then echo wrote; else echo refused; fi",
+                            media, written);
+  args[8] = script;
+  call = spawn_cli (args, env, ws);
+  out = output_of (call);
+  ready = next_line (out);
+  g_assert_cmpstr (ready, ==, "ready");
+  /* The user's mount (a USB stick, an sshfs), made while the command runs. */
+  g_assert_cmpint (mount ("tmpfs", media, "tmpfs", 0, "size=1m"), ==, 0);
+  outcome = next_line (out);
+  g_assert_true (g_subprocess_wait (call, NULL, &error));
+  g_assert_no_error (error);
+  escaped = g_file_test (written, G_FILE_TEST_EXISTS);
+  g_assert_cmpint (umount (media), ==, 0);
+  g_assert_cmpint (umount (shared), ==, 0);
+
+  g_test_message ("command: %s", outcome);
+  if (dsh_test_landlock_abi () < 2)
+    {
+      g_assert_true (escaped);
+      return;
+    }
+  g_assert_false (escaped);
+  g_assert_cmpstr (outcome, ==, "refused");
+  g_assert_cmpint (g_subprocess_get_exit_status (call), ==, 0);
+}
+
+/* What the call reports: full where Landlock holds both, else partial with what is not held. */
+static void
+test_enforcement_per_abi (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
+  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  const char *env[] = { state, "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *modes[] = { "read-only", "workspace-write" };
+  long abi = dsh_test_landlock_abi ();
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      const char *args[] = { "confine", "--mode", modes[m], "--workspace", ws, "--", "true",
+                             NULL };
+      g_auto (DshTestRun) run = { 0 };
+      g_autoptr (JsonNode) node = NULL;
+      JsonObject *confined;
+      JsonArray *reasons;
+
+      dsh_test_run_cli (&run, args, env, ws);
+      g_assert_cmpint (run.exit_code, ==, 0);
+      node = dsh_test_parse_json (run.out);
+      confined = json_node_get_object (node);
+      reasons = json_object_get_array_member (confined, "enforcementReasons");
+      g_test_message ("ABI %ld, %s: %s", abi, modes[m], run.out);
+      if (abi >= 3)
+        {
+          g_assert_cmpstr (json_object_get_string_member (confined, "enforcement"), ==, "full");
+          g_assert_cmpuint (json_array_get_length (reasons), ==, 0);
+          continue;
+        }
+      g_assert_cmpstr (json_object_get_string_member (confined, "enforcement"), ==, "partial");
+      g_assert_cmpuint (json_array_get_length (reasons), ==, 1);
+      g_assert_nonnull (strstr (json_array_get_string_element (reasons, 0),
+                                abi == 2 ? "can be truncated" : "is writable inside the sandbox"));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/beyond-mounts/descriptor-from-landlock-call",
+                   test_descriptor_from_landlock_call);
+  g_test_add_func ("/beyond-mounts/mount-made-during-call", test_mount_made_during_call);
+  g_test_add_func ("/beyond-mounts/enforcement-per-abi", test_enforcement_per_abi);
+  return g_test_run ();
+}
