@@ -230,6 +230,10 @@ typedef struct {
   char *granted_above;
   /* Where the walk ended when it went all the way, else NULL. */
   char *resolved;
+  /* Without resolved, when a component was missing: the directory the walk stood in (canonical)
+   * and the rest from that component on, as the kernel would have gone on through it. */
+  char *stood_in;
+  char *unresolved;
   /* A directory the walk came through was moved while it walked. */
   gboolean moved;
   /* With resolved: where the walk ended, still open (O_PATH), so that what is recorded as
@@ -247,6 +251,8 @@ walk_clear (Walk *walk)
   g_clear_pointer (&walk->granted_dir, g_free);
   g_clear_pointer (&walk->granted_above, g_free);
   g_clear_pointer (&walk->resolved, g_free);
+  g_clear_pointer (&walk->stood_in, g_free);
+  g_clear_pointer (&walk->unresolved, g_free);
   if (walk->has_fd)
     close (walk->fd);
   walk->has_fd = FALSE;
@@ -495,6 +501,33 @@ resolves_without_symlinks (const char *path, int *out_fd)
 #endif
 }
 
+/* The walk stops at part, which cannot be reached from resolved: what is left of the path. */
+static void
+stop_at_missing (Walk *walk, const GString *resolved, const GString *part,
+                 const GString *pending, gsize at)
+{
+  walk->stood_in = g_strdup (resolved->len > 0 ? resolved->str : "/");
+  walk->unresolved = g_strconcat (part->str, pending->str + at, NULL);
+}
+
+/* Where a root that did not resolve is left: the directory its walk stood in, then the rest
+ * from the missing component on, tidied (it matches nothing until it exists); the spelling
+ * itself, tidied, when the walk did not say where it stopped. Tidying a rest that goes up (..)
+ * would name a directory the path does not reach (missing/../x is not x), so such a root names
+ * none: NULL. */
+static char *
+missing_root_spelling (const Walk *walk, const char *spelled)
+{
+  g_autofree char *joined = NULL;
+
+  if (walk->stood_in == NULL)
+    return has_no_dotdot (spelled) ? dsh_lexically_canonical (spelled) : NULL;
+  if (!has_no_dotdot (walk->unresolved))
+    return NULL;
+  joined = g_strconcat (walk->stood_in, "/", walk->unresolved, NULL);
+  return lexical_join (joined);
+}
+
 /* Walks path (absolute) the way the kernel resolves it, component by component through every
  * symlink, holding each symlink it meets against rules. Each step opens one name beneath the
  * directory the walk stands in, so the cost grows with the number of components, not their
@@ -533,7 +566,10 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
       if (g_str_equal (part->str, "."))
         continue;
       if (here < 0)
-        goto out; /* a file, and something beneath it */
+        {
+          stop_at_missing (walk, resolved, part, pending, at);
+          goto out; /* a file, and something beneath it */
+        }
       if (g_str_equal (part->str, ".."))
         {
           char *slash = strrchr (resolved->str, '/');
@@ -560,7 +596,10 @@ walk_components (const char *path, const WalkRules *rules, Walk *walk)
         }
 
       if (!step (here, part->str, &next, &identity, &is_link, &changed_us))
-        goto out;
+        {
+          stop_at_missing (walk, resolved, part, pending, at);
+          goto out;
+        }
       if (!is_link)
         {
           Ancestor ancestor = { identity, changed_us };
@@ -733,17 +772,21 @@ dsh_roots_unplanted_root (const char *path, const char *session_created, gboolea
       if (out_planted != NULL)
         *out_planted = TRUE;
     }
-  /* Missing (or moved while walked): the spelling, which matches nothing until it exists. One
-   * that goes up from where the walk stopped names no directory, and tidied it would name
-   * another: it is kept as spelled and counts as planted, left out like one. */
-  if (walk.resolved == NULL && !has_no_dotdot (absolute))
+  /* Moved while walked: the spelling, which matches nothing until it exists. */
+  if (walk.moved)
+    return dsh_lexically_canonical (absolute);
+  /* Missing: where its walk stopped. One that goes up from there names no directory: kept as
+   * spelled, and left out like a planted one. */
+  if (walk.resolved == NULL)
     {
+      char *missing = missing_root_spelling (&walk, absolute);
+
+      if (missing != NULL)
+        return missing;
       if (out_planted != NULL)
         *out_planted = TRUE;
       return g_steal_pointer (&absolute);
     }
-  if (walk.resolved == NULL || walk.moved)
-    return dsh_lexically_canonical (absolute);
   return g_steal_pointer (&walk.resolved);
 }
 
@@ -1032,17 +1075,17 @@ add_temp_roots (GPtrArray *roots,
                 const char *workspace_root,
                 GError **error)
 {
-  g_autofree char *tmp_root = dsh_lexically_canonical (tmp_walk->resolved != NULL
-                                                         ? tmp_walk->resolved
-                                                         : tmp);
-  g_autofree char *tmpdir_root = dsh_lexically_canonical (tmpdir_walk->resolved != NULL
-                                                            ? tmpdir_walk->resolved
-                                                            : tmpdir);
+  g_autofree char *tmp_root = tmp_walk->resolved != NULL
+                                ? dsh_lexically_canonical (tmp_walk->resolved)
+                                : missing_root_spelling (tmp_walk, tmp);
+  g_autofree char *tmpdir_root = tmpdir_walk->resolved != NULL
+                                   ? dsh_lexically_canonical (tmpdir_walk->resolved)
+                                   : missing_root_spelling (tmpdir_walk, tmpdir);
   g_autofree char *why = NULL;
 
-  if (tmp_walk->resolved == NULL && !has_no_dotdot (tmp))
+  if (tmp_root == NULL)
     return refuse_temp_root (error, tmp, tmp, GOES_UP_FROM_MISSING);
-  if (tmpdir_walk->resolved == NULL && !has_no_dotdot (tmpdir))
+  if (tmpdir_root == NULL)
     return refuse_temp_root (error, tmpdir, tmpdir, GOES_UP_FROM_MISSING);
   if (g_str_equal (tmp_root, "/"))
     return refuse_temp_root (error, tmp, tmp_root, "is /");
@@ -1076,10 +1119,11 @@ add_extra_root (GPtrArray *roots,
     return dsh_roots_refuse_moved (error, "writable root", extra);
   if (walk->planted != NULL)
     return refuse_planted (error, extra, walk, walk->planted);
-  if (walk->resolved == NULL && !has_no_dotdot (extra))
+  root = walk->resolved != NULL ? dsh_lexically_canonical (walk->resolved)
+                                : missing_root_spelling (walk, extra);
+  if (root == NULL)
     return dsh_roots_refuse_root (error, "extra writable root", extra, extra,
                                   GOES_UP_FROM_MISSING);
-  root = dsh_lexically_canonical (walk->resolved != NULL ? walk->resolved : extra);
   why = root_refusal (root, workspace_root);
   if (why != NULL)
     return dsh_roots_refuse_root (error, "extra writable root", extra, root, why);

