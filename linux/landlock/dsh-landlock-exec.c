@@ -35,6 +35,7 @@
 #include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/filter.h>
+#include <linux/loop.h>
 #include <linux/seccomp.h>
 
 #include "dsh-child-relay.h"
@@ -143,7 +144,11 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
  * - always: the command keeps the caller's session and controlling terminal (so ^C and /dev/tty
  *   prompts work), which would let it push keystrokes into the caller's shell with TIOCSTI and
  *   have them run unconfined after it exits (bwrap closes the same hole with --new-session), so
- *   the TIOCSTI and TIOCLINUX ioctls are refused; and prlimit setting the limits of any other
+ *   the TIOCSTI and TIOCLINUX ioctls are refused; so are the loop driver's requests and
+ *   loop-control's (LOOP_*, 0x4C00-0x4C1F and 0x4C80-0x4C82), which a descriptor opened for
+ *   reading suffices for and Landlock grants with reading or, below ABI 5, does not govern: with
+ *   LOOP_CHANGE_FD a read-only command could swap the backing file of the user's read-only loop
+ *   device, outside every root, for one of its own; and prlimit setting the limits of any other
  *   process by id, which no Landlock ABI governs (a launcher left without descriptors could not
  *   find what the command leaves running; a limit set on any thread of the caller holds for the
  *   whole caller);
@@ -186,6 +191,11 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 /* The access mode bits of open's flags as the kernel reads them. Not the C library's O_ACCMODE:
  * musl's also holds O_PATH, and O_TRUNC | 3 would then never match. */
 #define KERNEL_ACCMODE 3
+
+/* The loop driver's block of request numbers ('L' 0x00-0x1F in the kernel's ioctl registry, from
+ * LOOP_SET_FD); loop-control's run from LOOP_CTL_ADD to LOOP_CTL_GET_FREE. */
+#define LOOP_REQUESTS_FIRST LOOP_SET_FD
+#define LOOP_REQUESTS_LAST 0x4C1F
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
@@ -383,6 +393,15 @@ load_arg (Filter *f, int n)
   emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (n)));
 }
 
+/* lo <= A <= hi (unsigned): go to `label`; else on with the next instruction. */
+static void
+jump_if_in_range (Filter *f, uint32_t lo, uint32_t hi, Label label)
+{
+  emit (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, lo, 0, 1));
+  emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, hi, 0, 0), NO_LABEL,
+             label);
+}
+
 /* A == value: go to `label`; else on with the next instruction. */
 static void
 jump_if_equal (Filter *f, uint32_t value, Label label)
@@ -424,6 +443,10 @@ add_checks (Filter *f, CallKind kind, long abi, const SignalTargets *t)
       load_arg (f, 1);
       jump_if_equal (f, TIOCSTI, LABEL_EPERM);
       jump_if_equal (f, TIOCLINUX, LABEL_EPERM);
+      /* The loop driver's requests are plain numbers (no direction or size bits), compared as
+       * the kernel does, whatever the descriptor. */
+      jump_if_in_range (f, LOOP_REQUESTS_FIRST, LOOP_REQUESTS_LAST, LABEL_EPERM);
+      jump_if_in_range (f, LOOP_CTL_ADD, LOOP_CTL_GET_FREE, LABEL_EPERM);
       if (abi < 6)
         {
           jump_if_equal (f, FIOSETOWN, LABEL_EPERM);
@@ -841,8 +864,9 @@ main (int argc, char **argv)
   if (ruleset_fd < 0)
     fatal ("landlock_create_ruleset failed", errno);
 
-  /* Device ioctls come with reading: device policy is out of scope, and ioctls that modify
-   * storage need a descriptor opened for writing, which WRITE_FILE governs. */
+  /* Device ioctls come with reading: device policy is out of scope. Most ioctls that modify
+   * storage need a descriptor opened for writing, which WRITE_FILE governs; the loop driver's
+   * do not, and the command's seccomp filter refuses them on every ABI. */
   read_rights = dsh_landlock_read_rights (handled);
   allow_beneath (ruleset_fd, "/", read_rights);
 

@@ -9,6 +9,7 @@
  * so a sandbox's denial dialect appears where a real tool would print it. Exits 0 on success,
  * 1 when the operation failed, 2 on a usage error. `signal VIA TARGET SIGNUM` sends one signal
  * one way to our parent (the launcher) or a pid derived from it, and reports the same way.
+ * `ioctl VIA DEVICE REQUEST [ARG]` issues one ioctl on a device opened for reading.
  * Plain libc; not installed.
  */
 #define _GNU_SOURCE
@@ -241,6 +242,40 @@ int80_truncating (const char *path, int by_open)
 }
 #endif
 
+/* ioctl(DEVICE opened for reading, REQUEST, ARG) through the native table, the 32-bit one
+ * (int80) or x32's: the loop driver's requests need no more than a read-only descriptor. ARG is
+ * a number, or a path whose descriptor (opened for reading) is passed; 0 when absent. */
+static int
+device_ioctl (const char *via, const char *device, const char *request, const char *argument)
+{
+  unsigned long req = strtoul (request, NULL, 0);
+  int fd = open (device, O_RDONLY | O_CLOEXEC);
+  long arg = 0, ret;
+
+  if (fd < 0)
+    return -1;
+  if (argument != NULL && argument[0] == '/')
+    arg = open (argument, O_RDONLY | O_CLOEXEC);
+  else if (argument != NULL)
+    arg = strtol (argument, NULL, 0);
+  if (arg < 0)
+    return -1;
+  if (strcmp (via, "native") == 0)
+    ret = syscall (SYS_ioctl, fd, req, arg);
+#if defined(__x86_64__)
+  else if (strcmp (via, "int80") == 0)
+    ret = int80_result (int80 (54, fd, (long) req, arg));
+  else if (strcmp (via, "x32") == 0)
+    ret = syscall (0x40000000 | 514, fd, req, arg);
+#endif
+  else
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  return ret < 0 ? -1 : 0;
+}
+
 /* Lowers the launcher's limit on open files to nothing: it could then not find (through /proc)
  * what the command left running. */
 static int
@@ -444,6 +479,8 @@ main (int argc, char **argv)
         goto usage;
       return report (op, b, send_signal (a, target, atoi (argv[4])));
     }
+  if (strcmp (op, "ioctl") == 0 && b != NULL && argc > 4)
+    return report (op, b, device_ioctl (a, b, argv[4], argc > 5 ? argv[5] : NULL));
   if (strcmp (op, "tiocsti") == 0)
     {
       char c = '#';
@@ -459,6 +496,6 @@ usage:
                    "chmod PATH OCTAL | chattr PATH +a|-a | rename|link SRC DST | "
                    "symlink TARGET PATH | signal kill|tkill|tgkill|sigqueue|tgsigqueue|pidfd|"
                    "procfd|setown|setown-ex|int80-kill|x32-kill launcher|caller|group|zero|all "
-                   "SIGNUM\n");
+                   "SIGNUM | ioctl native|int80|x32 DEVICE REQUEST [NUMBER|PATH]\n");
   return 2;
 }

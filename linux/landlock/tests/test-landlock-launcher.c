@@ -10,8 +10,11 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <linux/loop.h>
 
 #include "dsh-landlock-exec.h"
 #include "dsh-test-linux.h"
@@ -457,6 +460,121 @@ test_terminal_injection_refused (Fixture *f, gconstpointer data)
   run_tiocsti (ptsname (master), TRUE, &run);
   assert_denied (&run, "EPERM\n");
   close (master);
+}
+
+/* The loop driver's requests need only a descriptor opened for reading, and Landlock grants
+ * device ioctls with reading (below ABI 5 it governs none): a read-only command could swap the
+ * backing file of the user's read-only loop device, bound to a file outside every root
+ * (LOOP_CHANGE_FD), so that its next mount serves the command's bytes; or bind, unbind and
+ * reconfigure devices, and add or remove them through /dev/loop-control. The filter refuses the
+ * loop driver's and loop-control's requests on every ABI, through every table. */
+
+/* Binds a free loop device to `path`, read-only and cleared once nothing has it open (so a
+ * failed assertion leaves nothing bound); its descriptor, its index in *index. */
+static int
+bind_loop_read_only (const char *path, int *index)
+{
+  int control = open ("/dev/loop-control", O_RDWR | O_CLOEXEC);
+  struct loop_config config = { 0 };
+  int loop = -1;
+
+  if (!dsh_test_require (control >= 0, "no loop devices (/dev/loop-control)"))
+    return -1;
+  config.fd = (guint32) open (path, O_RDONLY | O_CLOEXEC);
+  config.info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR;
+  g_assert_cmpint ((int) config.fd, >=, 0);
+  /* Another process may take the free one first. */
+  for (int tries = 0; tries < 16 && loop < 0; tries++)
+    {
+      g_autofree char *device = NULL;
+
+      *index = ioctl (control, LOOP_CTL_GET_FREE);
+      g_assert_cmpint (*index, >=, 0);
+      device = g_strdup_printf ("/dev/loop%d", *index);
+      loop = open (device, O_RDONLY | O_CLOEXEC);
+      g_assert_cmpint (loop, >=, 0);
+      if (ioctl (loop, LOOP_CONFIGURE, &config) != 0)
+        {
+          g_assert_cmpint (errno, ==, EBUSY);
+          close (loop);
+          loop = -1;
+        }
+    }
+  g_assert_cmpint (loop, >=, 0);
+  close ((int) config.fd);
+  close (control);
+  return loop;
+}
+
+static void
+test_loop_ioctls_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *own = dsh_test_make_file (f->ws, "own", "swapped!\n");
+  g_autofree char *device = NULL, *index_text = NULL;
+  struct loop_info64 info = { 0 };
+  struct stat backing;
+  int loop, index;
+
+  if (!dsh_test_require_landlock ())
+    return;
+  if (!dsh_test_require (geteuid () == 0, "opening loop devices takes root"))
+    return;
+  loop = bind_loop_read_only (f->outside_file, &index);
+  if (loop < 0)
+    return;
+  device = g_strdup_printf ("/dev/loop%d", index);
+  index_text = g_strdup_printf ("%d", index);
+  g_assert_no_errno (stat (f->outside_file, &backing));
+
+  {
+    /* VIA, device or loop-control, request, argument: the command's own file's descriptor
+     * (OWN), or a number. */
+    const struct {
+      const char *via;
+      gboolean control;
+      unsigned int request;
+      const char *arg;
+    } cases[] = {
+      { "native", FALSE, LOOP_CHANGE_FD, own },
+      { "native", FALSE, LOOP_SET_FD, own },
+      { "native", FALSE, LOOP_CLR_FD, "0" },
+      { "native", FALSE, LOOP_CONFIGURE, "0" },
+      { "native", FALSE, LOOP_SET_CAPACITY, "0" },
+      { "native", FALSE, 0x4C1F, "0" }, /* the top of the driver's range */
+      { "native", TRUE, LOOP_CTL_GET_FREE, "0" },
+      { "native", TRUE, LOOP_CTL_REMOVE, index_text },
+#if defined(__x86_64__)
+      /* The same through the 32-bit and the x32 tables. */
+      { "int80", FALSE, LOOP_CHANGE_FD, own },
+      { "int80", FALSE, LOOP_CLR_FD, "0" },
+      { "int80", TRUE, LOOP_CTL_GET_FREE, "0" },
+      { "x32", FALSE, LOOP_CHANGE_FD, own },
+      { "x32", TRUE, LOOP_CTL_GET_FREE, "0" },
+#endif
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_auto (DshTestRun) run = { 0 };
+        g_autofree char *request = g_strdup_printf ("0x%x", cases[i].request);
+        const char *target = cases[i].control ? "/dev/loop-control" : device;
+        const char *argv[] = {
+          dsh_test_getenv_required ("DSH_LANDLOCK_EXEC"), "--write", f->ws, "--",
+          dsh_test_getenv_required ("DSH_TEST_FILEOP"), "ioctl", cases[i].via, target, request,
+          cases[i].arg, NULL,
+        };
+
+        dsh_test_run (&run, argv, NULL, NULL, NULL);
+        g_test_message ("%s %s on %s: %s", cases[i].via, request, target, run.out);
+        assert_denied (&run, "EPERM\n");
+        /* The device still serves the user's file. */
+        g_assert_no_errno (ioctl (loop, LOOP_GET_STATUS64, &info));
+        g_assert_cmpuint (info.lo_inode, ==, backing.st_ino);
+        g_assert_cmpuint (info.lo_flags & LO_FLAGS_READ_ONLY, !=, 0);
+      }
+  }
+  /* Unbound as the last descriptor closes. */
+  close (loop);
 }
 
 /* In a session of its own, so a signal to "the group" cannot reach the test. */
@@ -962,6 +1080,7 @@ main (int argc, char **argv)
   ADD ("kernel-refusals-match-abi", test_kernel_refusals_match_abi);
   ADD ("no-device-nodes-in-root", test_no_device_nodes_in_root);
   ADD ("terminal-injection-refused", test_terminal_injection_refused);
+  ADD ("loop-ioctls-refused", test_loop_ioctls_refused);
   ADD ("runner-failure-without-landlock", test_runner_failure_without_landlock);
   ADD ("symlinked-root-refused", test_symlinked_root_refused);
   ADD ("usage-errors", test_usage_errors);
