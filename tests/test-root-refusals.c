@@ -29,6 +29,8 @@ static const char *const backends[] = { "bwrap", "landlock" };
 typedef struct {
   char *dir;
   char *state;
+  /* Bind mounts a test made in dir, unmounted before dir is removed. */
+  GPtrArray *mounts;
 } Refusals;
 
 static void
@@ -36,11 +38,16 @@ refusals_set_up (Refusals *f, gconstpointer data)
 {
   f->dir = dsh_test_scratch_dir ("refusals");
   f->state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", f->dir);
+  f->mounts = g_ptr_array_new_with_free_func (g_free);
 }
 
 static void
 refusals_tear_down (Refusals *f, gconstpointer data)
 {
+  /* Last made first: one may lie inside another. */
+  for (guint i = f->mounts->len; i > 0; i--)
+    umount2 (f->mounts->pdata[i - 1], MNT_DETACH);
+  g_ptr_array_unref (f->mounts);
   dsh_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->state);
@@ -988,6 +995,140 @@ test_record_reached_through_bind_mount (Refusals *f, gconstpointer data)
   g_assert_cmpint (umount2 (alias, MNT_DETACH), ==, 0);
 }
 
+/* Binds source at path (made in the scratch directory), to be unmounted at teardown; FALSE
+ * (the test skipped, or failed in CI) where this process may not mount. The mounts are made
+ * in a mount namespace of this test process's own (and its children's): a test that aborts
+ * leaves no bind of /etc in the build tree for a later rm -rf to descend into. */
+static gboolean
+bind_alias (Refusals *f, const char *source, const char *path, char **out_alias)
+{
+  static gboolean own_namespace;
+  g_autofree char *alias = make_dir (f, path);
+
+  if (!own_namespace)
+    {
+      if (geteuid () != 0 || unshare (CLONE_NEWNS) != 0 ||
+          mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        {
+          dsh_test_require (FALSE, "mounting file systems needs root (CI runs as root)");
+          return FALSE;
+        }
+      own_namespace = TRUE;
+    }
+  if (mount (source, alias, NULL, MS_BIND, NULL) != 0)
+    {
+      dsh_test_require (FALSE, "cannot bind-mount here");
+      return FALSE;
+    }
+  g_ptr_array_add (f->mounts, g_strdup (alias));
+  *out_alias = g_steal_pointer (&alias);
+  return TRUE;
+}
+
+/* What is refused by path is refused by identity too: a bind mount gives $HOME, a directory above
+ * it or the workspace, or a system directory another, innocent path, and a root or temp directory
+ * of that path would hand the same directory to confined commands. Refused on both backends,
+ * with the path form's reason, and ~/.bashrc stays as it was. */
+static void
+test_roots_reached_through_bind_mount (Refusals *f, gconstpointer data)
+{
+  g_autofree char *home = make_dir (f, "home/me");
+  g_autofree char *home_parent = g_build_filename (f->dir, "home", NULL);
+  g_autofree char *home_env = g_strdup_printf ("HOME=%s", home);
+  g_autofree char *ws = make_dir (f, "A/ws");
+  g_autofree char *ws_parent = g_build_filename (f->dir, "A", NULL);
+  g_autofree char *bashrc = g_build_filename (home, ".bashrc", NULL);
+  g_autofree char *victim = g_build_filename (ws_parent, "victim", NULL);
+  g_autofree char *home_alias = NULL;
+  g_autofree char *parent_alias = NULL;
+  g_autofree char *ws_alias = NULL;
+  g_autofree char *etc_alias = NULL;
+
+  dsh_test_write_file (bashrc, "# original\n");
+  dsh_test_write_file (victim, "# original\n");
+  if (!bind_alias (f, home, "alias/home", &home_alias) ||
+      !bind_alias (f, home_parent, "alias/home-parent", &parent_alias) ||
+      !bind_alias (f, ws_parent, "alias/ws-parent", &ws_alias) ||
+      !bind_alias (f, "/etc", "alias/etc", &etc_alias))
+    return;
+  {
+    struct {
+      const char *alias;
+      /* What the command appends to (NULL: it only runs true: /etc is the host's own). */
+      const char *bashrc;
+      const char *reason;
+    } cases[] = {
+      { home_alias, ".bashrc", "is $HOME" },
+      { parent_alias, "me/.bashrc", "is an ancestor of $HOME" },
+      { ws_alias, "victim", "is an ancestor of the workspace" },
+      { etc_alias, NULL, "is a system directory" },
+    };
+
+    for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        g_autofree char *write =
+          cases[c].bashrc != NULL
+            ? g_strdup_printf ("echo 'echo PWNED' >> '%s/%s'", cases[c].alias, cases[c].bashrc)
+            : g_strdup ("true");
+        g_autofree char *tmpdir_env = g_strdup_printf ("TMPDIR=%s", cases[c].alias);
+
+        for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+          {
+            g_autofree char *backend_env = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s",
+                                                            backends[i]);
+            const char *extra_env[] = { home_env, f->state, backend_env,
+                                        "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+            const char *temp_env[] = { home_env, f->state, backend_env, tmpdir_env,
+                                       "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+            const char *extra[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                                    "--writable-root", cases[c].alias, "--", "sh", "-c", write,
+                                    NULL };
+            const char *temp[] = { "exec", "--mode", "workspace-write", "--workspace", ws, "--",
+                                   "sh", "-c", write, NULL };
+            g_auto (DshTestRun) run = { 0 };
+
+            dsh_test_run_cli (&run, extra, extra_env, ws);
+            g_test_message ("--writable-root %s %s: %s", cases[c].alias, backends[i], run.err);
+            dsh_test_assert_refused (&run, cases[c].reason);
+            g_assert_nonnull (strstr (run.err, "the extra writable root"));
+            g_assert_nonnull (strstr (run.err, "reached by another path"));
+            dsh_test_assert_file_is (bashrc, "# original\n");
+            dsh_test_assert_file_is (victim, "# original\n");
+
+            dsh_test_run_cli (&run, temp, temp_env, ws);
+            g_test_message ("TMPDIR=%s %s: %s", cases[c].alias, backends[i], run.err);
+            dsh_test_assert_refused (&run, cases[c].reason);
+            g_assert_nonnull (strstr (run.err, "the temp directory"));
+            g_assert_nonnull (strstr (run.err, "reached by another path"));
+            dsh_test_assert_file_is (bashrc, "# original\n");
+            dsh_test_assert_file_is (victim, "# original\n");
+          }
+      }
+  }
+  /* A directory of its own reached through a bind mount is no such directory: granted. */
+  {
+    g_autofree char *own = make_dir (f, "own");
+    g_autofree char *own_alias = NULL;
+    g_autofree char *touch = NULL;
+    g_autofree char *made = g_build_filename (own, "t", NULL);
+
+    if (!bind_alias (f, own, "alias/own", &own_alias))
+      return;
+    touch = g_strdup_printf ("touch '%s/t'", own_alias);
+    for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+      {
+        const char *args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                               "--writable-root", own_alias, "--", "sh", "-c", touch, NULL };
+        g_auto (DshTestRun) run = { 0 };
+
+        run_with_backend (&run, backends[i], f->state, args, ws);
+        g_assert_cmpint (run.exit_code, ==, 0);
+        g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
+        g_assert_cmpint (g_unlink (made), ==, 0);
+      }
+  }
+}
+
 /* Every rule for writable roots applies to extra ones. */
 static void
 test_extra_roots_refused (Refusals *f, gconstpointer data)
@@ -1523,6 +1664,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/up-from-missing-dir", test_up_from_missing_dir);
   ADD ("/root-refusals/record-reached-through-bind-mount",
        test_record_reached_through_bind_mount);
+  ADD ("/root-refusals/roots-reached-through-bind-mount", test_roots_reached_through_bind_mount);
   ADD ("/root-refusals/serve-code-dir-granted-later", test_serve_code_dir_granted_later);
   ADD ("/root-refusals/granted-root-remounted", test_granted_root_remounted);
   ADD ("/root-refusals/granted-root-copied-up", test_granted_root_copied_up);
