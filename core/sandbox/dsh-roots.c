@@ -1002,12 +1002,167 @@ add_unique_take (GPtrArray *roots, char *root)
     g_ptr_array_add (roots, root);
 }
 
+/* A directory root_refusal() refuses by path, known by identity, and why (its reason). */
+typedef struct {
+  DshRootIdentity identity;
+  char *why;
+} RefusedIdentity;
+
+static void
+refused_identity_clear (RefusedIdentity *refused)
+{
+  g_free (refused->why);
+}
+
+/* Appends the directory open as fd (taken, closed here) unless skip_first, then every one above
+ * it, climbing "..": what the path form calls an ancestor, whatever its path now. */
+static void
+append_chain (GArray *refused, int fd, gboolean skip_first, const char *why, const char *why_above)
+{
+  DshRootIdentity last = { 0 };
+
+  for (guint depth = 0; fd >= 0 && depth < 4096; depth++)
+    {
+      RefusedIdentity entry = { 0 };
+      gboolean is_directory;
+      int parent;
+
+      if (!dsh_root_identity_of_opened (fd, &entry.identity, &is_directory))
+        break;
+      if (depth > 0 && last.dev == entry.identity.dev && last.ino == entry.identity.ino)
+        break; /* "/" is its own parent */
+      last = entry.identity;
+      if (depth > 0 || !skip_first)
+        {
+          entry.why = g_strdup (depth == 0 ? why : why_above);
+          g_array_append_val (refused, entry);
+        }
+#ifdef O_PATH
+      parent = openat (fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+      parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+      close (fd);
+      fd = parent;
+    }
+  if (fd >= 0)
+    close (fd);
+}
+
+static int
+open_directory_followed (const char *path)
+{
+#ifdef O_PATH
+  return open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+  return open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+}
+
+/* The identities of what root_refusal() names by path, in its order: /, $HOME and the
+ * directories above it, the system directories it names (not what lies beneath the trees), the
+ * directories above workspace_root (open as workspace_fd, borrowed; -1: none). Taken fresh for
+ * each call that needs them: a cache would answer for directories moved or mounted since. */
+static GArray *
+refused_identities (int workspace_fd, const char *workspace_root)
+{
+  GArray *refused = g_array_new (FALSE, TRUE, sizeof (RefusedIdentity));
+  const char *home_env = g_getenv ("HOME");
+  g_autofree char *home = dsh_canonical_path (home_env != NULL && *home_env != '\0'
+                                                ? home_env
+                                                : g_get_home_dir ());
+
+  g_array_set_clear_func (refused, (GDestroyNotify) refused_identity_clear);
+  append_chain (refused, open_directory_followed ("/"), FALSE, "is /", NULL);
+  if (g_path_is_absolute (home))
+    {
+      g_autofree char *above = g_strdup_printf ("is an ancestor of $HOME (%s)", home);
+
+      append_chain (refused, open_directory_followed (home), FALSE, "is $HOME", above);
+    }
+  for (guint list = 0; list < 2; list++)
+    {
+      const char *const *dirs = list == 0 ? system_dirs : system_trees;
+      guint n = list == 0 ? G_N_ELEMENTS (system_dirs) : G_N_ELEMENTS (system_trees);
+
+      for (guint i = 0; i < n; i++)
+        {
+          RefusedIdentity entry = { 0 };
+          gboolean is_directory;
+          int fd = open_directory_followed (dirs[i]);
+
+          if (fd < 0)
+            continue;
+          if (dsh_root_identity_of_opened (fd, &entry.identity, &is_directory))
+            {
+              entry.why = g_strdup ("is a system directory");
+              g_array_append_val (refused, entry);
+            }
+          close (fd);
+        }
+    }
+  if (workspace_fd >= 0)
+    {
+      g_autofree char *above = g_strdup_printf ("is an ancestor of the workspace %s",
+                                                workspace_root);
+
+      append_chain (refused, fcntl (workspace_fd, F_DUPFD_CLOEXEC, 3), TRUE, NULL, above);
+    }
+  return refused;
+}
+
+/* Why the directory of that identity may not be a writable root although its path passed
+ * root_refusal(): it is one that function refuses, reached by another path. NULL when not. */
+static char *
+identity_refusal (GArray *refused, const DshRootIdentity *identity)
+{
+  for (guint i = 0; i < refused->len; i++)
+    {
+      const RefusedIdentity *entry = &g_array_index (refused, RefusedIdentity, i);
+
+      if (entry->identity.dev == identity->dev && entry->identity.ino == identity->ino)
+        return g_strconcat (entry->why, " (reached by another path, a bind mount say)", NULL);
+    }
+  return NULL;
+}
+
+/* For a root no walk holds: is root (canonical) one of refused by identity? refused is taken
+ * (with the workspace's ancestors) on the first call that needs it. */
+static gboolean
+refused_by_identity (GArray **refused, const char *workspace_root, const char *root)
+{
+  DshRootIdentity identity;
+  gboolean is_directory = FALSE;
+  g_autofree char *why = NULL;
+  int fd = dsh_open_directory_no_symlinks (root, FALSE);
+
+  if (fd < 0)
+    return FALSE;
+  if (!dsh_root_identity_of_opened (fd, &identity, &is_directory))
+    {
+      close (fd);
+      return FALSE;
+    }
+  close (fd);
+  if (*refused == NULL)
+    {
+      int workspace_fd = dsh_open_directory_no_symlinks (workspace_root, FALSE);
+
+      *refused = refused_identities (workspace_fd, workspace_root);
+      if (workspace_fd >= 0)
+        close (workspace_fd);
+    }
+  why = identity_refusal (*refused, &identity);
+  return why != NULL;
+}
+
 /* ---- the roots of a call ------------------------------------------------------------------- */
 
 GStrv
 dsh_roots_unpinned (const DshSandboxPolicy *policy)
 {
   g_autoptr (GPtrArray) roots = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) refused = NULL;
   const char *tmp, *tmpdir;
 
   /* Not pinned: the workspace root is the policy's own string, canonical already — resolving
@@ -1036,7 +1191,8 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
       {
         g_autofree char *why = root_refusal (canonical_tmpdir, policy->workspace_root);
 
-        if (why == NULL)
+        if (why == NULL &&
+            !refused_by_identity (&refused, policy->workspace_root, canonical_tmpdir))
           add_unique (roots, canonical_tmpdir);
       }
   }
@@ -1051,7 +1207,8 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
                                 : NULL;
       g_autofree char *why = root != NULL ? root_refusal (root, policy->workspace_root) : NULL;
 
-      if (root != NULL && why == NULL)
+      if (root != NULL && why == NULL &&
+          !refused_by_identity (&refused, policy->workspace_root, root))
         add_unique (roots, root);
     }
   g_ptr_array_add (roots, NULL);
@@ -1073,6 +1230,8 @@ add_temp_roots (GPtrArray *roots,
                 const char *tmpdir,
                 const Walk *tmpdir_walk,
                 const char *workspace_root,
+                char **out_tmp_root,
+                char **out_tmpdir_root,
                 GError **error)
 {
   g_autofree char *tmp_root = tmp_walk->resolved != NULL
@@ -1094,6 +1253,8 @@ add_temp_roots (GPtrArray *roots,
   if (!g_str_equal (tmpdir_root, tmp_root) &&
       (why = root_refusal (tmpdir_root, workspace_root)) != NULL)
     return refuse_temp_root (error, tmpdir, tmpdir_root, why);
+  *out_tmp_root = g_strdup (tmp_root);
+  *out_tmpdir_root = g_strdup (tmpdir_root);
   add_unique_take (roots, g_steal_pointer (&tmp_root));
   add_unique_take (roots, g_steal_pointer (&tmpdir_root));
   return TRUE;
@@ -1203,6 +1364,8 @@ dsh_roots_resolve (const char *spelled_workspace,
   const char *tmp, *tmpdir;
   guint n_roots;
   RootOpened *opened;
+  g_autofree char *tmp_root = NULL;
+  g_autofree char *tmpdir_root = NULL;
   gboolean ok;
 
   /* Only recording the workspace root checks that it is a directory. */
@@ -1279,7 +1442,8 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   g_ptr_array_add (roots, g_strdup (workspace_root));
   if (tmp != NULL &&
-      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, walks[2], workspace_root, error))
+      !add_temp_roots (roots, tmp, &tmp_walk, tmpdir, walks[2], workspace_root, &tmp_root,
+                       &tmpdir_root, error))
     return FALSE;
   g_array_set_clear_func (extra_walks, (GDestroyNotify) walk_clear);
   g_array_set_size (extra_walks, extra != NULL ? g_strv_length ((char **) extra) : 0);
@@ -1328,6 +1492,48 @@ dsh_roots_resolve (const char *spelled_workspace,
   for (guint r = 0; ok && r < n_roots; r++)
     ok = !opened[r].known || dsh_root_grants_check_identity_out_of_reach (
                                grants, roots->pdata[r], &opened[r].identity, error);
+  /* What root_refusal() refused by path, refused by identity too: a bind mount gives $HOME or a
+   * system directory an innocent path. Only a temp directory other than /tmp and the extra
+   * roots are checked (as by path), so the usual call, with neither, takes no identities. */
+  {
+    g_autoptr (GArray) refused = NULL;
+
+    for (guint r = 1; ok && r < n_roots; r++)
+      {
+        const char *root = roots->pdata[r];
+        g_autofree char *why = NULL;
+        gboolean is_tmpdir = tmpdir_root != NULL && g_str_equal (root, tmpdir_root);
+
+        if (!opened[r].known || (tmp_root != NULL && g_str_equal (root, tmp_root)))
+          continue;
+        if (refused == NULL)
+          refused = refused_identities (opened[0].known ? opened[0].fd : -1, workspace_root);
+        why = identity_refusal (refused, &opened[r].identity);
+        if (why == NULL)
+          continue;
+        if (is_tmpdir)
+          ok = refuse_temp_root (error, tmpdir, root, why);
+        else
+          {
+            /* The extra root as given that resolved here. */
+            const char *spelled_extra = root;
+
+            for (guint i = 0; i < extra_walks->len; i++)
+              {
+                const Walk *walk = &g_array_index (extra_walks, Walk, i);
+                g_autofree char *reached = dsh_lexically_canonical (
+                  walk->resolved != NULL ? walk->resolved : extra[i]);
+
+                if (g_str_equal (reached, root))
+                  {
+                    spelled_extra = extra[i];
+                    break;
+                  }
+              }
+            ok = dsh_roots_refuse_root (error, "extra writable root", spelled_extra, root, why);
+          }
+      }
+  }
   if (ok && record)
     {
       /* A root that is missing now is not handed down: nothing recorded its grant, so if it
