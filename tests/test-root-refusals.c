@@ -402,6 +402,63 @@ test_code_dirs_out_of_reach (Refusals *f, gconstpointer data)
   g_assert_cmpint (g_unlink (marker), ==, 0);
 }
 
+/* The file's contents, or NULL when it cannot be read. */
+static GBytes *
+contents_of (const char *path)
+{
+  char *text = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &text, &length, NULL))
+    return NULL;
+  return g_bytes_new_take (text, length);
+}
+
+/* A root over the dsh-sandbox executable itself would let its call's command replace it, and the
+ * user's next dsh-sandbox call, even a read-only one, would run the command's code unconfined.
+ * Refused on both backends, whichever command resolves the call (the plain exec of the front
+ * command, exec with an extra root and confine in the full one), naming the file: nothing there
+ * is replaced, nor even written. */
+static void
+test_own_executable_out_of_reach (Refusals *f, gconstpointer data)
+{
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *cli = g_canonicalize_filename (dsh_test_cli (), NULL);
+  g_autofree char *cli_dir = g_path_get_dirname (cli);
+  g_autofree char *marker = g_build_filename (cli_dir, "planted-by-a-command", NULL);
+  g_autofree char *write = g_strdup_printf ("touch '%s' && cat '%s' > '%s.new' && "
+                                            "mv '%s.new' '%s'",
+                                            marker, cli, cli, cli, cli);
+  g_autoptr (GBytes) before = contents_of (cli);
+
+  g_assert_nonnull (before);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *extra[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                              "--writable-root", cli_dir, "--", "sh", "-c", write, NULL };
+      const char *plain[] = { "exec", "--mode", "workspace-write", "--workspace", cli_dir, "--",
+                              "sh", "-c", write, NULL };
+      const char *confine[] = { "confine", "--mode", "workspace-write", "--workspace", ws,
+                                "--writable-root", cli_dir, "--", "sh", "-c", write, NULL };
+      const char *const *calls[] = { extra, plain, confine };
+      const char *cwds[] = { ws, cli_dir, ws };
+
+      for (guint c = 0; c < G_N_ELEMENTS (calls); c++)
+        {
+          g_auto (DshTestRun) run = { 0 };
+          g_autoptr (GBytes) after = NULL;
+
+          run_with_backend (&run, backends[i], f->state, calls[c], cwds[c]);
+          dsh_test_assert_refused (&run, "holds the dsh-sandbox executable");
+          g_assert_nonnull (strstr (run.err, cli_dir));
+          g_assert_nonnull (strstr (run.err, "the next call would run its code unconfined"));
+          dsh_test_assert_never_ran (&run, marker);
+          after = contents_of (cli);
+          g_assert_true (after != NULL && g_bytes_equal (before, after));
+        }
+    }
+}
+
 /* A module file that is a symlink leads where its directory does not: into a workspace some call
  * granted, its command could have replaced what the link names. Such a module is refused. */
 static void
@@ -1684,6 +1741,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/extra-roots/pinned-into-session", test_extra_roots_pinned_into_session);
   ADD ("/root-refusals/extra-roots/fenced", test_extra_roots_fenced);
   ADD ("/root-refusals/code-dirs-out-of-reach", test_code_dirs_out_of_reach);
+  ADD ("/root-refusals/own-executable-out-of-reach", test_own_executable_out_of_reach);
   ADD ("/root-refusals/module-linked-into-granted-dir", test_module_linked_into_granted_dir);
   ADD ("/root-refusals/grant-not-durable", test_grant_not_durable_refused);
 #undef ADD
