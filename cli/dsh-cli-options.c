@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "dsh-config.h"
 #include "dsh-backend-selector-private.h"
 #include "dsh-probe-cache-private.h"
+#include "dsh-roots-private.h"
 #include "dsh-run-private.h"
 
 const char *
@@ -153,6 +155,49 @@ dsh_cli_running_uninstalled (void)
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
 
   return is_build_tree_command (exe);
+}
+
+/* The dsh-sandbox command that handed over to the full command exe: the build tree's, or the
+ * one in the bin directory of the prefix exe's helper directory lies in (the front's
+ * full_command_path() the other way round), else the installed one. */
+static char *
+front_command_path (const char *exe, gboolean uninstalled)
+{
+  g_autofree char *exe_dir = g_path_get_dirname (exe);
+  const char *bin_in_prefix = &DSH_BINDIR[strlen (DSH_PREFIX)];
+  const char *helper_in_prefix = &DSH_HELPER_DIR[strlen (DSH_PREFIX)];
+
+  if (uninstalled)
+    return g_build_filename (DSH_BUILD_CLI_DIR, "dsh-sandbox", NULL);
+  if (g_str_has_prefix (DSH_BINDIR, DSH_PREFIX) && g_str_has_prefix (DSH_HELPER_DIR, DSH_PREFIX) &&
+      g_str_has_suffix (exe_dir, helper_in_prefix))
+    {
+      g_autofree char *prefix = g_strndup (exe_dir, strlen (exe_dir) - strlen (helper_in_prefix));
+
+      return g_build_filename (prefix, bin_in_prefix, "dsh-sandbox", NULL);
+    }
+  return g_build_filename (DSH_BINDIR, "dsh-sandbox", NULL);
+}
+
+void
+dsh_cli_protect_own_code (gboolean from_front)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  gboolean uninstalled;
+
+  if (exe == NULL || !g_path_is_absolute (exe))
+    return;
+  uninstalled = is_build_tree_command (exe);
+  /* The one users run first: refusals name it. */
+  if (from_front)
+    {
+      g_autofree char *front = front_command_path (exe, uninstalled);
+      g_autofree char *canonical = realpath (front, NULL);
+
+      if (canonical != NULL)
+        dsh_roots_protect_own_code (canonical, "executable", uninstalled);
+    }
+  dsh_roots_protect_own_code (exe, "executable", uninstalled);
 }
 
 void

@@ -50,6 +50,13 @@ void               dsh_cli_install_log_writer (void);
 /* Is this the uninstalled build's command (found next to the build tree's modules)? */
 gboolean           dsh_cli_running_uninstalled (void);
 
+/* Tells the library this process's executable, which no call's writable roots may hold (a
+ * command could replace it, and the user's next call would run its code unconfined), and with
+ * from_front (the full command) the dsh-sandbox command users run, which hands over to it. The
+ * library cannot take /proc/self/exe itself: in a harness's process that is the harness's own
+ * interpreter. Call it first in main(). */
+void               dsh_cli_protect_own_code    (gboolean        from_front);
+
 /* How this command runs a call: the modules and helpers next to an uninstalled build (whose
  * tree stays trusted even under /tmp), else under the installed libdir/libexecdir; the per-user
  * probe cache unless DSH_SANDBOX_PROBE_CACHE says otherwise; signals forwarded. */

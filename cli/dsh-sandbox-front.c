@@ -71,6 +71,7 @@ main (int argc, char **argv)
 
   dsh_cli_ensure_standard_fds ();
   dsh_cli_install_log_writer ();
+  dsh_cli_protect_own_code (FALSE);
 
   /* The plain path takes every argument as raw bytes and has no translated text, so it skips
    * the locale entirely; the full command sets its own. */

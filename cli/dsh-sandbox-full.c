@@ -71,6 +71,7 @@ main (int argc, char **argv)
 {
   dsh_cli_ensure_standard_fds ();
   dsh_cli_install_log_writer ();
+  dsh_cli_protect_own_code (TRUE);
   /* Messages name the command the user typed, not this helper. */
   g_set_prgname ("dsh-sandbox");
 

@@ -39,6 +39,26 @@ gboolean dsh_roots_refuse_moved (GError     **error,
                                  const char  *what,
                                  const char  *spelled);
 
+/* This process's own dsh-sandbox code, which no writable root may hold: a confined command
+ * could replace it, and the next call would run the command's code unconfined. The library's
+ * own file (a shared library found by dladdr) is known without this; a command that links the
+ * code in names its executables (canonical): what the user runs next (the dsh-sandbox command,
+ * the full command it hands over to). uninstalled: a development build, which an exemption for
+ * an uninstalled build under /tmp or the temp directory covers (a call's temp roots holding it
+ * are not refused), as untrusted_roots() in dsh-run.c exempts its tree. Call it before any
+ * thread is started. */
+void     dsh_roots_protect_own_code     (const char  *file,
+                                         const char  *what,
+                                         gboolean     uninstalled);
+
+/* Refuses (DSH_SANDBOX_ERROR_ROOT_REFUSED) roots (canonical, NULL-terminated, the workspace
+ * first) of which one holds one of the files above; tmp_root and tmpdir_root (nullable): the
+ * call's temp roots, where an uninstalled build's file is let be. */
+gboolean dsh_roots_check_own_code       (const char *const *roots,
+                                         const char        *tmp_root,
+                                         const char        *tmpdir_root,
+                                         GError           **error);
+
 typedef enum {
   /* Record the roots as granted (a call that hands them out). */
   DSH_ROOTS_RESOLVE_RECORD = 1 << 0,

@@ -4,9 +4,19 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE /* dladdr */
+
 #include "dsh-roots-private.h"
 
+#ifndef G_OS_WIN32
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#endif
+
+#include "dsh-config.h"
 #include "dsh-error.h"
+#include "dsh-roots.h"
 
 gboolean
 dsh_roots_refuse_root (GError **error, const char *what, const char *spelled, const char *root,
@@ -31,4 +41,131 @@ dsh_roots_refuse_moved (GError **error, const char *what, const char *spelled)
                "the %s %s changed while it was being checked; refusing to run the command",
                what, valid);
   return FALSE;
+}
+
+/* ---- this process's own code ---------------------------------------------------------------- */
+
+typedef struct {
+  char *file;
+  const char *what;
+  gboolean uninstalled;
+} OwnCode;
+
+static GArray *own_code;
+G_LOCK_DEFINE_STATIC (own_code);
+
+static void
+add_own_code (const char *file, const char *what, gboolean uninstalled)
+{
+  OwnCode entry = { g_strdup (file), what, uninstalled };
+
+  if (own_code == NULL)
+    own_code = g_array_new (FALSE, FALSE, sizeof (OwnCode));
+  for (guint i = 0; i < own_code->len; i++)
+    {
+      if (g_str_equal (g_array_index (own_code, OwnCode, i).file, file))
+        {
+          g_free (entry.file);
+          return;
+        }
+    }
+  g_array_append_val (own_code, entry);
+}
+
+void
+dsh_roots_protect_own_code (const char *file, const char *what, gboolean uninstalled)
+{
+  g_return_if_fail (file != NULL && g_path_is_absolute (file));
+
+  G_LOCK (own_code);
+  add_own_code (file, what, uninstalled);
+  G_UNLOCK (own_code);
+}
+
+#ifndef G_OS_WIN32
+/* An object of this file's: the address dladdr is asked about. */
+static const char own_code_anchor = 1;
+
+/* The shared library this code is in, canonical, or NULL: none when it is linked into the
+ * executable (which is the command's to name, and a harness's interpreter is no code of ours). */
+static char *
+own_library_file (gboolean *out_uninstalled)
+{
+  Dl_info info = { 0 };
+  g_autofree char *library = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *build_dir = NULL;
+  struct stat library_st, exe_st;
+
+  if (dladdr (&own_code_anchor, &info) == 0 || info.dli_fname == NULL ||
+      !g_path_is_absolute (info.dli_fname))
+    return NULL;
+  library = realpath (info.dli_fname, NULL);
+  if (library == NULL || stat (library, &library_st) != 0)
+    return NULL;
+  /* glibc names the executable by its argv[0]; its identity tells it apart. */
+  if (stat ("/proc/self/exe", &exe_st) == 0 && exe_st.st_dev == library_st.st_dev &&
+      exe_st.st_ino == library_st.st_ino)
+    return NULL;
+#ifdef __APPLE__
+  if (!g_str_has_suffix (library, ".dylib"))
+    return NULL;
+#endif
+  dir = g_path_get_dirname (library);
+  build_dir = realpath (DSH_BUILD_LIBRARY_DIR, NULL);
+  *out_uninstalled = build_dir != NULL && g_str_equal (dir, build_dir);
+  return g_steal_pointer (&library);
+}
+#endif
+
+static gsize own_library_done;
+
+gboolean
+dsh_roots_check_own_code (const char *const *roots,
+                          const char *tmp_root,
+                          const char *tmpdir_root,
+                          GError **error)
+{
+  gboolean ok = TRUE;
+
+#ifndef G_OS_WIN32
+  if (g_once_init_enter (&own_library_done))
+    {
+      gboolean uninstalled = FALSE;
+      g_autofree char *library = own_library_file (&uninstalled);
+
+      if (library != NULL)
+        dsh_roots_protect_own_code (library, "library", uninstalled);
+      g_once_init_leave (&own_library_done, 1);
+    }
+#endif
+  G_LOCK (own_code);
+  for (guint i = 0; ok && own_code != NULL && i < own_code->len; i++)
+    {
+      const OwnCode *code = &g_array_index (own_code, OwnCode, i);
+
+      for (guint r = 0; ok && roots[r] != NULL; r++)
+        {
+          g_autofree char *valid_root = NULL;
+          g_autofree char *valid_file = NULL;
+
+          if (!dsh_path_is_beneath (code->file, roots[r]))
+            continue;
+          /* A development build under /tmp or the temp directory trusts its own tree there. */
+          if (r > 0 && code->uninstalled &&
+              (g_strcmp0 (roots[r], tmp_root) == 0 || g_strcmp0 (roots[r], tmpdir_root) == 0))
+            continue;
+          valid_root = g_utf8_make_valid (roots[r], -1);
+          valid_file = g_utf8_make_valid (code->file, -1);
+          g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                       "the writable root %s holds the dsh-sandbox %s %s: a confined command "
+                       "could replace it, and the next call would run its code unconfined; "
+                       "refusing to run the command (grant a directory that does not hold "
+                       "dsh-sandbox)",
+                       valid_root, code->what, valid_file);
+          ok = FALSE;
+        }
+    }
+  G_UNLOCK (own_code);
+  return ok;
 }

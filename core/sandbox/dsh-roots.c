@@ -1470,6 +1470,9 @@ dsh_roots_resolve (const char *spelled_workspace,
 
   if (!dsh_root_grants_check_out_of_reach (grants, (const char *const *) roots->pdata, error))
     return FALSE;
+  if (!dsh_roots_check_own_code ((const char *const *) roots->pdata, tmp_root, tmpdir_root,
+                                 error))
+    return FALSE;
   /* Each root as its walk holds it, else opened once here (-1 and its errno when it cannot
    * be): what the identity check and the record below both look at. */
   n_roots = roots->len - 1;
