@@ -51,6 +51,10 @@ void     dsh_roots_protect_own_code     (const char  *file,
                                          const char  *what,
                                          gboolean     uninstalled);
 
+/* The shared library this code is in (canonical; *out_uninstalled: the build tree's), or NULL
+ * when it is linked into the executable or cannot be told (dsh-roots.c, dsh-roots-windows.c). */
+char    *dsh_roots_own_library_file     (gboolean    *out_uninstalled);
+
 /* Refuses (DSH_SANDBOX_ERROR_ROOT_REFUSED) roots (canonical, NULL-terminated, the workspace
  * first) of which one holds one of the files above; tmp_root and tmpdir_root (nullable): the
  * call's temp roots, where an uninstalled build's file is let be. */

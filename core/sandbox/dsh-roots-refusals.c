@@ -4,17 +4,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#define _GNU_SOURCE /* dladdr */
-
 #include "dsh-roots-private.h"
 
-#ifndef G_OS_WIN32
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#endif
-
-#include "dsh-config.h"
 #include "dsh-error.h"
 #include "dsh-roots.h"
 
@@ -82,42 +73,6 @@ dsh_roots_protect_own_code (const char *file, const char *what, gboolean uninsta
   G_UNLOCK (own_code);
 }
 
-#ifndef G_OS_WIN32
-/* An object of this file's: the address dladdr is asked about. */
-static const char own_code_anchor = 1;
-
-/* The shared library this code is in, canonical, or NULL: none when it is linked into the
- * executable (which is the command's to name, and a harness's interpreter is no code of ours). */
-static char *
-own_library_file (gboolean *out_uninstalled)
-{
-  Dl_info info = { 0 };
-  g_autofree char *library = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *build_dir = NULL;
-  struct stat library_st, exe_st;
-
-  if (dladdr (&own_code_anchor, &info) == 0 || info.dli_fname == NULL ||
-      !g_path_is_absolute (info.dli_fname))
-    return NULL;
-  library = realpath (info.dli_fname, NULL);
-  if (library == NULL || stat (library, &library_st) != 0)
-    return NULL;
-  /* glibc names the executable by its argv[0]; its identity tells it apart. */
-  if (stat ("/proc/self/exe", &exe_st) == 0 && exe_st.st_dev == library_st.st_dev &&
-      exe_st.st_ino == library_st.st_ino)
-    return NULL;
-#ifdef __APPLE__
-  if (!g_str_has_suffix (library, ".dylib"))
-    return NULL;
-#endif
-  dir = g_path_get_dirname (library);
-  build_dir = realpath (DSH_BUILD_LIBRARY_DIR, NULL);
-  *out_uninstalled = build_dir != NULL && g_str_equal (dir, build_dir);
-  return g_steal_pointer (&library);
-}
-#endif
-
 static gsize own_library_done;
 
 gboolean
@@ -128,17 +83,15 @@ dsh_roots_check_own_code (const char *const *roots,
 {
   gboolean ok = TRUE;
 
-#ifndef G_OS_WIN32
   if (g_once_init_enter (&own_library_done))
     {
       gboolean uninstalled = FALSE;
-      g_autofree char *library = own_library_file (&uninstalled);
+      g_autofree char *library = dsh_roots_own_library_file (&uninstalled);
 
       if (library != NULL)
         dsh_roots_protect_own_code (library, "library", uninstalled);
       g_once_init_leave (&own_library_done, 1);
     }
-#endif
   G_LOCK (own_code);
   for (guint i = 0; ok && own_code != NULL && i < own_code->len; i++)
     {

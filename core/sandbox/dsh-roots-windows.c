@@ -415,3 +415,11 @@ dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **erro
     return TRUE;
   return resolve_root ("session's cwd", cwd, &root, NULL, error);
 }
+
+/* A Windows build names no library file yet (GetModuleHandleEx would). */
+char *
+dsh_roots_own_library_file (gboolean *out_uninstalled)
+{
+  *out_uninstalled = FALSE;
+  return NULL;
+}

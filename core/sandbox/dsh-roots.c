@@ -7,11 +7,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#define _GNU_SOURCE /* O_PATH */
+#define _GNU_SOURCE /* O_PATH, dladdr */
 
 #include "dsh-roots.h"
 #include "dsh-roots-private.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "dsh-config.h"
 #include "dsh-error.h"
 #include "dsh-root-grants-private.h"
 
@@ -1620,4 +1622,38 @@ dsh_roots_check_session_cwd (const char *cwd, const char *created, GError **erro
   if (walk.planted != NULL)
     return refuse_planted (error, cwd, &walk, walk.planted);
   return TRUE;
+}
+
+/* An object of this file's: the address dladdr is asked about. */
+static const char own_code_anchor = 1;
+
+/* The shared library this code is in, canonical, or NULL: none when it is linked into the
+ * executable (which is the command's to name, and a harness's interpreter is no code of ours). */
+char *
+dsh_roots_own_library_file (gboolean *out_uninstalled)
+{
+  Dl_info info = { 0 };
+  g_autofree char *library = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *build_dir = NULL;
+  struct stat library_st, exe_st;
+
+  if (dladdr (&own_code_anchor, &info) == 0 || info.dli_fname == NULL ||
+      !g_path_is_absolute (info.dli_fname))
+    return NULL;
+  library = realpath (info.dli_fname, NULL);
+  if (library == NULL || stat (library, &library_st) != 0)
+    return NULL;
+  /* glibc names the executable by its argv[0]; its identity tells it apart. */
+  if (stat ("/proc/self/exe", &exe_st) == 0 && exe_st.st_dev == library_st.st_dev &&
+      exe_st.st_ino == library_st.st_ino)
+    return NULL;
+#ifdef __APPLE__
+  if (!g_str_has_suffix (library, ".dylib"))
+    return NULL;
+#endif
+  dir = g_path_get_dirname (library);
+  build_dir = realpath (DSH_BUILD_LIBRARY_DIR, NULL);
+  *out_uninstalled = build_dir != NULL && g_str_equal (dir, build_dir);
+  return g_steal_pointer (&library);
 }
