@@ -1,7 +1,8 @@
 #!/bin/sh
-# Measures two builds of dsh-sandbox in the same turns: `dsh-sandbox exec` and the raw argv its
-# confine returns, under bwrap and under Landlock. Figures taken on different days (or machines)
-# differ by more than a change does; side by side, one build's cost reads against the other's.
+# Measures two builds of dsh-sandbox in the same turns: `dsh-sandbox exec` (workspace-write and
+# read-only) and the raw argv its confine returns, under bwrap and under Landlock. Figures taken
+# on different days (or machines) differ by more than a change does; side by side, one build's
+# cost reads against the other's.
 #
 #   ./bench/compare-builds.sh OLD-TOP [NEW-TOP]   # each a source tree built in TOP/build
 #
@@ -27,9 +28,9 @@ raw_argv() { # old|new BACKEND
     "$(top_of "$1")/build/cli/dsh-sandbox" confine --mode workspace-write -- "$true_bin" |
     python3 -c 'import json,shlex,sys; print(" ".join(shlex.quote(a) for a in json.load(sys.stdin)["argv"]))'
 }
-exec_cmd() { # old|new BACKEND
+exec_cmd() { # old|new BACKEND [MODE]
   echo "DSH_SANDBOX_STATE_DIR=$state/$1 DSH_SANDBOX_BACKEND=$2" \
-       "$(top_of "$1")/build/cli/dsh-sandbox exec --mode workspace-write -- $true_bin"
+       "$(top_of "$1")/build/cli/dsh-sandbox exec --mode ${3:-workspace-write} -- $true_bin"
 }
 for build in old new; do
   mkdir -m 700 "$state/$build"
@@ -40,6 +41,8 @@ for backend in bwrap landlock; do
   "$interleave" "$runs" "bare=$true_bin" \
     "old-raw=$(raw_argv old $backend)" "new-raw=$(raw_argv new $backend)" \
     "old-exec=$(exec_cmd old $backend)" "new-exec=$(exec_cmd new $backend)" \
+    "old-exec-ro=$(exec_cmd old $backend read-only)" \
+    "new-exec-ro=$(exec_cmd new $backend read-only)" \
     >"$workspace/$backend.json"
 done
 python3 - "$workspace" <<'PY'
@@ -51,4 +54,6 @@ for backend in ("bwrap", "landlock"):
           f"{t['old-exec'] - t['bare']:.2f} ms, new {t['new-exec'] - t['bare']:.2f} ms; "
           f"exec over the old raw argv: old {t['old-exec'] / t['old-raw']:.3f}, "
           f"new {t['new-exec'] / t['old-raw']:.3f}")
+    print(f"  read-only exec new/old {t['new-exec-ro'] / t['old-exec-ro']:.3f} "
+          f"({t['old-exec-ro']:.2f} -> {t['new-exec-ro']:.2f} ms)")
 PY
