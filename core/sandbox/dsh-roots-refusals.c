@@ -6,6 +6,7 @@
  */
 #include "dsh-roots-private.h"
 
+#include "dsh-config.h"
 #include "dsh-error.h"
 #include "dsh-roots.h"
 
@@ -88,8 +89,16 @@ dsh_roots_check_own_code (const char *const *roots,
       gboolean uninstalled = FALSE;
       g_autofree char *library = dsh_roots_own_library_file (&uninstalled);
 
+      /* The installed typelib names the library GI programs load: a planted one would have
+       * them run a command's code, whichever way this process has the library. */
+      g_autofree char *typelib = g_file_test (DSH_TYPELIB_FILE, G_FILE_TEST_EXISTS)
+                                   ? dsh_canonical_path (DSH_TYPELIB_FILE)
+                                   : NULL;
+
       if (library != NULL)
         dsh_roots_protect_own_code (library, "library", uninstalled);
+      if (typelib != NULL)
+        dsh_roots_protect_own_code (typelib, "introspection data", FALSE);
       g_once_init_leave (&own_library_done, 1);
     }
   G_LOCK (own_code);

@@ -87,6 +87,20 @@ echo "ok: the installed exec ran the write confined: EROFS, the file unchanged, 
 grep -q '"mode" : "workspace-write"' "$work/show.json" || { cat "$work/show.json"; fail "show"; }
 echo "ok: the installed session new, set-mode and show"
 
+# The installed code is out of every call's reach, the typelib too: it names the library a GI
+# program loads, so one a confined command rewrote would run its code in the next harness.
+for root in "$prefix/$libdir/girepository-1.0" "$prefix/bin"; do
+  set +e
+  (cd "$work/ws" && "$cli" exec --mode workspace-write --writable-root "$root" -- true) \
+    2>"$work/err"
+  status=$?
+  set -e
+  [ "$status" -eq 125 ] && grep -q 'holds the dsh-sandbox' "$work/err" ||
+    { cat "$work/err"; fail "the writable root $root holding installed code was granted"; }
+done
+grep -q 'executable' "$work/err" || { cat "$work/err"; fail "not refused for the executable"; }
+echo "ok: writable roots holding the installed typelib or executable are refused"
+
 GI_TYPELIB_PATH="$prefix/$libdir/girepository-1.0" \
   "$python" "$src/tests/packaging/test-gi.py" --prefix "$prefix" "$work"
 echo "the installed tree under $prefix works without LD_LIBRARY_PATH"
