@@ -945,10 +945,26 @@ test_up_from_missing_dir (Refusals *f, gconstpointer data)
   g_assert_false (g_strv_contains ((const char *const *) roots, victim));
   g_assert_false (g_strv_contains ((const char *const *) roots, through));
   fd = dsh_fs_fence_open (policy, file, O_WRONLY | O_TRUNC, 0, &error);
-  g_unsetenv ("DSH_SANDBOX_STATE_DIR");
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);
   g_assert_cmpint (fd, <, 0);
   dsh_test_assert_file_is (file, "original\n");
+
+  /* Nor a workspace root kept as spelled (a session's cwd whose directory a command removed):
+   * victim/gone/.. is no name of victim's while gone is missing. */
+  {
+    g_autofree char *gone = g_build_filename (victim, "gone", "..", NULL);
+    g_autoptr (DshSandboxPolicy) kept =
+      dsh_sandbox_policy_new (DSH_SANDBOX_MODE_WORKSPACE_WRITE, gone, NULL);
+    g_auto (GStrv) kept_roots = dsh_writable_roots (kept);
+    g_autoptr (GError) kept_error = NULL;
+
+    g_assert_false (g_strv_contains ((const char *const *) kept_roots, victim));
+    fd = dsh_fs_fence_open (kept, file, O_WRONLY | O_TRUNC, 0, &kept_error);
+    g_assert_error (kept_error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_FS_DENIED);
+    g_assert_cmpint (fd, <, 0);
+    dsh_test_assert_file_is (file, "original\n");
+  }
+  g_unsetenv ("DSH_SANDBOX_STATE_DIR");
 }
 
 /* serve keeps its provider, and so its choice of modules and helpers, for its lifetime: once

@@ -1171,7 +1171,10 @@ dsh_roots_unpinned (const DshSandboxPolicy *policy)
    * it again would follow whatever was swapped in since. The temp directory is listed on its
    * own (mkstemp-family tools write there) unless it would widen the roots. */
   temp_areas (&tmp, &tmpdir);
-  g_ptr_array_add (roots, dsh_lexically_canonical (policy->workspace_root));
+  /* One that goes up (..) is a root kept as spelled, as dsh_workspace_root() keeps one that goes
+   * up from a missing directory: it names no directory, and tidied it would name another. */
+  if (has_no_dotdot (policy->workspace_root))
+    g_ptr_array_add (roots, dsh_lexically_canonical (policy->workspace_root));
   {
     /* Through a symlink that could have been planted a temp root is left out: the fence and
      * the runners then refuse what would lie there. */
