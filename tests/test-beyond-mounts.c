@@ -72,16 +72,13 @@ output_of (GSubprocess *process)
   return g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
 }
 
-/* Both calls read-only: the Landlock one may read the victim's directory, so it may open it,
- * and the descriptor it hands over is on the host's writable mount. */
-static void
-test_descriptor_from_landlock_call (void)
+/* A read-only call under Landlock hands a descriptor of victim (a directory) to a read-only call
+ * under bwrap, which tries to create a file beneath it: what the bwrap call printed. */
+static char *
+hand_in_descriptor (const char *dir, const char *victim)
 {
-  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
-  g_autofree char *victim = dsh_test_make_dir (dir, "victim");
-  g_autofree char *written = g_build_filename (victim, "written", NULL);
-  g_autofree char *ws_giver = dsh_test_make_dir (dir, "ws-giver");
-  g_autofree char *ws_taker = dsh_test_make_dir (dir, "ws-taker");
+  g_autofree char *ws_giver = g_build_filename (dir, "ws-giver", NULL);
+  g_autofree char *ws_taker = g_build_filename (dir, "ws-taker", NULL);
   g_autofree char *giver_py = g_build_filename (dir, "giver.py", NULL);
   g_autofree char *taker_py = g_build_filename (dir, "taker.py", NULL);
   g_autofree char *socket_name = g_strdup_printf ("dsh-test-beyond-%d", (int) getpid ());
@@ -100,8 +97,8 @@ test_descriptor_from_landlock_call (void)
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (GError) error = NULL;
 
-  if (!dsh_test_require_bwrap ())
-    return;
+  g_assert_cmpint (g_mkdir_with_parents (ws_giver, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (ws_taker, 0755), ==, 0);
   dsh_test_write_file (giver_py, giver);
   dsh_test_write_file (taker_py, taker);
 
@@ -113,8 +110,23 @@ test_descriptor_from_landlock_call (void)
   g_test_message ("taker: %s %s", run.out, run.err);
   g_assert_true (g_subprocess_wait (giving, NULL, &error));
   g_assert_no_error (error);
-
   g_assert_cmpint (run.exit_code, ==, 0);
+  return g_strdup (run.out);
+}
+
+/* Both calls read-only: the Landlock one may read the victim's directory, so it may open it,
+ * and the descriptor it hands over is on the host's writable mount. */
+static void
+test_descriptor_from_landlock_call (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
+  g_autofree char *victim = dsh_test_make_dir (dir, "victim");
+  g_autofree char *written = g_build_filename (victim, "written", NULL);
+  g_autofree char *outcome = NULL;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  outcome = hand_in_descriptor (dir, victim);
   if (dsh_test_landlock_abi () < 2)
     {
       /* Nothing holds it there, and the call says so (enforcement-per-abi). */
@@ -122,7 +134,37 @@ test_descriptor_from_landlock_call (void)
       return;
     }
   g_assert_false (g_file_test (written, G_FILE_TEST_EXISTS));
-  g_assert_nonnull (strstr (run.out, "refused 13"));
+  g_assert_nonnull (strstr (outcome, "refused 13"));
+}
+
+/* Two mounts on one host path (a file system mounted twice; an automount point with its file
+ * system on top): the sandbox lists the covered one writable, though only the top one, read-only,
+ * is reached there. Writes beneath the top one must not be allowed on its account. */
+static void
+test_descriptor_of_stacked_mount (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
+  g_autofree char *victim = dsh_test_make_dir (dir, "stacked");
+  g_autofree char *written = g_build_filename (victim, "written", NULL);
+  g_autofree char *outcome = NULL;
+  gboolean escaped;
+
+  if (!dsh_test_require_bwrap () ||
+      !dsh_test_require (geteuid () == 0, "mounting file systems needs root (CI runs as root)"))
+    return;
+  g_assert_cmpint (mount ("lower", victim, "tmpfs", 0, "size=1m"), ==, 0);
+  g_assert_cmpint (mount ("upper", victim, "tmpfs", 0, "size=1m"), ==, 0);
+  outcome = hand_in_descriptor (dir, victim);
+  escaped = g_file_test (written, G_FILE_TEST_EXISTS);
+  g_assert_cmpint (umount (victim), ==, 0);
+  g_assert_cmpint (umount (victim), ==, 0);
+  if (dsh_test_landlock_abi () < 2)
+    {
+      g_assert_true (escaped); /* reported, as above */
+      return;
+    }
+  g_assert_false (escaped);
+  g_assert_nonnull (strstr (outcome, "refused 13"));
 }
 
 /* / is private on some hosts and shared on systemd's: a shared mount point of the test's own
@@ -233,6 +275,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/beyond-mounts/descriptor-from-landlock-call",
                    test_descriptor_from_landlock_call);
+  g_test_add_func ("/beyond-mounts/descriptor-of-stacked-mount", test_descriptor_of_stacked_mount);
   g_test_add_func ("/beyond-mounts/mount-made-during-call", test_mount_made_during_call);
   g_test_add_func ("/beyond-mounts/enforcement-per-abi", test_enforcement_per_abi);
   return g_test_run ();

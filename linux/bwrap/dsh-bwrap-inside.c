@@ -255,8 +255,13 @@ is_beneath_any (const char *path, const char *const *dirs)
  * runs in a Landlock domain that allows writing only beneath the writable mounts just checked:
  * neither reaches one of them. */
 
-/* The mount points of the writable mounts, as mountinfo names them. */
-static char **writable_points;
+/* The writable mounts, by id and mount point as mountinfo names them. */
+typedef struct {
+  unsigned long id;
+  char *point;
+} WritablePoint;
+
+static WritablePoint *writable_points;
 static size_t n_writable_points;
 static size_t cap_writable_points;
 
@@ -264,7 +269,7 @@ static size_t cap_writable_points;
 static int hold_writes;
 
 static void
-note_writable_point (const char *point)
+note_writable_point (const MountLine *mount)
 {
   if (n_writable_points == cap_writable_points)
     {
@@ -272,7 +277,23 @@ note_writable_point (const char *point)
       writable_points = checked (realloc (writable_points,
                                           cap_writable_points * sizeof *writable_points));
     }
-  writable_points[n_writable_points++] = checked (strdup (point));
+  writable_points[n_writable_points].id = mount->id;
+  writable_points[n_writable_points].point = checked (strdup (mount->mount_point));
+  n_writable_points++;
+}
+
+/* Is fd (opened at a mount point) the root of that very mount? A Landlock rule holds for the
+ * directory, whatever mount it is reached through: one on the root of another mount stacked on
+ * the same point (read-only, say, over a writable one it covers) would let writes through that
+ * one, by any way that reaches it but its read-only mount. */
+static int
+is_root_of_mount (int fd, unsigned long id)
+{
+  struct statx stx;
+
+  return statx (fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0 &&
+         (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == id &&
+         (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
 int
@@ -321,15 +342,18 @@ hold_writes_to_checked_mounts (void)
   close (root);
   for (size_t i = 0; i < n_writable_points; i++)
     {
-      /* A host mount beneath the fresh /dev, /proc or /tmp may have no path here: nothing
-       * reaches it. One that has reaches something of the fresh one, writable already. */
-      int fd = open_beneath_nofollow (AT_FDCWD, writable_points[i], O_PATH | O_CLOEXEC);
+      /* A writable mount that its point does not reach (a host mount beneath the fresh /dev,
+       * /proc or /tmp, one covered by another mounted on the same point) is reached by no path
+       * here, and gets no rule: nothing beneath it is writable. */
+      const char *point = writable_points[i].point;
+      int fd = open_beneath_nofollow (AT_FDCWD, point, O_PATH | O_CLOEXEC);
 
       if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
         continue;
       if (fd < 0)
-        fatal ("cannot open '%s': %s", writable_points[i], strerror (errno));
-      allow_beneath (ruleset, fd, dsh_landlock_write_rights (handled), writable_points[i]);
+        fatal ("cannot open '%s': %s", point, strerror (errno));
+      if (is_root_of_mount (fd, writable_points[i].id))
+        allow_beneath (ruleset, fd, dsh_landlock_write_rights (handled), point);
       close (fd);
     }
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
@@ -352,7 +376,7 @@ check_sandbox_mount (MountLine *mount)
   int shadowed = is_beneath_any (mount->mount_point, shadowed_by_bwrap);
 
   if (mount->writable)
-    note_writable_point (mount->mount_point);
+    note_writable_point (mount);
   if (!mount->writable || !is_host_dev (mount->dev))
     return;
   if (statx_with_mount (mount->mount_point, &stx) != 0)
