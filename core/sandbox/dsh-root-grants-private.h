@@ -123,6 +123,10 @@ gboolean       dsh_root_identity_of_opened      (int                    fd,
                                                  DshRootIdentity       *identity,
                                                  gboolean              *out_is_directory);
 
+/* The identity of the directory open as fd (taken, closed here) and of every one above it,
+ * climbing "..", up to "/": its ancestors, whatever their paths now. */
+GArray        *dsh_root_identity_chain          (int                    fd);
+
 /* dsh_root_grants_record_at() for a root whose identity the caller took already. */
 gboolean       dsh_root_grants_record_opened    (DshRootGrants         *grants,
                                                  const char            *root,

@@ -255,7 +255,6 @@ static GArray *
 record_chain (RecordDir *record)
 {
   GArray *chain;
-  int fd;
 
   g_mutex_lock (&chain_lock);
   if (record->chain != NULL)
@@ -264,31 +263,7 @@ record_chain (RecordDir *record)
       g_mutex_unlock (&chain_lock);
       return chain;
     }
-  chain = g_array_new (FALSE, FALSE, sizeof (DshRootIdentity));
-  fd = fcntl (record->fd, F_DUPFD_CLOEXEC, 3);
-  for (guint depth = 0; fd >= 0 && depth < 4096; depth++)
-    {
-      DshRootIdentity id;
-      mode_t mode;
-      int parent;
-
-      if (!identity_and_mode_at (fd, "", &id, &mode, NULL))
-        break;
-      if (chain->len > 0 && g_array_index (chain, DshRootIdentity, chain->len - 1).dev == id.dev &&
-          g_array_index (chain, DshRootIdentity, chain->len - 1).ino == id.ino)
-        break; /* "/" is its own parent */
-      g_array_append_val (chain, id);
-      /* With O_PATH an ancestor this user cannot list still has an identity. */
-#ifdef O_PATH
-      parent = openat (fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-#else
-      parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-#endif
-      close (fd);
-      fd = parent;
-    }
-  if (fd >= 0)
-    close (fd);
+  chain = dsh_root_identity_chain (fcntl (record->fd, F_DUPFD_CLOEXEC, 3));
   record->chain = g_array_ref (chain);
   g_mutex_unlock (&chain_lock);
   return chain;
@@ -638,6 +613,37 @@ identity_and_mode_at (int dir_fd, const char *path, DshRootIdentity *identity, m
 }
 
 /* The identity of what fd is open on, and whether it is a directory, in one call. */
+GArray *
+dsh_root_identity_chain (int fd)
+{
+  GArray *chain = g_array_new (FALSE, FALSE, sizeof (DshRootIdentity));
+
+  for (guint depth = 0; fd >= 0 && depth < 4096; depth++)
+    {
+      DshRootIdentity id;
+      mode_t mode;
+      int parent;
+
+      if (!identity_and_mode_at (fd, "", &id, &mode, NULL))
+        break;
+      if (chain->len > 0 && g_array_index (chain, DshRootIdentity, chain->len - 1).dev == id.dev &&
+          g_array_index (chain, DshRootIdentity, chain->len - 1).ino == id.ino)
+        break; /* "/" is its own parent */
+      g_array_append_val (chain, id);
+      /* With O_PATH an ancestor this user cannot list still has an identity. */
+#ifdef O_PATH
+      parent = openat (fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+      parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+      close (fd);
+      fd = parent;
+    }
+  if (fd >= 0)
+    close (fd);
+  return chain;
+}
+
 gboolean
 dsh_root_identity_of_opened (int fd, DshRootIdentity *identity, gboolean *out_is_directory)
 {

@@ -1021,34 +1021,15 @@ refused_identity_clear (RefusedIdentity *refused)
 static void
 append_chain (GArray *refused, int fd, gboolean skip_first, const char *why, const char *why_above)
 {
-  DshRootIdentity last = { 0 };
+  g_autoptr (GArray) chain = dsh_root_identity_chain (fd);
 
-  for (guint depth = 0; fd >= 0 && depth < 4096; depth++)
+  for (guint depth = skip_first ? 1 : 0; depth < chain->len; depth++)
     {
-      RefusedIdentity entry = { 0 };
-      gboolean is_directory;
-      int parent;
+      RefusedIdentity entry = { g_array_index (chain, DshRootIdentity, depth), NULL };
 
-      if (!dsh_root_identity_of_opened (fd, &entry.identity, &is_directory))
-        break;
-      if (depth > 0 && last.dev == entry.identity.dev && last.ino == entry.identity.ino)
-        break; /* "/" is its own parent */
-      last = entry.identity;
-      if (depth > 0 || !skip_first)
-        {
-          entry.why = g_strdup (depth == 0 ? why : why_above);
-          g_array_append_val (refused, entry);
-        }
-#ifdef O_PATH
-      parent = openat (fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-#else
-      parent = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-#endif
-      close (fd);
-      fd = parent;
+      entry.why = g_strdup (depth == 0 ? why : why_above);
+      g_array_append_val (refused, entry);
     }
-  if (fd >= 0)
-    close (fd);
 }
 
 static int
