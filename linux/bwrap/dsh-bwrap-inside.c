@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
@@ -59,6 +60,7 @@ add_host_dev (dev_t dev)
 
 typedef struct {
   unsigned long id;
+  unsigned long parent;
   dev_t dev;
   char *mount_point;
   int writable;
@@ -98,6 +100,7 @@ parse_mount_line (char *line, MountLine *mount)
   if (sscanf (fields[2], "%u:%u", &major, &minor) != 2)
     return 0;
   mount->id = strtoul (fields[0], NULL, 10);
+  mount->parent = strtoul (fields[1], NULL, 10);
   mount->dev = makedev (major, minor);
   unescape (fields[4]);
   mount->mount_point = fields[4];
@@ -138,6 +141,7 @@ for_each_mount (void (*visit) (MountLine *mount))
 }
 
 static int is_host_dev (dev_t dev);
+static int is_root_of_mount (int fd, unsigned long id);
 
 /* Outside: remember the host's filesystems, and allow host mounts beneath a writable root (a
  * recursive bind brings them along). */
@@ -192,26 +196,22 @@ statx_with_mount (const char *path, struct statx *stx)
   return 0;
 }
 
-/* Whether the mount `reached`, whose root a lookup of `point` ended at, is mounted on that very
- * point: then any other mount there lies beneath it (mounted twice, an automount point with its
- * filesystem on top, or a host mount on a point that a bind of the workspace covers), and no
- * path reaches anything of that one, the command's neither; a mount namespace the command makes
- * cannot uncover it (the kernel locks mounts it copies for a less privileged one). Read into a
- * buffer of its own: for_each_mount() is walking its own meanwhile. */
+/* Whether some line of a fresh read of the mount table matches: read into a buffer of its own,
+ * since for_each_mount() is walking its own meanwhile. */
 static int
-mounted_on (unsigned long reached, const char *point)
+any_mount (int (*matches) (const MountLine *mount, const void *data), const void *data)
 {
   static char buffer[1 << 16];
   int fd = open ("/proc/self/mountinfo", O_RDONLY);
   size_t len;
   char *table;
-  int on_point = 0;
+  int found = 0;
 
   if (fd < 0)
     fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
   table = read_all (fd, "/proc/self/mountinfo", buffer, sizeof buffer, &len);
   close (fd);
-  for (char *line = table, *end; line < table + len && !on_point; line = end + 1)
+  for (char *line = table, *end; line < table + len && !found; line = end + 1)
     {
       MountLine mount;
 
@@ -219,12 +219,37 @@ mounted_on (unsigned long reached, const char *point)
       if (end == NULL)
         end = table + len;
       *end = '\0';
-      on_point = parse_mount_line (line, &mount) && mount.id == reached &&
-                 strcmp (mount.mount_point, point) == 0;
+      found = parse_mount_line (line, &mount) && matches (&mount, data);
     }
   if (table != buffer)
     free (table);
-  return on_point;
+  return found;
+}
+
+typedef struct {
+  unsigned long id;
+  const char *point;
+} MountAt;
+
+static int
+is_mount_at (const MountLine *mount, const void *data)
+{
+  const MountAt *wanted = data;
+
+  return mount->id == wanted->id && strcmp (mount->mount_point, wanted->point) == 0;
+}
+
+/* Whether the mount `reached`, whose root a lookup of `point` ended at, is mounted on that very
+ * point: then any other mount there lies beneath it (mounted twice, an automount point with its
+ * filesystem on top, or a host mount on a point that a bind of the workspace covers), and no
+ * path reaches anything of that one, the command's neither; a mount namespace the command makes
+ * cannot uncover it (the kernel locks mounts it copies for a less privileged one). */
+static int
+mounted_on (unsigned long reached, const char *point)
+{
+  const MountAt wanted = { reached, point };
+
+  return any_mount (is_mount_at, &wanted);
 }
 
 /* Where bwrap mounts fresh filesystems over the host's: /tmp only while it is private (told by
@@ -240,6 +265,112 @@ is_beneath_any (const char *path, const char *const *dirs)
 
       if (strncmp (path, dirs[i], len) == 0 && (path[len] == '\0' || path[len] == '/'))
         return 1;
+    }
+  return 0;
+}
+
+/* The filesystems bwrap makes fresh, where, and of which type. */
+static const struct {
+  const char *point;
+  long type;
+} fresh_by_bwrap[] = {
+  { "/dev", TMPFS_MAGIC },
+  { "/dev/pts", DEVPTS_SUPER_MAGIC },
+  { "/proc", PROC_SUPER_MAGIC },
+  { "/tmp", TMPFS_MAGIC }, /* only while private */
+};
+
+/* The mount table's tree, by id, parent and device. */
+typedef struct {
+  unsigned long id;
+  unsigned long parent;
+  dev_t dev;
+} MountNode;
+
+typedef struct {
+  MountNode *nodes;
+  size_t n;
+  size_t cap;
+} MountTree;
+
+static int
+add_to_tree (const MountLine *mount, const void *data)
+{
+  MountTree *tree = (MountTree *) data;
+
+  if (tree->n == tree->cap)
+    {
+      tree->cap = tree->cap < 64 ? 64 : tree->cap * 2;
+      tree->nodes = checked (realloc (tree->nodes, tree->cap * sizeof *tree->nodes));
+    }
+  tree->nodes[tree->n++] = (MountNode) { mount->id, mount->parent, mount->dev };
+  return 0; /* on to the next line */
+}
+
+/* Whether node lies on `top` or beneath it in the tree. */
+static int
+is_on_or_beneath (const MountTree *tree, const MountNode *node, unsigned long top)
+{
+  unsigned long id = node->id;
+
+  for (size_t steps = 0; steps <= tree->n; steps++)
+    {
+      size_t i;
+
+      if (id == top)
+        return 1;
+      for (i = 0; i < tree->n && tree->nodes[i].id != id; i++)
+        ;
+      if (i == tree->n || tree->nodes[i].parent == id)
+        return 0;
+      id = tree->nodes[i].parent;
+    }
+  return 0;
+}
+
+/* Whether a mount of the filesystem of `mount` (its device) lies outside what is mounted on it:
+ * a host filesystem's copy from the root bind. bwrap binds parts of its fresh /proc read-only
+ * over themselves, beneath it. */
+static int
+has_device_elsewhere (const MountLine *mount)
+{
+  MountTree tree = { 0 };
+  int elsewhere = 0;
+
+  any_mount (add_to_tree, &tree);
+  for (size_t i = 0; i < tree.n && !elsewhere; i++)
+    elsewhere = tree.nodes[i].dev == mount->dev && !is_on_or_beneath (&tree, &tree.nodes[i],
+                                                                      mount->id);
+  free (tree.nodes);
+  return elsewhere;
+}
+
+/* Is the mount, reached at its own point, one of the fresh filesystems bwrap made there, though
+ * its device number is among the host's? Each gets a device number of its own, and the kernel
+ * hands out the lowest one free: one a host filesystem had when the outside noted the host's,
+ * unmounted since. The host's filesystem, were it still mounted, would also be mounted outside
+ * this one (the root bind brought every host mount along, and the mounts propagated since); the
+ * number cannot be handed out again before every mount of it is gone, the sandbox's copies
+ * included. */
+static int
+is_fresh_filesystem (const MountLine *mount)
+{
+  struct statfs fs;
+  int fd;
+  int fresh;
+
+  for (size_t i = 0; i < sizeof fresh_by_bwrap / sizeof fresh_by_bwrap[0]; i++)
+    {
+      if (strcmp (mount->mount_point, fresh_by_bwrap[i].point) != 0 ||
+          (strcmp (mount->mount_point, "/tmp") == 0 && shadowed_by_bwrap[2] == NULL))
+        continue;
+      fd = open_beneath_nofollow (AT_FDCWD, mount->mount_point, O_PATH | O_CLOEXEC);
+      if (fd < 0)
+        return 0;
+      fresh = is_root_of_mount (fd, mount->id) && fstatfs (fd, &fs) == 0 &&
+              (long) fs.f_type == fresh_by_bwrap[i].type;
+      close (fd);
+      return fresh && !has_device_elsewhere (mount);
     }
   return 0;
 }
@@ -396,7 +527,8 @@ check_sandbox_mount (MountLine *mount)
     }
   if (!S_ISCHR (stx.stx_mode) &&
       !is_expected_writable ((Identity) { makedev (stx.stx_dev_major, stx.stx_dev_minor),
-                                          stx.stx_ino }))
+                                          stx.stx_ino }) &&
+      !is_fresh_filesystem (mount))
     fatal ("a writable mount at '%s' is not one this call asked for", mount->mount_point);
 }
 
