@@ -208,9 +208,9 @@ dsh_cli_check_unreachable (const char *what,
   if (root != NULL)
     {
       g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-                   "the %s %s lies inside %s, which confined commands may write: a "
-                   "command could rewrite its own policy; keep it outside the workspace, "
-                   "/tmp, the temp directory and the extra writable roots",
+                   "the %s %s lies inside, or is reached through, %s, which confined "
+                   "commands may write: a command could rewrite its own policy; keep it outside "
+                   "the workspace, /tmp, the temp directory and the extra writable roots",
                    what, dsh_cli_printable (canonical), dsh_cli_printable (root));
       return FALSE;
     }

@@ -353,6 +353,37 @@ test_confine_refuses_reachable_session (void)
   dsh_test_remove_tree (dir);
 }
 
+/* A log named by a way that climbs out of the workspace ("ws/../logs/s.jsonl", "../logs/..." from
+ * the workspace) is outside it: ".." is no name a command could swap. A way through a name
+ * inside the workspace is refused, whatever it climbs to afterwards: that name could be a
+ * symlink by then. */
+static void
+test_log_reached_up_from_workspace (void)
+{
+  const char *env[] = { "DSH_SANDBOX_BACKEND=bwrap", NULL };
+  g_autofree char *dir = dsh_test_scratch_dir ("session-cli");
+  g_autofree char *ws = g_build_filename (dir, "ws", NULL);
+  g_autofree char *sub = g_build_filename (ws, "sub", NULL);
+  g_autofree char *logs = g_build_filename (dir, "logs", NULL);
+  g_autofree char *path = g_build_filename (logs, "s.jsonl", NULL);
+  g_autofree char *climbing = g_build_filename (ws, "..", "logs", "s.jsonl", NULL);
+  g_autofree char *through_sub = g_build_filename (sub, "..", "..", "logs", "s.jsonl", NULL);
+  g_auto (DshTestRun) run = { 0 };
+
+  g_assert_cmpint (g_mkdir_with_parents (sub, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (logs, 0755), ==, 0);
+  cli (&run, NULL, "session", "new", path, "--cwd", ws, "--preset", "workspace-write", NULL);
+  assert_ok (&run);
+  cli (&run, env, "exec", "--session", climbing, "--", "true", NULL);
+  assert_ok (&run);
+  cli (&run, env, "policy", "context", "--session", climbing, NULL);
+  assert_ok (&run);
+  cli (&run, env, "exec", "--session", through_sub, "--", "true", NULL);
+  dsh_test_assert_refused (&run, "which confined commands may write");
+  g_assert_nonnull (strstr (run.err, "reached through"));
+  dsh_test_remove_tree (dir);
+}
+
 /* A fresh directory where a fold cache can be kept: the scratch directory, unless that lies in
  * /var/tmp (a build from a checkout in /tmp), shared space where no fold cache is ever kept;
  * then one beneath the user's runtime directory. */
@@ -975,6 +1006,8 @@ main (int argc, char **argv)
   g_test_add_func ("/session-cli/confine-with-session", test_confine_with_session);
   g_test_add_func ("/session-cli/confine-refuses-reachable-session",
                    test_confine_refuses_reachable_session);
+  g_test_add_func ("/session-cli/log-reached-up-from-workspace",
+                   test_log_reached_up_from_workspace);
 
   return g_test_run ();
 }

@@ -339,14 +339,15 @@ dsh_writable_root_on_way (const char *path,
 
       if (part[0] == '\0' || g_str_equal (part, "."))
         continue;
-      hit = root_reached (way.matches);
-      if (hit != NULL)
-        break;
+      /* ".." is no name a command could swap: climbing out of a root leaves its reach. */
       if (g_str_equal (part, ".."))
         {
           way_climb (&way);
           continue;
         }
+      hit = root_reached (way.matches);
+      if (hit != NULL)
+        break;
       target = way_step (&way, part);
       if (target == NULL)
         continue;
