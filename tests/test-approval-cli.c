@@ -71,6 +71,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scratch, scratch_clear)
   "  two-words) printf 'allowed-once\\nallowed-once\\n' ;;\n" \
   "  nonzero) echo allowed-once; exit 3 ;;\n" \
   "  hang) exec sleep 60 ;;\n" \
+  "  hang-with-child) sleep 60 & echo $! > '%s.child'; wait ;;\n" \
   "  *) echo \"$ANSWER\" ;;\n" \
   "esac\n"
 
@@ -92,7 +93,7 @@ scratch_init (Scratch *s)
   g_assert_cmpint (g_mkdir (s->ws, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (s->out, 0755), ==, 0);
 
-  script = g_strdup_printf (APPROVER_SCRIPT, s->request);
+  script = g_strdup_printf (APPROVER_SCRIPT, s->request, s->request);
   dsh_test_write_file (approver_path, script);
 }
 
@@ -705,6 +706,51 @@ test_approver_timeout (void)
   run_escalation (&s, &run, "hang", s.approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
   g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
   assert_unavailable (&s, &run);
+}
+
+/* Whether process pid exists and is no zombie. */
+static gboolean
+is_running (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *end;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return FALSE;
+  end = strrchr (stat, ')');
+  return end != NULL && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X';
+}
+
+/* What a timed-out approver started and waits for goes with it. */
+static void
+test_approver_timeout_takes_its_child (void)
+{
+  g_auto (Scratch) s = { 0 };
+  g_auto (DshTestRun) run = { 0 };
+  g_autofree char *child_file = NULL;
+  g_autofree char *child_text = NULL;
+  gint64 start, deadline;
+  int child;
+
+  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
+  start = g_get_monotonic_time ();
+  run_escalation (&s, &run, "hang-with-child", s.approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
+  /* A child left running keeps the call's stderr open, so the call would not end before it. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  assert_unavailable (&s, &run);
+  child_file = g_strconcat (s.request, ".child", NULL);
+  child_text = dsh_test_read_file (child_file);
+  child = atoi (child_text);
+  g_assert_cmpint (child, >, 1);
+  /* Killed: gone, or a zombie until whoever it was left to reaps it. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (is_running (child))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the approver's child %d outlived the approver", child);
+      g_usleep (10 * 1000);
+    }
 }
 
 static void
@@ -1861,6 +1907,8 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/approval-cli/hint/marker-starts-a-line", test_marker_starts_a_line);
   g_test_add_func ("/approval-cli/approver/timeout", test_approver_timeout);
+  g_test_add_func ("/approval-cli/approver/timeout-takes-its-child",
+                   test_approver_timeout_takes_its_child);
   g_test_add_func ("/approval-cli/approver/failures", test_approver_failures);
   g_test_add_func ("/approval-cli/approver/missing", test_approver_missing);
   g_test_add_func ("/approval-cli/approver/interrupted", test_interrupt_while_asking);

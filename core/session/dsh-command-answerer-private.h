@@ -21,6 +21,10 @@ gboolean dsh_approver_stdin_prepare (GSubprocessLauncher *launcher,
 void     dsh_approver_stdin_deliver (GSubprocess         *process,
                                      const char          *text);
 
+/* Before the approver is killed early (a timeout, a withdrawn question): whatever it started
+ * and still waits for is killed, where the platform can find it (Linux). */
+void     dsh_approver_stop_descendants (GSubprocess   *process);
+
 /* Reads up to size bytes from the start of path when it is a regular file: how many, or -1. */
 gssize   dsh_approver_read_head     (const char          *path,
                                      char                *buf,

@@ -1,6 +1,7 @@
 /* dsh-command-answerer-unix.c — the approver command's platform part on POSIX: the request as a
- * private file on its stdin that nobody can change, SIGPIPE back to its default, and a script's
- * first bytes read without hanging on a FIFO.
+ * private file on its stdin that nobody can change, SIGPIPE back to its default, a script's
+ * first bytes read without hanging on a FIFO, and, on Linux, what an approver stopped early left
+ * running stopped with it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,6 +19,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #endif
 
 static void
@@ -209,4 +211,106 @@ dsh_approver_read_head (const char *path, char *buf, gsize size)
   while (n < 0 && errno == EINTR);
   close (fd);
   return n;
+}
+
+#if defined(__linux__) && defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+/* The parent of process pid, from /proc/PID/stat: after the command name, which may hold
+ * anything but ends at the last ')'; 0 when it cannot be read. */
+static pid_t
+parent_of (pid_t pid)
+{
+  char path[64];
+  char buffer[1024];
+  const char *end;
+  ssize_t n;
+  int fd;
+  int parent = 0;
+
+  g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buffer, sizeof buffer - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buffer[n] = '\0';
+  end = strrchr (buffer, ')');
+  if (end == NULL || sscanf (end + 1, " %*c %d", &parent) != 1)
+    return 0;
+  return (pid_t) parent;
+}
+
+static gboolean
+tree_holds (GArray *tree, pid_t pid)
+{
+  for (guint i = 0; i < tree->len; i++)
+    if (g_array_index (tree, pid_t, i) == pid)
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds to tree (which holds the approver, stopped) every descendant, each stopped as it is
+ * found: a stopped parent neither forks nor reaps, so no process found can be replaced by
+ * another of the same number before it is killed. */
+static void
+stop_descendants (GArray *tree)
+{
+  for (gboolean grew = TRUE; grew;)
+    {
+      GDir *dir = g_dir_open ("/proc", 0, NULL);
+      const char *name;
+
+      grew = FALSE;
+      if (dir == NULL)
+        return;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          guint64 number;
+          pid_t pid;
+
+          if (!g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT, &number, NULL))
+            continue;
+          pid = (pid_t) number;
+          if (tree_holds (tree, pid) || !tree_holds (tree, parent_of (pid)))
+            continue;
+          kill (pid, SIGSTOP);
+          g_array_append_val (tree, pid);
+          grew = TRUE;
+        }
+      g_dir_close (dir);
+    }
+}
+#endif
+
+void
+dsh_approver_stop_descendants (GSubprocess *process)
+{
+#if defined(__linux__) && defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+  g_autoptr (GArray) tree = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  const char *identifier = g_subprocess_get_identifier (process);
+  pid_t pid;
+  int pidfd;
+
+  /* The number is the approver's only while GLib has not reaped it: a descriptor taken while
+   * the identifier is still there stays the approver's, however late the signal. */
+  if (identifier == NULL)
+    return;
+  pid = (pid_t) g_ascii_strtoll (identifier, NULL, 10);
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (pidfd < 0)
+    return;
+  if (g_subprocess_get_identifier (process) != NULL &&
+      syscall (SYS_pidfd_send_signal, pidfd, SIGSTOP, NULL, 0) == 0)
+    {
+      g_array_append_val (tree, pid);
+      stop_descendants (tree);
+      for (guint i = 1; i < tree->len; i++)
+        kill (g_array_index (tree, pid_t, i), SIGKILL);
+    }
+  close (pidfd);
+#else
+  /* Elsewhere only the approver itself is killed. */
+  (void) process;
+#endif
 }

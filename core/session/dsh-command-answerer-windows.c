@@ -68,3 +68,11 @@ dsh_approver_read_head (const char *path, char *buf, gsize size)
   CloseHandle (handle);
   return ok ? (gssize) n : -1;
 }
+
+void
+dsh_approver_stop_descendants (GSubprocess *process)
+{
+  /* Only the approver itself is killed: a job object made at its start would take its
+   * descendants too. */
+  (void) process;
+}

@@ -200,7 +200,10 @@ static void
 stop_run (ApproverRun *run)
 {
   if (!run->exited)
-    g_subprocess_force_exit (run->process);
+    {
+      dsh_approver_stop_descendants (run->process);
+      g_subprocess_force_exit (run->process);
+    }
   g_cancellable_cancel (run->stop);
 }
 
@@ -282,7 +285,7 @@ on_cancelled (GCancellable *cancellable, gpointer user_data)
   ApproverRun *run = user_data;
 
   /* The question is gone (decided, or withdrawn by the caller): stop asking. Safe from any
-   * thread: both calls stop_run makes are. */
+   * thread: every call stop_run makes is. */
   stop_run (run);
 }
 
