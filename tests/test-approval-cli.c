@@ -1326,7 +1326,6 @@ test_exec_pins_resumed_session (void)
   g_auto (Scratch) s = { 0 };
   g_auto (DshTestRun) run = { 0 };
   g_autoptr (DshSessionLog) log = NULL;
-  g_autoptr (GPtrArray) events = NULL;
   g_autofree char *config = NULL;
   g_autofree char *config_env = NULL;
   g_autofree char *target = NULL;
