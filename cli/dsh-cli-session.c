@@ -73,6 +73,23 @@ dsh_cli_join_extra_roots (DshSandboxPolicy *policy,
   return TRUE;
 }
 
+void
+dsh_cli_warn_missing_roots (const DshSandboxPolicy *policy)
+{
+  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
+    return;
+  for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
+       i++)
+    {
+      const char *root = policy->extra_writable_roots[i];
+
+      if (!g_file_test (root, G_FILE_TEST_IS_DIR))
+        g_printerr ("dsh-sandbox warning: the extra writable root %s is no directory, so this "
+                    "call left it out: make it before the call that needs it\n",
+                    dsh_cli_printable (root));
+    }
+}
+
 DshApprovalService *
 dsh_cli_new_approval_service (DshPermissionPresets *presets)
 {

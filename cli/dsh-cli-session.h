@@ -42,6 +42,10 @@ gboolean              dsh_cli_join_extra_roots      (DshSandboxPolicy      *poli
                                                      const char *const     *requested,
                                                      GError               **error);
 
+/* Says on stderr which of a workspace-write policy's extra writable roots are no directory: the
+ * call left them out, and its command's denial there would otherwise read as if it had them. */
+void                  dsh_cli_warn_missing_roots    (const DshSandboxPolicy *policy);
+
 /* Refuses a file that decides policy (a session log, the deployment configuration) when a
  * confined command of this workspace could write it (beneath the workspace, /tmp or the temp
  * directory): a command could rewrite its own policy. what names the file in the message;

@@ -300,6 +300,8 @@ dsh_cmd_confine (int argc, char **argv)
     }
   if (confined == NULL)
     return dsh_cli_fail_error (error);
+  if (!preview)
+    dsh_cli_warn_missing_roots (policy);
 
   json = dsh_confined_argv_to_json (confined);
   if (preview)
