@@ -5,7 +5,7 @@ the same whole call through DshSandbox.run(); then, in a session, escalate after
 Python answerer approves) and retry once.
 
 A write under read-only must really be denied by the kernel (the file unchanged, EROFS on
-stderr) and classified as a denial with the marker; the retry under the granted mode must
+stderr under bwrap, EACCES under Landlock) and classified as a denial with the marker; the retry under the granted mode must
 really write. With --prefix, the typelib and the library it names must both come from that
 installed prefix.
 
@@ -50,6 +50,11 @@ def check(condition, what):
     print(f"ok: {what}")
 
 
+def kernel_refused(stderr):
+    """The kernel's refusal of the write in its words: bwrap's read-only mount or Landlock."""
+    return b"Read-only file system" in stderr or b"Permission denied" in stderr
+
+
 def loaded_library():
     with open("/proc/self/maps", encoding="utf-8") as maps:
         for line in maps:
@@ -83,7 +88,7 @@ def escalate_after_denial(scratch, workspace, target):
 
     turn = session.begin_turn()
     outcome, run = run_confined(policy, argv, untrusted)
-    check(outcome == DshSandbox.Outcome.DENIED and b"Read-only file system" in run.stderr,
+    check(outcome == DshSandbox.Outcome.DENIED and kernel_refused(run.stderr),
           "in the session the write is denied first")
 
     approvals = DshSandbox.ApprovalService.new()
@@ -176,7 +181,7 @@ def main():
                              stderr=subprocess.PIPE, close_fds=True, check=False)
         with open(target, encoding="utf-8") as f:
             check(f.read() == "before\n", "the kernel kept the file unchanged")
-        check(b"Read-only file system" in run.stderr, "the write failed with EROFS")
+        check(kernel_refused(run.stderr), "the write failed with EROFS or EACCES")
         check(run.returncode != 0, f"the command failed (exit {run.returncode})")
 
         outcome, detail = DshSandbox.classify_result_len(confined, run.returncode, run.stderr)
