@@ -694,18 +694,27 @@ assert_unavailable (Scratch *s, DshTestRun *run)
   g_assert_cmpuint (facts.turns_ended, ==, 1);
 }
 
+/* An escalation whose approver (answering `answer`) does not answer within its 1 s. */
+static void
+run_timed_out (Scratch *s, DshTestRun *run, const char *answer)
+{
+  gint64 start;
+
+  scratch_init_session (s, RO, DSH_APPROVAL_POLICY_ASK);
+  start = g_get_monotonic_time ();
+  run_escalation (s, run, answer, s->approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
+  /* Also what a child the approver left running would hold up: the call's stderr is open. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  assert_unavailable (s, run);
+}
+
 static void
 test_approver_timeout (void)
 {
   g_auto (Scratch) s = { 0 };
   g_auto (DshTestRun) run = { 0 };
-  gint64 start;
 
-  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  start = g_get_monotonic_time ();
-  run_escalation (&s, &run, "hang", s.approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
-  assert_unavailable (&s, &run);
+  run_timed_out (&s, &run, "hang");
 }
 
 /* Whether process pid exists and is no zombie. */
@@ -730,15 +739,10 @@ test_approver_timeout_takes_its_child (void)
   g_auto (DshTestRun) run = { 0 };
   g_autofree char *child_file = NULL;
   g_autofree char *child_text = NULL;
-  gint64 start, deadline;
+  gint64 deadline;
   int child;
 
-  scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
-  start = g_get_monotonic_time ();
-  run_escalation (&s, &run, "hang-with-child", s.approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
-  /* A child left running keeps the call's stderr open, so the call would not end before it. */
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
-  assert_unavailable (&s, &run);
+  run_timed_out (&s, &run, "hang-with-child");
   child_file = g_strconcat (s.request, ".child", NULL);
   child_text = dsh_test_read_file (child_file);
   child = atoi (child_text);
