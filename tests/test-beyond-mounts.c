@@ -7,6 +7,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include <sys/mount.h>
@@ -228,6 +230,220 @@ test_mount_made_during_call (void)
   g_assert_cmpint (g_subprocess_get_exit_status (call), ==, 0);
 }
 
+/* The host's side of a mount made while bwrap sets the sandbox up: a busy host (a USB stick
+ * plugged in, an sshfs, an automount a concurrent call triggers) whose mount lands after bwrap's
+ * read-only root bind and before the step inside reads the mount table. A bwrap child is caught
+ * between its fresh /dev and the step inside (it is still "bwrap" then), held for the moment the
+ * mount takes, and let go: the kernel alone would leave that window open for as long. */
+typedef struct {
+  const char *media;
+  const char *script;
+  pid_t cli;
+  gint mounted;
+} SetupMount;
+
+/* What the bwrap child with this pid has mounted: 0 not bwrap's child (or gone), 1 its base only,
+ * 2 its fresh /dev too, so its root bind is done. */
+/* How far the bwrap child with this pid is: 0 gone or done (the step inside may have run), 1
+ * setting up, 2 past its fresh /dev, so its root bind is done and made read-only. */
+static int
+bwrap_child_stage (const char *pid)
+{
+  g_autofree char *comm_path = g_strdup_printf ("/proc/%s/comm", pid);
+  g_autofree char *mountinfo_path = g_strdup_printf ("/proc/%s/mountinfo", pid);
+  g_autofree char *comm = NULL;
+  g_autofree char *mountinfo = NULL;
+
+  if (!g_file_get_contents (comm_path, &comm, NULL, NULL) || strcmp (comm, "bwrap\n") != 0 ||
+      !g_file_get_contents (mountinfo_path, &mountinfo, NULL, NULL))
+    return 0;
+  if (strstr (mountinfo, " /newroot/dev rw") != NULL)
+    return 2;
+  /* Pivoted into the sandbox: its fresh /dev is at /dev, and the step inside may have looked. */
+  return strstr (mountinfo, " /dev rw,nosuid,nodev,relatime - tmpfs ") != NULL ? 0 : 1;
+}
+
+static void
+wait_stopped (const char *pid)
+{
+  g_autofree char *stat_path = g_strdup_printf ("/proc/%s/stat", pid);
+
+  for (int i = 0; i < 100000; i++)
+    {
+      g_autofree char *stat = NULL;
+      const char *state;
+
+      if (!g_file_get_contents (stat_path, &stat, NULL, NULL) ||
+          (state = strrchr (stat, ')')) == NULL || state[1] == '\0' || state[2] == 'T' ||
+          state[2] == 't' || state[2] == 'Z')
+        return;
+    }
+}
+
+/* The first child of the process outer, once it has one (NULL once outer is gone). */
+static char *
+first_child (const char *outer)
+{
+  g_autofree char *children_path = g_strdup_printf ("/proc/%s/task/%s/children", outer, outer);
+
+  for (;;)
+    {
+      g_autofree char *children = NULL;
+
+      if (!g_file_get_contents (children_path, &children, NULL, NULL))
+        return NULL;
+      if (atoi (children) > 0)
+        return g_strdup_printf ("%d", atoi (children));
+    }
+}
+
+/* Whether the process is in this test's mount namespace (bwrap outside, not its child). */
+static gboolean
+in_our_mount_namespace (const char *pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/ns/mnt", pid);
+  g_autofree char *ns = g_file_read_link (path, NULL);
+  g_autofree char *ours = g_file_read_link ("/proc/self/ns/mnt", NULL);
+
+  return ns != NULL && ours != NULL && strcmp (ns, ours) == 0;
+}
+
+/* Steps the bwrap child, stopped at each look, until it is past its root bind; then mounts. */
+static void
+mount_while_bwrap_sets_up (SetupMount *setup, const char *bwrap)
+{
+  g_autofree char *child = in_our_mount_namespace (bwrap) ? first_child (bwrap)
+                                                          : g_strdup (bwrap);
+  pid_t pid;
+  int stage;
+
+  if (child == NULL)
+    return;
+  pid = (pid_t) atoi (child);
+  for (;;)
+    {
+      kill (pid, SIGSTOP);
+      wait_stopped (child);
+      if ((stage = bwrap_child_stage (child)) != 1)
+        break;
+      kill (pid, SIGCONT);
+    }
+  if (stage == 2)
+    g_atomic_int_set (&setup->mounted,
+                      mount ("tmpfs", setup->media, "tmpfs", 0, "size=1m") == 0);
+  kill (pid, SIGCONT);
+}
+
+/* Whether the process pid is bwrap started for the call: its step inside after it, or the script
+ * itself when there is none to run (a probe runs neither). */
+static gboolean
+is_the_calls_bwrap (const char *pid, const char *script)
+{
+  g_autofree char *cmdline_path = g_strdup_printf ("/proc/%s/cmdline", pid);
+  g_autofree char *cmdline = NULL;
+  gsize len = 0;
+
+  if (bwrap_child_stage (pid) == 0 ||
+      !g_file_get_contents (cmdline_path, &cmdline, &len, NULL))
+    return FALSE;
+  for (gsize at = 0; at < len; at += strlen (cmdline + at) + 1)
+    if (strcmp (cmdline + at, "--inside") == 0 || strcmp (cmdline + at, script) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gpointer
+mount_during_setup (gpointer data)
+{
+  SetupMount *setup = data;
+  g_autofree char *children_path = g_strdup_printf ("/proc/%d/task/%d/children",
+                                                    (int) setup->cli, (int) setup->cli);
+
+  /* The call starts bwrap itself (after its probe's, when it probes). */
+  for (;;)
+    {
+      g_autofree char *children = NULL;
+      g_auto (GStrv) pids = NULL;
+
+      if (!g_file_get_contents (children_path, &children, NULL, NULL))
+        return NULL;
+      pids = g_strsplit (g_strstrip (children), " ", -1);
+      for (guint i = 0; pids[i] != NULL; i++)
+        if (*pids[i] != '\0' && is_the_calls_bwrap (pids[i], setup->script))
+          {
+            mount_while_bwrap_sets_up (setup, pids[i]);
+            return NULL;
+          }
+    }
+}
+
+/* A file system the host mounts while bwrap sets the sandbox up reaches it writable (the root
+ * bind was made read-only before it came), before the step inside looks: it is none of the
+ * host's noted filesystems and none bwrap made, and writing to it must be refused all the same,
+ * as for one mounted once the command runs. */
+static void
+test_mount_made_during_setup (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("beyond");
+  g_autofree char *shared = dsh_test_make_dir (dir, "shared");
+  g_autofree char *media = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
+  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  const char *env[] = { state, "DSH_SANDBOX_BACKEND=bwrap", "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  g_autofree char *script = NULL;
+  g_autoptr (GSubprocess) call = NULL;
+  g_autofree char *outcome = NULL;
+  g_autoptr (GError) error = NULL;
+  SetupMount setup = { 0 };
+  GThread *watcher;
+  gboolean escaped;
+  const char *args[] = { "exec", "--mode", "read-only", "--workspace", ws, "--", "sh", "-c",
+                         NULL, NULL };
+
+  if (!dsh_test_require_bwrap () ||
+      !dsh_test_require (geteuid () == 0, "mounting file systems needs root (CI runs as root)"))
+    return;
+  media = dsh_test_make_dir (shared, "media");
+  written = g_build_filename (media, "written", NULL);
+  g_assert_cmpint (mount (shared, shared, NULL, MS_BIND, NULL), ==, 0);
+  g_assert_cmpint (mount (NULL, shared, NULL, MS_SHARED, NULL), ==, 0);
+
+  script = g_strdup_printf ("grep -q ' %s ' /proc/self/mountinfo || echo not-mounted; "
+                            "if echo escaped > '%s'; then echo wrote; else echo refused; fi",
+                            media, written);
+  args[8] = script;
+  /* The window is a few milliseconds: on a loaded machine the watcher may come too late. */
+  for (int attempt = 0; attempt < 10 && !setup.mounted; attempt++)
+    {
+      g_clear_object (&call);
+      g_clear_pointer (&outcome, g_free);
+      setup = (SetupMount) { media, script, 0, 0 };
+      call = spawn_cli (args, env, ws);
+      setup.cli = (pid_t) atoi (g_subprocess_get_identifier (call));
+      watcher = g_thread_new ("mount-during-setup", mount_during_setup, &setup);
+      g_subprocess_communicate_utf8 (call, NULL, NULL, &outcome, NULL, &error);
+      g_assert_no_error (error);
+      g_thread_join (watcher);
+    }
+  escaped = g_file_test (written, G_FILE_TEST_EXISTS);
+  if (setup.mounted)
+    g_assert_cmpint (umount (media), ==, 0);
+  g_assert_cmpint (umount (shared), ==, 0);
+
+  g_test_message ("command: %s", outcome);
+  g_assert_true (setup.mounted);
+  g_assert_cmpint (g_subprocess_get_exit_status (call), ==, 0);
+  g_assert_null (strstr (outcome, "not-mounted"));
+  if (dsh_test_landlock_abi () < 2)
+    {
+      g_assert_true (escaped); /* reported, as above */
+      return;
+    }
+  g_assert_false (escaped);
+  g_assert_cmpstr (outcome, ==, "refused\n");
+}
+
 /* What the call reports: full where Landlock holds both, else partial with what is not held. */
 static void
 test_enforcement_per_abi (void)
@@ -277,6 +493,7 @@ main (int argc, char **argv)
                    test_descriptor_from_landlock_call);
   g_test_add_func ("/beyond-mounts/descriptor-of-stacked-mount", test_descriptor_of_stacked_mount);
   g_test_add_func ("/beyond-mounts/mount-made-during-call", test_mount_made_during_call);
+  g_test_add_func ("/beyond-mounts/mount-made-during-setup", test_mount_made_during_setup);
   g_test_add_func ("/beyond-mounts/enforcement-per-abi", test_enforcement_per_abi);
   return g_test_run ();
 }
