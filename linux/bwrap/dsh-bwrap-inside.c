@@ -345,8 +345,8 @@ has_device_elsewhere (const MountLine *mount)
   return elsewhere;
 }
 
-/* Is the mount, reached at its own point, one of the fresh filesystems bwrap made there, though
- * its device number is among the host's? Each gets a device number of its own, and the kernel
+/* Is the mount, reached at its own point, one of the fresh filesystems bwrap made there, its
+ * device number among the host's or not? Each gets a device number of its own, and the kernel
  * hands out the lowest one free: one a host filesystem had when the outside noted the host's,
  * unmounted since. The host's filesystem, were it still mounted, would also be mounted outside
  * this one (the root bind brought every host mount along, and the mounts propagated since); the
@@ -473,9 +473,8 @@ hold_writes_to_checked_mounts (void)
   close (root);
   for (size_t i = 0; i < n_writable_points; i++)
     {
-      /* A writable mount that its point does not reach (a host mount beneath the fresh /dev,
-       * /proc or /tmp, one covered by another mounted on the same point) is reached by no path
-       * here, and gets no rule: nothing beneath it is writable. */
+      /* Only the writable mounts the check told apart, each the root its point reached then;
+       * one gone or covered since is reached by no path here, and gets no rule. */
       const char *point = writable_points[i].point;
       int fd = open_beneath_nofollow (AT_FDCWD, point, O_PATH | O_CLOEXEC);
 
@@ -494,7 +493,13 @@ hold_writes_to_checked_mounts (void)
 }
 
 /* Inside: a writable mount of a host filesystem must be a directory this call asked for (or a
- * device node of bwrap's /dev); anything else is what a raced symlink made bwrap mount. */
+ * device node of bwrap's /dev); anything else is what a raced symlink made bwrap mount. The
+ * Landlock domain allows writes only beneath the writable mounts this tells apart positively:
+ * a root asked for (or a host mount beneath one), a filesystem bwrap made fresh on its point, a
+ * device node. A writable mount of a filesystem the outside never saw is not bwrap's for that
+ * alone: the host may have mounted it since the outside noted the host's (a USB stick, an sshfs,
+ * an automount), after bwrap's root bind was made read-only, and it reached the sandbox's slave
+ * copy of the tree writable. Such a one gets no rule, as one mounted once the command runs. */
 static void
 check_sandbox_mount (MountLine *mount)
 {
@@ -505,30 +510,35 @@ check_sandbox_mount (MountLine *mount)
    * in the fresh ones); anything mounted later lands on top of those, so it is reached.
    * Elsewhere a path that leads to another mount moved under us: refuse. */
   int shadowed = is_beneath_any (mount->mount_point, shadowed_by_bwrap);
+  int host = is_host_dev (mount->dev);
 
-  if (mount->writable)
-    note_writable_point (mount);
-  if (!mount->writable || !is_host_dev (mount->dev))
+  if (!mount->writable)
     return;
   if (statx_with_mount (mount->mount_point, &stx) != 0)
     {
-      if (shadowed && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+      /* Reached by no path here: nothing beneath it is writable, and it gets no rule. */
+      if (!host || (shadowed && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)))
         return;
       fatal ("cannot check the writable mount at '%s': %s", mount->mount_point, strerror (errno));
     }
   /* What is checked must be this mount itself (its root), however the path got there. */
   if (stx.stx_mnt_id != mount->id || !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
     {
-      if (!shadowed && !((stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
-                         mounted_on (stx.stx_mnt_id, mount->mount_point)))
+      if (host && !shadowed && !((stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+                                 mounted_on (stx.stx_mnt_id, mount->mount_point)))
         fatal ("the writable mount at '%s' is not the one reached by that path",
                mount->mount_point);
+      return; /* covered: no rule */
+    }
+  if (S_ISCHR (stx.stx_mode) ||
+      is_expected_writable ((Identity) { makedev (stx.stx_dev_major, stx.stx_dev_minor),
+                                         stx.stx_ino }) ||
+      is_fresh_filesystem (mount))
+    {
+      note_writable_point (mount);
       return;
     }
-  if (!S_ISCHR (stx.stx_mode) &&
-      !is_expected_writable ((Identity) { makedev (stx.stx_dev_major, stx.stx_dev_minor),
-                                          stx.stx_ino }) &&
-      !is_fresh_filesystem (mount))
+  if (host)
     fatal ("a writable mount at '%s' is not one this call asked for", mount->mount_point);
 }
 
