@@ -242,8 +242,6 @@ typedef struct {
   gint mounted;
 } SetupMount;
 
-/* What the bwrap child with this pid has mounted: 0 not bwrap's child (or gone), 1 its base only,
- * 2 its fresh /dev too, so its root bind is done. */
 /* How far the bwrap child with this pid is: 0 gone or done (the step inside may have run), 1
  * setting up, 2 past its fresh /dev, so its root bind is done and made read-only. */
 static int
@@ -414,7 +412,7 @@ test_mount_made_during_setup (void)
                             media, written);
   args[8] = script;
   /* The window is a few milliseconds: on a loaded machine the watcher may come too late. */
-  for (int attempt = 0; attempt < 10 && !setup.mounted; attempt++)
+  for (int attempt = 0; attempt < 40 && !setup.mounted; attempt++)
     {
       g_clear_object (&call);
       g_clear_pointer (&outcome, g_free);

@@ -330,18 +330,22 @@ is_on_or_beneath (const MountTree *tree, const MountNode *node, unsigned long to
 
 /* Whether a mount of the filesystem of `mount` (its device) lies outside what is mounted on it:
  * a host filesystem's copy from the root bind. bwrap binds parts of its fresh /proc read-only
- * over themselves, beneath it. */
+ * over themselves, beneath it. The tree is read once, for every fresh point checked. */
 static int
 has_device_elsewhere (const MountLine *mount)
 {
-  MountTree tree = { 0 };
+  static MountTree tree;
+  static int read_once;
   int elsewhere = 0;
 
-  any_mount (add_to_tree, &tree);
+  if (!read_once)
+    {
+      any_mount (add_to_tree, &tree);
+      read_once = 1;
+    }
   for (size_t i = 0; i < tree.n && !elsewhere; i++)
     elsewhere = tree.nodes[i].dev == mount->dev && !is_on_or_beneath (&tree, &tree.nodes[i],
                                                                       mount->id);
-  free (tree.nodes);
   return elsewhere;
 }
 
