@@ -111,21 +111,23 @@ parse_mount_line (char *line, MountLine *mount)
 
 static char *read_all (int fd, const char *what, char *buffer, size_t size, size_t *length);
 
-/* Calls `visit` for each line of /proc/self/mountinfo, read whole in one or two reads (closed
- * again before anything is started, so no O_CLOEXEC, which costs musl an fcntl). */
-static void
-for_each_mount (void (*visit) (MountLine *mount))
+/* Reads /proc/self/mountinfo whole into buffer (or the heap past its size), in one or two reads
+ * (closed again before anything is started, so no O_CLOEXEC, which costs musl an fcntl), and
+ * gives `visit` each line until it returns nonzero: whether one did. */
+static int
+scan_mount_table (char *buffer, size_t size, int (*visit) (MountLine *mount, void *data),
+                  void *data)
 {
-  static char buffer[1 << 16];
   int fd = open ("/proc/self/mountinfo", O_RDONLY);
   size_t len;
   char *table;
+  int stopped = 0;
 
   if (fd < 0)
     fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
-  table = read_all (fd, "/proc/self/mountinfo", buffer, sizeof buffer, &len);
+  table = read_all (fd, "/proc/self/mountinfo", buffer, size, &len);
   close (fd);
-  for (char *line = table, *end; line < table + len; line = end + 1)
+  for (char *line = table, *end; line < table + len && !stopped; line = end + 1)
     {
       MountLine mount;
 
@@ -133,11 +135,29 @@ for_each_mount (void (*visit) (MountLine *mount))
       if (end == NULL)
         end = table + len;
       *end = '\0';
-      if (parse_mount_line (line, &mount))
-        visit (&mount);
+      stopped = parse_mount_line (line, &mount) && visit (&mount, data);
     }
   if (table != buffer)
     free (table);
+  return stopped;
+}
+
+static int
+visit_every (MountLine *mount, void *data)
+{
+  void (**visit) (MountLine *mount) = data;
+
+  (*visit) (mount);
+  return 0;
+}
+
+/* Calls `visit` for each line of the mount table. */
+static void
+for_each_mount (void (*visit) (MountLine *mount))
+{
+  static char buffer[1 << 16];
+
+  scan_mount_table (buffer, sizeof buffer, visit_every, &visit);
 }
 
 static int is_host_dev (dev_t dev);
@@ -199,31 +219,11 @@ statx_with_mount (const char *path, struct statx *stx)
 /* Whether some line of a fresh read of the mount table matches: read into a buffer of its own,
  * since for_each_mount() is walking its own meanwhile. */
 static int
-any_mount (int (*matches) (const MountLine *mount, const void *data), const void *data)
+any_mount (int (*matches) (MountLine *mount, void *data), void *data)
 {
   static char buffer[1 << 16];
-  int fd = open ("/proc/self/mountinfo", O_RDONLY);
-  size_t len;
-  char *table;
-  int found = 0;
 
-  if (fd < 0)
-    fatal ("cannot read /proc/self/mountinfo: %s", strerror (errno));
-  table = read_all (fd, "/proc/self/mountinfo", buffer, sizeof buffer, &len);
-  close (fd);
-  for (char *line = table, *end; line < table + len && !found; line = end + 1)
-    {
-      MountLine mount;
-
-      end = memchr (line, '\n', (size_t) (table + len - line));
-      if (end == NULL)
-        end = table + len;
-      *end = '\0';
-      found = parse_mount_line (line, &mount) && matches (&mount, data);
-    }
-  if (table != buffer)
-    free (table);
-  return found;
+  return scan_mount_table (buffer, sizeof buffer, matches, data);
 }
 
 typedef struct {
@@ -232,7 +232,7 @@ typedef struct {
 } MountAt;
 
 static int
-is_mount_at (const MountLine *mount, const void *data)
+is_mount_at (MountLine *mount, void *data)
 {
   const MountAt *wanted = data;
 
@@ -247,7 +247,7 @@ is_mount_at (const MountLine *mount, const void *data)
 static int
 mounted_on (unsigned long reached, const char *point)
 {
-  const MountAt wanted = { reached, point };
+  MountAt wanted = { reached, point };
 
   return any_mount (is_mount_at, &wanted);
 }
@@ -294,9 +294,9 @@ typedef struct {
 } MountTree;
 
 static int
-add_to_tree (const MountLine *mount, const void *data)
+add_to_tree (MountLine *mount, void *data)
 {
-  MountTree *tree = (MountTree *) data;
+  MountTree *tree = data;
 
   if (tree->n == tree->cap)
     {
