@@ -3,7 +3,9 @@
 tests and by scripts/fuzz.sh.
 
   run-fuzzer.py coverage FUZZER CORPUS FILE...   the corpus covers functions of every FILE
-  run-fuzzer.py run FUZZER CORPUS SECONDS        a bounded campaign; any finding fails
+  run-fuzzer.py run FUZZER CORPUS SECONDS        a bounded campaign; any finding fails. Its
+                                                 seed is fixed (DSH_FUZZ_SEED, else one per
+                                                 target), so a run that fails fails again
   run-fuzzer.py campaign FUZZER CORPUS SECONDS   a campaign whose new coverage is merged into
                                                  CORPUS (-merge=1: only inputs adding coverage)
 
@@ -15,6 +17,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import zlib
 
 FLAGS = ['-timeout=10', '-rss_limit_mb=2048', '-print_final_stats=1']
 
@@ -59,14 +62,26 @@ def last_stats(out):
             rate.group(1) if rate else '?')
 
 
+def fixed_seed(fuzzer):
+    """The seed of a checking run: DSH_FUZZ_SEED, else one of the target's own (never 0,
+    which libFuzzer takes for "pick one"). A check that passed or failed on one machine does the
+    same on the next, given the time to reach as far."""
+    seed = os.environ.get('DSH_FUZZ_SEED')
+    if seed:
+        return int(seed)
+    return zlib.crc32(fuzzer_name(fuzzer).encode()) % 0x7fffffff + 1
+
+
 def run(fuzzer, corpus, seconds, merge):
     findings = os.path.join(os.path.dirname(os.path.abspath(fuzzer)), 'findings')
     os.makedirs(findings, exist_ok=True)
     prefix = os.path.join(findings, fuzzer_name(fuzzer) + '-')
+    # A campaign looks for what nobody has seen: libFuzzer picks its seed.
+    seed = [] if merge else [f'-seed={fixed_seed(fuzzer)}']
     with tempfile.TemporaryDirectory(prefix='dsh-fuzz-new-') as grown:
         # New inputs land in the first directory, never in the committed corpus.
         proc = subprocess.run([fuzzer, f'-max_total_time={seconds}', f'-artifact_prefix={prefix}']
-                              + FLAGS + [grown, corpus],
+                              + seed + FLAGS + [grown, corpus],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               errors='replace')
         out = proc.stdout
@@ -75,10 +90,11 @@ def run(fuzzer, corpus, seconds, merge):
             sys.stdout.write(out[-20000:])
             print(f'{fuzzer_name(fuzzer)}: FINDING (status {proc.returncode}); the input is '
                   f'under {findings}: fix the bug, then add the input to {corpus} as a '
-                  'regression-* file')
+                  'regression-* file' + (f' (this run: DSH_FUZZ_SEED={seed[0][6:]})'
+                                         if seed else ''))
             return 1
         print(f'{fuzzer_name(fuzzer)}: {seconds} s, {execs} runs, {rate} runs/s, '
-              f'cov {cov}, ft {ft}')
+              f'cov {cov}, ft {ft}' + (f', seed {seed[0][6:]}' if seed else ''))
         if merge:
             before = len(os.listdir(corpus))
             subprocess.run([fuzzer, '-merge=1', corpus, grown], check=True,
