@@ -81,3 +81,25 @@ dsh_sandbox_policy_free (DshSandboxPolicy *policy)
   g_strfreev (policy->extra_writable_roots);
   g_free (policy);
 }
+
+/**
+ * dsh_sandbox_policy_set_extra_writable_roots:
+ * @policy: a policy
+ * @roots: (array zero-terminated=1) (nullable): absolute extra writable roots for
+ *   `workspace-write`, or %NULL for none
+ *
+ * Replaces the policy's extra writable roots with copies of @roots. A binding cannot assign an
+ * array field of a boxed struct: this is how it sets them. Like the field, they are only asked
+ * for: dsh_roots_pin() resolves and checks them when the call is made.
+ *
+ * Since: 0.2
+ */
+void
+dsh_sandbox_policy_set_extra_writable_roots (DshSandboxPolicy *policy, const char *const *roots)
+{
+  g_return_if_fail (policy != NULL);
+
+  g_strfreev (policy->extra_writable_roots);
+  policy->extra_writable_roots = roots != NULL && roots[0] != NULL ? g_strdupv ((char **) roots)
+                                                                   : NULL;
+}

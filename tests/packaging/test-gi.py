@@ -135,6 +135,29 @@ def escalate_after_denial(scratch, workspace, target):
           "the grant covered one call: the session stays read-only")
 
 
+def extra_root_from_python(scratch, workspace_root):
+    """An extra writable root set as a binding can (it cannot assign the array field): the
+    call writes there, and without it the kernel refuses the same write."""
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="gi-extra-") as extra:
+        target = os.path.join(extra, "file")
+        script = ["sh", "-c", f"echo extra > '{target}'"]
+        policy = DshSandbox.SandboxPolicy.new(DshSandbox.SandboxMode.WORKSPACE_WRITE,
+                                              workspace_root, None)
+        result = DshSandbox.run(script, policy, None)
+        check(result.command_ran and result.outcome == DshSandbox.Outcome.DENIED and
+              not os.path.exists(target), "without the extra root its write is denied")
+        policy.set_extra_writable_roots([extra])
+        check(list(policy.extra_writable_roots or []) == [extra],
+              "the policy reads back the extra root set")
+        result = DshSandbox.run(script, policy, None)
+        check(result.command_ran and result.outcome == DshSandbox.Outcome.COMPLETED,
+              f"with it the call completes ({DshSandbox.outcome_to_string(result.outcome)})")
+        with open(target, encoding="utf-8") as f:
+            check(f.read() == "extra\n", "the command wrote beneath the extra root")
+        policy.set_extra_writable_roots(None)
+        check(not policy.extra_writable_roots, "None takes the extra roots away")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--prefix")
@@ -198,6 +221,8 @@ def main():
         check(result.command_ran and result.outcome == DshSandbox.Outcome.DENIED and
               result.marker == marker and result.backend in ("bwrap", "landlock"),
               "DshSandbox.run() returns the denial with its marker and backend")
+
+        extra_root_from_python(args.scratch, policy.workspace_root)
 
         ok = DshSandbox.LocalProvider.new()
         ok.set_untrusted_roots(writable)

@@ -38,6 +38,9 @@ DSH_API
 DshSandboxPolicy *dsh_sandbox_policy_copy     (const DshSandboxPolicy *policy);
 DSH_API
 void              dsh_sandbox_policy_free     (DshSandboxPolicy       *policy);
+DSH_API
+void              dsh_sandbox_policy_set_extra_writable_roots (DshSandboxPolicy  *policy,
+                                                               const char *const *roots);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DshSandboxPolicy, dsh_sandbox_policy_free)
 
