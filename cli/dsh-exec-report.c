@@ -33,9 +33,7 @@ dsh_exec_report_to_text (const DshExecReport *report)
   gboolean policy_known = report->workspace_root != NULL;
 
   dsh_json_object_begin (&object);
-  dsh_json_object_add_string (&object, "outcome",
-                              report->invalid_argument ? "invalid-argument"
-                                                       : dsh_outcome_to_string (report->outcome));
+  dsh_json_object_add_string (&object, "outcome", dsh_outcome_to_string (report->outcome));
   dsh_json_object_add_boolean (&object, "commandRan", report->command_ran);
   if (report->command_ran)
     dsh_json_object_add_int (&object, "exitCode", report->exit_code);

@@ -31,8 +31,6 @@ typedef struct {
   DshRunResult *result;
   /* Marker lines printed after the command's own stderr. */
   GPtrArray *markers;
-  /* Refused for bad input (an option, a mode, a session...): the outcome is "invalid-argument". */
-  gboolean invalid_argument;
   /* The runner's fatal line or the refusal text. */
   char *detail;
 } DshExecReport;

@@ -86,20 +86,18 @@ int
 dsh_exec_run_refuse_before_run (DshExecRun *run, const char *report_path, const GError *error)
 {
   g_autoptr (GError) report_error = NULL;
+  DshOutcome outcome;
 
   /* A call whose options or policy were refused still owes its caller the report. */
   if (!dsh_exec_run_open_report (run, report_path, &report_error))
     g_printerr ("dsh-sandbox warning: %s\n", report_error->message);
-  run->report.invalid_argument = !g_error_matches (error, DSH_SANDBOX_ERROR,
-                                                   DSH_SANDBOX_ERROR_ROOT_REFUSED) &&
-                                 !g_error_matches (error, DSH_SANDBOX_ERROR,
-                                                   DSH_SANDBOX_ERROR_UNAVAILABLE);
-  return dsh_exec_run_refuse (run,
-                              g_error_matches (error, DSH_SANDBOX_ERROR,
-                                               DSH_SANDBOX_ERROR_ROOT_REFUSED)
-                                ? DSH_OUTCOME_ROOT_REFUSED
-                                : DSH_OUTCOME_UNAVAILABLE,
-                              error->message);
+  if (g_error_matches (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED))
+    outcome = DSH_OUTCOME_ROOT_REFUSED;
+  else if (g_error_matches (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_UNAVAILABLE))
+    outcome = DSH_OUTCOME_UNAVAILABLE;
+  else
+    outcome = DSH_OUTCOME_INVALID_ARGUMENT;
+  return dsh_exec_run_refuse (run, outcome, error->message);
 }
 
 int

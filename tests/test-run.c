@@ -375,9 +375,39 @@ test_unknown_mode_refused (void)
       policy->mode = (DshSandboxMode) modes[i];
       result = run_from_build_tree (argv, policy, NULL);
 
-      assert_never_ran (result, ran, DSH_OUTCOME_UNAVAILABLE, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      assert_never_ran (result, ran, DSH_OUTCOME_INVALID_ARGUMENT,
+                        DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
       dsh_test_remove_tree (ws);
     }
+}
+
+/* A malformed call is no missing sandbox: it says invalid-argument, as exec's report does, so a
+ * harness does not tell its user that this host cannot confine. */
+static void
+test_malformed_call_invalid (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *ran = g_build_filename (ws, "ran", NULL);
+  const char *touch[] = { "touch", ran, NULL };
+  const char *empty_word[] = { "", NULL };
+  const char *none[] = { NULL };
+  /* An empty first word, an empty argv, no argv at all. */
+  const char *const *commands[] = { empty_word, none, NULL };
+  g_autoptr (DshSandboxPolicy) relative = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
+                                                                  "ws", NULL);
+  g_autoptr (DshRunResult) result = run_from_build_tree (touch, relative, NULL);
+
+  assert_never_ran (result, ran, DSH_OUTCOME_INVALID_ARGUMENT, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (dsh_outcome_to_string (result->outcome), ==, "invalid-argument");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
+      g_autoptr (DshRunResult) refused = run_from_build_tree (commands[i], policy, NULL);
+
+      assert_never_ran (refused, ran, DSH_OUTCOME_INVALID_ARGUMENT,
+                        DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+    }
+  dsh_test_remove_tree (ws);
 }
 
 /* A check run once per backend, as PATH/BACKEND; the bwrap one wants bwrap installed. */
@@ -429,5 +459,6 @@ main (int argc, char **argv)
   g_test_add_func ("/run/extra-root-refused", test_extra_root_refused);
   g_test_add_func ("/run/danger-full-access-raw", test_danger_full_access_raw);
   g_test_add_func ("/run/unknown-mode-refused", test_unknown_mode_refused);
+  g_test_add_func ("/run/malformed-call-invalid", test_malformed_call_invalid);
   return g_test_run ();
 }

@@ -18,6 +18,9 @@
  * @DSH_OUTCOME_UNAVAILABLE: no backend could enforce the policy: nothing ran
  * @DSH_OUTCOME_ESCALATION_REFUSED: an escalation was refused: nothing ran
  * @DSH_OUTCOME_ROOT_REFUSED: a writable root was refused: nothing ran
+ * @DSH_OUTCOME_INVALID_ARGUMENT: the call itself was malformed (no command, a workspace root
+ *   that is not absolute, a mode outside the vocabulary): nothing ran. Since 0.2; before, such
+ *   a call ended %DSH_OUTCOME_UNAVAILABLE
  *
  * How one call ended.
  *
@@ -29,7 +32,7 @@
  * @outcome: an outcome
  *
  * Returns: (transfer none): the outcome's name: `completed`, `denied`, `runner-failure`,
- *   `unavailable`, `escalation-refused` or `root-refused`
+ *   `unavailable`, `escalation-refused`, `root-refused` or `invalid-argument`
  *
  * Since: 0.1
  */
@@ -50,6 +53,8 @@ dsh_outcome_to_string (DshOutcome outcome)
       return "escalation-refused";
     case DSH_OUTCOME_ROOT_REFUSED:
       return "root-refused";
+    case DSH_OUTCOME_INVALID_ARGUMENT:
+      return "invalid-argument";
     default:
       g_return_val_if_reached (NULL);
     }

@@ -415,19 +415,19 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
   result->outcome = DSH_OUTCOME_UNAVAILABLE;
   if (policy == NULL || policy->workspace_root == NULL ||
       !g_path_is_absolute (policy->workspace_root))
-    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
+    return never_ran_literal (result, DSH_OUTCOME_INVALID_ARGUMENT,
                               DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                               "the policy's workspace root is not an absolute path");
   /* Anything but a known confined mode would run the raw argv below: a mode outside the
    * vocabulary (a stale enum, a cast from a binding) is refused, never run unconfined. */
   if ((guint) policy->mode > DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
-    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
+    return never_ran_literal (result, DSH_OUTCOME_INVALID_ARGUMENT,
                               DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                               "the policy's sandbox mode is not one of read-only, "
                               "workspace-write, danger-full-access");
   result->mode = policy->mode;
   if (argv == NULL || argv[0] == NULL || argv[0][0] == '\0')
-    return never_ran_literal (result, DSH_OUTCOME_UNAVAILABLE,
+    return never_ran_literal (result, DSH_OUTCOME_INVALID_ARGUMENT,
                               DSH_SANDBOX_ERROR_INVALID_ARGUMENT, "no command given");
 
   /* The roots are resolved and checked once, here; the backend and its runner receive exactly
@@ -458,7 +458,9 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
  * variables that steer this call's backend choice. `danger-full-access` runs the raw argv, as if
  * without a sandbox. stdin and stdout are the caller's; stderr streams to the caller's as it
  * comes and is classified, runner failure first. A confined mode is never run unconfined: with
- * no usable backend the outcome is %DSH_OUTCOME_UNAVAILABLE with the exact text.
+ * no usable backend the outcome is %DSH_OUTCOME_UNAVAILABLE with the exact text. A malformed call
+ * (no command, a workspace root that is not absolute, a mode outside the vocabulary) runs
+ * nothing and ends %DSH_OUTCOME_INVALID_ARGUMENT.
  *
  * Starts no GType: the leanest front end can use it.
  *

@@ -21,6 +21,8 @@ typedef enum {
   DSH_OUTCOME_ESCALATION_REFUSED,
   /* A writable root was refused (DSH_SANDBOX_ERROR_ROOT_REFUSED). */
   DSH_OUTCOME_ROOT_REFUSED,
+  /* The call itself was malformed (DSH_SANDBOX_ERROR_INVALID_ARGUMENT). */
+  DSH_OUTCOME_INVALID_ARGUMENT,
 } DshOutcome;
 
 DSH_API
