@@ -42,9 +42,18 @@ gboolean              dsh_cli_join_extra_roots      (DshSandboxPolicy      *poli
                                                      const char *const     *requested,
                                                      GError               **error);
 
-/* Says on stderr which of a workspace-write policy's extra writable roots are no directory: the
- * call left them out, and its command's denial there would otherwise read as if it had them. */
+/* Which of a workspace-write policy's extra writable roots are no directory, a sentence each:
+ * the call left them out, and its command's denial there would otherwise read as if it had
+ * them. NULL when there are none. */
+GStrv                 dsh_cli_missing_root_warnings (const DshSandboxPolicy *policy);
+
+/* Those sentences on stderr. */
 void                  dsh_cli_warn_missing_roots    (const DshSandboxPolicy *policy);
+
+/* Those sentences (NULL: none) as the confined argv document's "warnings" member (json: its
+ * object). */
+void                  dsh_cli_add_warnings          (JsonNode               *json,
+                                                     const char *const      *warnings);
 
 /* Refuses a file that decides policy (a session log, the deployment configuration) when a
  * confined command of this workspace could write it (beneath the workspace, /tmp or the temp

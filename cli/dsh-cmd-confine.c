@@ -304,6 +304,12 @@ dsh_cmd_confine (int argc, char **argv)
     dsh_cli_warn_missing_roots (policy);
 
   json = dsh_confined_argv_to_json (confined);
+  if (!preview)
+    {
+      g_auto (GStrv) warnings = dsh_cli_missing_root_warnings (policy);
+
+      dsh_cli_add_warnings (json, (const char *const *) warnings);
+    }
   if (preview)
     json_object_set_boolean_member (json_node_get_object (json), "preview", TRUE);
   dsh_cli_print_json (json);

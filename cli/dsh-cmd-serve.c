@@ -173,20 +173,37 @@ session_switch (const char *session, DshCliSessionSwitch kind, const char *value
   return notice_result (notice);
 }
 
-/* On any thread: confines run on the pipeline's workers too. */
+/* On any thread: confines run on the pipeline's workers too. *warnings: the sentences for
+ * extra roots left out, or NULL. */
 static DshConfinedArgv *
-confine (DshServeGeneration *generation, const DshServeRequest *request, GError **error)
+confine (DshServeGeneration *generation, const DshServeRequest *request, GStrv *warnings,
+         GError **error)
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshLocalProvider) provider = NULL;
+  DshConfinedArgv *confined;
 
+  *warnings = NULL;
   policy = dsh_cli_confine_policy (request->mode, request->workspace, request->session,
                                    (const char *const *) request->writable_roots, error);
   if (policy == NULL)
     return NULL;
   provider = dsh_serve_generation_dup_provider (generation, policy);
-  return dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
-                                       (const char *const *) request->argv, policy, error);
+  confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
+                                           (const char *const *) request->argv, policy, error);
+  if (confined != NULL)
+    *warnings = dsh_cli_missing_root_warnings (policy);
+  return confined;
+}
+
+/* The ConfinedArgv document, with its warnings; takes neither. */
+static JsonNode *
+confined_json (DshConfinedArgv *confined, const char *const *warnings)
+{
+  JsonNode *json = dsh_confined_argv_to_json (confined);
+
+  dsh_cli_add_warnings (json, warnings);
+  return json;
 }
 
 /* The answer to a confine (without its newline), appended to out (empty), written without a
@@ -197,15 +214,18 @@ static void
 confine_answer (DshServeGeneration *generation, const DshServeRequest *request, GString *out)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (DshConfinedArgv) confined = confine (generation, request, &error);
+  g_auto (GStrv) warnings = NULL;
+  g_autoptr (DshConfinedArgv) confined = confine (generation, request, &warnings, &error);
   g_autofree char *text = NULL;
 
-  if (confined != NULL && dsh_serve_confined_append (out, request->id, confined))
+  if (confined != NULL && warnings == NULL &&
+      dsh_serve_confined_append (out, request->id, confined))
     return;
   g_string_truncate (out, 0);
   text = confined == NULL
            ? response_text (request->id, NULL, error)
-           : response_text (request->id, dsh_confined_argv_to_json (confined), NULL);
+           : response_text (request->id,
+                            confined_json (confined, (const char *const *) warnings), NULL);
   g_string_append (out, text);
 }
 
@@ -227,6 +247,7 @@ handle (DshServeGenerations *generations, DshServeGeneration *generation,
 {
   g_autoptr (DshSandboxPolicy) policy = NULL;
   g_autoptr (DshConfinedArgv) confined = NULL;
+  g_auto (GStrv) warnings = NULL;
   g_autoptr (DshSessionLog) session = NULL;
   g_autofree char *text = NULL;
   JsonNode *value;
@@ -237,8 +258,8 @@ handle (DshServeGenerations *generations, DshServeGeneration *generation,
       return dsh_local_provider_describe (dsh_serve_generation_provider (generation, NULL));
 
     case DSH_SERVE_METHOD_CONFINE:
-      confined = confine (generation, request, error);
-      return confined != NULL ? dsh_confined_argv_to_json (confined) : NULL;
+      confined = confine (generation, request, &warnings, error);
+      return confined != NULL ? confined_json (confined, (const char *const *) warnings) : NULL;
 
     case DSH_SERVE_METHOD_RELOAD:
       /* A provider lifetime is the unit of hot reload: the next call starts a new one. */

@@ -868,14 +868,20 @@ test_missing_extra_root_left_out (Refusals *f, gconstpointer data)
       g_auto (DshTestRun) run = { 0 };
       g_autoptr (JsonNode) node = NULL;
       g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-      JsonArray *items;
+      JsonArray *items, *warnings;
 
       run_with_backend (&run, backends[i], f->state, args, ws);
       g_assert_cmpint (run.exit_code, ==, 0);
       /* Said, so that the command's denial there does not read as if it had the root. */
       dsh_test_assert_one_line (run.err, "dsh-sandbox warning: the extra writable root ",
                                 "is no directory, so this call left it out");
-      node = dsh_test_parse_json (run.out);
+      node = dsh_test_parse_valid_json (run.out, "confined-argv.schema.json");
+      /* The document says it too, for a harness that reads no stderr. */
+      warnings = json_object_get_array_member (json_node_get_object (node), "warnings");
+      g_assert_cmpuint (json_array_get_length (warnings), ==, 1);
+      g_assert_true (g_str_has_prefix (json_array_get_string_element (warnings, 0), "the extra "
+                                       "writable root "));
+      g_assert_nonnull (strstr (json_array_get_string_element (warnings, 0), cache));
       items = json_object_get_array_member (json_node_get_object (node), "argv");
       for (guint k = 0; k < json_array_get_length (items); k++)
         {

@@ -174,6 +174,53 @@ test_confine_same_as_command (void)
 }
 
 /* Each bad line gets its error, and the line after it is served all the same. */
+/* An extra root that is no directory is left out, and the answer says so, where a client reads
+ * it: serve's stderr is nobody's. One that exists gets no warnings member. */
+static void
+test_confine_says_left_out_root (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("serve");
+  g_autofree char *missing = g_build_filename (ws, "..", "serve-missing-cache", NULL);
+  g_autofree char *present = dsh_test_scratch_dir ("serve-cache");
+  g_autofree char *left_out = g_strdup_printf (
+    "{\"id\":1,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"],"
+    "\"mode\":\"workspace-write\",\"workspace\":\"%s\",\"writableRoots\":[\"%s\"]}}", ws,
+    missing);
+  g_autofree char *granted = g_strdup_printf (
+    "{\"id\":2,\"method\":\"confine\",\"params\":{\"argv\":[\"true\"],"
+    "\"mode\":\"workspace-write\",\"workspace\":\"%s\",\"writableRoots\":[\"%s\"]}}", ws,
+    present);
+  const char *requests[] = { left_out, granted, NULL };
+  g_autoptr (GPtrArray) responses = NULL;
+  JsonObject *first;
+  JsonArray *warnings, *argv;
+  gboolean granted_present = FALSE;
+
+  if (!dsh_test_require_bwrap ())
+    return;
+  responses = serve (bwrap_env, ws, requests);
+  g_assert_cmpuint (responses->len, ==, 2);
+  first = result (responses, 0, "confined-argv.schema.json");
+  warnings = json_object_get_array_member (first, "warnings");
+  g_assert_cmpuint (json_array_get_length (warnings), ==, 1);
+  g_assert_nonnull (strstr (json_array_get_string_element (warnings, 0),
+                            "is no directory, so this call left it out"));
+  g_assert_nonnull (strstr (json_array_get_string_element (warnings, 0),
+                            "serve-missing-cache"));
+  argv = json_object_get_array_member (first, "argv");
+  for (guint k = 0; k < json_array_get_length (argv); k++)
+    g_assert_null (strstr (json_array_get_string_element (argv, k), "serve-missing-cache"));
+
+  g_assert_false (json_object_has_member (result (responses, 1, "confined-argv.schema.json"),
+                                          "warnings"));
+  argv = json_object_get_array_member (result (responses, 1, NULL), "argv");
+  for (guint k = 0; k < json_array_get_length (argv); k++)
+    granted_present |= g_str_equal (json_array_get_string_element (argv, k), present);
+  g_assert_true (granted_present);
+  dsh_test_remove_tree (present);
+  dsh_test_remove_tree (ws);
+}
+
 static void
 test_bad_requests (void)
 {
@@ -932,6 +979,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/serve/methods", test_methods);
   g_test_add_func ("/serve/bad-requests", test_bad_requests);
+  g_test_add_func ("/serve/confine-says-left-out-root", test_confine_says_left_out_root);
   g_test_add_func ("/serve/confine-same-as-command", test_confine_same_as_command);
   g_test_add_func ("/serve/schema-agrees", test_schema_agrees);
   g_test_add_func ("/serve/reload-rescans", test_reload_rescans);
