@@ -203,6 +203,8 @@ typedef struct {
   GPtrArray *call_ids;
   char *reason;
   char *outcome;
+  /* The approval/decided event's cause, NULL without one. */
+  char *cause;
   gboolean pair_inside_turn;
   guint dropped;
 } LogFacts;
@@ -214,6 +216,7 @@ log_facts_clear (LogFacts *facts)
   g_clear_pointer (&facts->call_ids, g_ptr_array_unref);
   g_free (facts->reason);
   g_free (facts->outcome);
+  g_free (facts->cause);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LogFacts, log_facts_clear)
 
@@ -260,6 +263,8 @@ read_log (const char *path, LogFacts *facts)
           g_assert_cmpstr (dsh_session_event_get_string (event, "id"), ==, facts->asked_id);
           g_free (facts->outcome);
           facts->outcome = g_strdup (dsh_session_event_get_string (event, "outcome"));
+          g_free (facts->cause);
+          facts->cause = g_strdup (dsh_session_event_get_string (event, "cause"));
           break;
         default:
           break;
@@ -680,8 +685,9 @@ run_escalation (Scratch *s, DshTestRun *run, const char *answer, const char *app
   g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
 }
 
+/* The model is shown the seed's one text; the audit says why, for the operator. */
 static void
-assert_unavailable (Scratch *s, DshTestRun *run)
+assert_unavailable (Scratch *s, DshTestRun *run, const char *cause)
 {
   g_auto (LogFacts) facts = { 0 };
 
@@ -691,6 +697,9 @@ assert_unavailable (Scratch *s, DshTestRun *run)
                    "no approval channel is available\n");
   read_log (s->session, &facts);
   g_assert_cmpstr (facts.outcome, ==, "unavailable");
+  g_test_message ("cause: %s", facts.cause);
+  g_assert_nonnull (facts.cause);
+  g_assert_nonnull (strstr (facts.cause, cause));
   g_assert_cmpuint (facts.turns_ended, ==, 1);
 }
 
@@ -705,7 +714,7 @@ run_timed_out (Scratch *s, DshTestRun *run, const char *answer)
   run_escalation (s, run, answer, s->approver, "DSH_SANDBOX_APPROVER_TIMEOUT=1");
   /* Also what a child the approver left running would hold up: the call's stderr is open. */
   g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
-  assert_unavailable (s, run);
+  assert_unavailable (s, run, "the approver did not answer within 1 s");
 }
 
 static void
@@ -761,6 +770,11 @@ static void
 test_approver_failures (void)
 {
   static const char *const answers[] = { "nonzero", "two-words", "crash", "garbage", "" };
+  static const char *const causes[] = {
+    "the approver exited with status ", "the approver's answer is not one of ",
+    "the approver was killed by signal ", "the approver's answer is not one of ",
+    "the approver's answer is not one of ",
+  };
 
   for (guint i = 0; i < G_N_ELEMENTS (answers); i++)
     {
@@ -770,7 +784,7 @@ test_approver_failures (void)
       g_test_message ("answer \"%s\"", answers[i]);
       scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
       run_escalation (&s, &run, answers[i], s.approver, NULL);
-      assert_unavailable (&s, &run);
+      assert_unavailable (&s, &run, causes[i]);
     }
 }
 
@@ -829,7 +843,7 @@ test_approver_missing (void)
 
   scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
   run_escalation (&s, &run, "allowed-once", "/nonexistent/approver --flag", NULL);
-  assert_unavailable (&s, &run);
+  assert_unavailable (&s, &run, "/nonexistent/approver");
 }
 
 static void
@@ -841,7 +855,7 @@ test_no_channel (void)
   /* No --approver and no controlling terminal: nobody can be asked. */
   scratch_init_session (&s, RO, DSH_APPROVAL_POLICY_ASK);
   run_escalation (&s, &run, "allowed-once", NULL, NULL);
-  assert_unavailable (&s, &run);
+  assert_unavailable (&s, &run, "no answerer answered");
 }
 
 static void

@@ -5,6 +5,7 @@
  */
 #include "dsh-approval-service.h"
 #include "dsh-approval-service-private.h"
+#include "dsh-session-log-private.h"
 
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
@@ -355,6 +356,12 @@ typedef struct {
   gboolean settled;
 } RequestState;
 
+/* Why a question ended unavailable, for the audit: the model is shown the same text whatever
+ * the cause (SPEC §11), so the operator's one place to learn it is the log. */
+#define CAUSE_NO_ANSWERER "no answerer answered"
+#define CAUSE_OUTSIDE_VOCABULARY "an answerer answered outside the vocabulary"
+
+
 static void
 request_state_free (gpointer data)
 {
@@ -380,7 +387,7 @@ typedef struct {
 /* The one exit of a request that got as far as approval/asked: the first decision wins, it is
  * logged, and only a logged decision is returned. */
 static void
-settle (GTask *task, DshApprovalOutcome outcome)
+settle_because (GTask *task, DshApprovalOutcome outcome, const char *cause)
 {
   RequestState *state = g_task_get_task_data (task);
   g_autoptr (GError) error = NULL;
@@ -397,9 +404,8 @@ settle (GTask *task, DshApprovalOutcome outcome)
   /* An answerer still at work (a prompt, a child process) learns the question is gone. */
   g_cancellable_cancel (state->answer_cancellable);
 
-  if (!dsh_session_log_append_approval_decided (state->session,
-                                                dsh_approval_request_get_id (state->request),
-                                                outcome, &error))
+  if (!dsh_session_log_append_approval_decided_because (
+        state->session, dsh_approval_request_get_id (state->request), outcome, cause, &error))
     {
       /* An unlogged decision would break the pair: no decision at all, so never a grant. */
       g_prefix_error (&error, "the approval decision could not be logged: ");
@@ -407,6 +413,12 @@ settle (GTask *task, DshApprovalOutcome outcome)
       return;
     }
   g_task_return_int (task, (gssize) outcome);
+}
+
+static void
+settle (GTask *task, DshApprovalOutcome outcome)
+{
+  settle_because (task, outcome, NULL);
 }
 
 static void dispatch_next (GTask *task);
@@ -447,7 +459,7 @@ on_answer (GObject *source, GAsyncResult *result, gpointer user_data)
       /* Never leak a value outside the closed vocabulary into callers' switches. */
       g_debug ("approval: %s answered %d, outside the vocabulary", G_OBJECT_TYPE_NAME (answerer),
                (int) outcome);
-      settle (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
+      settle_because (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE, CAUSE_OUTSIDE_VOCABULARY);
       return;
 
     case DSH_APPROVAL_ANSWER_FAILED:
@@ -455,7 +467,8 @@ on_answer (GObject *source, GAsyncResult *result, gpointer user_data)
       /* The seam contains its answerers: a failure fails the question closed, not the caller. */
       g_debug ("approval: %s failed: %s", G_OBJECT_TYPE_NAME (answerer),
                error != NULL ? error->message : "(no error set)");
-      settle (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
+      settle_because (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE,
+                      error != NULL ? error->message : "an answerer failed without saying why");
       return;
     }
 }
@@ -485,7 +498,7 @@ dispatch_next (GTask *task)
       return;
     }
   /* Nobody answered: fail closed. */
-  settle (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
+  settle_because (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE, CAUSE_NO_ANSWERER);
 }
 
 static gboolean

@@ -368,6 +368,14 @@ gboolean
 dsh_session_log_append_approval_decided (DshSessionLog *self, const char *request_id,
                                          DshApprovalOutcome outcome, GError **error)
 {
+  return dsh_session_log_append_approval_decided_because (self, request_id, outcome, NULL, error);
+}
+
+gboolean
+dsh_session_log_append_approval_decided_because (DshSessionLog *self, const char *request_id,
+                                                 DshApprovalOutcome outcome, const char *cause,
+                                                 GError **error)
+{
   g_autoptr (JsonObject) data = json_object_new ();
 
   g_return_val_if_fail (request_id != NULL, FALSE);
@@ -379,6 +387,13 @@ dsh_session_log_append_approval_decided (DshSessionLog *self, const char *reques
     }
   json_object_set_string_member (data, "id", request_id);
   json_object_set_string_member (data, "outcome", dsh_approval_outcome_to_string (outcome));
+  if (cause != NULL)
+    {
+      /* The log holds JSON text, whatever bytes an approver printed. */
+      g_autofree char *valid = g_utf8_make_valid (cause, -1);
+
+      json_object_set_string_member (data, "cause", valid);
+    }
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_DECIDED, data, error);
 }
 

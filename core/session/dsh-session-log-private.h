@@ -114,6 +114,14 @@ gboolean       dsh_session_log_consume_lines  (DshSessionLog     *self,
                                                gsize             *out_consumed,
                                                GError           **error);
 
+/* dsh_session_log_append_approval_decided(), with why nobody could grant it (cause: an
+ * answerer's failure, for the operator; NULL for none) as the event's "cause". */
+gboolean       dsh_session_log_append_approval_decided_because (DshSessionLog      *self,
+                                                                const char         *request_id,
+                                                                DshApprovalOutcome  outcome,
+                                                                const char         *cause,
+                                                                GError            **error);
+
 /* dsh_session_log_consume_lines(), with a torn tail dropped in memory. */
 gboolean       dsh_session_log_consume_all    (DshSessionLog     *self,
                                                const char        *buf,
