@@ -105,12 +105,18 @@ dsh_cli_missing_root_warnings (const DshSandboxPolicy *policy)
 }
 
 void
+dsh_cli_print_warnings (const char *const *warnings)
+{
+  for (gsize i = 0; warnings != NULL && warnings[i] != NULL; i++)
+    g_printerr ("dsh-sandbox warning: %s\n", warnings[i]);
+}
+
+void
 dsh_cli_warn_missing_roots (const DshSandboxPolicy *policy)
 {
   g_auto (GStrv) warnings = dsh_cli_missing_root_warnings (policy);
 
-  for (gsize i = 0; warnings != NULL && warnings[i] != NULL; i++)
-    g_printerr ("dsh-sandbox warning: %s\n", warnings[i]);
+  dsh_cli_print_warnings ((const char *const *) warnings);
 }
 
 void

@@ -47,7 +47,10 @@ gboolean              dsh_cli_join_extra_roots      (DshSandboxPolicy      *poli
  * them. NULL when there are none. */
 GStrv                 dsh_cli_missing_root_warnings (const DshSandboxPolicy *policy);
 
-/* Those sentences on stderr. */
+/* Sentences (NULL: none) on stderr, a `dsh-sandbox warning:` line each. */
+void                  dsh_cli_print_warnings        (const char *const      *warnings);
+
+/* The missing roots' sentences on stderr. */
 void                  dsh_cli_warn_missing_roots    (const DshSandboxPolicy *policy);
 
 /* Those sentences (NULL: none) as the confined argv document's "warnings" member (json: its

@@ -300,18 +300,18 @@ dsh_cmd_confine (int argc, char **argv)
     }
   if (confined == NULL)
     return dsh_cli_fail_error (error);
-  if (!preview)
-    dsh_cli_warn_missing_roots (policy);
 
   json = dsh_confined_argv_to_json (confined);
-  if (!preview)
-    {
-      g_auto (GStrv) warnings = dsh_cli_missing_root_warnings (policy);
-
-      dsh_cli_add_warnings (json, (const char *const *) warnings);
-    }
   if (preview)
     json_object_set_boolean_member (json_node_get_object (json), "preview", TRUE);
+  else
+    {
+      /* Said twice: for whoever reads stderr, and for a harness that reads only the JSON. */
+      g_auto (GStrv) warnings = dsh_cli_missing_root_warnings (policy);
+
+      dsh_cli_print_warnings ((const char *const *) warnings);
+      dsh_cli_add_warnings (json, (const char *const *) warnings);
+    }
   dsh_cli_print_json (json);
   return 0;
 }
