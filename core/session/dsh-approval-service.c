@@ -468,7 +468,9 @@ on_answer (GObject *source, GAsyncResult *result, gpointer user_data)
       g_debug ("approval: %s failed: %s", G_OBJECT_TYPE_NAME (answerer),
                error != NULL ? error->message : "(no error set)");
       settle_because (task, DSH_APPROVAL_OUTCOME_UNAVAILABLE,
-                      error != NULL ? error->message : "an answerer failed without saying why");
+                      error != NULL && error->message[0] != '\0'
+                        ? error->message
+                        : "an answerer failed without saying why");
       return;
     }
 }
