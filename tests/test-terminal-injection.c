@@ -1,0 +1,152 @@
+/* test-terminal-injection.c — a confined command must not type into a terminal it was handed.
+ * TIOCSTI pushes bytes into a terminal's input queue as if typed there: whatever reads that
+ * terminal next (the user's shell, the harness's next command on the same pty) reads them and
+ * runs them unconfined. The kernel allows it on the caller's controlling terminal only, so
+ * bwrap's --new-session was taken to close it. It does not when the terminal is no session's
+ * controlling terminal yet (a pty a harness opened and hands its commands without making it
+ * one, a terminal whose session leader is gone): the command, in bwrap's new session, calls
+ * setsid, takes the terminal as its own controlling terminal with TIOCSCTTY, and types. It
+ * reaches the terminal as its stdin, or through bwrap's /dev/console, which bwrap binds to the
+ * caller's terminal when stdout is one. Both backends must refuse the typing itself.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "dsh-test-linux.h"
+
+/* Takes the terminal (stdin, or /dev/console, or stdout) for its controlling terminal in a
+ * session of its own, then types a line into it. */
+static const char typist[] =
+  "import fcntl, os, sys, termios\n"
+  "try:\n"
+  "    os.setsid()\n"
+  "except OSError:\n"
+  "    pass\n"
+  "fd = 0\n"
+  "if sys.argv[1] == 'stdout':\n"
+  "    try:\n"
+  "        fd = os.open('/dev/console', os.O_RDWR)\n"
+  "    except OSError:\n"
+  "        fd = 1\n"
+  "try:\n"
+  "    fcntl.ioctl(fd, termios.TIOCSCTTY, 0)\n"
+  "except OSError as e:\n"
+  "    print('no controlling terminal:', e, file=sys.stderr)\n"
+  "try:\n"
+  "    for c in 'touch typed-by-the-sandbox\\n':\n"
+  "        fcntl.ioctl(fd, termios.TIOCSTI, c.encode())\n"
+  "    print('typed', file=sys.stderr)\n"
+  "except OSError as e:\n"
+  "    print('refused', e.errno, file=sys.stderr)\n";
+
+typedef struct {
+  const char *backend;
+  const char *mode;
+  const char *route; /* "stdin" or "stdout": where the terminal is handed to the command */
+} Case;
+
+/* A new pty pair; the terminal side opened without becoming anyone's controlling terminal. */
+static int
+open_sessionless_terminal (int *slave)
+{
+  int master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  *slave = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  g_assert_cmpint (*slave, >=, 0);
+  return master;
+}
+
+static void
+test_typing (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *dir = dsh_test_scratch_dir ("typing");
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
+  g_autofree char *script = g_build_filename (dir, "typist.py", NULL);
+  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", c->backend);
+  const char *env[] = { state, backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *argv[] = { dsh_test_cli (), "exec", "--mode", c->mode, "--workspace", ws, "--",
+                         "python3", script, c->route, NULL };
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GSubprocess) call = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  char queued[256];
+  ssize_t n;
+  int master, slave;
+
+  if (strcmp (c->backend, "bwrap") == 0 ? !dsh_test_require_bwrap ()
+                                         : !dsh_test_require_landlock ())
+    return;
+  dsh_test_write_file (script, typist);
+  master = open_sessionless_terminal (&slave);
+
+  launcher = g_subprocess_launcher_new (strcmp (c->route, "stdin") == 0
+                                          ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                              G_SUBPROCESS_FLAGS_STDERR_PIPE
+                                          : G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  dsh_test_launcher_set_env (launcher, env);
+  g_subprocess_launcher_set_cwd (launcher, ws);
+  if (strcmp (c->route, "stdin") == 0)
+    g_subprocess_launcher_take_stdin_fd (launcher, dup (slave));
+  else
+    g_subprocess_launcher_take_stdout_fd (launcher, dup (slave));
+  call = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (call, NULL, NULL, NULL, &err, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s %s via %s: %s", c->backend, c->mode, c->route, err);
+  g_assert_cmpint (g_subprocess_get_exit_status (call), ==, 0);
+
+  /* What the terminal's next reader would read: nothing. */
+  g_assert_cmpint (fcntl (slave, F_SETFL, O_NONBLOCK), ==, 0);
+  n = read (slave, queued, sizeof queued - 1);
+  if (n > 0)
+    {
+      queued[n] = '\0';
+      g_test_message ("the terminal's next reader reads: %s", queued);
+    }
+  g_assert_cmpint (n, <, 0);
+  g_assert_cmpint (errno, ==, EAGAIN);
+  g_assert_nonnull (strstr (err, "refused"));
+  close (slave);
+  close (master);
+  dsh_test_remove_tree (dir);
+}
+
+static const Case cases[] = {
+  { "bwrap", "read-only", "stdin" },
+  { "bwrap", "workspace-write", "stdin" },
+  { "bwrap", "read-only", "stdout" },
+  { "bwrap", "workspace-write", "stdout" },
+  { "landlock", "read-only", "stdin" },
+  { "landlock", "workspace-write", "stdin" },
+  { "landlock", "read-only", "stdout" },
+  { "landlock", "workspace-write", "stdout" },
+};
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/terminal-injection/%s/%s/via-%s",
+                                               cases[i].backend, cases[i].mode, cases[i].route);
+
+      g_test_add_data_func (name, &cases[i], test_typing);
+    }
+  return g_test_run ();
+}
