@@ -18,7 +18,12 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/magic.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
@@ -655,6 +660,75 @@ read_all (int fd, const char *what, char *buffer, size_t size, size_t *length)
   return buffer;
 }
 
+/* bwrap's --new-session leaves the command no controlling terminal, so TIOCSTI (typing into a
+ * terminal, read and run unconfined by whatever reads it next) is refused by the kernel on the
+ * terminal the command was handed, as long as that terminal is some session's. One that is no
+ * session's yet (a pty a harness opened and hands its commands, a terminal whose session leader
+ * is gone; bwrap also binds the caller's terminal at /dev/console) the command can take as its
+ * own with setsid and TIOCSCTTY, and then type into. So TIOCSTI and TIOCLINUX are refused here
+ * for the command and everything it starts, as the Landlock launcher refuses them; arguments
+ * are compared on their low 32 bits, all the kernel reads of a request. */
+#if defined(__x86_64__)
+#define INSIDE_NATIVE_ARCH AUDIT_ARCH_X86_64
+#define INSIDE_COMPAT_ARCH AUDIT_ARCH_I386
+#define INSIDE_COMPAT_IOCTL 54
+#define INSIDE_X32_BIT 0x40000000u
+#define INSIDE_X32_IOCTL 514
+#elif defined(__aarch64__)
+#define INSIDE_NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define INSIDE_COMPAT_ARCH AUDIT_ARCH_ARM
+#define INSIDE_COMPAT_IOCTL 54
+#elif defined(__riscv) && __riscv_xlen == 64
+#define INSIDE_NATIVE_ARCH AUDIT_ARCH_RISCV64
+#else
+#error "dsh-bwrap-exec: add this architecture's audit arch and compat ioctl number"
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define INSIDE_ARG1_LOW offsetof (struct seccomp_data, args[1])
+#else
+#define INSIDE_ARG1_LOW (offsetof (struct seccomp_data, args[1]) + 4)
+#endif
+
+static void
+refuse_terminal_typing (void)
+{
+  struct sock_filter code[] = {
+    /* 0 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+#ifdef INSIDE_COMPAT_ARCH
+    /* 1 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_COMPAT_ARCH, 5, 0),
+#else
+    /* 1 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 5, 0),
+#endif
+    /* 2 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_NATIVE_ARCH, 0, 9),
+    /* 3 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+#ifdef INSIDE_X32_BIT
+    /* 4 */ BPF_STMT (BPF_ALU | BPF_AND | BPF_K, ~INSIDE_X32_BIT),
+    /* 5 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_X32_IOCTL, 3, 0),
+#else
+    /* 4 */ BPF_STMT (BPF_ALU | BPF_AND | BPF_K, 0xffffffffu),
+    /* 5 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 3, 0),
+#endif
+    /* 6 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 2, 5),
+    /* 7: compat */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+#ifdef INSIDE_COMPAT_IOCTL
+    /* 8 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_COMPAT_IOCTL, 0, 3),
+#else
+    /* 8 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 3),
+#endif
+    /* 9: ioctl */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, INSIDE_ARG1_LOW),
+    /* 10 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
+    /* 11 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
+    /* 12: allow */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 13: refuse */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+  };
+  struct sock_fprog program = { .len = sizeof code / sizeof code[0], .filter = code };
+
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      syscall (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0)
+    fatal ("cannot refuse typing into the terminal: seccomp: %s", strerror (errno));
+}
+
 /* Inside the sandbox, before the command: check the mounts, then become the command. Failing to
  * run it is the command's failure, as a shell reports it. */
 int
@@ -701,6 +775,7 @@ run_inside (int data, int self)
     check_protected (&protected_paths[i]);
   if (hold_writes)
     hold_writes_to_checked_mounts ();
+  refuse_terminal_typing ();
 
   for (size_t i = at; i < len; i++)
     n_items += buffer[i] == '\0';
