@@ -72,9 +72,6 @@ static const DshBackendFailureRule failure_rules[] = {
   },
 };
 
-/* bubblewrap 0.8 refuses more than 9000 arguments; past this many the launcher carries them. */
-#define DIRECT_ARGV_LIMIT 4096
-
 static void
 push_args (DshBackendHost *host, const char *const *args)
 {
@@ -156,7 +153,6 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
   /* A workspace that is /tmp itself is the host's /tmp: a private one would swallow the writes. */
   int host_tmp = write && strcmp (policy->workspace_root, "/tmp") == 0;
   long abi = dsh_landlock_abi ();
-  size_t n_argv;
 
   if (bwrap == NULL)
     {
@@ -171,13 +167,9 @@ bwrap_confine (DshBackendHost *host, const DshBackendPolicy *policy, const char 
 
   /* The launcher takes the roots, binds them read-write from descriptors and inserts those
    * binds before bwrap's "--". A missing root matches nothing until it exists. A read-only call
-   * binds nothing writable: bwrap runs it directly where no Landlock domain is to be made inside,
-   * unless its argv is past bwrap's limit. */
+   * binds nothing writable, but still goes through the launcher: its step inside refuses
+   * typing into a terminal (TIOCSTI), which bwrap's --new-session alone does not. */
   report_enforcement (host, abi);
-  for (n_argv = 0; argv[n_argv] != NULL; n_argv++)
-    ;
-  if (!write && n_argv <= DIRECT_ARGV_LIMIT && abi < DSH_BWRAP_HOLD_WRITES_ABI)
-    return push_bwrap (host, bwrap, profile, 0, argv);
 
   host->push_arg (host, launcher);
   for (size_t i = 0; write && policy->writable_roots != NULL && policy->writable_roots[i]; i++)

@@ -228,17 +228,11 @@ build_bwrap_argv (int argc, char **argv, Argv *out_argv)
   start_undo_keeper (&out);
 
   argv_add (&out, "--");
-  /* With nothing writable to check, no Landlock domain to make and a short argv, bwrap runs
-   * the command itself. */
-  if (n_writable > 0 || n_protected > 0 || kernel_holds_writes () ||
-      out.len + (size_t) (argc - command_at) > BWRAP_ARGV_BUDGET)
-    {
-      note_host_mounts ();
-      add_inside_step (&out, &argv[command_at], argc - command_at);
-    }
-  else
-    for (int i = command_at; i < argc; i++)
-      argv_add (&out, argv[i]);
+  /* Always the step inside, even with nothing writable to check and no Landlock domain to
+   * make: it refuses typing into a terminal (TIOCSTI) for the command, which bwrap's
+   * --new-session alone does not keep from taking one that is no session's yet. */
+  note_host_mounts ();
+  add_inside_step (&out, &argv[command_at], argc - command_at);
   /* The mounts alone can be more than bwrap takes (a directory for each of thousands beneath
    * .git/modules/): refused here, with why, rather than by bwrap. */
   if (out.len > BWRAP_MAX_ARGV)
