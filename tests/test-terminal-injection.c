@@ -126,6 +126,56 @@ test_typing (gconstpointer data)
   dsh_test_remove_tree (dir);
 }
 
+/* On a virtual console a command that may use its terminal could remap keys instead: the text
+ * a function key types (KDSKBSENT), which key types it (KDSKBENT, KDSETKEYCODE), the accent
+ * table (which Linux 6.18 lets a command without capabilities rewrite on a console it took as
+ * its controlling terminal). The user's next keystroke would then type the command's text. No
+ * console is touched here: each request is made on /dev/null, where the kernel answers ENOTTY,
+ * so EPERM is the filter's refusal, whatever the descriptor. */
+static const char remapper[] =
+  "import errno, fcntl, os, sys\n"
+  "requests = [('KDSKBSENT', 0x4B49), ('KDSKBENT', 0x4B47), ('KDSETKEYCODE', 0x4B4D),\n"
+  "            ('KDSKBDIACR', 0x4B4B), ('KDSKBDIACRUC', 0x4BFB), ('TIOCSTI', 0x5412),\n"
+  "            ('TIOCLINUX', 0x541C)]\n"
+  "fd = os.open('/dev/null', os.O_RDWR)\n"
+  "answers = []\n"
+  "for name, request in requests:\n"
+  "    try:\n"
+  "        fcntl.ioctl(fd, request, bytes(1024))\n"
+  "        answers.append(name + ':done')\n"
+  "    except OSError as e:\n"
+  "        answers.append(name + ':' + errno.errorcode[e.errno])\n"
+  "print(' '.join(answers), file=sys.stderr)\n";
+
+static void
+test_keymap (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *dir = dsh_test_scratch_dir ("keymap");
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
+  g_autofree char *script = g_build_filename (dir, "remapper.py", NULL);
+  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
+  g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", c->backend);
+  const char *env[] = { state, backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
+  const char *argv[] = { "exec", "--mode", c->mode, "--workspace", ws, "--", "python3", script,
+                         NULL };
+  g_auto (DshTestRun) run = { 0 };
+  g_auto (GStrv) answers = NULL;
+
+  if (strcmp (c->backend, "bwrap") == 0 ? !dsh_test_require_bwrap ()
+                                         : !dsh_test_require_landlock ())
+    return;
+  dsh_test_write_file (script, remapper);
+  dsh_test_run_cli (&run, argv, env, ws);
+  g_test_message ("%s %s: %s", c->backend, c->mode, run.err);
+  g_assert_cmpint (run.exit_code, ==, 0);
+  answers = g_strsplit (g_strstrip (run.err), " ", -1);
+  g_assert_cmpuint (g_strv_length (answers), ==, 7);
+  for (guint i = 0; answers[i] != NULL; i++)
+    g_assert_true (g_str_has_suffix (answers[i], ":EPERM"));
+  dsh_test_remove_tree (dir);
+}
+
 static const Case cases[] = {
   { "bwrap", "read-only", "stdin" },
   { "bwrap", "workspace-write", "stdin" },
@@ -147,6 +197,13 @@ main (int argc, char **argv)
                                                cases[i].backend, cases[i].mode, cases[i].route);
 
       g_test_add_data_func (name, &cases[i], test_typing);
+      if (strcmp (cases[i].route, "stdin") == 0)
+        {
+          g_autofree char *keymap = g_strdup_printf ("/terminal-injection/%s/%s/keymap",
+                                                     cases[i].backend, cases[i].mode);
+
+          g_test_add_data_func (keymap, &cases[i], test_keymap);
+        }
     }
   return g_test_run ();
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
+#include "dsh-terminal-typing.h"
 #include "dsh-execvp.h"
 #include "dsh-landlock-uapi.h"
 
@@ -660,18 +661,19 @@ read_all (int fd, const char *what, char *buffer, size_t size, size_t *length)
   return buffer;
 }
 
-/* bwrap's --new-session leaves the command no controlling terminal, so TIOCSTI (typing into a
- * terminal, read and run unconfined by whatever reads it next) is refused by the kernel on the
- * terminal the command was handed, as long as that terminal is some session's. One that is no
- * session's yet (a pty a harness opened and hands its commands, a terminal whose session leader
- * is gone; bwrap also binds the caller's terminal at /dev/console) the command can take as its
- * own with setsid and TIOCSCTTY, and then type into. So TIOCSTI and TIOCLINUX are refused here
- * for the command and everything it starts, as the Landlock launcher refuses them; arguments
- * are compared on their low 32 bits, all the kernel reads of a request. */
+/* bwrap's --new-session leaves the command no controlling terminal, so the kernel refuses
+ * TIOCSTI on the terminal the command was handed, as long as that terminal is some session's.
+ * One that is no session's yet (a pty a harness opened and hands its commands, a terminal whose
+ * session leader is gone; bwrap also binds the caller's terminal at /dev/console) the command
+ * can take as its own with setsid and TIOCSCTTY, and then type into. So the requests of
+ * dsh-terminal-typing.h are refused here, for the command and everything it starts, as the
+ * Landlock launcher refuses them; a request is compared on its low 32 bits, all the kernel
+ * reads of it. */
 #if defined(__x86_64__)
 #define INSIDE_NATIVE_ARCH AUDIT_ARCH_X86_64
 #define INSIDE_COMPAT_ARCH AUDIT_ARCH_I386
 #define INSIDE_COMPAT_IOCTL 54
+/* x32 calls come under the native arch with this bit set; x32's ioctl has a number of its own. */
 #define INSIDE_X32_BIT 0x40000000u
 #define INSIDE_X32_IOCTL 514
 #elif defined(__aarch64__)
@@ -690,40 +692,62 @@ read_all (int fd, const char *what, char *buffer, size_t size, size_t *length)
 #define INSIDE_ARG1_LOW (offsetof (struct seccomp_data, args[1]) + 4)
 #endif
 
+/* Where the filter's jumps go, as instruction indexes. */
+enum {
+  AT_NATIVE = 3,
+  AT_COMPAT = 7,
+  AT_IOCTL = 9,
+  AT_ALLOW = AT_IOCTL + 1 + DSH_N_TERMINAL_TYPING_REQUESTS,
+  AT_REFUSE = AT_ALLOW + 1,
+  FILTER_LEN = AT_REFUSE + 1,
+};
+
+/* A conditional jump at index `at` to index jt if A == k, else to index jf. */
+static struct sock_filter
+jump_to (unsigned int at, uint32_t k, unsigned int jt, unsigned int jf)
+{
+  return (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, k, jt - at - 1, jf - at - 1);
+}
+
 static void
 refuse_terminal_typing (void)
 {
-  struct sock_filter code[] = {
-    /* 0 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+  struct sock_filter code[FILTER_LEN] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
 #ifdef INSIDE_COMPAT_ARCH
-    /* 1 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_COMPAT_ARCH, 5, 0),
+    jump_to (1, INSIDE_COMPAT_ARCH, AT_COMPAT, 2),
 #else
-    /* 1 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 5, 0),
+    BPF_STMT (BPF_JMP | BPF_JA, 0),
 #endif
-    /* 2 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_NATIVE_ARCH, 0, 9),
-    /* 3 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    jump_to (2, INSIDE_NATIVE_ARCH, AT_NATIVE, AT_ALLOW),
+    /* AT_NATIVE */
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
 #ifdef INSIDE_X32_BIT
-    /* 4 */ BPF_STMT (BPF_ALU | BPF_AND | BPF_K, ~INSIDE_X32_BIT),
-    /* 5 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_X32_IOCTL, 3, 0),
+    BPF_STMT (BPF_ALU | BPF_AND | BPF_K, ~INSIDE_X32_BIT),
+    jump_to (5, INSIDE_X32_IOCTL, AT_IOCTL, 6),
 #else
-    /* 4 */ BPF_STMT (BPF_ALU | BPF_AND | BPF_K, 0xffffffffu),
-    /* 5 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 3, 0),
+    BPF_STMT (BPF_JMP | BPF_JA, 0),
+    BPF_STMT (BPF_JMP | BPF_JA, 0),
 #endif
-    /* 6 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 2, 5),
-    /* 7: compat */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    jump_to (6, __NR_ioctl, AT_IOCTL, AT_ALLOW),
+    /* AT_COMPAT */
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
 #ifdef INSIDE_COMPAT_IOCTL
-    /* 8 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, INSIDE_COMPAT_IOCTL, 0, 3),
+    jump_to (8, INSIDE_COMPAT_IOCTL, AT_IOCTL, AT_ALLOW),
 #else
-    /* 8 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 3),
+    BPF_STMT (BPF_JMP | BPF_JA, AT_ALLOW - 8 - 1),
 #endif
-    /* 9: ioctl */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, INSIDE_ARG1_LOW),
-    /* 10 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
-    /* 11 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
-    /* 12: allow */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    /* 13: refuse */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    /* AT_IOCTL */
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, INSIDE_ARG1_LOW),
   };
-  struct sock_fprog program = { .len = sizeof code / sizeof code[0], .filter = code };
+  struct sock_fprog program = { .len = FILTER_LEN, .filter = code };
 
+  for (unsigned int i = 0; i < DSH_N_TERMINAL_TYPING_REQUESTS; i++)
+    code[AT_IOCTL + 1 + i] = jump_to (AT_IOCTL + 1 + i, dsh_terminal_typing_requests[i],
+                                      AT_REFUSE, AT_IOCTL + 2 + i);
+  code[AT_ALLOW] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  code[AT_REFUSE] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K,
+                                                   SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       syscall (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0)
     fatal ("cannot refuse typing into the terminal: seccomp: %s", strerror (errno));

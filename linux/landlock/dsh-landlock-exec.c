@@ -43,6 +43,7 @@
 #include "dsh-landlock-exec.h"
 #include "dsh-landlock-uapi.h"
 #include "dsh-open-no-symlinks.h"
+#include "dsh-terminal-typing.h"
 
 static _Noreturn void
 fatal (const char *what, int errnum)
@@ -142,9 +143,10 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
  * needs:
  *
  * - always: the command keeps the caller's session and controlling terminal (so ^C and /dev/tty
- *   prompts work), which would let it push keystrokes into the caller's shell with TIOCSTI and
- *   have them run unconfined after it exits (bwrap closes the same hole with --new-session), so
- *   the TIOCSTI and TIOCLINUX ioctls are refused; so are the loop driver's requests and
+ *   prompts work), which would let it push keystrokes into the caller's shell with TIOCSTI, or
+ *   remap a console's keys to type its text, and have them run unconfined after it exits, so
+ *   the requests of dsh-terminal-typing.h are refused (bwrap's step inside refuses them too);
+ *   so are the loop driver's requests and
  *   loop-control's (LOOP_*, 0x4C00-0x4C1F and 0x4C80-0x4C82), which a descriptor opened for
  *   reading suffices for and Landlock grants with reading or, below ABI 5, does not govern: with
  *   LOOP_CHANGE_FD a read-only command could swap the backing file of the user's read-only loop
@@ -441,8 +443,8 @@ add_checks (Filter *f, CallKind kind, long abi, const SignalTargets *t)
     {
     case CALL_IOCTL:
       load_arg (f, 1);
-      jump_if_equal (f, TIOCSTI, LABEL_EPERM);
-      jump_if_equal (f, TIOCLINUX, LABEL_EPERM);
+      for (size_t i = 0; i < DSH_N_TERMINAL_TYPING_REQUESTS; i++)
+        jump_if_equal (f, dsh_terminal_typing_requests[i], LABEL_EPERM);
       /* The loop driver's requests are plain numbers (no direction or size bits), compared as
        * the kernel does, whatever the descriptor. */
       jump_if_in_range (f, LOOP_REQUESTS_FIRST, LOOP_REQUESTS_LAST, LABEL_EPERM);
