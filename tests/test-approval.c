@@ -17,6 +17,7 @@ typedef enum {
   BEHAVE_FAIL_SYNC,      /* calls back with an error before answer_async returns */
   BEHAVE_FAIL_ASYNC,     /* finishes later with an error */
   BEHAVE_FAIL_NO_ERROR,  /* answer_finish says FAILED but sets no error */
+  BEHAVE_FAIL_EMPTY,     /* finishes later with an error whose message is empty */
   BEHAVE_JUNK,           /* answers a value outside the vocabulary */
   BEHAVE_HOLD,           /* keeps the request until test_answerer_release() */
   BEHAVE_SWAP_LOG,       /* replaces the session file, then answers allowed-once */
@@ -96,6 +97,11 @@ test_answerer_answer_async (DshApprovalAnswerer *answerer,
     case BEHAVE_FAIL_ASYNC:
       task = g_task_new (self, NULL, callback, user_data);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "boom, later");
+      return;
+
+    case BEHAVE_FAIL_EMPTY:
+      task = g_task_new (self, NULL, callback, user_data);
+      g_task_return_error (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, ""));
       return;
 
     case BEHAVE_DELEGATE:
@@ -604,6 +610,41 @@ test_fail_closed (Fixture *f, gconstpointer data)
     }
 }
 
+/* The audit's cause of an unavailable decision is never empty (session-event.schema.json's
+ * minLength): an answerer's error without a message is told as one without a reason. */
+static void
+test_fail_closed_cause (Fixture *f, gconstpointer data)
+{
+  static const struct {
+    Behaviour behaviour;
+    const char *cause;
+  } cases[] = {
+    { BEHAVE_FAIL_ASYNC, "boom, later" },
+    { BEHAVE_FAIL_NO_ERROR, "an answerer failed without saying why" },
+    { BEHAVE_FAIL_EMPTY, "an answerer failed without saying why" },
+    { BEHAVE_JUNK, "an answerer answered outside the vocabulary" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Fixture fresh = { 0 };
+      g_autoptr (TestAnswerer) bad = test_answerer_new (cases[i].behaviour,
+                                                        DSH_APPROVAL_OUTCOME_ALLOWED_ONCE);
+      g_autoptr (DshSessionLog) reloaded = NULL;
+      g_autoptr (GPtrArray) decided = NULL;
+
+      fixture_set_up (&fresh, NULL);
+      dsh_approval_service_add_answerer (fresh.service, DSH_APPROVAL_ANSWERER (bad), NULL);
+      g_assert_cmpint (ask_ok (&fresh), ==, DSH_APPROVAL_OUTCOME_UNAVAILABLE);
+      reloaded = dsh_test_load_session_log (fresh.path);
+      decided = events_of_kind (reloaded, DSH_SESSION_EVENT_APPROVAL_DECIDED);
+      g_assert_cmpuint (decided->len, ==, 1);
+      g_assert_cmpstr (dsh_session_event_get_string (decided->pdata[0], "cause"), ==,
+                       cases[i].cause);
+      fixture_tear_down (&fresh, NULL);
+    }
+}
+
 static void
 test_unimplemented_answerer (Fixture *f, gconstpointer data)
 {
@@ -934,6 +975,7 @@ main (int argc, char **argv)
   ADD ("/approval/policy/default", test_default_policy);
   ADD ("/approval/policy/notice", test_policy_notice);
   ADD ("/approval/fail-closed", test_fail_closed);
+  ADD ("/approval/fail-closed/cause", test_fail_closed_cause);
   ADD ("/approval/fail-closed/unimplemented", test_unimplemented_answerer);
   ADD ("/approval/cancel/races-answer", test_cancel_races_answer);
   ADD ("/approval/cancel/from-thread", test_cancel_from_thread);
