@@ -213,6 +213,42 @@ test_rejected_runs_nothing (Fixture *f, gconstpointer data)
   g_assert_cmpstr (dsh_session_event_get_string (decided, "outcome"), ==, "rejected");
 }
 
+/* A blank justification is refused with the seed's text before anything happens, by the run
+ * and by the escalation alone, as the command line and serve refuse it: nobody is asked, no
+ * turn is opened, nothing runs. */
+static void
+test_blank_justification_asks_nobody (Fixture *f, gconstpointer data)
+{
+  static const char *const blanks[] = { "", "   ", "\t\n" };
+  guint before = count_events (f->session);
+
+  for (guint i = 0; i < G_N_ELEMENTS (blanks); i++)
+    {
+      g_autoptr (DshExecution) execution = new_execution (f);
+      g_autoptr (DshExecution) alone = new_execution (f);
+      g_autoptr (DshRunResult) result = NULL;
+      g_autoptr (GError) error = NULL;
+      DshSandboxMode mode = DSH_SANDBOX_MODE_DANGER_FULL_ACCESS;
+
+      dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE, blanks[i]);
+      result = dsh_execution_run (execution);
+      g_assert_false (result->command_ran);
+      g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_INVALID_ARGUMENT);
+      g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpstr (result->error->message, ==,
+                       "invalid justification: expected a non-empty sentence");
+      g_assert_false (dsh_execution_get_asked (execution, NULL));
+
+      dsh_execution_set_escalation (alone, DSH_SANDBOX_MODE_WORKSPACE_WRITE, blanks[i]);
+      g_assert_false (dsh_execution_escalate (alone, &mode, &error));
+      g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      g_assert_false (dsh_execution_get_asked (alone, NULL));
+    }
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  g_assert_cmpuint (count_events (f->session), ==, before);
+  dsh_test_assert_file_is (f->victim, "original\n");
+}
+
 static void
 harness_handler (int signum)
 {
@@ -447,6 +483,8 @@ main (int argc, char **argv)
               test_caller_handlers_survive_asking, fixture_tear_down);
   g_test_add ("/execution/rejected-runs-nothing", Fixture, NULL, fixture_set_up,
               test_rejected_runs_nothing, fixture_tear_down);
+  g_test_add ("/execution/blank-justification-asks-nobody", Fixture, NULL, fixture_set_up,
+              test_blank_justification_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/never-asks-nobody", Fixture, NULL, fixture_set_up,
               test_never_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/without-session", Fixture, NULL, fixture_set_up,

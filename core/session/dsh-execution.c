@@ -165,7 +165,9 @@ dsh_execution_set_call_policy (DshExecution *self, DshApprovalPolicy policy)
  * dsh_execution_set_escalation:
  * @self: a call
  * @requested: the mode the model asked to run this one command under (`sandbox_permissions`)
- * @justification: why, already checked with dsh_escalation_validate_args()
+ * @justification: why: a sentence with a visible character, as dsh_escalation_validate_args()
+ *   checks (dsh_execution_run() and dsh_execution_escalate() refuse a blank one with its text,
+ *   before anyone is asked)
  *
  * Since: 0.1
  */
@@ -438,6 +440,17 @@ check_showable (DshExecution *self, GError **error)
   return FALSE;
 }
 
+/* The model's arguments as the command line and serve check them, before anything happens: a
+ * blank justification (a prompt without a reason) is never put to anyone, nor granted. */
+static gboolean
+check_escalation_args (DshExecution *self, GError **error)
+{
+  if (!self->escalating)
+    return TRUE;
+  return dsh_escalation_validate_args (dsh_sandbox_mode_to_string (self->requested_mode),
+                                       self->justification, error);
+}
+
 /* The approval sequence, waited for in a private main context. */
 static gboolean
 approve (DshExecution *self, DshSandboxMode *mode, GError **error)
@@ -509,6 +522,8 @@ dsh_execution_escalate (DshExecution *self, DshSandboxMode *out_mode, GError **e
   g_return_val_if_fail (out_mode != NULL, FALSE);
 
   *out_mode = self->policy->mode;
+  if (!check_escalation_args (self, error))
+    return FALSE;
   if (!self->begun && !dsh_execution_begin (self, error))
     return FALSE;
   if (!self->escalating)
@@ -578,6 +593,9 @@ dsh_execution_run (DshExecution *self)
   g_return_val_if_fail (!self->ran, NULL);
 
   self->ran = TRUE;
+  /* A malformed escalation runs nothing and opens no turn, as on the command line. */
+  if (!check_escalation_args (self, &error))
+    return refused (self, DSH_OUTCOME_INVALID_ARGUMENT, error);
   if (!self->begun && !dsh_execution_begin (self, &error))
     return refused (self, DSH_OUTCOME_UNAVAILABLE, error);
 
