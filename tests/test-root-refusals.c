@@ -899,6 +899,30 @@ test_missing_extra_root_left_out (Refusals *f, gconstpointer data)
     }
 }
 
+/* An extra root that is a file is refused, saying so: not as a root that changed while it was
+ * checked, which would send the user looking for a race. */
+static void
+test_file_extra_root_refused (Refusals *f, gconstpointer data)
+{
+  g_autofree char *ws = make_dir (f, "ws");
+  g_autofree char *file = g_build_filename (f->dir, "not-a-dir", NULL);
+
+  dsh_test_write_file (file, "a file\n");
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *args[] = { "confine", "--mode", "workspace-write", "--workspace", ws,
+                             "--writable-root", file, "--", "true", NULL };
+      g_auto (DshTestRun) run = { 0 };
+      g_autofree char *expected = g_strdup_printf ("dsh-sandbox: the writable root %s is no "
+                                                   "directory (%s); refusing to run the "
+                                                   "command\n", file, g_strerror (ENOTDIR));
+
+      run_with_backend (&run, backends[i], f->state, args, ws);
+      g_assert_cmpint (run.exit_code, ==, 125);
+      g_assert_cmpstr (run.err, ==, expected);
+    }
+}
+
 /* A root that goes up (..) from a directory that does not exist names no directory: the kernel
  * stops at the missing one. Tidying its spelling instead (ws/missing/../../victim is victim)
  * would grant a directory the path never reached; the call is refused, and a policy nothing was
@@ -1745,6 +1769,7 @@ main (int argc, char **argv)
   ADD ("/root-refusals/nested-workspace-session", test_nested_workspace_session_refused);
   ADD ("/root-refusals/old-symlink-moved-in", test_old_symlink_moved_in_refused);
   ADD ("/root-refusals/missing-extra-root-left-out", test_missing_extra_root_left_out);
+  ADD ("/root-refusals/file-extra-root-refused", test_file_extra_root_refused);
   ADD ("/root-refusals/up-from-missing-dir", test_up_from_missing_dir);
   ADD ("/root-refusals/record-reached-through-bind-mount",
        test_record_reached_through_bind_mount);

@@ -780,9 +780,17 @@ dsh_root_grants_record_opened (DshRootGrants *grants,
                                gboolean is_directory,
                                GError **error)
 {
-  /* What opening it as a directory would have said. */
+  /* What opening it as a directory would have said, but not that it changed: a file named as a
+   * root is refused for being one. */
   if (!is_directory)
-    return refuse_unopenable (error, root, ENOTDIR);
+    {
+      g_autofree char *shown = g_utf8_make_valid (root, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_ROOT_REFUSED,
+                   "the writable root %s is no directory (%s); refusing to run the command",
+                   shown, g_strerror (ENOTDIR));
+      return FALSE;
+    }
   return record_identity (grants, identity, root, error);
 }
 
