@@ -249,6 +249,38 @@ test_blank_justification_asks_nobody (Fixture *f, gconstpointer data)
   dsh_test_assert_file_is (f->victim, "original\n");
 }
 
+/* No command is a malformed call, as for dsh_run(): it ends invalid-argument, escalation or
+ * not, before a turn is opened or anyone is asked (a binding passes an empty list as easily as
+ * any other). */
+static void
+test_no_command_asks_nobody (Fixture *f, gconstpointer data)
+{
+  const char *none[] = { NULL };
+  const char *empty_word[] = { "", "x", NULL };
+  const char *const *commands[] = { none, empty_word };
+  guint before = count_events (f->session);
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    for (guint escalating = 0; escalating < 2; escalating++)
+      {
+        g_autoptr (DshExecution) execution = dsh_execution_new (commands[i], f->policy,
+                                                                f->session, f->service);
+        g_autoptr (DshRunResult) result = NULL;
+
+        g_assert_nonnull (execution);
+        dsh_execution_set_answerer (execution, DSH_APPROVAL_ANSWERER (f->answerer));
+        dsh_execution_set_run_options (execution, &f->options);
+        if (escalating)
+          dsh_execution_set_escalation (execution, DSH_SANDBOX_MODE_WORKSPACE_WRITE, "please");
+        result = dsh_execution_run (execution);
+        g_assert_false (result->command_ran);
+        g_assert_cmpint (result->outcome, ==, DSH_OUTCOME_INVALID_ARGUMENT);
+        g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      }
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  g_assert_cmpuint (count_events (f->session), ==, before);
+}
+
 static void
 harness_handler (int signum)
 {
@@ -485,6 +517,8 @@ main (int argc, char **argv)
               test_rejected_runs_nothing, fixture_tear_down);
   g_test_add ("/execution/blank-justification-asks-nobody", Fixture, NULL, fixture_set_up,
               test_blank_justification_asks_nobody, fixture_tear_down);
+  g_test_add ("/execution/no-command-asks-nobody", Fixture, NULL, fixture_set_up,
+              test_no_command_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/never-asks-nobody", Fixture, NULL, fixture_set_up,
               test_never_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/without-session", Fixture, NULL, fixture_set_up,

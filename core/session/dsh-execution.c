@@ -116,7 +116,9 @@ dsh_execution_init (DshExecution *self)
 
 /**
  * dsh_execution_new:
- * @argv: (array zero-terminated=1) (element-type filename): the command, non-empty
+ * @argv: (array zero-terminated=1) (element-type filename): the command; an empty one (no
+ *   words, or an empty first word) is a malformed call that dsh_execution_run() ends
+ *   %DSH_OUTCOME_INVALID_ARGUMENT, as dsh_run() does, before anyone is asked
  * @policy: the standing policy of the call (from the session or the caller), copied
  * @session: (nullable): the session: without one there is no turn, no audit and no approval
  * @service: the approval service
@@ -133,7 +135,7 @@ dsh_execution_new (const char *const *argv,
 {
   DshExecution *self;
 
-  g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
+  g_return_val_if_fail (argv != NULL, NULL);
   g_return_val_if_fail (policy != NULL, NULL);
   g_return_val_if_fail (session == NULL || DSH_IS_SESSION_LOG (session), NULL);
   g_return_val_if_fail (DSH_IS_APPROVAL_SERVICE (service), NULL);
@@ -445,6 +447,13 @@ check_showable (DshExecution *self, GError **error)
 static gboolean
 check_escalation_args (DshExecution *self, GError **error)
 {
+  /* No command is nothing to show a person, nor to run: dsh_run()'s own refusal. */
+  if (self->argv[0] == NULL || self->argv[0][0] == '\0')
+    {
+      g_set_error_literal (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                           "no command given");
+      return FALSE;
+    }
   if (!self->escalating)
     return TRUE;
   return dsh_escalation_validate_args (dsh_sandbox_mode_to_string (self->requested_mode),
