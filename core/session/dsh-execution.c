@@ -442,10 +442,11 @@ check_showable (DshExecution *self, GError **error)
   return FALSE;
 }
 
-/* The model's arguments as the command line and serve check them, before anything happens: a
- * blank justification (a prompt without a reason) is never put to anyone, nor granted. */
+/* The call's arguments as the command line and serve check them, before anything happens: no
+ * command, or a blank justification (a prompt without a reason), is never put to anyone, nor
+ * run. */
 static gboolean
-check_escalation_args (DshExecution *self, GError **error)
+check_call_args (DshExecution *self, GError **error)
 {
   /* No command is nothing to show a person, nor to run: dsh_run()'s own refusal. */
   if (self->argv[0] == NULL || self->argv[0][0] == '\0')
@@ -531,7 +532,7 @@ dsh_execution_escalate (DshExecution *self, DshSandboxMode *out_mode, GError **e
   g_return_val_if_fail (out_mode != NULL, FALSE);
 
   *out_mode = self->policy->mode;
-  if (!check_escalation_args (self, error))
+  if (!check_call_args (self, error))
     return FALSE;
   if (!self->begun && !dsh_execution_begin (self, error))
     return FALSE;
@@ -603,7 +604,7 @@ dsh_execution_run (DshExecution *self)
 
   self->ran = TRUE;
   /* A malformed escalation runs nothing and opens no turn, as on the command line. */
-  if (!check_escalation_args (self, &error))
+  if (!check_call_args (self, &error))
     return refused (self, DSH_OUTCOME_INVALID_ARGUMENT, error);
   if (!self->begun && !dsh_execution_begin (self, &error))
     return refused (self, DSH_OUTCOME_UNAVAILABLE, error);
