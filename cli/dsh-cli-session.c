@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include "dsh-roots-private.h"
 #include "dsh-root-grants-private.h"
+#include "dsh-policy-file-reach-private.h"
 #include "dsh-permission-presets-cache-private.h"
 
 DshPermissionPresets *
@@ -142,25 +143,6 @@ dsh_cli_new_approval_service (DshPermissionPresets *presets)
   return approval;
 }
 
-/* Refuses path (canonical: its canonical form, for the message) beneath a directory some call
- * granted. */
-static gboolean
-check_never_granted (const char *what, const char *path, const char *canonical, GError **error)
-{
-  g_autofree char *granted = NULL;
-
-  if (!dsh_root_grants_find_granted_above (path, &granted, error))
-    return FALSE;
-  if (granted == NULL)
-    return TRUE;
-  g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-               "the %s %s lies inside %s, which was granted to confined commands as a writable "
-               "root before: one of them could have rewritten this policy; keep it outside "
-               "every directory ever granted",
-               what, dsh_cli_printable (canonical), dsh_cli_printable (granted));
-  return FALSE;
-}
-
 DshSessionLog *
 dsh_cli_load_session (const char *path, GError **error)
 {
@@ -193,7 +175,7 @@ dsh_cli_load_presets_and_session (const char *session_path,
       root = dsh_roots_unplanted_root (dsh_session_log_get_cwd (session),
                                        dsh_session_log_get_created (session), NULL);
       extra = dsh_session_log_dup_extra_writable_roots (session);
-      if (!dsh_cli_check_unreachable ("session log", session_path, root,
+      if (!dsh_policy_file_check_out_of_reach ("session log", session_path, root,
                                       (const char *const *) extra, error) ||
           !dsh_cli_check_config_unreachable (root, (const char *const *) extra, error))
         return FALSE;
@@ -203,7 +185,7 @@ dsh_cli_load_presets_and_session (const char *session_path,
     {
       g_autofree char *canonical = dsh_canonical_path (config);
 
-      if (!check_never_granted ("deployment configuration", config, canonical, error))
+      if (!dsh_policy_file_check_never_granted ("deployment configuration", config, canonical, error))
         return FALSE;
     }
   *out_presets = g_steal_pointer (&presets);
@@ -255,30 +237,6 @@ dsh_cli_parse_with_operands (GOptionContext *context, int argc, char **argv,
 }
 
 gboolean
-dsh_cli_check_unreachable (const char *what,
-                           const char *path,
-                           const char *workspace_root,
-                           const char *const *extra_roots,
-                           GError **error)
-{
-  g_autofree char *canonical = dsh_canonical_path (path);
-  g_autofree char *root = dsh_writable_root_on_way (path, workspace_root, extra_roots);
-
-  if (root != NULL)
-    {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG,
-                   "the %s %s lies inside, or is reached through, %s, which confined "
-                   "commands may write: a command could rewrite its own policy; keep it outside "
-                   "the workspace, /tmp, the temp directory and the extra writable roots",
-                   what, dsh_cli_printable (canonical), dsh_cli_printable (root));
-      return FALSE;
-    }
-  /* Nor may any other call's commands have reached it: another session's, or a sessionless
-   * call's, extra writable root. */
-  return check_never_granted (what, path, canonical, error);
-}
-
-gboolean
 dsh_cli_check_config_unreachable (const char *workspace_root,
                                   const char *const *extra_roots,
                                   GError **error)
@@ -287,7 +245,7 @@ dsh_cli_check_config_unreachable (const char *workspace_root,
 
   if (path == NULL || *path == '\0')
     return TRUE;
-  return dsh_cli_check_unreachable ("deployment configuration", path, workspace_root,
+  return dsh_policy_file_check_out_of_reach ("deployment configuration", path, workspace_root,
                                     extra_roots, error);
 }
 
@@ -360,7 +318,7 @@ dsh_cli_resolve_session_policy (DshPermissionPresets *presets,
     }
   /* A session log or configuration a confined command could rewrite would set its own policy.
    * Then a resumed session's first use pins what it lacks (the values just resolved). */
-  if (!dsh_cli_check_unreachable ("session log", session_path, policy->workspace_root,
+  if (!dsh_policy_file_check_out_of_reach ("session log", session_path, policy->workspace_root,
                                   (const char *const *) policy->extra_writable_roots, error) ||
       !dsh_cli_check_config_unreachable (policy->workspace_root,
                                          (const char *const *) policy->extra_writable_roots,

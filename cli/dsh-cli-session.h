@@ -22,7 +22,7 @@ DshApprovalService   *dsh_cli_new_approval_service  (DshPermissionPresets  *pres
 
 /* The deployment's presets and, when session_path is given, that session (else *out_session is
  * NULL): what the read-only subcommands (policy, describe, session show) start from. A session
- * log or configuration a confined command could write (dsh_cli_check_unreachable()) is refused,
+ * log or configuration a confined command could write (dsh_policy_file_check_out_of_reach()) is refused,
  * as exec refuses it, so what a resumed session's first use then pins
  * (dsh_permission_presets_pin_session()) comes from out of its reach. */
 gboolean              dsh_cli_load_presets_and_session (const char             *session_path,
@@ -58,17 +58,7 @@ void                  dsh_cli_warn_missing_roots    (const DshSandboxPolicy *pol
 void                  dsh_cli_add_warnings          (JsonNode               *json,
                                                      const char *const      *warnings);
 
-/* Refuses a file that decides policy (a session log, the deployment configuration) when a
- * confined command of this workspace could write it (beneath the workspace, /tmp or the temp
- * directory): a command could rewrite its own policy. what names the file in the message;
- * workspace_root is canonical (it is not resolved again). */
-gboolean              dsh_cli_check_unreachable     (const char            *what,
-                                                     const char            *path,
-                                                     const char            *workspace_root,
-                                                     const char *const     *extra_roots,
-                                                     GError               **error);
-
-/* The same for $DSH_SANDBOX_CONFIG, when it is set. */
+/* dsh_policy_file_check_out_of_reach() for $DSH_SANDBOX_CONFIG, when it is set. */
 gboolean              dsh_cli_check_config_unreachable (const char         *workspace_root,
                                                         const char *const  *extra_roots,
                                                         GError            **error);

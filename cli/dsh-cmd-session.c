@@ -36,36 +36,20 @@ dsh_cli_session_new (const char *path, const char *cwd_given, const char *preset
                            "the session cwd is not valid UTF-8");
       return NULL;
     }
-  /* A typo here would pin a workspace that matches nothing: refuse it up front. */
-  if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
+  /* The defaults a new session pins must come from where its own commands cannot write; the
+   * rest of what a new session must not be (a cwd of /, a log in its commands' reach) the
+   * library refuses. */
+  presets = dsh_cli_load_presets (error);
+  if (presets == NULL)
+    return NULL;
+  if (g_file_test (cwd, G_FILE_TEST_IS_DIR))
     {
-      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
-                   "the session cwd \"%s\" is not an existing directory", cwd);
-      return NULL;
+      g_autofree char *root = dsh_workspace_root (cwd, "/");
+
+      if (!dsh_cli_check_config_unreachable (
+            root, dsh_permission_presets_get_extra_writable_roots (presets), error))
+        return NULL;
     }
-
-  /* Refused now, with the reason, rather than by every later call: a cwd of /, one reached
-   * through a symlink a confined command could have planted, or a log or configuration its own
-   * commands could write. */
-  {
-    g_autofree char *root = dsh_workspace_root (cwd, "/");
-    g_autofree char *log_dir = g_path_get_dirname (path);
-    g_autofree char *log_name = g_path_get_basename (path);
-    g_autofree char *canonical_dir = dsh_canonical_path (log_dir);
-    g_autofree char *log = g_build_filename (canonical_dir, log_name, NULL);
-    const char *const *extra;
-
-    presets = dsh_cli_load_presets (error);
-    if (presets == NULL)
-      return NULL;
-    extra = dsh_permission_presets_get_extra_writable_roots (presets);
-    if (!dsh_roots_check_new_workspace (cwd, root, extra, error) ||
-        !dsh_cli_check_unreachable ("session log", log, root, extra, error) ||
-        /* The defaults a new session pins must come from where its own commands cannot
-         * write. */
-        !dsh_cli_check_config_unreachable (root, extra, error))
-      return NULL;
-  }
   return dsh_permission_presets_create_session (presets, path, cwd, preset, error);
 }
 

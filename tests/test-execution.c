@@ -213,6 +213,43 @@ test_rejected_runs_nothing (Fixture *f, gconstpointer data)
   g_assert_cmpstr (dsh_session_event_get_string (decided, "outcome"), ==, "rejected");
 }
 
+/* A session log the call's own command could write (here: in its workspace) would let it set
+ * the next call's policy, as a harness on the library would then resolve it: the call runs
+ * nothing and opens no turn, as exec and serve refuse it. */
+static void
+test_log_in_reach_runs_nothing (Fixture *f, gconstpointer data)
+{
+  g_autofree char *inside = g_build_filename (f->ws, "own.jsonl", NULL);
+  g_autoptr (DshSessionLog) own = dsh_test_create_session_log (inside, f->ws);
+  const char *argv[] = { "sh", "-c", "echo changed > \"$1\"", "sh", f->victim, NULL };
+  g_autoptr (DshSandboxPolicy) policy = dsh_sandbox_policy_copy (f->policy);
+  g_autoptr (DshExecution) execution = NULL;
+  g_autoptr (DshExecution) escalating = NULL;
+  g_autoptr (DshRunResult) result = NULL;
+  g_autoptr (GError) error = NULL;
+  guint before = count_events (own);
+  DshSandboxMode mode;
+
+  policy->mode = DSH_SANDBOX_MODE_WORKSPACE_WRITE;
+  execution = dsh_execution_new (argv, policy, own, f->service);
+  dsh_execution_set_run_options (execution, &f->options);
+  result = dsh_execution_run (execution);
+  g_assert_false (result->command_ran);
+  g_assert_error (result->error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+  g_assert_nonnull (strstr (result->error->message, "which confined commands may write"));
+  dsh_test_assert_file_is (f->victim, "original\n");
+  g_assert_cmpuint (count_events (own), ==, before);
+
+  /* The escalation alone, for a harness that runs the command itself, is refused alike. */
+  escalating = dsh_execution_new (argv, policy, own, f->service);
+  dsh_execution_set_answerer (escalating, DSH_APPROVAL_ANSWERER (f->answerer));
+  dsh_execution_set_escalation (escalating, DSH_SANDBOX_MODE_DANGER_FULL_ACCESS, "please");
+  g_assert_false (dsh_execution_escalate (escalating, &mode, &error));
+  g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_SESSION_LOG);
+  g_assert_cmpuint (f->answerer->calls, ==, 0);
+  g_assert_cmpuint (count_events (own), ==, before);
+}
+
 /* A blank justification is refused with the seed's text before anything happens, by the run
  * and by the escalation alone, as the command line and serve refuse it: nobody is asked, no
  * turn is opened, nothing runs. */
@@ -519,6 +556,8 @@ main (int argc, char **argv)
               test_blank_justification_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/no-command-asks-nobody", Fixture, NULL, fixture_set_up,
               test_no_command_asks_nobody, fixture_tear_down);
+  g_test_add ("/execution/log-in-reach-runs-nothing", Fixture, NULL, fixture_set_up,
+              test_log_in_reach_runs_nothing, fixture_tear_down);
   g_test_add ("/execution/never-asks-nobody", Fixture, NULL, fixture_set_up,
               test_never_asks_nobody, fixture_tear_down);
   g_test_add ("/execution/without-session", Fixture, NULL, fixture_set_up,

@@ -249,7 +249,9 @@ test_custom_and_unknown_never_selectable (void)
 static void
 test_create_session_pins (void)
 {
-  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  /* The logs beside the session's cwd, out of its commands' reach. */
+  g_autofree char *dir = dsh_test_scratch_dir ("presets");
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
   g_autofree char *with_preset = g_build_filename (dir, "a.jsonl", NULL);
   g_autofree char *without = g_build_filename (dir, "b.jsonl", NULL);
   g_autofree char *refused = g_build_filename (dir, "c.jsonl", NULL);
@@ -262,7 +264,7 @@ test_create_session_pins (void)
   g_autofree char *b_types = NULL;
   g_autofree char *b_current = NULL;
 
-  a = dsh_permission_presets_create_session (presets, with_preset, dir, "danger-full-access",
+  a = dsh_permission_presets_create_session (presets, with_preset, ws, "danger-full-access",
                                              &error);
   g_assert_no_error (error);
   a_types = types_since (a, 0);
@@ -271,7 +273,7 @@ test_create_session_pins (void)
                    "approval/policy=never");
 
   /* No preset and no default preset: the knobs are still pinned (read-only, ask). */
-  b = dsh_permission_presets_create_session (presets, without, dir, NULL, &error);
+  b = dsh_permission_presets_create_session (presets, without, ws, NULL, &error);
   g_assert_no_error (error);
   b_types = types_since (b, 0);
   g_assert_cmpstr (b_types, ==, "sandbox/mode=read-only,approval/policy=ask");
@@ -279,16 +281,59 @@ test_create_session_pins (void)
   g_assert_cmpstr (b_current, ==, "custom");
 
   /* An unselectable preset creates nothing at all. */
-  c = dsh_permission_presets_create_session (presets, refused, dir, "custom", &error);
+  c = dsh_permission_presets_create_session (presets, refused, ws, "custom", &error);
   g_assert_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
   g_assert_null (c);
   g_assert_false (g_file_test (refused, G_FILE_TEST_EXISTS));
+  dsh_test_remove_tree (dir);
+}
+
+/* What every later call would refuse, creation refuses, with the reason, for a harness on the
+ * library as for `session new`: a cwd that is no directory, a cwd of /, and a log the session's
+ * own commands could write (beneath its workspace, or /tmp). */
+static void
+test_create_session_refusals (void)
+{
+  g_autofree char *dir = dsh_test_scratch_dir ("presets");
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
+  g_autofree char *log = g_build_filename (dir, "log.jsonl", NULL);
+  g_autofree char *inside = g_build_filename (ws, "log.jsonl", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing", NULL);
+  g_autofree char *tmp_dir = dsh_test_make_tmp_dir ();
+  g_autofree char *in_tmp = g_build_filename (tmp_dir, "log.jsonl", NULL);
+  g_autoptr (DshPermissionPresets) presets = dsh_permission_presets_new ();
+  const struct {
+    const char *log;
+    const char *cwd;
+    int code;
+  } refusals[] = {
+    { log, missing, DSH_SANDBOX_ERROR_INVALID_ARGUMENT },
+    { log, "/", DSH_SANDBOX_ERROR_ROOT_REFUSED },
+    { inside, ws, DSH_SANDBOX_ERROR_SESSION_LOG },
+    { in_tmp, ws, DSH_SANDBOX_ERROR_SESSION_LOG },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refusals); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (DshSessionLog) session =
+        dsh_permission_presets_create_session (presets, refusals[i].log, refusals[i].cwd, NULL,
+                                               &error);
+
+      g_test_message ("%s in %s: %s", refusals[i].log, refusals[i].cwd,
+                      error != NULL ? error->message : "created");
+      g_assert_error (error, DSH_SANDBOX_ERROR, refusals[i].code);
+      g_assert_null (session);
+      g_assert_false (g_file_test (refusals[i].log, G_FILE_TEST_EXISTS));
+    }
+  dsh_test_remove_tree (dir);
 }
 
 static void
 test_default_change_leaves_existing_sessions (void)
 {
-  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *dir = dsh_test_scratch_dir ("presets");
+  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
   g_autofree char *old_path = g_build_filename (dir, "old.jsonl", NULL);
   g_autofree char *new_path = g_build_filename (dir, "new.jsonl", NULL);
   g_autoptr (DshPermissionPresets) before = dsh_permission_presets_new ();
@@ -302,7 +347,7 @@ test_default_change_leaves_existing_sessions (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *old_current = NULL;
 
-  old_session = dsh_permission_presets_create_session (before, old_path, dir, NULL, &error);
+  old_session = dsh_permission_presets_create_session (before, old_path, ws, NULL, &error);
   g_assert_no_error (error);
 
   /* The operator widens the defaults afterwards. */
@@ -310,7 +355,7 @@ test_default_change_leaves_existing_sessions (void)
     "{\"defaultMode\":\"danger-full-access\",\"defaultApprovalPolicy\":\"never\","
     "\"defaultPreset\":\"danger-full-access\"}", -1, &error);
   g_assert_no_error (error);
-  service = dsh_policy_service_new (dsh_permission_presets_get_default_mode (after), dir);
+  service = dsh_policy_service_new (dsh_permission_presets_get_default_mode (after), ws);
 
   reloaded = dsh_test_load_session_log (old_path);
   old_policy = dsh_policy_service_resolve (service, reloaded);
@@ -325,10 +370,11 @@ test_default_change_leaves_existing_sessions (void)
   g_assert_cmpstr (old_current, ==, "custom");
 
   /* New sessions get the new defaults. */
-  new_session_log = dsh_permission_presets_create_session (after, new_path, dir, NULL, &error);
+  new_session_log = dsh_permission_presets_create_session (after, new_path, ws, NULL, &error);
   g_assert_no_error (error);
   new_policy = dsh_policy_service_resolve (service, new_session_log);
   g_assert_cmpint (new_policy->mode, ==, DSH_SANDBOX_MODE_DANGER_FULL_ACCESS);
+  dsh_test_remove_tree (dir);
 }
 
 static void
@@ -596,6 +642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/permission-presets/custom-never-selectable",
                    test_custom_and_unknown_never_selectable);
   g_test_add_func ("/permission-presets/create-session-pins", test_create_session_pins);
+  g_test_add_func ("/permission-presets/create-session-refusals", test_create_session_refusals);
   g_test_add_func ("/permission-presets/set-returns-notice", test_set_returns_notice);
   g_test_add_func ("/permission-presets/pin-resumed-session", test_pin_resumed_session);
   g_test_add_func ("/permission-presets/pin-records-matching-default-preset",

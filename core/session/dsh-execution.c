@@ -5,6 +5,7 @@
  */
 #include "dsh-execution.h"
 #include "dsh-execution-private.h"
+#include "dsh-policy-file-reach-private.h"
 #include "dsh-approval-service-private.h"
 
 #include "dsh-error.h"
@@ -297,7 +298,10 @@ dsh_execution_will_ask (DshExecution *self)
  *
  * Opens this call's turn in the session (nothing without one): `turn/start` now, `turn/end` when
  * the run ends. A session log that cannot take the turn could not take the audit either: then
- * nothing may run. dsh_execution_run() and dsh_execution_escalate() begin by themselves when
+ * nothing may run. Nor may anything run with a session log beneath, or reached through, what
+ * this call's commands may write (the workspace, `/tmp`, the temp directory, the extra writable
+ * roots) or a directory ever granted (%DSH_SANDBOX_ERROR_SESSION_LOG): they could rewrite their
+ * own policy. dsh_execution_run() and dsh_execution_escalate() begin by themselves when
  * this was not called.
  *
  * Returns: %TRUE when the call may go on
@@ -313,6 +317,12 @@ dsh_execution_begin (DshExecution *self, GError **error)
   self->begun = TRUE;
   if (self->session == NULL)
     return TRUE;
+  /* A log this call's commands could write would let them set the next call's policy: exec and
+   * serve refuse it before they get here, and so does every other harness's call. */
+  if (!dsh_policy_file_check_out_of_reach (
+        "session log", dsh_session_log_get_path (self->session), self->policy->workspace_root,
+        (const char *const *) self->policy->extra_writable_roots, error))
+    return FALSE;
   self->turn_id = dsh_session_log_begin_turn (self->session, error);
   return self->turn_id != NULL;
 }

@@ -12,6 +12,8 @@
 #include "dsh-texts.h"
 #include "dsh-vocabulary-private.h"
 #include "dsh-json-strict-private.h"
+#include "dsh-policy-file-reach-private.h"
+#include "dsh-roots.h"
 
 /**
  * DshPermissionPresets:
@@ -774,6 +776,38 @@ dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *s
   return TRUE;
 }
 
+/* Refused now, with the reason, rather than by every later call: a cwd that is no directory,
+ * one of /, one reached through a symlink a confined command could have planted, or a log its
+ * own commands could write (they would set its policy). */
+static gboolean
+check_new_session (DshPermissionPresets *self, const char *path, const char *cwd,
+                   GError **error)
+{
+  const char *const *extra = (const char *const *) self->extra_writable_roots;
+  g_autofree char *root = NULL;
+  g_autofree char *log_dir = NULL;
+  g_autofree char *log_name = NULL;
+  g_autofree char *canonical_dir = NULL;
+  g_autofree char *log = NULL;
+
+  /* A typo here would pin a workspace that matches nothing. */
+  if (!g_file_test (cwd, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *shown = g_utf8_make_valid (cwd, -1);
+
+      g_set_error (error, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
+                   "the session cwd \"%s\" is not an existing directory", shown);
+      return FALSE;
+    }
+  root = dsh_workspace_root (cwd, "/");
+  log_dir = g_path_get_dirname (path);
+  log_name = g_path_get_basename (path);
+  canonical_dir = dsh_canonical_path (log_dir);
+  log = g_build_filename (canonical_dir, log_name, NULL);
+  return dsh_roots_check_new_workspace (cwd, root, extra, error) &&
+         dsh_policy_file_check_out_of_reach ("session log", log, root, extra, error);
+}
+
 /**
  * dsh_permission_presets_create_session:
  * @self: a #DshPermissionPresets
@@ -783,7 +817,12 @@ dsh_permission_presets_pin_session (DshPermissionPresets *self, DshSessionLog *s
  * @error: return location for a #GError
  *
  * Creates a session log and pins the preset, the mode and the approval policy into it, so that
- * later changes of the defaults never alter it.
+ * later changes of the defaults never alter it. Refused, with the reason: a cwd that is no
+ * directory (%DSH_SANDBOX_ERROR_INVALID_ARGUMENT), a cwd of `/` or one reached through a
+ * symlink a confined command could have planted (%DSH_SANDBOX_ERROR_ROOT_REFUSED), and a log
+ * beneath, or reached through, what the session's commands may write: the workspace, `/tmp`,
+ * the temp directory, the extra writable roots, or a directory ever granted
+ * (%DSH_SANDBOX_ERROR_SESSION_LOG), where they could rewrite their own policy.
  *
  * Returns: (transfer full): the new log, or %NULL with @error set
  *
@@ -806,6 +845,8 @@ dsh_permission_presets_create_session (DshPermissionPresets *self, const char *p
         return NULL;
       dsh_permission_presets_lookup (self, name, &mode, &policy);
     }
+  if (!check_new_session (self, path, cwd, error))
+    return NULL;
 
   session = dsh_session_log_create_with_roots (path, cwd,
                                                (const char *const *) self->extra_writable_roots,
