@@ -318,17 +318,6 @@ handle (DshServeGenerations *generations, DshServeGeneration *generation,
     }
 }
 
-static gboolean
-is_blank (const GString *line)
-{
-  for (gsize i = 0; i < line->len; i++)
-    {
-      if (!g_ascii_isspace (line->str[i]))
-        return FALSE;
-    }
-  return TRUE;
-}
-
 int
 dsh_cmd_serve (int argc, char **argv)
 {
@@ -370,7 +359,7 @@ dsh_cmd_serve (int argc, char **argv)
           respond (NULL, NULL, request_error);
           continue;
         }
-      if (is_blank (line))
+      if (dsh_serve_line_is_blank (line))
         continue;
       if (dsh_serve_request_parse (line->str, line->len, &request, &request_error))
         {

@@ -79,13 +79,18 @@ serve_answerer_answer_async (DshApprovalAnswerer *answerer,
   fprintf (self->out, "%s\n", text);
   fflush (self->out);
 
-  /* The client is sequential like the server: its very next line is the answer. */
-  if (!dsh_serve_read_line (self->in, line, &too_long))
+  /* The client is sequential like the server: its next line is the answer. A blank line is
+   * no answer, as it is no request. */
+  do
     {
-      g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
-                               "the client ended its input instead of answering");
-      return;
+      if (!dsh_serve_read_line (self->in, line, &too_long))
+        {
+          g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,
+                                   "the client ended its input instead of answering");
+          return;
+        }
     }
+  while (!too_long && dsh_serve_line_is_blank (line));
   if (too_long || !read_answer (line, &outcome))
     {
       g_task_return_new_error (task, DSH_SANDBOX_ERROR, DSH_SANDBOX_ERROR_APPROVAL,

@@ -430,6 +430,17 @@ append_capped (GString *line, const char *bytes, gsize n, gboolean *too_long)
 }
 
 gboolean
+dsh_serve_line_is_blank (const GString *line)
+{
+  for (gsize i = 0; i < line->len; i++)
+    {
+      if (!g_ascii_isspace (line->str[i]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 dsh_serve_read_line (FILE *in, GString *line, gboolean *too_long)
 {
   int c;

@@ -98,6 +98,8 @@ gboolean     dsh_serve_request_parse_quick (const char      *line,
 gboolean     dsh_serve_read_line        (FILE            *in,
                                          GString         *line,
                                          gboolean        *too_long);
+/* A line of nothing but white space: no request, and no answer either. */
+gboolean     dsh_serve_line_is_blank    (const GString   *line);
 /* Whether more input can be read from in at once, without waiting (FALSE when that cannot be
  * told). */
 gboolean     dsh_serve_input_pending    (FILE            *in);

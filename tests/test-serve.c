@@ -830,8 +830,9 @@ test_escalate (void)
     "{\"id\":5,\"method\":\"escalate\",\"params\":{\"session\":\"%s\",\"argv\":[\"true\"],"
     "\"sandboxPermissions\":\"workspace-write\",\"justification\":\"why\"}}", path);
   {
+    /* Blank lines before an answer are no answer, as they are no request. */
     const char *requests[] = {
-      escalate[0], "{\"result\":\"allowed-once\"}",
+      escalate[0], "", " \t", "{\"result\":\"allowed-once\"}",
       escalate[1], "{\"result\":\"rejected\"}",
       escalate[2], "maybe",
       not_wider, no_call_id,
