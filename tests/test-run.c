@@ -393,12 +393,14 @@ test_malformed_call_invalid (void)
   const char *none[] = { NULL };
   /* An empty first word, an empty argv, no argv at all. */
   const char *const *commands[] = { empty_word, none, NULL };
-  g_autoptr (DshSandboxPolicy) relative = dsh_sandbox_policy_new (DSH_SANDBOX_MODE_READ_ONLY,
-                                                                  "ws", NULL);
+  g_autoptr (DshSandboxPolicy) relative = dsh_sandbox_policy_new (
+    DSH_SANDBOX_MODE_WORKSPACE_WRITE, "ws", NULL);
   g_autoptr (DshRunResult) result = run_from_build_tree (touch, relative, NULL);
 
   assert_never_ran (result, ran, DSH_OUTCOME_INVALID_ARGUMENT, DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
   g_assert_cmpstr (dsh_outcome_to_string (result->outcome), ==, "invalid-argument");
+  /* The mode it would have run under. */
+  g_assert_cmpint (result->mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
@@ -406,6 +408,7 @@ test_malformed_call_invalid (void)
 
       assert_never_ran (refused, ran, DSH_OUTCOME_INVALID_ARGUMENT,
                         DSH_SANDBOX_ERROR_INVALID_ARGUMENT);
+      g_assert_cmpint (refused->mode, ==, DSH_SANDBOX_MODE_WORKSPACE_WRITE);
     }
   dsh_test_remove_tree (ws);
 }

@@ -413,6 +413,9 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
   if (options == NULL)
     options = &defaults;
   result->outcome = DSH_OUTCOME_UNAVAILABLE;
+  /* The mode it would have run under, even when the call is refused below. */
+  if (policy != NULL && (guint) policy->mode <= DSH_SANDBOX_MODE_DANGER_FULL_ACCESS)
+    result->mode = policy->mode;
   if (policy == NULL || policy->workspace_root == NULL ||
       !g_path_is_absolute (policy->workspace_root))
     return never_ran_literal (result, DSH_OUTCOME_INVALID_ARGUMENT,
@@ -425,7 +428,6 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
                               DSH_SANDBOX_ERROR_INVALID_ARGUMENT,
                               "the policy's sandbox mode is not one of read-only, "
                               "workspace-write, danger-full-access");
-  result->mode = policy->mode;
   if (argv == NULL || argv[0] == NULL || argv[0][0] == '\0')
     return never_ran_literal (result, DSH_OUTCOME_INVALID_ARGUMENT,
                               DSH_SANDBOX_ERROR_INVALID_ARGUMENT, "no command given");
