@@ -18,6 +18,7 @@ typedef enum {
   BEHAVE_FAIL_ASYNC,     /* finishes later with an error */
   BEHAVE_FAIL_NO_ERROR,  /* answer_finish says FAILED but sets no error */
   BEHAVE_FAIL_EMPTY,     /* finishes later with an error whose message is empty */
+  BEHAVE_FAIL_LONG,      /* finishes later with an error of 3000 two-byte characters */
   BEHAVE_JUNK,           /* answers a value outside the vocabulary */
   BEHAVE_HOLD,           /* keeps the request until test_answerer_release() */
   BEHAVE_SWAP_LOG,       /* replaces the session file, then answers allowed-once */
@@ -103,6 +104,18 @@ test_answerer_answer_async (DshApprovalAnswerer *answerer,
       task = g_task_new (self, NULL, callback, user_data);
       g_task_return_error (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, ""));
       return;
+
+    case BEHAVE_FAIL_LONG:
+      {
+        g_autoptr (GString) long_message = g_string_new (NULL);
+
+        for (guint i = 0; i < 3000; i++)
+          g_string_append (long_message, "\u00e9");
+        task = g_task_new (self, NULL, callback, user_data);
+        g_task_return_error (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED,
+                                                        long_message->str));
+        return;
+      }
 
     case BEHAVE_DELEGATE:
       task = g_task_new (self, NULL, callback, user_data);
@@ -623,6 +636,7 @@ test_fail_closed_cause (Fixture *f, gconstpointer data)
     { BEHAVE_FAIL_NO_ERROR, "an answerer failed without saying why" },
     { BEHAVE_FAIL_EMPTY, "an answerer failed without saying why" },
     { BEHAVE_JUNK, "an answerer answered outside the vocabulary" },
+    { BEHAVE_FAIL_LONG, NULL },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -639,8 +653,17 @@ test_fail_closed_cause (Fixture *f, gconstpointer data)
       reloaded = dsh_test_load_session_log (fresh.path);
       decided = events_of_kind (reloaded, DSH_SESSION_EVENT_APPROVAL_DECIDED);
       g_assert_cmpuint (decided->len, ==, 1);
-      g_assert_cmpstr (dsh_session_event_get_string (decided->pdata[0], "cause"), ==,
-                       cases[i].cause);
+      if (cases[i].cause != NULL)
+        g_assert_cmpstr (dsh_session_event_get_string (decided->pdata[0], "cause"), ==,
+                         cases[i].cause);
+      else
+        {
+          /* A sentence of it, cut where a character starts. */
+          const char *cut = dsh_session_event_get_string (decided->pdata[0], "cause");
+
+          g_assert_cmpuint (strlen (cut), ==, 1024);
+          g_assert_true (g_utf8_validate (cut, -1, NULL));
+        }
       fixture_tear_down (&fresh, NULL);
     }
 }

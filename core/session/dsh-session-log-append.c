@@ -7,6 +7,8 @@
 #include "dsh-session-log-private.h"
 #include "dsh-session-event-private.h"
 
+#include <string.h>
+
 #include "dsh-error.h"
 #include "dsh-vocabulary-private.h"
 
@@ -389,9 +391,12 @@ dsh_session_log_append_approval_decided_because (DshSessionLog *self, const char
   json_object_set_string_member (data, "outcome", dsh_approval_outcome_to_string (outcome));
   if (cause != NULL)
     {
-      /* The log holds JSON text, whatever bytes an approver printed. */
+      /* The log holds JSON text, whatever bytes an answerer's error holds, and a sentence of
+       * it: every later load reads the line again. */
       g_autofree char *valid = g_utf8_make_valid (cause, -1);
 
+      if (strlen (valid) > DSH_APPROVAL_CAUSE_MAX)
+        *g_utf8_find_prev_char (valid, valid + DSH_APPROVAL_CAUSE_MAX + 1) = '\0';
       json_object_set_string_member (data, "cause", valid);
     }
   return dsh_session_log_append (self, DSH_SESSION_EVENT_TYPE_APPROVAL_DECIDED, data, error);

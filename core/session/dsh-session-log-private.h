@@ -115,7 +115,9 @@ gboolean       dsh_session_log_consume_lines  (DshSessionLog     *self,
                                                GError           **error);
 
 /* dsh_session_log_append_approval_decided(), with why nobody could grant it (cause: an
- * answerer's failure, for the operator; NULL for none) as the event's "cause". */
+ * answerer's failure, for the operator; NULL for none) as the event's "cause", its first
+ * DSH_APPROVAL_CAUSE_MAX bytes at most. */
+#define DSH_APPROVAL_CAUSE_MAX 1024
 gboolean       dsh_session_log_append_approval_decided_because (DshSessionLog      *self,
                                                                 const char         *request_id,
                                                                 DshApprovalOutcome  outcome,
