@@ -67,18 +67,56 @@ open_sessionless_terminal (int *slave)
   return master;
 }
 
+/* A call's scene: a scratch tree with a workspace, the script the command runs and the
+ * environment that picks the case's backend. */
+typedef struct {
+  char *dir;
+  char *ws;
+  char *script;
+  char *state;
+  char *backend;
+  const char *env[4];
+} Scene;
+
+static gboolean
+scene_init (Scene *s, const Case *c, const char *name, const char *script_text)
+{
+  if (strcmp (c->backend, "bwrap") == 0 ? !dsh_test_require_bwrap ()
+                                         : !dsh_test_require_landlock ())
+    return FALSE;
+  s->dir = dsh_test_scratch_dir (name);
+  s->ws = dsh_test_make_dir (s->dir, "ws");
+  s->script = g_build_filename (s->dir, "script.py", NULL);
+  s->state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", s->dir);
+  s->backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", c->backend);
+  s->env[0] = s->state;
+  s->env[1] = s->backend;
+  s->env[2] = "DSH_SANDBOX_PROBE_CACHE=off";
+  s->env[3] = NULL;
+  dsh_test_write_file (s->script, script_text);
+  return TRUE;
+}
+
+static void
+scene_clear (Scene *s)
+{
+  if (s->dir != NULL)
+    dsh_test_remove_tree (s->dir);
+  g_free (s->dir);
+  g_free (s->ws);
+  g_free (s->script);
+  g_free (s->state);
+  g_free (s->backend);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scene, scene_clear)
+
 static void
 test_typing (gconstpointer data)
 {
   const Case *c = data;
-  g_autofree char *dir = dsh_test_scratch_dir ("typing");
-  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
-  g_autofree char *script = g_build_filename (dir, "typist.py", NULL);
-  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
-  g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", c->backend);
-  const char *env[] = { state, backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
-  const char *argv[] = { dsh_test_cli (), "exec", "--mode", c->mode, "--workspace", ws, "--",
-                         "python3", script, c->route, NULL };
+  g_auto (Scene) scene = { 0 };
+  const char *argv[] = { dsh_test_cli (), "exec", "--mode", c->mode, "--workspace", NULL, "--",
+                         "python3", NULL, c->route, NULL };
   g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) call = NULL;
   g_autoptr (GError) error = NULL;
@@ -87,18 +125,18 @@ test_typing (gconstpointer data)
   ssize_t n;
   int master, slave;
 
-  if (strcmp (c->backend, "bwrap") == 0 ? !dsh_test_require_bwrap ()
-                                         : !dsh_test_require_landlock ())
+  if (!scene_init (&scene, c, "typing", typist))
     return;
-  dsh_test_write_file (script, typist);
+  argv[5] = scene.ws;
+  argv[8] = scene.script;
   master = open_sessionless_terminal (&slave);
 
   launcher = g_subprocess_launcher_new (strcmp (c->route, "stdin") == 0
                                           ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
                                               G_SUBPROCESS_FLAGS_STDERR_PIPE
                                           : G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  dsh_test_launcher_set_env (launcher, env);
-  g_subprocess_launcher_set_cwd (launcher, ws);
+  dsh_test_launcher_set_env (launcher, scene.env);
+  g_subprocess_launcher_set_cwd (launcher, scene.ws);
   if (strcmp (c->route, "stdin") == 0)
     g_subprocess_launcher_take_stdin_fd (launcher, dup (slave));
   else
@@ -123,7 +161,6 @@ test_typing (gconstpointer data)
   g_assert_nonnull (strstr (err, "refused"));
   close (slave);
   close (master);
-  dsh_test_remove_tree (dir);
 }
 
 /* On a virtual console a command that may use its terminal could remap keys instead: the text
@@ -151,29 +188,23 @@ static void
 test_keymap (gconstpointer data)
 {
   const Case *c = data;
-  g_autofree char *dir = dsh_test_scratch_dir ("keymap");
-  g_autofree char *ws = dsh_test_make_dir (dir, "ws");
-  g_autofree char *script = g_build_filename (dir, "remapper.py", NULL);
-  g_autofree char *state = g_strdup_printf ("DSH_SANDBOX_STATE_DIR=%s/state", dir);
-  g_autofree char *backend = g_strdup_printf ("DSH_SANDBOX_BACKEND=%s", c->backend);
-  const char *env[] = { state, backend, "DSH_SANDBOX_PROBE_CACHE=off", NULL };
-  const char *argv[] = { "exec", "--mode", c->mode, "--workspace", ws, "--", "python3", script,
+  g_auto (Scene) scene = { 0 };
+  const char *argv[] = { "exec", "--mode", c->mode, "--workspace", NULL, "--", "python3", NULL,
                          NULL };
   g_auto (DshTestRun) run = { 0 };
   g_auto (GStrv) answers = NULL;
 
-  if (strcmp (c->backend, "bwrap") == 0 ? !dsh_test_require_bwrap ()
-                                         : !dsh_test_require_landlock ())
+  if (!scene_init (&scene, c, "keymap", remapper))
     return;
-  dsh_test_write_file (script, remapper);
-  dsh_test_run_cli (&run, argv, env, ws);
+  argv[4] = scene.ws;
+  argv[7] = scene.script;
+  dsh_test_run_cli (&run, argv, scene.env, scene.ws);
   g_test_message ("%s %s: %s", c->backend, c->mode, run.err);
   g_assert_cmpint (run.exit_code, ==, 0);
   answers = g_strsplit (g_strstrip (run.err), " ", -1);
   g_assert_cmpuint (g_strv_length (answers), ==, 7);
   for (guint i = 0; answers[i] != NULL; i++)
     g_assert_true (g_str_has_suffix (answers[i], ":EPERM"));
-  dsh_test_remove_tree (dir);
 }
 
 static const Case cases[] = {
