@@ -4,8 +4,8 @@
  * Every non-blank line gets exactly one response line, in order: a JSON object with the id
  * the request carried and exactly one of "result" and "error" (a known code, a UTF-8 message);
  * a confined argv ends with exactly the argv the request asked for. An escalation asks the
- * client first: that question is one strict JSON line, the input's next line is the answer, and
- * only exactly {"result": "allowed-once"} there grants.
+ * client first: that question is one strict JSON line, the input's next line that is not blank
+ * is the answer, and only exactly {"result": "allowed-once"} there grants.
  *
  * The session methods write their logs, so serve runs in the scratch directory (with "ws" and
  * "logs" in it, emptied before each input), and an input naming a session by an absolute path
@@ -309,26 +309,34 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
           g_assert_nonnull (lines[answered]);
           g_assert_cmpstr (lines[answered], !=, "");
-          /* The question comes first; the client's very next line, whatever it is, answers. */
+          /* The question comes first; the client's next line that is not blank, whatever it
+           * is, answers. */
           asked = is_question (lines[answered]);
           if (asked)
             {
+              const char *next = cursor + line_length + 1;
+
               answered++;
               g_assert_nonnull (lines[answered]);
-              if (cursor + line_length + 1 < end)
+              while (next < end)
                 {
-                  const char *next;
+                  const char *stop = memchr (next, '\n', (size_t) (end - next));
+                  gsize next_length = (gsize) ((stop != NULL ? stop : end) - next);
 
-                  answer = cursor + line_length + 1;
-                  next = memchr (answer, '\n', (size_t) (end - answer));
-                  answer_length = (gsize) ((next != NULL ? next : end) - answer);
+                  if (!is_blank (next, next_length))
+                    {
+                      answer = next;
+                      answer_length = next_length;
+                      break;
+                    }
+                  next += next_length + 1;
                 }
             }
           check_response (request_line, line_length, lines[answered], asked, answer,
                           answer_length);
           answered++;
           if (answer != NULL)
-            line_length += answer_length + 1;
+            line_length = (gsize) (answer + answer_length - cursor);
         }
       cursor += line_length + 1;
     }
