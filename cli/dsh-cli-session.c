@@ -74,50 +74,11 @@ dsh_cli_join_extra_roots (DshSandboxPolicy *policy,
   return TRUE;
 }
 
-GStrv
-dsh_cli_missing_root_warnings (const DshSandboxPolicy *policy)
-{
-  GPtrArray *warnings = NULL;
-
-  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
-    return NULL;
-  for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
-       i++)
-    {
-      const char *root = policy->extra_writable_roots[i];
-      g_autofree char *shown = NULL;
-
-      if (g_file_test (root, G_FILE_TEST_IS_DIR))
-        continue;
-      /* Text for a terminal and for JSON, whatever bytes the path holds. */
-      shown = g_utf8_make_valid (root, -1);
-      if (warnings == NULL)
-        warnings = g_ptr_array_new ();
-      g_ptr_array_add (warnings,
-                       g_strdup_printf ("the extra writable root %s is no directory, so this "
-                                        "call left it out: make it before the call that needs "
-                                        "it",
-                                        shown));
-    }
-  if (warnings == NULL)
-    return NULL;
-  g_ptr_array_add (warnings, NULL);
-  return (GStrv) g_ptr_array_free (warnings, FALSE);
-}
-
 void
 dsh_cli_print_warnings (const char *const *warnings)
 {
   for (gsize i = 0; warnings != NULL && warnings[i] != NULL; i++)
     g_printerr ("dsh-sandbox warning: %s\n", warnings[i]);
-}
-
-void
-dsh_cli_warn_missing_roots (const DshSandboxPolicy *policy)
-{
-  g_auto (GStrv) warnings = dsh_cli_missing_root_warnings (policy);
-
-  dsh_cli_print_warnings ((const char *const *) warnings);
 }
 
 void

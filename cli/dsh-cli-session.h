@@ -42,16 +42,8 @@ gboolean              dsh_cli_join_extra_roots      (DshSandboxPolicy      *poli
                                                      const char *const     *requested,
                                                      GError               **error);
 
-/* Which of a workspace-write policy's extra writable roots are no directory, a sentence each:
- * the call left them out, and its command's denial there would otherwise read as if it had
- * them. NULL when there are none. */
-GStrv                 dsh_cli_missing_root_warnings (const DshSandboxPolicy *policy);
-
 /* Sentences (NULL: none) on stderr, a `dsh-sandbox warning:` line each. */
 void                  dsh_cli_print_warnings        (const char *const      *warnings);
-
-/* The missing roots' sentences on stderr. */
-void                  dsh_cli_warn_missing_roots    (const DshSandboxPolicy *policy);
 
 /* Those sentences (NULL: none) as the confined argv document's "warnings" member (json: its
  * object). */

@@ -307,7 +307,7 @@ dsh_cmd_confine (int argc, char **argv)
   else
     {
       /* Said twice: for whoever reads stderr, and for a harness that reads only the JSON. */
-      g_auto (GStrv) warnings = dsh_cli_missing_root_warnings (policy);
+      g_auto (GStrv) warnings = dsh_roots_left_out_warnings (policy);
 
       dsh_cli_print_warnings ((const char *const *) warnings);
       dsh_cli_add_warnings (json, (const char *const *) warnings);

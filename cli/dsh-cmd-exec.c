@@ -218,9 +218,6 @@ run (Exec *exec)
   /* 5. and 6.: the escalation, then the run under the standing or the approved mode (the grant
    * covers this call only). */
   status = dsh_exec_run_execution (&exec->run, exec->execution);
-  /* After the command's stderr and its marker, like them about this run. */
-  if (exec->run.report.command_ran && exec->run.report.mode == DSH_SANDBOX_MODE_WORKSPACE_WRITE)
-    dsh_cli_warn_missing_roots (exec->policy);
   dsh_cli_run_options_clear (&options);
   return status;
 }

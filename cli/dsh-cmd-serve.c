@@ -28,6 +28,7 @@
 #include "dsh-cli-environment.h"
 #include "dsh-cli-session.h"
 #include "dsh-json-strict-private.h"
+#include "dsh-roots-private.h"
 #include "dsh-serve-confined.h"
 #include "dsh-serve-generation.h"
 #include "dsh-serve-pipeline.h"
@@ -192,7 +193,7 @@ confine (DshServeGeneration *generation, const DshServeRequest *request, GStrv *
   confined = dsh_sandbox_provider_confine (DSH_SANDBOX_PROVIDER (provider),
                                            (const char *const *) request->argv, policy, error);
   if (confined != NULL)
-    *warnings = dsh_cli_missing_root_warnings (policy);
+    *warnings = dsh_roots_left_out_warnings (policy);
   return confined;
 }
 

@@ -125,6 +125,10 @@ dsh_exec_run_finish (DshExecRun *run, DshRunResult *result, const char *hint)
         }
       fflush (stderr);
     }
+  /* After the command's stderr and its marker, like them about this run. */
+  for (gsize i = 0; result->warnings != NULL && result->warnings[i] != NULL; i++)
+    fprintf (stderr, "dsh-sandbox warning: %s\n", result->warnings[i]);
+  fflush (stderr);
   report->command_ran = TRUE;
   write_report (run);
   return report->exit_code;

@@ -870,6 +870,17 @@ test_missing_extra_root_left_out (Refusals *f, gconstpointer data)
       g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
       JsonArray *items, *warnings;
 
+      /* exec says it after the command's stderr, and runs the command all the same. */
+      {
+        const char *exec_args[] = { "exec", "--mode", "workspace-write", "--workspace", ws,
+                                    "--writable-root", cache, "--", "true", NULL };
+        g_auto (DshTestRun) exec_run = { 0 };
+
+        run_with_backend (&exec_run, backends[i], f->state, exec_args, ws);
+        g_assert_cmpint (exec_run.exit_code, ==, 0);
+        dsh_test_assert_one_line (exec_run.err, "dsh-sandbox warning: the extra writable root ",
+                                  "is no directory, so this call left it out");
+      }
       run_with_backend (&run, backends[i], f->state, args, ws);
       g_assert_cmpint (run.exit_code, ==, 0);
       /* Said, so that the command's denial there does not read as if it had the root. */

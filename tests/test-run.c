@@ -413,6 +413,41 @@ test_malformed_call_invalid (void)
   dsh_test_remove_tree (ws);
 }
 
+/* An extra root that is no directory is left out of the call, and the result says so, in the
+ * sentence exec prints: a harness on the library can tell its user why a write there fails. One
+ * that exists draws no warning. */
+static void
+test_left_out_root_said (void)
+{
+  g_autofree char *ws = dsh_test_scratch_dir ("run");
+  g_autofree char *present = dsh_test_scratch_dir ("run-extra");
+  g_autofree char *missing = g_build_filename (present, "missing", NULL);
+  g_autoptr (DshSandboxPolicy) policy = policy_for (DSH_SANDBOX_MODE_WORKSPACE_WRITE, ws);
+  g_autoptr (DshRunResult) left_out = NULL;
+  g_autoptr (DshRunResult) copy = NULL;
+  g_autoptr (DshRunResult) granted = NULL;
+  const char *with_missing[] = { present, missing, NULL };
+  const char *argv[] = { "true", NULL };
+
+  dsh_sandbox_policy_set_extra_writable_roots (policy, with_missing);
+  left_out = run_from_build_tree (argv, policy, NULL);
+  g_assert_true (left_out->command_ran);
+  g_assert_nonnull (left_out->warnings);
+  g_assert_cmpuint (g_strv_length (left_out->warnings), ==, 1);
+  g_assert_true (g_str_has_prefix (left_out->warnings[0], "the extra writable root "));
+  g_assert_nonnull (strstr (left_out->warnings[0], missing));
+  copy = dsh_run_result_copy (left_out);
+  g_assert_cmpstr (copy->warnings[0], ==, left_out->warnings[0]);
+
+  with_missing[1] = NULL;
+  dsh_sandbox_policy_set_extra_writable_roots (policy, with_missing);
+  granted = run_from_build_tree (argv, policy, NULL);
+  g_assert_true (granted->command_ran);
+  g_assert_null (granted->warnings);
+  dsh_test_remove_tree (present);
+  dsh_test_remove_tree (ws);
+}
+
 /* A check run once per backend, as PATH/BACKEND; the bwrap one wants bwrap installed. */
 typedef void (*BackendCheck) (const Backend *backend);
 
@@ -463,5 +498,6 @@ main (int argc, char **argv)
   g_test_add_func ("/run/danger-full-access-raw", test_danger_full_access_raw);
   g_test_add_func ("/run/unknown-mode-refused", test_unknown_mode_refused);
   g_test_add_func ("/run/malformed-call-invalid", test_malformed_call_invalid);
+  g_test_add_func ("/run/left-out-root-said", test_left_out_root_said);
   return g_test_run ();
 }

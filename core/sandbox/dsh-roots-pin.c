@@ -152,3 +152,34 @@ dsh_roots_check_unplanted (const char *spelled_workspace,
 {
   return dsh_roots_check (spelled_workspace, workspace_root, NULL, NULL, error);
 }
+
+GStrv
+dsh_roots_left_out_warnings (const DshSandboxPolicy *policy)
+{
+  GPtrArray *warnings = NULL;
+
+  if (policy->mode != DSH_SANDBOX_MODE_WORKSPACE_WRITE)
+    return NULL;
+  for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
+       i++)
+    {
+      const char *root = policy->extra_writable_roots[i];
+      g_autofree char *shown = NULL;
+
+      if (g_file_test (root, G_FILE_TEST_IS_DIR))
+        continue;
+      /* Text for a terminal and for JSON, whatever bytes the path holds. */
+      shown = g_utf8_make_valid (root, -1);
+      if (warnings == NULL)
+        warnings = g_ptr_array_new ();
+      g_ptr_array_add (warnings,
+                       g_strdup_printf ("the extra writable root %s is no directory, so this "
+                                        "call left it out: make it before the call that needs "
+                                        "it",
+                                        shown));
+    }
+  if (warnings == NULL)
+    return NULL;
+  g_ptr_array_add (warnings, NULL);
+  return (GStrv) g_ptr_array_free (warnings, FALSE);
+}

@@ -99,6 +99,11 @@ gboolean dsh_roots_pin_walked           (DshSandboxPolicy       *policy,
  * widen them. */
 GStrv    dsh_roots_unpinned             (const DshSandboxPolicy *policy);
 
+/* Which of a workspace-write policy's extra writable roots (as asked for) are no directory, a
+ * sentence each: a call leaves them out, and its command's denial there would otherwise read
+ * as if it had them. NULL when there are none. */
+GStrv    dsh_roots_left_out_warnings    (const DshSandboxPolicy *policy);
+
 /* Where path (made absolute as spelled) leads, canonical, through no symlink a confined command
  * could have planted: one made since session_created (nullable, ISO 8601), or beneath a
  * directory after its grant (any symlink, when the record cannot be read). Where the way passes

@@ -7,6 +7,7 @@
  */
 #include "dsh-run.h"
 #include "dsh-run-private.h"
+#include "dsh-roots-private.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,9 @@
  * @error: (nullable): why the command never ran, with the exact text to show
  *   (%DSH_SANDBOX_ERROR_UNAVAILABLE, %DSH_SANDBOX_ERROR_ROOT_REFUSED,
  *   %DSH_SANDBOX_ERROR_RUNNER_FAILURE); %NULL when it ran
+ * @warnings: (nullable) (array zero-terminated=1): since 0.2, what the call did not do that its
+ *   policy asked for, a sentence each: an extra writable root left out for being no directory
+ *   (its command's denial there would otherwise read as if it had it); %NULL for none
  *
  * What dsh_run() did.
  *
@@ -86,6 +90,7 @@ dsh_run_result_copy (const DshRunResult *result)
   copy->enforcement_reasons = g_strdupv (result->enforcement_reasons);
   copy->marker = g_strdup (result->marker);
   copy->error = result->error != NULL ? g_error_copy (result->error) : NULL;
+  copy->warnings = g_strdupv (result->warnings);
   return copy;
 }
 
@@ -104,6 +109,7 @@ dsh_run_result_free (DshRunResult *result)
   g_strfreev (result->enforcement_reasons);
   g_free (result->marker);
   g_clear_error (&result->error);
+  g_strfreev (result->warnings);
   g_free (result);
 }
 
@@ -437,6 +443,7 @@ run_call (const char *const *argv, const DshSandboxPolicy *policy, const DshRunO
   pinned = dsh_sandbox_policy_copy (policy);
   if (!dsh_roots_pin (pinned, options->spelled_workspace, options->session_created, &error))
     return never_ran (result, DSH_OUTCOME_ROOT_REFUSED, error);
+  result->warnings = dsh_roots_left_out_warnings (policy);
   /* danger-full-access runs the raw argv and never asks a backend. */
   if (dsh_sandbox_mode_is_confined (pinned->mode))
     return run_confined (result, argv, pinned, options, exiting);

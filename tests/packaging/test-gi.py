@@ -154,6 +154,13 @@ def extra_root_from_python(scratch, workspace_root):
               f"with it the call completes ({DshSandbox.outcome_to_string(result.outcome)})")
         with open(target, encoding="utf-8") as f:
             check(f.read() == "extra\n", "the command wrote beneath the extra root")
+        missing = os.path.join(extra, "missing")
+        policy.set_extra_writable_roots([extra, missing])
+        result = DshSandbox.run(["true"], policy, None)
+        check(result.command_ran and list(result.warnings or []) ==
+              [f"the extra writable root {missing} is no directory, so this call left it out: "
+               "make it before the call that needs it"],
+              "the result says which extra root the call left out")
         policy.set_extra_writable_roots(None)
         check(not policy.extra_writable_roots, "None takes the extra roots away")
 

@@ -57,6 +57,9 @@ typedef struct {
   char *marker;
   /* Why the command never ran (the exact text to show); NULL when it ran. */
   GError *error;
+  /* Since 0.2: what the call did not do that its policy asked for (an extra writable root left
+   * out for being no directory), a sentence each for the caller's user; NULL for none. */
+  GStrv warnings;
 } DshRunResult;
 
 #define DSH_TYPE_RUN_RESULT (dsh_run_result_get_type ())
