@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dsh-test-util.h"
@@ -252,6 +253,39 @@ test_render_context_for_session (void)
   g_assert_true (g_str_has_prefix (after, "Current DSH file policy: workspace-write."));
 }
 
+/* The context names the extra roots a call would grant: one that is no directory is left out
+ * of every call, so the model is not told it may write there; once made, it is named. */
+static void
+test_context_names_present_roots (void)
+{
+  g_autofree char *dir = dsh_test_make_tmp_dir ();
+  g_autofree char *log = g_build_filename (dir, "s.jsonl", NULL);
+  g_autofree char *present = g_build_filename (dir, "present", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing", NULL);
+  const char *roots[] = { present, missing, NULL };
+  g_autoptr (DshPolicyService) service = dsh_policy_service_new (DSH_SANDBOX_MODE_READ_ONLY, "/");
+  g_autoptr (DshSessionLog) session = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *both_expected = NULL;
+  g_autofree char *one = NULL;
+  g_autofree char *both = NULL;
+
+  g_assert_cmpint (g_mkdir (present, 0700), ==, 0);
+  session = dsh_session_log_create_with_roots (log, dir, roots, &error);
+  g_assert_no_error (error);
+  g_assert_true (dsh_policy_service_set_mode (service, session, DSH_SANDBOX_MODE_WORKSPACE_WRITE,
+                                              &error));
+  one = dsh_policy_service_render_context (service, session);
+  g_assert_nonnull (strstr (one, "These extra directories are writable as well: "));
+  g_assert_nonnull (strstr (one, present));
+  g_assert_null (strstr (one, missing));
+
+  g_assert_cmpint (g_mkdir (missing, 0700), ==, 0);
+  both = dsh_policy_service_render_context (service, session);
+  both_expected = g_strdup_printf ("writable as well: %s, %s.", present, missing);
+  g_assert_nonnull (strstr (both, both_expected));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -265,6 +299,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy-service/isolation", test_sessions_are_isolated);
   g_test_add_func ("/policy-context/texts", test_context_texts);
   g_test_add_func ("/policy-context/session", test_render_context_for_session);
+  g_test_add_func ("/policy-context/names-present-roots", test_context_names_present_roots);
 
   return g_test_run ();
 }

@@ -242,6 +242,9 @@ dsh_policy_service_set_mode (DshPolicyService *self, DshSessionLog *session, Dsh
  * @self: a #DshPolicyService
  * @session: (nullable): the session, or %NULL for the agentless default
  *
+ * The extra writable roots it names are those that are directories now: a call leaves out one
+ * that is not, and the model must not be told it may write there.
+ *
  * Returns: (transfer full): the model-facing policy context
  *
  * Since: 0.1
@@ -250,8 +253,16 @@ char *
 dsh_policy_service_render_context (DshPolicyService *self, DshSessionLog *session)
 {
   g_autoptr (DshSandboxPolicy) policy = dsh_policy_service_resolve (self, session);
+  g_autoptr (GPtrArray) present = g_ptr_array_new ();
 
   g_return_val_if_fail (policy != NULL, NULL);
+  for (gsize i = 0; policy->extra_writable_roots != NULL && policy->extra_writable_roots[i];
+       i++)
+    {
+      if (g_file_test (policy->extra_writable_roots[i], G_FILE_TEST_IS_DIR))
+        g_ptr_array_add (present, policy->extra_writable_roots[i]);
+    }
+  g_ptr_array_add (present, NULL);
   return dsh_text_policy_context_with_roots (policy->mode, policy->workspace_root,
-                                             (const char *const *) policy->extra_writable_roots);
+                                             (const char *const *) present->pdata);
 }
