@@ -18,15 +18,13 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/magic.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "dsh-bwrap-exec.h"
+#include "dsh-seccomp-arch.h"
 #include "dsh-terminal-typing.h"
 #include "dsh-execvp.h"
 #include "dsh-landlock-uapi.h"
@@ -668,29 +666,8 @@ read_all (int fd, const char *what, char *buffer, size_t size, size_t *length)
  * can take as its own with setsid and TIOCSCTTY, and then type into. So the requests of
  * dsh-terminal-typing.h are refused here, for the command and everything it starts, as the
  * Landlock launcher refuses them; a request is compared on its low 32 bits, all the kernel
- * reads of it. */
-#if defined(__x86_64__)
-#define INSIDE_NATIVE_ARCH AUDIT_ARCH_X86_64
-#define INSIDE_COMPAT_ARCH AUDIT_ARCH_I386
-#define INSIDE_COMPAT_IOCTL 54
-/* x32 calls come under the native arch with this bit set; x32's ioctl has a number of its own. */
-#define INSIDE_X32_BIT 0x40000000u
-#define INSIDE_X32_IOCTL 514
-#elif defined(__aarch64__)
-#define INSIDE_NATIVE_ARCH AUDIT_ARCH_AARCH64
-#define INSIDE_COMPAT_ARCH AUDIT_ARCH_ARM
-#define INSIDE_COMPAT_IOCTL 54
-#elif defined(__riscv) && __riscv_xlen == 64
-#define INSIDE_NATIVE_ARCH AUDIT_ARCH_RISCV64
-#else
-#error "dsh-bwrap-exec: add this architecture's audit arch and compat ioctl number"
-#endif
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define INSIDE_ARG1_LOW offsetof (struct seccomp_data, args[1])
-#else
-#define INSIDE_ARG1_LOW (offsetof (struct seccomp_data, args[1]) + 4)
-#endif
+ * reads of it. The architecture's numbers are the Landlock launcher's too (dsh-seccomp-arch.h).
+ */
 
 /* Where the filter's jumps go, as instruction indexes. */
 enum {
@@ -714,17 +691,17 @@ refuse_terminal_typing (void)
 {
   struct sock_filter code[FILTER_LEN] = {
     BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
-#ifdef INSIDE_COMPAT_ARCH
-    jump_to (1, INSIDE_COMPAT_ARCH, AT_COMPAT, 2),
+#ifdef DSH_SECCOMP_COMPAT_ARCH
+    jump_to (1, DSH_SECCOMP_COMPAT_ARCH, AT_COMPAT, 2),
 #else
     BPF_STMT (BPF_JMP | BPF_JA, 0),
 #endif
-    jump_to (2, INSIDE_NATIVE_ARCH, AT_NATIVE, AT_ALLOW),
+    jump_to (2, DSH_SECCOMP_NATIVE_ARCH, AT_NATIVE, AT_ALLOW),
     /* AT_NATIVE */
     BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-#ifdef INSIDE_X32_BIT
-    BPF_STMT (BPF_ALU | BPF_AND | BPF_K, ~INSIDE_X32_BIT),
-    jump_to (5, INSIDE_X32_IOCTL, AT_IOCTL, 6),
+#ifdef DSH_SECCOMP_X32_BIT
+    BPF_STMT (BPF_ALU | BPF_AND | BPF_K, ~DSH_SECCOMP_X32_BIT),
+    jump_to (5, DSH_SECCOMP_X32_IOCTL, AT_IOCTL, 6),
 #else
     BPF_STMT (BPF_JMP | BPF_JA, 0),
     BPF_STMT (BPF_JMP | BPF_JA, 0),
@@ -732,13 +709,13 @@ refuse_terminal_typing (void)
     jump_to (6, __NR_ioctl, AT_IOCTL, AT_ALLOW),
     /* AT_COMPAT */
     BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-#ifdef INSIDE_COMPAT_IOCTL
-    jump_to (8, INSIDE_COMPAT_IOCTL, AT_IOCTL, AT_ALLOW),
+#ifdef DSH_SECCOMP_COMPAT_IOCTL
+    jump_to (8, DSH_SECCOMP_COMPAT_IOCTL, AT_IOCTL, AT_ALLOW),
 #else
     BPF_STMT (BPF_JMP | BPF_JA, AT_ALLOW - 8 - 1),
 #endif
     /* AT_IOCTL */
-    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, INSIDE_ARG1_LOW),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, DSH_SECCOMP_ARG_LOW (1)),
   };
   struct sock_fprog program = { .len = FILTER_LEN, .filter = code };
 

@@ -43,6 +43,7 @@
 #include "dsh-landlock-exec.h"
 #include "dsh-landlock-uapi.h"
 #include "dsh-open-no-symlinks.h"
+#include "dsh-seccomp-arch.h"
 #include "dsh-terminal-typing.h"
 
 static _Noreturn void
@@ -166,19 +167,6 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
  *
  * Arguments are compared on their low 32 bits: pids, flags and ioctl requests are all the kernel
  * reads of them. */
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#define COMPAT_ARCH AUDIT_ARCH_I386
-#define X32_BIT 0x40000000
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#define COMPAT_ARCH AUDIT_ARCH_ARM
-#elif defined(__riscv) && __riscv_xlen == 64
-#define NATIVE_ARCH AUDIT_ARCH_RISCV64
-#else
-#error "dsh-landlock-exec: add this architecture's audit arch and compat system call numbers"
-#endif
-
 /* The unified table (424 on) is the same everywhere. */
 #ifndef __NR_pidfd_send_signal
 #define __NR_pidfd_send_signal 424
@@ -199,14 +187,6 @@ allow_own_terminals (int ruleset_fd, uint64_t rights)
 #define LOOP_REQUESTS_FIRST LOOP_SET_FD
 #define LOOP_REQUESTS_LAST 0x4C1F
 
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ARG_LOW(n) offsetof (struct seccomp_data, args[n])
-#define ARG_HIGH(n) (offsetof (struct seccomp_data, args[n]) + 4)
-#else
-#define ARG_LOW(n) (offsetof (struct seccomp_data, args[n]) + 4)
-#define ARG_HIGH(n) offsetof (struct seccomp_data, args[n])
-#endif
-
 typedef enum {
   CALL_IOCTL,          /* terminal injection; below ABI 6 also FIOSETOWN, SIOCSPGRP */
   CALL_PRLIMIT,        /* argument 0 is the launcher or its caller */
@@ -226,9 +206,9 @@ typedef struct {
   CallKind kind;
 } Call;
 
-/* On x86-64 the x32 calls come under the native arch with X32_BIT set; the filter masks the bit
- * off before it compares, so they share the native numbers, except the three x32 has of its own
- * (a native call of that number does not exist). */
+/* On x86-64 the x32 calls come under the native arch with DSH_SECCOMP_X32_BIT set; the filter
+ * masks the bit off before it compares, so they share the native numbers, except the three x32
+ * has of its own (a native call of that number does not exist). */
 static const Call native_calls[] = {
   { __NR_ioctl, CALL_IOCTL },
   { __NR_prlimit64, CALL_PRLIMIT },
@@ -247,14 +227,14 @@ static const Call native_calls[] = {
   { __NR_open_by_handle_at, CALL_OPEN_FLAGS_2 },
   { __NR_openat2, CALL_OPAQUE_OPEN },
   { __NR_io_uring_setup, CALL_OPAQUE_OPEN },
-#ifdef X32_BIT
-  { 514, CALL_IOCTL },  /* x32 ioctl */
+#ifdef DSH_SECCOMP_X32_BIT
+  { DSH_SECCOMP_X32_IOCTL, CALL_IOCTL },
   { 524, CALL_KILL },   /* x32 rt_sigqueueinfo */
   { 536, CALL_TGKILL }, /* x32 rt_tgsigqueueinfo */
 #endif
 };
 
-#ifdef COMPAT_ARCH
+#ifdef DSH_SECCOMP_COMPAT_ARCH
 /* The 32-bit table (i386 or arm): numbers differ, the flag values do not. */
 #if defined(__x86_64__)
 #define COMPAT_TGKILL 270
@@ -270,7 +250,7 @@ static const Call native_calls[] = {
 #define COMPAT_PRLIMIT64 369
 #endif
 static const Call compat_calls[] = {
-  { 54, CALL_IOCTL },
+  { DSH_SECCOMP_COMPAT_IOCTL, CALL_IOCTL },
   { COMPAT_PRLIMIT64, CALL_PRLIMIT },
   { 37, CALL_KILL },
   { 238, CALL_KILL },
@@ -392,7 +372,7 @@ place_label (Filter *f, Label label)
 static void
 load_arg (Filter *f, int n)
 {
-  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_LOW (n)));
+  emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, DSH_SECCOMP_ARG_LOW (n)));
 }
 
 /* lo <= A <= hi (unsigned): go to `label`; else on with the next instruction. */
@@ -464,7 +444,7 @@ add_checks (Filter *f, CallKind kind, long abi, const SignalTargets *t)
       load_arg (f, 2);
       emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0), NO_LABEL,
                  LABEL_EPERM);
-      emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, ARG_HIGH (2)));
+      emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, DSH_SECCOMP_ARG_HIGH (2)));
       emit_jump (f, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0),
                  LABEL_ALLOW, LABEL_EPERM);
       break;
@@ -585,20 +565,20 @@ build_command_filter (long abi, pid_t caller)
       t.pids[t.n_pids++] = 0;
       t.pids[t.n_pids++] = -1;
     }
-#ifdef X32_BIT
-  native_mask = ~(uint32_t) X32_BIT;
+#ifdef DSH_SECCOMP_X32_BIT
+  native_mask = ~(uint32_t) DSH_SECCOMP_X32_BIT;
 #endif
 
   emit (f, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
                                           offsetof (struct seccomp_data, arch)));
-  jump_if_equal (f, NATIVE_ARCH, LABEL_NATIVE);
-#ifdef COMPAT_ARCH
-  jump_if_equal (f, COMPAT_ARCH, LABEL_COMPAT);
+  jump_if_equal (f, DSH_SECCOMP_NATIVE_ARCH, LABEL_NATIVE);
+#ifdef DSH_SECCOMP_COMPAT_ARCH
+  jump_if_equal (f, DSH_SECCOMP_COMPAT_ARCH, LABEL_COMPAT);
 #endif
   emit_return (f, SECCOMP_RET_ALLOW);
   add_dispatch (f, LABEL_NATIVE, native_mask, native_calls,
                 sizeof native_calls / sizeof native_calls[0], abi, checked);
-#ifdef COMPAT_ARCH
+#ifdef DSH_SECCOMP_COMPAT_ARCH
   add_dispatch (f, LABEL_COMPAT, UINT32_MAX, compat_calls,
                 sizeof compat_calls / sizeof compat_calls[0], abi, checked);
 #endif
